@@ -1,0 +1,1 @@
+"""Durable storage: atomic writes, append-only transcripts, the sessions index, locks, archives."""

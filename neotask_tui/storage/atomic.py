@@ -1,0 +1,99 @@
+"""Atomic file writes and durable appends.
+
+Every file Neotask rewrites goes through :func:`atomic_write_text` / :func:`atomic_write_bytes`:
+write a temp file in the same directory, fsync it, ``os.replace`` it over the target, fsync the
+directory. A crash at any point leaves either the old file or the new one, never a half-written one.
+
+All disk writes go through :data:`io_hooks`, the single storage boundary where the fault suite
+injects ``ENOSPC``/``EIO`` errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from neotask_tui.paths import FILE_MODE, ensure_dir
+
+
+class _IOHooks:
+    """Indirection over the raw write calls so tests can inject OS errors at the boundary."""
+
+    def __init__(self) -> None:
+        self.before_write: Callable[[Path], None] | None = None
+
+    def check(self, path: Path) -> None:
+        if self.before_write is not None:
+            self.before_write(path)
+
+
+io_hooks = _IOHooks()
+
+
+def fsync_dir(path: Path) -> None:
+    """fsync a directory so a rename/creation inside it is durable."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Atomically replace ``path`` with ``data`` (temp + fsync + os.replace + dir fsync)."""
+    ensure_dir(path.parent)
+    io_hooks.check(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, mode: int = FILE_MODE) -> None:
+    """Atomically replace ``path`` with UTF-8 ``text``."""
+    atomic_write_bytes(path, text.encode("utf-8"), mode)
+
+
+def append_durable(path: Path, data: bytes) -> None:
+    """Append ``data`` to ``path`` and fsync before returning (creates it 0600 if missing).
+
+    If the write fails part-way, the file is truncated back to its previous length so no torn
+    line is left behind by *this* process (a crash mid-write is still handled at load time).
+    """
+    ensure_dir(path.parent)
+    io_hooks.check(path)
+    created = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    try:
+        start = os.lseek(fd, 0, os.SEEK_END)
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+            os.fsync(fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+            raise
+    finally:
+        os.close(fd)
+    if created:
+        fsync_dir(path.parent)

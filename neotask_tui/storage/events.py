@@ -1,0 +1,105 @@
+"""The typed transcript event: one JSONL line.
+
+Every line of a transcript is one :class:`Event`. On disk it is a flat JSON object::
+
+    {"id": 12, "parent": 11, "ts": "2026-11-29T22:54:32.123456+00:00", "type": "message",
+     "role": "user", "content": "..."}
+
+``id`` is an integer unique within a session *lineage*: a session created by compaction continues
+the counter of its parent (kept messages keep their original ids), so summary citations such as
+``[e:12,e:15]`` stay unambiguous across compactions. ``parent`` is the id of the previous event.
+
+Event types and their payload keys (all in ``data``):
+
+- ``session`` (always the first line): ``session_id``, ``key``, ``created_at``,
+  ``parent_session_id``, ``reason`` (``new``/``reset``/``daily``/``idle``/``compaction``/``restore``/...).
+- ``message``: ``role`` (user/assistant/system), ``content``, optional ``status``
+  (``complete``/``interrupted``/``error``), ``provider``, ``model``, ``usage`` (dict with
+  input/output/cache_read/cache_write and ``reported`` bool), ``error``.
+- ``tool_call``: ``call_id``, ``name``, ``arguments`` (dict).
+- ``tool_result``: ``call_id``, ``name``, ``content``, ``is_error``.
+- ``compaction``: ``summary``, ``first_kept_id``, ``tokens_before``, ``tokens_after``, ``model``,
+  ``source_session_id``, ``repaired`` (list), ``cited`` (list of ids), ``instructions``.
+- ``state``: ``op`` (set/clear/expire/...), ``field``, ``value``, ``scope``, ``source``, ``ttl``...
+- ``marker``: informational notices shown inline (e.g. an automatic reset), ``kind``, ``text``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+EVENT_TYPES = frozenset(
+    {"session", "message", "tool_call", "tool_result", "compaction", "state", "marker"}
+)
+_RESERVED = ("id", "parent", "ts", "type")
+
+
+def now_iso() -> str:
+    """Current time as an ISO-8601 string with UTC offset (microseconds kept)."""
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass(slots=True)
+class Event:
+    """One transcript line.
+
+    Attributes:
+        type: One of :data:`EVENT_TYPES`.
+        id: Integer id, unique within the session lineage.
+        parent: Id of the previous event, or ``None`` for the header.
+        ts: ISO-8601 timestamp.
+        data: The type-specific payload (flat keys on disk).
+    """
+
+    type: str
+    id: int
+    parent: int | None
+    ts: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def role(self) -> str | None:
+        """The role of a ``message`` event, else ``None``."""
+        r = self.data.get("role")
+        return r if isinstance(r, str) else None
+
+    @property
+    def content(self) -> str:
+        """Text content of a message / tool result ("" when absent)."""
+        c = self.data.get("content", "")
+        return c if isinstance(c, str) else json.dumps(c, ensure_ascii=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The flat JSON-able form written to disk."""
+        out: dict[str, Any] = {"id": self.id, "parent": self.parent, "ts": self.ts, "type": self.type}
+        for k, v in self.data.items():
+            if k not in _RESERVED:
+                out[k] = v
+        return out
+
+    def to_line(self) -> str:
+        """Serialise to one JSONL line (with trailing newline)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Event:
+        """Parse the on-disk form; raises ``ValueError`` on a malformed record."""
+        if not isinstance(d, dict):
+            raise ValueError("event is not an object")
+        typ = d.get("type")
+        eid = d.get("id")
+        if typ not in EVENT_TYPES:
+            raise ValueError(f"unknown event type {typ!r}")
+        if not isinstance(eid, int) or isinstance(eid, bool):
+            raise ValueError("event id must be an integer")
+        parent = d.get("parent")
+        if parent is not None and not isinstance(parent, int):
+            raise ValueError("event parent must be an integer or null")
+        ts = d.get("ts")
+        if not isinstance(ts, str):
+            raise ValueError("event ts must be a string")
+        data = {k: v for k, v in d.items() if k not in _RESERVED}
+        return cls(type=typ, id=eid, parent=parent, ts=ts, data=data)

@@ -1,0 +1,100 @@
+"""The deterministic extractive summarizer.
+
+Used when the model fails or times out (compaction never blocks on it), by the benchmark, and
+whenever a model-free summary is wanted. It copies sentences verbatim from the events into the
+summary's sections — so it cannot drift — and cites each one. Required items (identifiers and
+negated constraints) are always kept; the rest is trimmed oldest-first to fit a token budget.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from neotask_tui.engine.guard import SECTION_OF, CriticalItem, extract_items, is_required, sentences
+from neotask_tui.engine.summary import Summary, SummaryLine, event_text
+from neotask_tui.storage.events import Event
+
+_GOAL_RE = re.compile(
+    r"\bi want\b|\bi need\b|\bgoal\b|\bwe need\b|\btrying to\b|\bhelp me\b|\bbuild\b|\bworking on\b"
+    r"|(?<!\w)хочу|(?<!\w)нужно|(?<!\w)цель|(?<!\w)задача|(?<!\w)помоги",
+    re.IGNORECASE,
+)
+# Which kinds are kept first when the budget is tight (required kinds are never trimmed).
+_PRIORITY = ("constraint", "decision", "ask", "question", "assumption", "identifier")
+_MAX_LINE_CHARS = 400
+
+
+def _clip(s: str) -> str:
+    return s if len(s) <= _MAX_LINE_CHARS else s[: _MAX_LINE_CHARS - 1] + "…"
+
+
+def goal_lines(events: Sequence[Event]) -> list[SummaryLine]:
+    """The goal: the first user request plus the latest sentence that states a goal."""
+    users = [e for e in events if e.type == "message" and e.role == "user" and e.content.strip()]
+    if not users:
+        return []
+    first = users[0]
+    first_s = sentences(first.content)
+    out = [SummaryLine("Goal", _clip(" ".join(first_s[:2]) or first.content.strip()), [first.id])]
+    for ev in reversed(users[1:]):
+        hit = next((s for s in sentences(ev.content) if _GOAL_RE.search(s)), None)
+        if hit and hit not in out[0].text:
+            out.append(SummaryLine("Goal", _clip(hit), [ev.id]))
+            break
+    return out
+
+
+def extractive_summary(
+    events: Sequence[Event],
+    *,
+    budget_tokens: int | None = None,
+    count: Callable[[str], int] | None = None,
+    instructions: str | None = None,
+    previous: Summary | None = None,
+) -> Summary:
+    """Summarize ``events`` by copying their key sentences verbatim, with citations.
+
+    Args:
+        events: The compacted range (primary events).
+        budget_tokens: Soft size limit for the rendered summary; required items may exceed it.
+        count: Token counter for the budget (defaults to ~4 characters per token).
+        instructions: User focus; sentences sharing words with it are kept first.
+        previous: A rolling summary being extended; its lines are kept (they are already cited).
+
+    Returns:
+        The summary.
+    """
+    counter = count or (lambda s: max(1, len(s) // 4))
+    items = extract_items(events)
+    focus = {w for w in re.findall(r"\w+", (instructions or "").lower()) if len(w) > 3}
+    lines: list[SummaryLine] = list(previous.lines) if previous else []
+    have = {ln.text for ln in lines}
+    for g in goal_lines(events):
+        if g.text not in have and not any(ln.section == "Goal" for ln in lines):
+            lines.append(g)
+    required = [i for i in items if is_required(i)]
+    optional = [i for i in items if not is_required(i)]
+
+    def rank(item: CriticalItem) -> tuple[int, int, int]:
+        hit = 0 if focus & set(re.findall(r"\w+", item.text.lower())) else 1
+        # Newer items first within a kind: the latest decisions and asks matter most.
+        return (hit, _PRIORITY.index(item.kind), -max(item.cites))
+
+    used = sum(counter(ln.render()) for ln in lines)
+    for item in required:
+        shown = f"`{item.text}`" if item.kind == "identifier" else _clip(item.text)
+        ln = SummaryLine(SECTION_OF[item.kind], shown, sorted(item.cites))
+        lines.append(ln)
+        used += counter(ln.render())
+    for item in sorted(optional, key=rank):
+        ln = SummaryLine(SECTION_OF[item.kind], _clip(item.text), sorted(item.cites))
+        cost = counter(ln.render())
+        if budget_tokens is not None and used + cost > budget_tokens:
+            continue
+        lines.append(ln)
+        used += cost
+    # Keep chronological order inside each section (rendering groups by section).
+    lines.sort(key=lambda ln: min(ln.cites) if ln.cites else 0)
+    return Summary(lines=lines)
+

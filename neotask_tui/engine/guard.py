@@ -1,0 +1,288 @@
+"""The deterministic quality guard: nothing critical leaves a summary silently.
+
+From the compacted events it extracts *critical items* — exact identifiers (paths, URLs, numbers,
+ids, versions, code names) and constraints (negations and conditions, EN and RU: "do not",
+"never", "must not", "only for", "не используй", "никогда", "нельзя", "только"...) — and checks that
+each one appears in the summary. Missing ones are appended verbatim under their section with their
+citations and reported as *repaired*. It also computes the *dropped* list shown by the preview:
+decisions, asks and open questions of the range that the summary does not cover.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from neotask_tui.engine.summary import Summary, SummaryLine, event_text
+from neotask_tui.storage.events import Event
+
+MAX_CITES = 6
+
+_URL = r"(?:https?|ftp|file|ssh|git)://[^\s<>\"'`)\]]+"
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_PATH = r"(?:~|\.{1,2})?/(?:[\w.@%+-]+/)*[\w.@%+-]+/?|(?:[\w.-]+/)+[\w.-]+\.\w{1,8}"
+_FILE = r"\b[\w-]+\.(?:py|pyi|js|ts|tsx|jsx|json|toml|yaml|yml|md|txt|csv|sql|sh|rs|go|java|c|h|cpp|hpp|rb|ini|cfg|env|lock|html|css|tcss|jsonl|log)\b"
+_VERSION = r"\bv?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?\b"
+_SNAKE = r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"
+_CAMEL = r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"
+_DOTTED = r"\b[a-z_][\w]*(?:\.[a-z_]\w*){1,5}\(?\)?"
+_HEXID = r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b"
+_ALNUM_ID = r"\b(?=[A-Za-z-]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b|\b[A-Z]{2,}-\d+\b"
+_DATE = r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b"
+_NUMBER = r"(?<![\w.])\d{3,}(?:[.,]\d+)?(?!\w|[.,]\d)|(?<![\w.])\d+[.,]\d+(?!\w|[.,]\d)"
+_CALL = r"\b[A-Za-z_]\w*\(\)"
+_ID_RE = re.compile(
+    "|".join(f"(?:{p})" for p in (_URL, _EMAIL, _PATH, _FILE, _VERSION, _HEXID, _ALNUM_ID, _CALL, _DOTTED, _DATE,
+                                   _SNAKE, _CAMEL, _NUMBER))
+)
+_BACKTICK_RE = re.compile(r"`([^`\n]{1,120})`")
+
+_NEG_EN = (
+    r"\bdo not\b|\bdon'?t\b|\bdoesn'?t\b|\bnever\b|\bmust not\b|\bmustn'?t\b|\bshould not\b|\bshouldn'?t\b"
+    r"|\bcannot\b|\bcan'?t\b|\bwon'?t\b|\bnot allowed\b|\bavoid\b|\bno longer\b|\bwithout\b|\bdo NOT\b"
+)
+_NEG_RU = r"(?<!\w)(?:не|нельзя|никогда|ни в коем случае|запрещено|без|избегай|нет)(?!\w)"
+_COND = r"\bonly\b|\bunless\b|\bexcept\b|(?<!\w)только(?!\w)|(?<!\w)кроме(?!\w)|(?<!\w)если(?!\w)|(?<!\w)лишь(?!\w)"
+NEGATION_RE = re.compile(f"{_NEG_EN}|{_NEG_RU}", re.IGNORECASE)
+CONDITION_RE = re.compile(_COND, re.IGNORECASE)
+_RULE_RE = re.compile(
+    r"\balways\b|\bmust\b|\bmake sure\b|\bprefer\b|(?<!\w)всегда(?!\w)|(?<!\w)обязательно(?!\w)|(?<!\w)должн",
+    re.IGNORECASE,
+)
+DECISION_RE = re.compile(
+    r"\blet'?s\b|\bwe'?ll\b|\bwe will\b|\bdecided\b|\bdecide\b|\bgo with\b|\bgoing with\b|\bagreed\b"
+    r"|\bchose\b|\bchoose\b|\bswitch(?:ed)? to\b|\bsettled on\b|\bplan is\b"
+    r"|(?<!\w)давай|(?<!\w)решил|(?<!\w)будем(?!\w)|(?<!\w)выбрал|(?<!\w)остановимся",
+    re.IGNORECASE,
+)
+ASK_RE = re.compile(
+    r"\bplease\b|\bcan you\b|\bcould you\b|\bwould you\b|\bi need you\b|\bi want you\b|\bmake\b|\badd\b"
+    r"|\bwrite\b|\bfix\b|\bimplement\b|\bcreate\b|\bremind me\b|(?<!\w)пожалуйста|(?<!\w)сделай"
+    r"|(?<!\w)напиши|(?<!\w)добавь|(?<!\w)исправь|(?<!\w)можешь",
+    re.IGNORECASE,
+)
+ASSUME_RE = re.compile(
+    r"\bassum\w*|\bprobably\b|\bmaybe\b|\bperhaps\b|\bi think\b|\bi guess\b|\bmight be\b|\blikely\b"
+    r"|(?<!\w)возможно|(?<!\w)наверное|(?<!\w)предполож|(?<!\w)кажется|(?<!\w)вероятно",
+    re.IGNORECASE,
+)
+_SENT_RE = re.compile(r"(?<=[.!?…])\s+|\n+")
+_WORD_RE = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset(
+    "a an the and or but of to in on at by for with from as is are was were be it this that i you we "
+    "me my your our it's its so if then please и в на с к по а но что это я ты мы вы".split()
+)
+
+
+@dataclass(slots=True)
+class CriticalItem:
+    """Something the summary must keep.
+
+    Attributes:
+        kind: ``identifier``, ``constraint``, ``decision``, ``ask``, ``question`` or ``assumption``.
+        text: The verbatim text (the identifier, or the sentence).
+        cites: Event ids where it occurs (first :data:`MAX_CITES`).
+    """
+
+    kind: str
+    text: str
+    cites: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (stored in the compaction record's ``repaired`` list)."""
+        return {"kind": self.kind, "text": self.text, "cites": list(self.cites)}
+
+
+SECTION_OF = {
+    "identifier": "Exact identifiers",
+    "constraint": "Constraints and rules",
+    "decision": "Decisions",
+    "ask": "Pending user asks",
+    "question": "Open questions",
+    "assumption": "Assumptions",
+}
+
+
+def sentences(text: str) -> list[str]:
+    """Split text into trimmed sentences (code fences are skipped)."""
+    text = re.sub(r"```.*?```", " ", text, flags=re.DOTALL)
+    return [s.strip(" \t-*•>") for s in _SENT_RE.split(text) if len(s.strip()) > 2]
+
+
+def words(text: str) -> set[str]:
+    """Lowercase content words (stop words removed) for fuzzy coverage checks."""
+    return {w for w in _WORD_RE.findall(text.lower()) if w not in _STOP and len(w) > 1}
+
+
+def identifiers_in(text: str) -> list[str]:
+    """Exact identifiers found in ``text``, in order of appearance, unique."""
+    found: list[str] = []
+    for m in _BACKTICK_RE.finditer(text):
+        found.append(m.group(1).strip())
+    stripped = _BACKTICK_RE.sub(" ", text)
+    for m in _ID_RE.finditer(stripped):
+        tok = m.group(0).rstrip(".,;:!?")
+        if tok.endswith(")") and "(" not in tok:
+            tok = tok[:-1]
+        if len(tok) >= 3:
+            found.append(tok)
+    seen: set[str] = set()
+    out: list[str] = []
+    for tok in found:
+        if tok and tok not in seen:
+            seen.add(tok)
+            out.append(tok)
+    # Drop identifiers that are a substring of a longer one found in the same text.
+    return [t for t in out if not any(t != o and t in o for o in out)]
+
+
+def _merge(items: dict[tuple[str, str], CriticalItem], kind: str, text: str, eid: int) -> None:
+    key = (kind, text)
+    item = items.get(key)
+    if item is None:
+        items[key] = CriticalItem(kind, text, [eid])
+    elif eid not in item.cites and len(item.cites) < MAX_CITES:
+        item.cites.append(eid)
+
+
+def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
+    """All critical and notable items of a range of events, in order of first appearance.
+
+    Identifiers come from user/assistant messages and tool calls (tool *output* is data; its full
+    text stays in the transcript). Constraints, decisions, asks and assumptions come from what the
+    user said; decisions also from assistant messages that state one ("we'll use ..."), which are
+    kept as the assistant's, never attributed to the user.
+    """
+    items: dict[tuple[str, str], CriticalItem] = {}
+    for ev in events:
+        if ev.type not in {"message", "tool_call"}:
+            continue
+        text = event_text(ev)
+        for ident in identifiers_in(text):
+            _merge(items, "identifier", ident, ev.id)
+        if ev.type != "message":
+            continue
+        role = ev.role
+        for s in sentences(text):
+            if role == "user" or role == "system":
+                if s.endswith("?"):
+                    _merge(items, "ask" if ASK_RE.search(s) else "question", s, ev.id)
+                elif NEGATION_RE.search(s) or CONDITION_RE.search(s) or _RULE_RE.search(s):
+                    _merge(items, "constraint", s, ev.id)
+                elif DECISION_RE.search(s):
+                    _merge(items, "decision", s, ev.id)
+                elif ASSUME_RE.search(s):
+                    _merge(items, "assumption", s, ev.id)
+                elif ASK_RE.search(s):
+                    _merge(items, "ask", s, ev.id)
+            elif role == "assistant" and DECISION_RE.search(s) and not s.endswith("?"):
+                _merge(items, "decision", f"assistant: {s}", ev.id)
+    return list(items.values())
+
+
+def _norm(s: str) -> str:
+    return " ".join(s.lower().split()).strip(" .!?;:")
+
+
+def covers(summary_text: str, item: CriticalItem) -> bool:
+    """Whether the summary keeps ``item``.
+
+    Identifiers must appear character for character. A constraint is covered by a verbatim copy,
+    or by one line that has a negation/condition marker *and* at least 70% of its content words —
+    "use Redis" never covers "do not use Redis". Other items need 60% of their words on one line.
+    """
+    if item.kind == "identifier":
+        return item.text in summary_text
+    if _norm(item.text) in _norm(summary_text):
+        return True
+    want = words(item.text.removeprefix("assistant: "))
+    if not want:
+        return True
+    need_marker = item.kind == "constraint" and bool(NEGATION_RE.search(item.text) or CONDITION_RE.search(item.text))
+    ratio = 0.7 if item.kind == "constraint" else 0.6
+    for line in summary_text.splitlines():
+        if need_marker and not (NEGATION_RE.search(line) or CONDITION_RE.search(line)):
+            continue
+        if len(want & words(line)) >= ratio * len(want):
+            return True
+    return False
+
+
+def is_required(item: CriticalItem) -> bool:
+    """Items the guard enforces: identifiers and negated/conditional constraints."""
+    if item.kind == "identifier":
+        return True
+    return item.kind == "constraint" and bool(NEGATION_RE.search(item.text) or CONDITION_RE.search(item.text))
+
+
+@dataclass(slots=True)
+class GuardReport:
+    """What the guard found.
+
+    Attributes:
+        repaired: Required items the summary lacked and that were appended, plus summary lines
+            removed because they inverted a negation (kind ``inverted``).
+        dropped: Notable items (decisions, asks, questions, other rules) still not covered.
+    """
+
+    repaired: list[CriticalItem] = field(default_factory=list)
+    dropped: list[CriticalItem] = field(default_factory=list)
+
+
+def _inverts(line: SummaryLine, item: CriticalItem) -> bool:
+    """A line that restates a negated constraint without any negation ("use Redis")."""
+    if line.repaired or NEGATION_RE.search(line.text) or not NEGATION_RE.search(item.text):
+        return False
+    want = words(NEGATION_RE.sub(" ", item.text))
+    if len(want) < 2:
+        return False
+    return len(want & words(line.text)) >= 0.7 * len(want) and len(words(line.text)) <= 2 * len(want)
+
+
+def guard(summary: Summary, items: Sequence[CriticalItem]) -> GuardReport:
+    """Append every missing required item to ``summary`` (in place) and list what else it drops.
+
+    Args:
+        summary: The parsed summary; repaired lines are appended with ``repaired=True``.
+        items: From :func:`extract_items` over the compacted range.
+
+    Returns:
+        The repaired and the dropped items.
+    """
+    report = GuardReport()
+    constraints = [i for i in items if i.kind == "constraint"]
+    for line in list(summary.lines):
+        bad = next((c for c in constraints if _inverts(line, c)), None)
+        if bad is not None:
+            summary.lines.remove(line)
+            report.repaired.append(CriticalItem("inverted", line.text, sorted(line.cites)))
+    text = summary.render()
+    for item in items:
+        if covers(text, item):
+            continue
+        if is_required(item):
+            shown = f"`{item.text}`" if item.kind == "identifier" else item.text
+            summary.lines.append(SummaryLine(SECTION_OF[item.kind], shown, sorted(item.cites), repaired=True))
+            report.repaired.append(item)
+        else:
+            report.dropped.append(item)
+    return report
+
+
+def attributor(events: Sequence[Event]) -> Any:
+    """A function mapping an uncited summary line to the ids of the events it most likely came from."""
+    bags = [(ev.id, words(event_text(ev))) for ev in events]
+
+    def attribute(line: str) -> list[int]:
+        want = words(line)
+        if not want:
+            return []
+        scored = sorted(((len(want & bag), eid) for eid, bag in bags if want & bag), reverse=True)
+        if not scored:
+            return []
+        best = scored[0][0]
+        return sorted(eid for score, eid in scored[:3] if score >= max(1, best // 2))
+
+    return attribute

@@ -1,0 +1,98 @@
+"""Summary shape, parser, quality guard and extractive summarizer (pure functions)."""
+
+from __future__ import annotations
+
+from neotask_tui.engine.extractive import extractive_summary
+from neotask_tui.engine.guard import attributor, extract_items, guard, identifiers_in
+from neotask_tui.engine.summary import SECTIONS, build_summary_prompt, parse_summary
+from neotask_tui.storage.events import Event
+
+
+def msg(i: int, role: str, content: str) -> Event:
+    return Event("message", i, i - 1, "2025-01-01T00:00:00+00:00", {"role": role, "content": content})
+
+
+EVENTS = [
+    msg(1, "user", "I want to fix the CSV importer in src/importer/csv_reader.py. Do not use Redis."),
+    msg(2, "assistant", "Let's go with pandas 2.1.4 and call read_csv(). Docs: https://pandas.pydata.org/docs/"),
+    msg(3, "user", "Никогда не используй глобальные переменные. Maybe the problem is the timezone."),
+    msg(4, "user", "Only for the demo, listen on port 8080. Can you add a test for ord_7712?"),
+]
+
+
+def test_identifiers_are_exact() -> None:
+    text = "See `make_app()` in src/app.py, https://x.io/a?b=1, port 8080, v1.2.3, ABC-123 and 2024-03-01."
+    ids = identifiers_in(text)
+    for want in ("make_app()", "src/app.py", "https://x.io/a?b=1", "8080", "v1.2.3", "ABC-123", "2024-03-01"):
+        assert want in ids
+
+
+def test_parse_is_lenient_and_validates_citations() -> None:
+    text = (
+        "Summary follows\n**Goal**\n- Fix the importer [e:1]\nConstraints:\n* Do not use Redis [e:1, e:99]\n"
+        "## Misc\n- something else\n## Assumptions\n- (assumption) timezone [e3]"
+    )
+    s = parse_summary(text, valid_ids=[1, 2, 3, 4], attribute=attributor(EVENTS))
+    assert [ln.section for ln in s.lines] == ["Goal", "Goal", "Constraints and rules", "Decisions", "Assumptions"]
+    assert s.section("Constraints and rules")[0].cites == [1]  # e:99 is not in the range
+    assert s.section("Assumptions")[0].cites == [3]
+    assert any("unknown section" in i for i in s.issues)
+    assert any("99" in i for i in s.issues)
+    rendered = s.render()
+    assert "- (assumption) timezone [e:3]" in rendered
+    assert all(ln.cites for ln in s.lines if ln.text != "something else" and ln.text != "Summary follows")
+
+
+def test_guard_repairs_dropped_negation_and_identifier() -> None:
+    model = (
+        "## Goal\n- Fix the CSV importer in src/importer/csv_reader.py [e:1]\n"
+        "## Constraints and rules\n- Use Redis [e:1]\n- Never use global variables [e:3]\n"
+        "## Exact identifiers\n- `read_csv()`, https://pandas.pydata.org/docs/, pandas 2.1.4 [e:2]\n"
+    )
+    s = parse_summary(model, valid_ids=[1, 2, 3, 4])
+    report = guard(s, extract_items(EVENTS))
+    text = s.render()
+    kinds = {(r.kind, r.text) for r in report.repaired}
+    assert ("inverted", "Use Redis") in kinds  # "do not use Redis" must never become "use Redis"
+    assert ("constraint", "Do not use Redis.") in kinds
+    assert ("identifier", "8080") in kinds and ("identifier", "ord_7712") in kinds
+    assert "- Use Redis" not in text
+    assert "- Do not use Redis. [e:1]" in text
+    assert "- Никогда не используй глобальные переменные. [e:3]" in text
+    assert "- `8080` [e:4]" in text
+    assert "Only for the demo, listen on port 8080." in text  # conditions are kept too
+    assert all(r.cites for r in report.repaired)
+    assert any(d.kind == "ask" and "ord_7712" in d.text for d in report.dropped)
+
+
+def test_guard_accepts_a_faithful_paraphrase() -> None:
+    events = [msg(1, "user", "Please never commit directly to the main branch.")]
+    s = parse_summary("## Constraints and rules\n- Never commit directly to the main branch [e:1]")
+    assert guard(s, extract_items(events)).repaired == []
+
+
+def test_extractive_summary_keeps_everything_required_and_cites() -> None:
+    s = extractive_summary(EVENTS, budget_tokens=40)
+    text = s.render()
+    report = guard(s, extract_items(EVENTS))
+    assert report.repaired == []
+    assert "Do not use Redis." in text and "`src/importer/csv_reader.py`" in text
+    assert all(ln.cites for ln in s.lines)
+    assert [name for name in SECTIONS if s.section(name)][0] == "Goal"
+    # Deterministic: same input, same output.
+    assert extractive_summary(EVENTS, budget_tokens=40).render() == text
+
+
+def test_extractive_assumptions_are_marked_and_roles_kept() -> None:
+    text = extractive_summary(EVENTS).render()
+    assert "(assumption) Maybe the problem is the timezone." in text
+    assert "assistant: Let's go with pandas" in text  # the assistant's choice is not the user's
+
+
+def test_prompt_carries_ids_shape_and_instructions() -> None:
+    msgs = build_summary_prompt(EVENTS, instructions="focus on the port")
+    system, user = msgs[0][1], msgs[1][1]
+    for name in SECTIONS:
+        assert f"## {name}" in system
+    assert "[e:4] user: Only for the demo" in user
+    assert "focus on the port" in user

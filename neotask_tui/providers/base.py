@@ -52,13 +52,23 @@ class ToolSpec:
 
 @dataclass(slots=True)
 class Usage:
-    """Token usage of one call. ``reported`` is False when the numbers are our estimates."""
+    """Token usage of one call. ``reported`` is False when the numbers are our estimates.
+
+    ``input_tokens`` counts *uncached* prompt tokens only (Anthropic's convention; OpenAI's
+    ``prompt_tokens`` minus ``cached_tokens``), so the four counters add up and each has one price.
+    :attr:`prompt_tokens` is everything the model read.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reported: bool = True
+
+    @property
+    def prompt_tokens(self) -> int:
+        """All prompt tokens of the call: uncached input + cache read + cache write."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form stored in transcripts."""

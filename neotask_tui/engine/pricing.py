@@ -1,0 +1,224 @@
+"""Model table: context window and prices per model, shipped and user-overridable.
+
+The shipped table is ``neotask_tui/data/models.toml``; the user's ``<config dir>/models.toml`` (same
+layout) is merged over it field by field, by model name. Unknown models never get a made-up price:
+:func:`cost_usd` returns None ("cost unknown") unless the model runs locally, where it is 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from neotask_tui import paths
+from neotask_tui.providers.base import Usage
+
+DEFAULT_CONTEXT_WINDOW = 8192
+"""Context window assumed for a model the table does not know (conservative)."""
+FREE_PROVIDERS = frozenset({"local", "ollama"})
+"""Providers that run on the user's machine: every token costs 0."""
+_PRICE_FIELDS = ("input", "output", "cache_read", "cache_write")
+_FIELDS = frozenset({"provider", "context_window", *_PRICE_FIELDS})
+_BOUNDARY = "-:@_"
+
+
+class ModelTableError(ValueError):
+    """A model table file is invalid; the one-line message names the file and the entry."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """What we know about one model.
+
+    Attributes:
+        name: The model name as asked for.
+        provider: The provider that serves it.
+        context_window: Context window in tokens.
+        input: USD per million uncached input tokens (None = unknown).
+        output: USD per million output tokens (None = unknown).
+        cache_read: USD per million tokens read from the prompt cache (None = unknown).
+        cache_write: USD per million tokens written to the prompt cache (None = unknown).
+        known: Whether the model was found in the table under this provider (prices apply).
+        entry: The table entry that matched (e.g. ``gpt-4o`` for ``gpt-4o-2024-08-06``), or None.
+    """
+
+    name: str
+    provider: str
+    context_window: int
+    input: float | None = None
+    output: float | None = None
+    cache_read: float | None = None
+    cache_write: float | None = None
+    known: bool = False
+    entry: str | None = None
+
+
+def _validate(where: str, table: Any, *, partial: bool) -> dict[str, dict[str, Any]]:
+    if not isinstance(table, dict):
+        raise ModelTableError(f"{where}: expected tables like [models.\"name\"]")
+    models = table.get("models", {})
+    extra = set(table) - {"models"}
+    if extra:
+        raise ModelTableError(f"{where}: unknown top-level key {sorted(extra)[0]!r} (expected [models.\"name\"])")
+    if not isinstance(models, dict):
+        raise ModelTableError(f"{where}: 'models' must be a table")
+    out: dict[str, dict[str, Any]] = {}
+    for name, entry in models.items():
+        if not isinstance(entry, dict):
+            raise ModelTableError(f"{where}: models.{name} must be a table")
+        for key, value in entry.items():
+            at = f"{where}: models.\"{name}\".{key}"
+            if key not in _FIELDS:
+                raise ModelTableError(f"{at}: unknown field (expected one of {', '.join(sorted(_FIELDS))})")
+            if key == "provider" and not (isinstance(value, str) and value):
+                raise ModelTableError(f"{at}: expected a provider name")
+            if key == "context_window" and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ModelTableError(f"{at}: expected a positive integer")
+            if key in _PRICE_FIELDS and (
+                isinstance(value, bool) or not isinstance(value, int | float) or value < 0
+                or not math.isfinite(value)
+            ):
+                raise ModelTableError(f"{at}: expected a price >= 0 (USD per million tokens)")
+        if not partial and ("provider" not in entry or "context_window" not in entry):
+            raise ModelTableError(f"{where}: models.\"{name}\" needs provider and context_window")
+        out[name.lower()] = dict(entry)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _builtin() -> dict[str, dict[str, Any]]:
+    text = (resources.files("neotask_tui") / "data" / "models.toml").read_text(encoding="utf-8")
+    return _validate("neotask_tui/data/models.toml", tomllib.loads(text), partial=False)
+
+
+def override_file() -> Path:
+    """The user's model table override: ``<config dir>/models.toml``."""
+    return paths.config_dir() / "models.toml"
+
+
+@functools.lru_cache(maxsize=8)
+def _merged(path: str, stamp: tuple[int, int]) -> dict[str, dict[str, Any]]:
+    table = {k: dict(v) for k, v in _builtin().items()}
+    if stamp == (0, 0):
+        return table
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ModelTableError(f"{p}: not valid UTF-8") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ModelTableError(f"{p}: {e}") from None
+    except OSError as e:
+        raise ModelTableError(f"{p}: cannot read ({e.strerror})") from None
+    for name, entry in _validate(str(p), raw, partial=True).items():
+        if name not in table and ("provider" not in entry or "context_window" not in entry):
+            raise ModelTableError(f"{p}: new model \"{name}\" needs provider and context_window")
+        table.setdefault(name, {}).update(entry)
+    return table
+
+
+def model_table() -> dict[str, dict[str, Any]]:
+    """The merged table (shipped + user override), keyed by lower-case model name.
+
+    Raises:
+        ModelTableError: the override file is invalid (message names the file).
+    """
+    p = override_file()
+    try:
+        st = p.stat()
+        stamp = (st.st_mtime_ns, st.st_size or 1)
+    except OSError:
+        stamp = (0, 0)
+    return _merged(str(p), stamp)
+
+
+def _find(table: dict[str, dict[str, Any]], model: str) -> str | None:
+    """Exact name, else the longest listed name that is a prefix ending at a boundary."""
+    candidates = [model]
+    if "/" in model:  # OpenRouter-style "vendor/model"
+        candidates.append(model.rsplit("/", 1)[1])
+    for name in candidates:
+        if name in table:
+            return name
+        best = None
+        for key in table:
+            if name.startswith(key) and name[len(key)] in _BOUNDARY and (best is None or len(key) > len(best)):
+                best = key
+        if best is not None:
+            return best
+    return None
+
+
+def lookup_model(provider: str, model: str) -> ModelInfo:
+    """Look up a model's context window and prices.
+
+    Args:
+        provider: The provider name (``openai``, ``anthropic``, ``ollama``, ``local``, ``scripted``).
+        model: The model name; dated and tagged variants resolve to the listed base name.
+
+    Returns:
+        A :class:`ModelInfo`. Unknown models get ``known=False``, a conservative
+        :data:`DEFAULT_CONTEXT_WINDOW` and no prices (0 for providers that run locally). A model
+        listed under a different provider (e.g. a Llama served by vLLM through ``openai``) keeps
+        its context window but not its prices.
+
+    Raises:
+        ModelTableError: the user's override file is invalid.
+    """
+    table = model_table()
+    key = _find(table, model.strip().lower())
+    free = provider in FREE_PROVIDERS
+    zero: dict[str, float | None] = dict.fromkeys(_PRICE_FIELDS, 0.0 if free else None)
+    if key is None:
+        if provider == "scripted":  # a testing aid: nothing is ever billed
+            zero = dict.fromkeys(_PRICE_FIELDS, 0.0)
+        return ModelInfo(name=model, provider=provider, context_window=DEFAULT_CONTEXT_WINDOW, **zero)
+    entry = table[key]
+    same = entry.get("provider") == provider or provider == "scripted"
+    prices: dict[str, float | None] = {
+        f: (float(entry[f]) if f in entry and same else zero[f]) for f in _PRICE_FIELDS
+    }
+    if free:
+        prices = dict.fromkeys(_PRICE_FIELDS, 0.0)
+    return ModelInfo(
+        name=model,
+        provider=provider,
+        context_window=int(entry.get("context_window", DEFAULT_CONTEXT_WINDOW)),
+        known=same,
+        entry=key,
+        **prices,
+    )
+
+
+def cost_usd(usage: Usage, info: ModelInfo) -> float | None:
+    """Cost of one call in USD.
+
+    Args:
+        usage: Token usage; ``input_tokens`` are uncached input tokens, cache reads and writes are
+            priced separately.
+        info: The model's entry from :func:`lookup_model`.
+
+    Returns:
+        The cost, ``0.0`` for local models, or None when a needed price is unknown (shown as
+        "cost unknown", never a guess).
+    """
+    total = 0.0
+    for count, price in (
+        (usage.input_tokens, info.input),
+        (usage.output_tokens, info.output),
+        (usage.cache_read_tokens, info.cache_read),
+        (usage.cache_write_tokens, info.cache_write),
+    ):
+        if count <= 0:
+            continue
+        if price is None:
+            return None
+        total += count * price / 1_000_000
+    if info.input is None and info.output is None and total == 0.0:
+        return None  # no tokens and no prices: still unknown, not "free"
+    return total

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from neotask_tui.engine.guard import SECTION_OF, CriticalItem, extract_items, is_required, sentences
-from neotask_tui.engine.summary import Summary, SummaryLine, event_text
+from neotask_tui.engine.summary import Summary, SummaryLine
 from neotask_tui.storage.events import Event
 
 _GOAL_RE = re.compile(

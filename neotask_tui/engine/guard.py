@@ -23,7 +23,10 @@ MAX_CITES = 6
 _URL = r"(?:https?|ftp|file|ssh|git)://[^\s<>\"'`)\]]+"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _PATH = r"(?:~|\.{1,2})?/(?:[\w.@%+-]+/)*[\w.@%+-]+/?|(?:[\w.-]+/)+[\w.-]+\.\w{1,8}"
-_FILE = r"\b[\w-]+\.(?:py|pyi|js|ts|tsx|jsx|json|toml|yaml|yml|md|txt|csv|sql|sh|rs|go|java|c|h|cpp|hpp|rb|ini|cfg|env|lock|html|css|tcss|jsonl|log)\b"
+_FILE = (
+    r"\b[\w-]+\.(?:py|pyi|js|ts|tsx|jsx|json|toml|yaml|yml|md|txt|csv|sql|sh|rs|go|java|c|h|cpp|hpp|rb"
+    r"|ini|cfg|env|lock|html|css|tcss|jsonl|log)\b"
+)
 _VERSION = r"\bv?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?\b"
 _SNAKE = r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"
 _CAMEL = r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"
@@ -34,8 +37,11 @@ _DATE = r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b"
 _NUMBER = r"(?<![\w.])\d{3,}(?:[.,]\d+)?(?!\w|[.,]\d)|(?<![\w.])\d+[.,]\d+(?!\w|[.,]\d)"
 _CALL = r"\b[A-Za-z_]\w*\(\)"
 _ID_RE = re.compile(
-    "|".join(f"(?:{p})" for p in (_URL, _EMAIL, _PATH, _FILE, _VERSION, _HEXID, _ALNUM_ID, _CALL, _DOTTED, _DATE,
-                                   _SNAKE, _CAMEL, _NUMBER))
+    "|".join(
+        f"(?:{p})"
+        for p in (_URL, _EMAIL, _PATH, _FILE, _VERSION, _HEXID, _ALNUM_ID, _CALL, _DOTTED, _DATE, _SNAKE,
+                  _CAMEL, _NUMBER)
+    )
 )
 _BACKTICK_RE = re.compile(r"`([^`\n]{1,120})`")
 
@@ -44,7 +50,10 @@ _NEG_EN = (
     r"|\bcannot\b|\bcan'?t\b|\bwon'?t\b|\bnot allowed\b|\bavoid\b|\bno longer\b|\bwithout\b|\bdo NOT\b"
 )
 _NEG_RU = r"(?<!\w)(?:не|нельзя|никогда|ни в коем случае|запрещено|без|избегай|нет)(?!\w)"
-_COND = r"\bonly\b|\bunless\b|\bexcept\b|(?<!\w)только(?!\w)|(?<!\w)кроме(?!\w)|(?<!\w)если(?!\w)|(?<!\w)лишь(?!\w)"
+_COND = (
+    r"\bonly\b|\bunless\b|\bexcept\b"
+    r"|(?<!\w)только(?!\w)|(?<!\w)кроме(?!\w)|(?<!\w)если(?!\w)|(?<!\w)лишь(?!\w)"
+)
 NEGATION_RE = re.compile(f"{_NEG_EN}|{_NEG_RU}", re.IGNORECASE)
 CONDITION_RE = re.compile(_COND, re.IGNORECASE)
 _RULE_RE = re.compile(
@@ -70,10 +79,11 @@ ASSUME_RE = re.compile(
 )
 _SENT_RE = re.compile(r"(?<=[.!?…])\s+|\n+")
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset(
+_STOP_WORDS = (
     "a an the and or but of to in on at by for with from as is are was were be it this that i you we "
-    "me my your our it's its so if then please и в на с к по а но что это я ты мы вы".split()
+    "me my your our it's its so if then please и в на с к по а но что это я ты мы вы"
 )
+_STOP = frozenset(_STOP_WORDS.split())
 
 
 @dataclass(slots=True)
@@ -200,7 +210,8 @@ def covers(summary_text: str, item: CriticalItem) -> bool:
     want = words(item.text.removeprefix("assistant: "))
     if not want:
         return True
-    need_marker = item.kind == "constraint" and bool(NEGATION_RE.search(item.text) or CONDITION_RE.search(item.text))
+    marked = bool(NEGATION_RE.search(item.text) or CONDITION_RE.search(item.text))
+    need_marker = item.kind == "constraint" and marked
     ratio = 0.7 if item.kind == "constraint" else 0.6
     for line in summary_text.splitlines():
         if need_marker and not (NEGATION_RE.search(line) or CONDITION_RE.search(line)):

@@ -187,7 +187,8 @@ def parse_summary(
                 cites = [c for c in cites if c in valid]
         if not cites and attribute is not None:
             cites = attribute(body)
-            summary.issues.append(f"uncited line attributed to {format_cites(cites) or 'nothing'}: {body[:40]!r}")
+            where = format_cites(cites) or "nothing"
+            summary.issues.append(f"uncited line attributed to {where}: {body[:40]!r}")
         target = section or "Goal"
         if section is None:
             summary.issues.append(f"line before any section put under Goal: {body[:40]!r}")

@@ -33,7 +33,8 @@ def test_parse_is_lenient_and_validates_citations() -> None:
         "## Misc\n- something else\n## Assumptions\n- (assumption) timezone [e3]"
     )
     s = parse_summary(text, valid_ids=[1, 2, 3, 4], attribute=attributor(EVENTS))
-    assert [ln.section for ln in s.lines] == ["Goal", "Goal", "Constraints and rules", "Decisions", "Assumptions"]
+    sections = [ln.section for ln in s.lines]
+    assert sections == ["Goal", "Goal", "Constraints and rules", "Decisions", "Assumptions"]
     assert s.section("Constraints and rules")[0].cites == [1]  # e:99 is not in the range
     assert s.section("Assumptions")[0].cites == [3]
     assert any("unknown section" in i for i in s.issues)
@@ -78,7 +79,7 @@ def test_extractive_summary_keeps_everything_required_and_cites() -> None:
     assert report.repaired == []
     assert "Do not use Redis." in text and "`src/importer/csv_reader.py`" in text
     assert all(ln.cites for ln in s.lines)
-    assert [name for name in SECTIONS if s.section(name)][0] == "Goal"
+    assert next(name for name in SECTIONS if s.section(name)) == "Goal"
     # Deterministic: same input, same output.
     assert extractive_summary(EVENTS, budget_tokens=40).render() == text
 

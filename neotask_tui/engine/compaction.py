@@ -1,0 +1,424 @@
+"""Compaction that loses nothing silently.
+
+A compaction replaces the older part of a session by a structured, cited summary
+(:mod:`neotask_tui.engine.summary`) and starts a new session for the same key whose transcript is:
+its ``session`` header, a ``compaction`` record, then the kept recent messages copied with their
+original ids. The old transcript is archived (viewable, never loaded into context) and
+``sessions.json`` links child → parent.
+
+Guarantees:
+
+- **Guarded**: the model's summary goes through the deterministic guard; every identifier and
+  negated constraint of the compacted range is present, missing ones are appended and reported.
+- **Never blocks**: if the model fails, times out or writes nothing usable, the deterministic
+  extractive summary is used instead (``fallback=True``).
+- **Transactional**: the new transcript is written completely and fsynced, then the index switch
+  commits, then the old transcript is archived (see :class:`~neotask_tui.storage.store.SessionStore`).
+  A crash before the switch leaves the old session intact; after it, the new one is complete.
+- **Reviewable**: ``preview=True`` returns the draft and a "dropped" list and writes nothing.
+- **Undoable**: :meth:`Compactor.undo` makes the parent current again, carrying over any messages
+  sent since.
+- **Drift-proof**: every ``rebuild_every`` compactions (and on ``rebuild=True``) the summary is
+  rebuilt from the primary events of the whole lineage, never from the previous summary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from neotask_tui.engine import tokens
+from neotask_tui.engine.extractive import extractive_summary
+from neotask_tui.engine.guard import attributor, extract_items, guard
+from neotask_tui.engine.summary import Summary, build_summary_prompt, parse_summary
+from neotask_tui.engine.summary_inputs import (
+    head_summary,
+    is_context_event,
+    lineage_events,
+    memory_candidates,
+    previous_items,
+    split_recent,
+)
+from neotask_tui.errors import UserError
+from neotask_tui.providers.base import ChatMessage, StreamEnd, TextDelta
+from neotask_tui.storage.events import Event
+from neotask_tui.storage.transcript import append_events
+
+log = logging.getLogger(__name__)
+
+EXTRACTIVE_MODEL = "extractive"
+SUMMARY_MAX_TOKENS = 1500
+"""Reply budget asked of the model for one summary."""
+PROMPT_SHARE = 0.6
+"""Share of the model window a summarization prompt's events may take (rolling chunks beyond)."""
+
+
+@dataclass
+class CompactionResult:
+    """What a compaction did (or, for a preview, would do).
+
+    Attributes:
+        key: Session key.
+        old_session_id: The session compacted.
+        new_session_id: The session created (``None`` for a preview).
+        summary: Rendered summary text (what context assembly injects).
+        sections: The structured summary (section → lines with cites and ``repaired`` flags).
+        first_kept_id: Id of the first kept raw event.
+        kept_ids: Ids of the events copied into the new session.
+        tokens_before: Estimated context tokens before.
+        tokens_after: Estimated context tokens after (system + summary + kept).
+        model: The model that wrote the summary, or ``extractive``.
+        fallback: True when the extractive summarizer was used because the model failed.
+        fallback_reason: Why (error kind / timeout / empty), if so.
+        repaired: Items the guard appended or removed (kind, text, cites).
+        dropped: Decisions/asks/questions of the range the summary does not cover (for review).
+        cited: Every event id the summary cites.
+        instructions: The user's focus instructions, if any.
+        preview: True when nothing was written.
+        rebuild: True when summarized from the lineage's primary events.
+        reason: ``auto``, ``manual``, ``overflow`` or ``rebuild``.
+        candidates: Memory-flush candidates proposed to the promotion inbox.
+        issues: Parser notes on the model output (uncited lines, bad citations...).
+    """
+
+    key: str
+    old_session_id: str
+    new_session_id: str | None
+    summary: str
+    sections: dict[str, Any]
+    first_kept_id: int | None
+    kept_ids: list[int]
+    tokens_before: int
+    tokens_after: int
+    model: str
+    fallback: bool = False
+    fallback_reason: str | None = None
+    repaired: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    cited: list[int] = field(default_factory=list)
+    instructions: str | None = None
+    preview: bool = False
+    rebuild: bool = False
+    reason: str = "manual"
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    issues: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (``--json``, the TUI review modal)."""
+        return asdict(self)
+
+
+@dataclass
+class UndoResult:
+    """What :meth:`Compactor.undo` did."""
+
+    key: str
+    restored_session_id: str
+    undone_session_id: str
+    carried_event_ids: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return asdict(self)
+
+
+class Compactor:
+    """Automatic, manual and overflow compaction for an :class:`~neotask_tui.engine.api.Engine`.
+
+    Args:
+        engine: The engine (settings, store, provider, token counts, optional state manager).
+    """
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    # ----- triggers
+    def should_auto(self, key: str, ledger: Any) -> bool:
+        """Whether the next call's context crosses the threshold and compaction is allowed."""
+        cs = self.engine.settings.compaction
+        if not cs.enabled or ledger is None:
+            return False
+        window = int(getattr(ledger, "window", 0) or 0)
+        budget = int(getattr(ledger, "budget", 0) or window)
+        total = int(getattr(ledger, "total", 0) or 0)
+        if budget <= 0 or total < cs.threshold * budget:
+            return False
+        msgs = [e for e in self.engine.events(key) if e.type == "message" and e.role in ("user", "assistant")]
+        return len(msgs) >= cs.min_messages
+
+    async def maybe_auto(self, key: str, ledger: Any) -> CompactionResult | None:
+        """Compact when :meth:`should_auto` says so (called before each model call)."""
+        if not self.should_auto(key, ledger):
+            return None
+        return await self.compact(key, reason="auto", tokens_before=int(ledger.total))
+
+    # ----- compaction
+    async def compact(
+        self,
+        key: str,
+        instructions: str | None = None,
+        preview: bool = False,
+        rebuild: bool = False,
+        reason: str = "manual",
+        tokens_before: int | None = None,
+    ) -> CompactionResult:
+        """Compact the current session of ``key``.
+
+        Args:
+            key: Session key.
+            instructions: What the summary should focus on (manual compaction).
+            preview: Return the draft summary and the dropped list; write nothing.
+            rebuild: Summarize the whole lineage from primary events, not from the last summary.
+            reason: ``manual``, ``auto`` or ``overflow`` (recorded on the compaction record).
+            tokens_before: Context size before, when the caller measured it (the ledger total).
+
+        Returns:
+            The result.
+
+        Raises:
+            UserError: the session has nothing to compact.
+        """
+        eng = self.engine
+        rec = eng.current_record(key)
+        if rec is None:
+            raise UserError(f"no session for {key!r}")
+        events: list[Event] = list(eng.events(key))
+        prev_ev = head_summary(events)
+        split = split_recent(events, eng.count_event, eng.settings.compaction.keep_recent_tokens)
+        every = eng.settings.compaction.rebuild_every
+        periodic = every > 0 and prev_ev is not None and (int(rec.compaction_count) + 1) % every == 0
+        rebuild = rebuild or periodic
+        if not split.head and not (rebuild and prev_ev is not None):
+            raise UserError("nothing to compact yet: the whole session fits in the recent window")
+        kept_ids = {e.id for e in split.kept}
+        previous: Summary | None = None
+        if rebuild:
+            primary, _ = lineage_events(events, eng.store.events)
+            cut = split.first_kept_id if split.first_kept_id is not None else max(e.id for e in events) + 1
+            source = [e for e in primary if is_context_event(e) and e.id < cut and e.id not in kept_ids]
+        else:
+            source = split.head
+            if prev_ev is not None:
+                previous = parse_summary(str(prev_ev.data.get("summary", "")))
+        items = extract_items(source) + (previous_items(previous) if previous else [])
+        valid = {e.id for e in source} | kept_ids | (set(previous.cited_ids()) if previous else set())
+
+        summary, model, fb_reason, issues = await self._summarize(source, previous, instructions, valid)
+        report = guard(summary, items)
+        text = summary.render()
+        if tokens_before is None:
+            tokens_before = self._tokens(events)
+        system = tokens.count_text(eng.settings.general.system_prompt)
+        tokens_after = system + tokens.count_text(text) + sum(eng.count_event(e) for e in split.kept
+                                                                if is_context_event(e))
+        candidates = memory_candidates(source)
+        result = CompactionResult(
+            key=key, old_session_id=rec.session_id, new_session_id=None, summary=text,
+            sections=summary.to_dict(), first_kept_id=split.first_kept_id,
+            kept_ids=[e.id for e in split.kept], tokens_before=tokens_before, tokens_after=tokens_after,
+            model=model, fallback=fb_reason is not None, fallback_reason=fb_reason,
+            repaired=[r.to_dict() for r in report.repaired], dropped=[d.to_dict() for d in report.dropped],
+            cited=summary.cited_ids(), instructions=instructions, preview=preview, rebuild=rebuild,
+            reason="rebuild" if rebuild and reason == "manual" else reason, candidates=candidates,
+            issues=issues,
+        )
+        if preview:
+            return result
+        self._flush_memory(key, source, candidates)
+        result.new_session_id = self._commit(rec, events, split.kept, result)
+        return result
+
+    async def _summarize(
+        self, source: Sequence[Event], previous: Summary | None, instructions: str | None, valid: set[int]
+    ) -> tuple[Summary, str, str | None, list[str]]:
+        """Ask the model (rolling over chunks that fit its window); fall back to extractive."""
+        eng = self.engine
+        budget = int(eng.settings.compaction.keep_recent_tokens)
+
+        def extractive(why: str | None) -> tuple[Summary, str, str | None, list[str]]:
+            s = extractive_summary(source, budget_tokens=max(budget, 400), count=tokens.count_text,
+                                   instructions=instructions, previous=previous)
+            return s, EXTRACTIVE_MODEL, why, []
+
+        if not source:
+            return extractive(None)
+        provider = getattr(eng, "provider", None)
+        if provider is None and callable(getattr(eng, "get_provider", None)):
+            try:
+                provider = await eng.get_provider()
+            except Exception as e:  # no model available: the extractive summary is the answer
+                return extractive(f"no model: {e}")
+        if provider is None:
+            return extractive("no model")
+        timeout = float(eng.settings.compaction.timeout_seconds)
+        prev_text = previous.render() if previous else None
+        issues: list[str] = []
+        try:
+            async with asyncio.timeout(timeout):
+                for chunk in self._chunks(source):
+                    prompt = build_summary_prompt(chunk, instructions, prev_text)
+                    out = await self._ask(provider, prompt)
+                    parsed = parse_summary(out, valid_ids=valid, attribute=attributor(chunk))
+                    if not parsed.lines:
+                        return extractive("the model returned no usable summary")
+                    issues.extend(parsed.issues)
+                    prev_text = parsed.render()
+        except TimeoutError:
+            return extractive(f"timed out after {timeout:g}s")
+        except Exception as e:  # any provider failure: never block the session on the summary
+            return extractive(f"{getattr(e, 'kind', type(e).__name__)}: {e}")
+        final = parse_summary(prev_text or "", valid_ids=valid)
+        return final, str(getattr(provider, "model", "") or getattr(provider, "name", "model")), None, issues
+
+    def _chunks(self, source: Sequence[Event]) -> list[list[Event]]:
+        """Split the range so each summarization prompt fits the model's window."""
+        window = self._window()
+        limit = max(int(window * PROMPT_SHARE) - SUMMARY_MAX_TOKENS, 512)
+        chunks: list[list[Event]] = [[]]
+        used = 0
+        for ev in source:
+            cost = self.engine.count_event(ev)
+            if chunks[-1] and used + cost > limit:
+                chunks.append([])
+                used = 0
+            chunks[-1].append(ev)
+            used += cost
+        return chunks
+
+    def _window(self) -> int:
+        eng = self.engine
+        for name in ("context_window", "window"):
+            fn = getattr(eng, name, None)
+            try:
+                val = fn() if callable(fn) else fn
+            except Exception:
+                val = None
+            if isinstance(val, int) and val > 0:
+                return val
+        return 8192
+
+    async def _ask(self, provider: Any, prompt: list[tuple[str, str]]) -> str:
+        msgs = [ChatMessage(role=r, content=c) for r, c in prompt]  # type: ignore[arg-type]
+        parts: list[str] = []
+        async for ev in provider.stream(msgs, max_tokens=SUMMARY_MAX_TOKENS):
+            if isinstance(ev, TextDelta):
+                parts.append(ev.text)
+            elif isinstance(ev, StreamEnd):
+                break
+        return "".join(parts)
+
+    def _tokens(self, events: Sequence[Event]) -> int:
+        eng = self.engine
+        prev = head_summary(events)
+        n = tokens.count_text(eng.settings.general.system_prompt)
+        if prev is not None:
+            n += tokens.count_text(str(prev.data.get("summary", "")))
+        return n + sum(eng.count_event(e) for e in events if is_context_event(e))
+
+    def _flush_memory(self, key: str, source: Sequence[Event], candidates: list[dict[str, Any]]) -> None:
+        """Propose durable facts to the promotion inbox before the range leaves the context."""
+        state = getattr(self.engine, "state", None)
+        if state is None:
+            return
+        try:
+            own = getattr(state, "candidates_from_events", None)
+            if callable(own):
+                proposed = own(key, list(source))
+                if proposed is not None:
+                    candidates[:] = [c if isinstance(c, dict) else _as_dict(c) for c in proposed]
+                    return
+            add = getattr(state, "inbox_add", None)
+            if callable(add):
+                for c in candidates:
+                    add(key, c["text"], source=f"e:{c['source_event_id']}", reason=c["reason"])
+        except Exception as e:  # the flush is advisory; compaction must still happen
+            log.warning("memory flush failed for %s: %s", key, e)
+
+    def _commit(
+        self, rec: Any, events: Sequence[Event], kept: Sequence[Event], result: CompactionResult
+    ) -> str:
+        """Write the new session (header, compaction record, kept events) and switch the index."""
+        store = self.engine.store
+        last_id = max((e.id for e in events), default=0)
+        header_id = last_id + 1
+        now = self.engine.now()
+        ts = now.isoformat()
+        record = Event("compaction", header_id + 1, header_id, ts, {
+            "summary": result.summary, "sections": result.sections, "first_kept_id": result.first_kept_id,
+            "tokens_before": result.tokens_before, "tokens_after": result.tokens_after, "model": result.model,
+            "source_session_id": rec.session_id, "repaired": result.repaired, "cited": result.cited,
+            "instructions": result.instructions, "reason": result.reason, "fallback": result.fallback,
+            "fallback_reason": result.fallback_reason, "rebuild": result.rebuild, "kept_ids": result.kept_ids,
+            "dropped": result.dropped,
+        })
+        extra = [record]
+        parent = record.id
+        for ev in kept:
+            extra.append(Event(ev.type, ev.id, parent, ev.ts, dict(ev.data)))
+            parent = ev.id
+        counters = getattr(rec, "counters", None)
+        new = store.create_session(
+            rec.key, reason="compaction", parent_session_id=rec.session_id, first_id=header_id,
+            extra_events=extra, compaction_count=int(rec.compaction_count) + 1, now=now,
+        )
+        if counters is not None:
+            # Token counters are cumulative over the lineage: a compaction must not reset the gauge.
+            new.counters = counters
+            try:
+                store.save()
+            except Exception as e:
+                log.warning("could not carry token counters over to %s: %s", new.session_id, e)
+        return str(new.session_id)
+
+    # ----- undo
+    async def undo(self, key: str) -> UndoResult:
+        """Undo the last compaction of ``key``: its parent session becomes current again.
+
+        Messages sent after the compaction are appended to the parent (same ids), so undo loses
+        nothing; the undone session is archived and stays viewable.
+
+        Raises:
+            UserError: the current session was not created by a compaction.
+        """
+        store = self.engine.store
+        rec = self.engine.current_record(key)
+        if rec is None:
+            raise UserError(f"no session for {key!r}")
+        events = list(self.engine.events(key))
+        header = events[0] if events and events[0].type == "session" else None
+        parent_id = rec.parent_session_id
+        if header is None or header.data.get("reason") != "compaction" or not parent_id:
+            raise UserError("the current session was not created by a compaction; nothing to undo")
+        parent_events = store.events(parent_id)
+        have = {e.id for e in parent_events}
+        comp = head_summary(events)
+        after = comp.id if comp is not None else header.id
+        carried = [e for e in events if e.id not in have and e.type not in ("session", "compaction")
+                   and e.id > after]
+        if carried:
+            # Appended while the parent is still archived (idempotent by id): a crash here leaves
+            # the child current and complete; the parent merely holds copies.
+            path = store.transcript_path(parent_id)
+            prev = parent_events[-1].id if parent_events else None
+            chain: list[Event] = []
+            for ev in carried:
+                chain.append(Event(ev.type, ev.id, prev, ev.ts, dict(ev.data)))
+                prev = ev.id
+            append_events(path, chain)
+            store.drop_cache(parent_id)
+        restored = store.make_current(parent_id, key=key)
+        if getattr(rec, "counters", None) is not None:
+            restored.counters = rec.counters
+            store.save()
+        return UndoResult(key=key, restored_session_id=parent_id, undone_session_id=rec.session_id,
+                          carried_event_ids=[e.id for e in carried])
+
+
+def _as_dict(obj: Any) -> dict[str, Any]:
+    if hasattr(obj, "to_dict"):
+        d = obj.to_dict()
+        return d if isinstance(d, dict) else {"value": d}
+    return {"value": str(obj)}

@@ -1,0 +1,185 @@
+"""What a compaction summarizes and what it keeps: pure functions over transcript events.
+
+- :func:`split_recent` picks the recent raw messages kept verbatim (a sliding window by tokens that
+  never starts with an orphaned tool result) and the older range to summarize.
+- :func:`lineage_events` walks the parent chain of compaction-created sessions and returns the
+  *primary* events (messages, tool calls and results, state changes) deduplicated by id — what a
+  rebuild summarizes, instead of the previous summary.
+- :func:`previous_items` turns the rolling summary being extended into guard items, so a merge
+  cannot silently drop an older constraint or identifier.
+- :func:`memory_candidates` proposes durable-looking facts of the compacted range for the
+  long-term-memory promotion inbox (the memory flush).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from neotask_tui.engine.guard import (
+    NEGATION_RE,
+    CriticalItem,
+    identifiers_in,
+    sentences,
+)
+from neotask_tui.engine.summary import Summary, event_text
+from neotask_tui.storage.events import Event
+
+CONTEXT_TYPES = frozenset({"message", "tool_call", "tool_result"})
+
+
+def is_context_event(ev: Event) -> bool:
+    """Events that enter the model context as conversation (not headers, markers, summaries)."""
+    return ev.type in CONTEXT_TYPES
+
+
+def head_summary(events: Sequence[Event]) -> Event | None:
+    """The rolling summary: the ``compaction`` record at the head of a session, if any."""
+    for ev in events[:3]:
+        if ev.type == "compaction":
+            return ev
+    return None
+
+
+@dataclass(slots=True)
+class Split:
+    """A session's events divided for compaction.
+
+    Attributes:
+        head: Conversation events to summarize (oldest first).
+        kept: Events copied verbatim into the new session (state changes + the recent window).
+        first_kept_id: Id of the first kept conversation event (``None`` when none is kept).
+    """
+
+    head: list[Event] = field(default_factory=list)
+    kept: list[Event] = field(default_factory=list)
+    first_kept_id: int | None = None
+
+
+def split_recent(events: Sequence[Event], count_event: Callable[[Event], int], keep_tokens: int) -> Split:
+    """Choose the recent window to keep raw and the older range to summarize.
+
+    The window holds the newest conversation events within ``keep_tokens`` (at least the last
+    one), but never more than half of them, so a compaction always compacts something when there
+    are two or more. It never starts with a tool result whose call would be summarized away.
+    ``state`` events of the summarized range are kept too (session state survives compaction).
+
+    Args:
+        events: The current session's events (header and summary record are ignored).
+        count_event: Token estimate of one event.
+        keep_tokens: Budget of the raw window.
+
+    Returns:
+        The split.
+    """
+    conv = [e for e in events if is_context_event(e)]
+    if not conv:
+        return Split(kept=[e for e in events if e.type == "state"])
+    max_keep = max(1, len(conv) // 2) if len(conv) >= 2 else 0
+    n, used = 0, 0
+    for ev in reversed(conv):
+        cost = count_event(ev)
+        if n >= max_keep or (n >= 1 and used + cost > keep_tokens):
+            break
+        n += 1
+        used += cost
+    start = len(conv) - n
+    # Do not orphan tool results: move the boundary forward past them (they get summarized).
+    while start < len(conv) and conv[start].type == "tool_result":
+        start += 1
+    head, recent = conv[:start], conv[start:]
+    first_kept = recent[0].id if recent else None
+    recent_ids = {e.id for e in recent}
+    kept = [e for e in events if e.id in recent_ids or (e.type == "state")]
+    return Split(head=head, kept=kept, first_kept_id=first_kept)
+
+
+def lineage_events(
+    current: Sequence[Event], load: Callable[[str], Sequence[Event]], max_depth: int = 1000
+) -> tuple[list[Event], list[str]]:
+    """Primary events of a whole compaction lineage, oldest first, deduplicated by id.
+
+    Args:
+        current: Events of the current session.
+        load: Loads the events of a session id (archived transcripts included).
+        max_depth: Guard against a corrupt cyclic chain.
+
+    Returns:
+        ``(events, session_ids)``: the primary conversation and state events, and the sessions read
+        (current first).
+    """
+    by_id: dict[int, Event] = {}
+    sessions: list[str] = []
+    evs: Sequence[Event] = current
+    seen: set[str] = set()
+    for _ in range(max_depth):
+        header = evs[0] if evs and evs[0].type == "session" else None
+        sid = str(header.data.get("session_id")) if header else ""
+        if sid in seen:
+            break
+        seen.add(sid)
+        sessions.append(sid)
+        for ev in evs:
+            if (is_context_event(ev) or ev.type == "state") and ev.id not in by_id:
+                by_id[ev.id] = ev
+        parent = header.data.get("parent_session_id") if header else None
+        if not parent or header is None or header.data.get("reason") != "compaction":
+            break
+        try:
+            evs = load(str(parent))
+        except Exception:  # a missing ancestor: rebuild from what is left, and say so via sessions
+            sessions.append(f"{parent} (missing)")
+            break
+    return sorted(by_id.values(), key=lambda e: e.id), sessions
+
+
+def previous_items(previous: Summary) -> list[CriticalItem]:
+    """Guard items from a rolling summary being extended (its constraints and identifiers)."""
+    items: list[CriticalItem] = []
+    for ln in previous.lines:
+        if ln.section == "Constraints and rules" and NEGATION_RE.search(ln.text):
+            items.append(CriticalItem("constraint", ln.text, list(ln.cites)))
+        elif ln.section == "Exact identifiers":
+            for ident in identifiers_in(ln.text) or [ln.text.strip("` ")]:
+                items.append(CriticalItem("identifier", ident, list(ln.cites)))
+    return items
+
+
+_DURABLE_RE = re.compile(
+    r"\bi prefer\b|\bi always\b|\bi never\b|\bi usually\b|\bmy name is\b|\bcall me\b|\bi work (?:at|on|for)\b"
+    r"|\bi live\b|\bi use\b|\bwe use\b|\bour (?:team|stack|project)\b|\bremember\b|\bfrom now on\b"
+    r"|\bin (?:all|every) (?:project|session)s?\b|(?<!\w)запомни|(?<!\w)я предпочитаю|(?<!\w)я всегда"
+    r"|(?<!\w)меня зовут|(?<!\w)мы используем|(?<!\w)впредь",
+    re.IGNORECASE,
+)
+_TEMPORARY_RE = re.compile(
+    r"\btoday\b|\bfor now\b|\bthis session\b|\bjust this\b|\btemporar\w*"
+    r"|\bonly for (?:the|this) (?:demo|test)\b"
+    r"|(?<!\w)сегодня|(?<!\w)пока что|(?<!\w)временно",
+    re.IGNORECASE,
+)
+
+
+def memory_candidates(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """Durable-looking user statements of a range, proposed for long-term memory.
+
+    Only the user's own sentences qualify (never the assistant's), and nothing marked temporary.
+    Each candidate carries its source event id and timestamp so it can be reviewed, edited or
+    rejected in the promotion inbox; nothing is written to MEMORY.md here.
+    """
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for ev in events:
+        if ev.type != "message" or ev.role != "user":
+            continue
+        for s in sentences(event_text(ev)):
+            if s.endswith("?") or not _DURABLE_RE.search(s) or _TEMPORARY_RE.search(s):
+                continue
+            key = s.lower()
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append({"text": s, "source_event_id": ev.id, "ts": ev.ts, "reason": "compaction flush"})
+    return out

@@ -81,6 +81,8 @@ class ContextSettings:
     """Older tool results longer than this are trimmed to head + tail in context."""
     max_message_tokens: int = 4000
     """A single message larger than this is trimmed in context (full text stays on disk)."""
+    window_tokens: int = 0
+    """Override the model's context window in tokens; 0 = from the model table."""
 
 
 @dataclass

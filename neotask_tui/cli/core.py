@@ -1,0 +1,236 @@
+"""Core CLI commands: send, sessions, transcript, doctor, chat, and the app itself."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from neotask_tui.cli import print_json
+from neotask_tui.engine import events as ev
+
+
+def open_engine(readonly: bool = False, **kw: Any) -> Any:
+    """Load settings and open the engine (takes the data-dir lock unless read-only)."""
+    from neotask_tui.config import load_settings
+    from neotask_tui.engine.api import Engine
+
+    return Engine(load_settings(), readonly=readonly, **kw)
+
+
+def _key(args: argparse.Namespace, engine: Any, attr: str = "key") -> str:
+    from neotask_tui.storage.keys import validate_key
+
+    k = getattr(args, attr, None) or getattr(args, "session", None)
+    return validate_key(k) if k else engine.default_key()
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=True)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Start the Textual app."""
+    from neotask_tui.config import load_settings
+    from neotask_tui.tui.app import run_app as run_tui
+
+    return int(run_tui(load_settings(), key=getattr(args, "session", None)) or 0)
+
+
+# ---------------------------------------------------------------------------------------------- send
+async def _send(args: argparse.Namespace) -> int:
+    engine = open_engine()
+    try:
+        key = _key(args, engine)
+        out: dict[str, Any] = {"key": key, "notices": []}
+        rc = 0
+        console = None if args.json else _console()
+        async for e in engine.send(args.text, key):
+            if isinstance(e, ev.TokenDelta):
+                if console is not None:
+                    sys.stdout.write(e.text)
+                    sys.stdout.flush()
+            elif isinstance(e, ev.TurnDone):
+                out.update(reply=e.text, session_id=e.session_id, event_id=e.event_id, usage=e.usage,
+                           cost_usd=e.cost_usd, provider=e.provider, model=e.model, totals=e.totals,
+                           context=e.ledger)
+                if console is not None:
+                    sys.stdout.write("\n")
+                    u = e.usage
+                    cost = "cost unknown" if e.cost_usd is None else f"${e.cost_usd:.6f}"
+                    label = "reported" if u.get("reported") else "estimated"
+                    console.print(f"[dim]{e.provider} · {e.model} · in {u['input']} out {u['output']} "
+                                  f"({label}) · {cost}[/dim]")
+            elif isinstance(e, ev.TurnFailed):
+                out.update(error=e.error, error_kind=e.error_kind, partial=e.partial_text)
+                sys.stderr.write(f"neotask: {e.error_kind}: {e.error}\n")
+                rc = 1
+            elif isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted | ev.ProviderInfo):
+                out["notices"].append(e.to_dict())
+                if console is not None and isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted):
+                    sys.stderr.write(f"[{type(e).__name__}] {getattr(e, 'text', '') or e.to_dict()}\n")
+        if args.json:
+            print_json(out)
+        return rc
+    finally:
+        await engine.aclose()
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    """``neotask send TEXT``: one non-interactive turn."""
+    if args.text == "-":
+        args.text = sys.stdin.read()
+    return asyncio.run(_send(args))
+
+
+# ------------------------------------------------------------------------------------------ sessions
+def cmd_sessions(args: argparse.Namespace) -> int:
+    """``neotask sessions list|show|new|reset|archive|restore|undo-reset``."""
+    action = args.action
+    readonly = action in ("list", "show")
+    engine = open_engine(readonly=readonly)
+    try:
+        if action == "list":
+            rows = engine.list_sessions(include_archived=args.all)
+            if args.json:
+                print_json(rows)
+            else:
+                from rich.table import Table
+
+                t = Table("key", "session", "last activity", "in", "out", "cache r/w", "compactions", "state")
+                for r in rows:
+                    c = r.get("counters") or {}
+                    t.add_row(r["key"], r["session_id"], str(r.get("last_activity_at", ""))[:19],
+                              str(c.get("input", "")), str(c.get("output", "")),
+                              f"{c.get('cache_read', '')}/{c.get('cache_write', '')}" if c else "",
+                              str(r.get("compaction_count", "")), "archived" if r["archived"] else "current")
+                _console().print(t)
+            return 0
+        if action == "show":
+            info = engine.session_info(_key(args, engine))
+            if args.json:
+                print_json(info)
+            else:
+                _console().print_json(data=info)
+            return 0
+        if action in ("new", "reset"):
+            key = _key(args, engine)
+            r = asyncio.run(engine.new_session(key) if action == "new" else engine.reset_session(key))
+            return _done(args, r.to_dict(), f"{action}: {key} → {r.new_session_id}")
+        if action == "undo-reset":
+            rec = asyncio.run(engine.undo_reset(_key(args, engine)))
+            return _done(args, rec.to_dict(), f"restored {rec.session_id}")
+        if action == "archive":
+            done = asyncio.run(engine.cleanup(args.days))
+            return _done(args, [r.to_dict() for r in done], f"archived {len(done)} session(s)")
+        if action == "restore":
+            if not args.key:
+                from neotask_tui.errors import UserError
+
+                raise UserError("sessions restore needs a session id")
+            rec = asyncio.run(engine.restore(args.key))
+            return _done(args, rec.to_dict(), f"restored {rec.session_id} as current for {rec.key}")
+        return 2
+    finally:
+        engine.close()
+
+
+def _done(args: argparse.Namespace, data: Any, text: str) -> int:
+    if getattr(args, "json", False):
+        print_json(data)
+    else:
+        _console().print(text)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------- transcript
+def cmd_transcript(args: argparse.Namespace) -> int:
+    """``neotask transcript KEY|SESSION_ID [--archived] [--json]`` (read-only)."""
+    engine = open_engine(readonly=True)
+    try:
+        target = args.target or engine.default_key()
+        res = engine.transcript(target, archived=args.archived)
+        if args.json:
+            if isinstance(res, dict):
+                print_json({sid: [e.to_dict() for e in evs] for sid, evs in res.items()})
+            else:
+                print_json([e.to_dict() for e in res])
+            return 0
+        from rich.markdown import Markdown
+
+        from neotask_tui.commands.core import export_markdown
+
+        groups = res.values() if isinstance(res, dict) else [res]
+        console = _console()
+        for evs in groups:
+            console.print(Markdown(export_markdown(list(evs))))
+        return 0
+    finally:
+        engine.close()
+
+
+# -------------------------------------------------------------------------------------------- doctor
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """``neotask doctor [--fix] [--json]``: integrity of index vs transcripts, torn lines, orphans."""
+    from neotask_tui.cli.doctor import run_doctor
+
+    report = run_doctor(fix=args.fix)
+    if args.json:
+        print_json(report)
+    else:
+        console = _console()
+        console.print(f"[bold]data dir[/bold] {report['data_dir']}")
+        console.print(f"[bold]provider[/bold] {report['provider']}")
+        for p in report["problems"]:
+            console.print(f"[red]✗[/red] {p}")
+        for f in report["fixed"]:
+            console.print(f"[green]fixed[/green] {f}")
+        console.print("[green]clean[/green]" if report["clean"] else "[yellow]problems found[/yellow]"
+                      + ("" if args.fix else " (run `neotask doctor --fix`)"))
+    return 0 if report["clean"] or args.fix else 1
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    """``neotask chat [--plain]``: the app, or the line-based REPL."""
+    from neotask_tui.config import load_settings
+
+    if args.plain:
+        from neotask_tui.repl import run_repl
+
+        return int(run_repl(load_settings(), key=getattr(args, "session", None)) or 0)
+    return run_app(args)
+
+
+def register(sub: Any) -> None:
+    """Add the core subcommands."""
+    p = sub.add_parser("send", help="send one message and print the reply")
+    p.add_argument("text", help="message text ('-' reads stdin)")
+    p.add_argument("--session", "-s", dest="key", help="session key")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(handler=cmd_send)
+
+    p = sub.add_parser("sessions", help="list, show, create, reset, archive and restore sessions")
+    p.add_argument("action", choices=["list", "show", "new", "reset", "archive", "restore", "undo-reset"])
+    p.add_argument("key", nargs="?", help="session key (or session id for restore)")
+    p.add_argument("--all", action="store_true", help="include archived sessions in the list")
+    p.add_argument("--days", type=int, default=None, help="archive sessions untouched this many days")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_sessions)
+
+    p = sub.add_parser("transcript", help="print a transcript")
+    p.add_argument("target", nargs="?", help="session key or session id")
+    p.add_argument("--archived", action="store_true", help="the key's archived (compacted/reset) transcripts")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_transcript)
+
+    p = sub.add_parser("doctor", help="check integrity (and repair with --fix)")
+    p.add_argument("--fix", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_doctor)
+
+    p = sub.add_parser("chat", help="interactive chat (the app, or --plain for a line REPL)")
+    p.add_argument("--plain", action="store_true", help="prompt-toolkit REPL instead of the full-screen app")
+    p.set_defaults(handler=cmd_chat)

@@ -1,0 +1,82 @@
+"""``neotask doctor``: integrity check of the data dir, with optional repair."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neotask_tui import paths
+from neotask_tui.storage.index import load_index, rebuild_records
+from neotask_tui.storage.lock import DataLock
+from neotask_tui.storage.transcript import read_header, read_transcript
+
+
+def run_doctor(*, fix: bool = False) -> dict[str, Any]:
+    """Check index vs transcripts, torn/corrupt lines, orphans, config and provider choice.
+
+    With ``fix`` the data-dir lock is taken and problems are repaired: torn tails quarantined and
+    cut, the index rebuilt, orphaned live transcripts archived.
+    """
+    problems: list[str] = []
+    fixed: list[str] = []
+    lock = DataLock()
+    if fix:
+        lock.acquire()
+    try:
+        try:
+            from neotask_tui.config import load_settings
+
+            settings = load_settings()
+            provider = "?"
+            try:
+                from neotask_tui.providers.selection import choose_provider
+
+                c = choose_provider(settings)
+                provider = f"{c.name} · {c.model} — {c.reason}"
+            except Exception as e:
+                provider = f"unavailable: {e}"
+        except Exception as e:
+            problems.append(f"config: {e}")
+            provider = "unknown (config error)"
+        loaded = load_index(repair=fix)
+        if loaded.problem:
+            (fixed if fix else problems).append(loaded.problem)
+        records = loaded.records
+        sdir = paths.sessions_dir()
+        live = {p.stem: p for p in sdir.glob("*.jsonl")} if sdir.exists() else {}
+        for key, rec in records.items():
+            if rec.session_id not in live:
+                problems.append(f"{key}: current session {rec.session_id} has no live transcript")
+                continue
+            h = read_header(live[rec.session_id])
+            if h is None or h.data.get("key") != key:
+                problems.append(f"{key}: transcript header does not match the index")
+        for sid, p in sorted(live.items()):
+            lt = read_transcript(p, repair=False)
+            for iss in lt.issues:
+                msg = f"{p.name} line {iss.line_no}: {iss.reason}"
+                if fix:
+                    read_transcript(p, repair=True)
+                    fixed.append(msg + " (quarantined)")
+                else:
+                    problems.append(msg)
+            if not any(r.session_id == sid for r in records.values()):
+                msg = f"orphaned live transcript {p.name}"
+                if fix:
+                    from neotask_tui.storage.store import SessionStore
+
+                    SessionStore().archive_transcript(sid)
+                    fixed.append(msg + " (archived)")
+                else:
+                    problems.append(msg)
+        if fix and any("no live transcript" in p or "does not match" in p for p in problems):
+            from neotask_tui.storage.index import save_index
+
+            recs = rebuild_records()
+            save_index(recs)
+            fixed.append(f"rebuilt sessions.json from transcripts ({len(recs)} sessions)")
+            problems = [p for p in problems if "no live transcript" not in p and "does not match" not in p]
+    finally:
+        lock.release()
+    clean = not problems
+    return {"data_dir": str(paths.data_dir()), "provider": provider, "sessions": len(records),
+            "problems": problems, "fixed": fixed, "clean": clean}

@@ -1,0 +1,114 @@
+"""Core slash commands: sessions, context, export, help, model, theme, quit."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from neotask_tui.commands import CommandResult, command, help_text, split_args, usage_error
+from neotask_tui.storage.events import Event
+
+
+@command("help", "/help", "List every command")
+async def _help(engine: Any, key: str, args: str) -> CommandResult:
+    return CommandResult(text=help_text())
+
+
+@command("new", "/new", "Start a fresh session for this key (the old one is archived)")
+async def _new(engine: Any, key: str, args: str) -> CommandResult:
+    if args:
+        return usage_error("new", "no arguments expected")
+    r = await engine.new_session(key)
+    return CommandResult(text=f"new session {r.new_session_id} (previous {r.old_session_id} archived)", events=[r])
+
+
+@command("reset", "/reset", "Start fresh and clear the session state")
+async def _reset(engine: Any, key: str, args: str) -> CommandResult:
+    if args:
+        return usage_error("reset", "no arguments expected")
+    r = await engine.reset_session(key)
+    return CommandResult(text=f"session reset: {r.new_session_id} (previous {r.old_session_id} archived, state cleared)",
+                         events=[r])
+
+
+@command("undo-reset", "/undo-reset", "Bring back the session replaced by the last automatic reset")
+async def _undo_reset(engine: Any, key: str, args: str) -> CommandResult:
+    rec = await engine.undo_reset(key)
+    return CommandResult(text=f"restored session {rec.session_id}")
+
+
+@command("sessions", "/sessions", "Browse sessions: resume, view archived, restore")
+async def _sessions(engine: Any, key: str, args: str) -> CommandResult:
+    rows = engine.list_sessions(include_archived=True)
+    lines = [f"- `{r['key']}` {r['session_id']}{' (archived)' if r['archived'] else ''}" for r in rows[:50]]
+    return CommandResult(text="\n".join(lines) or "no sessions", data=rows, action="open_sessions")
+
+
+@command("context", "/context", "Show exactly what the next call will send, section by section")
+async def _context(engine: Any, key: str, args: str) -> CommandResult:
+    ctx = await engine.context(key, args or None)
+    led = ctx.ledger
+    rows = ["| section | tokens |", "|---|---|"] + [f"| {k} | {v:,} |" for k, v in led.sections.items()]
+    rows.append(f"| **total** | **{led.total:,}** of {led.window:,} ({led.fill:.0%}, {led.source}) |")
+    return CommandResult(text="\n".join(rows), data={"ledger": led.to_dict(),
+                         "messages": [{"role": m.role, "content": m.content, "section": s}
+                                      for m, s in zip(ctx.messages, ctx.section_of, strict=False)]},
+                         action="show_context")
+
+
+def export_markdown(events: list[Event]) -> str:
+    """A readable Markdown export of a transcript."""
+    out: list[str] = []
+    for e in events:
+        if e.type == "session":
+            out.append(f"# Session {e.data.get('session_id')}\n\nkey `{e.data.get('key')}`, started {e.ts}\n")
+        elif e.type == "message":
+            mark = " _(interrupted)_" if e.data.get("status") == "interrupted" else ""
+            out.append(f"## {e.role} · e:{e.id} · {e.ts}{mark}\n\n{e.content}\n")
+        elif e.type == "compaction":
+            out.append(f"## compaction · e:{e.id}\n\n{e.data.get('summary', '')}\n")
+        elif e.type in ("tool_call", "tool_result"):
+            body = json.dumps(e.data.get("arguments"), ensure_ascii=False) if e.type == "tool_call" else e.content
+            out.append(f"### {e.type} `{e.data.get('name', '')}` · e:{e.id}\n\n```\n{body}\n```\n")
+    return "\n".join(out)
+
+
+@command("export", "/export [md|jsonl]", "Export this session's transcript to the data dir")
+async def _export(engine: Any, key: str, args: str) -> CommandResult:
+    from neotask_tui import paths
+    from neotask_tui.storage.atomic import atomic_write_text
+
+    a = split_args(args)
+    fmt = a[0].lower() if a else "md"
+    if len(a) > 1 or fmt not in ("md", "jsonl"):
+        return usage_error("export", "format must be md or jsonl")
+    rec = engine.current_record(key)
+    events = engine.events(key)
+    body = export_markdown(events) if fmt == "md" else "".join(e.to_line() for e in events)
+    out = paths.ensure_dir(paths.data_dir() / "exports") / f"{rec.session_id}.{fmt}"
+    atomic_write_text(out, body)
+    return CommandResult(text=f"exported {len(events)} events to {out}", data={"path": str(out)})
+
+
+@command("model", "/model", "Show the provider and model, and why they were chosen")
+async def _model(engine: Any, key: str, args: str) -> CommandResult:
+    p = engine.provider
+    if p is not None:
+        text = f"{p.name} · {p.model} — {engine.provider_reason}"
+    else:
+        c = engine.choose_provider()
+        text = f"{c.name} · {c.model} — {c.reason} (not loaded yet)"
+    return CommandResult(text=text, action="model")
+
+
+@command("theme", "/theme [NAME]", "Switch the colour theme (no name: list themes)")
+async def _theme(engine: Any, key: str, args: str) -> CommandResult:
+    a = split_args(args)
+    if len(a) > 1:
+        return usage_error("theme", "one theme name")
+    return CommandResult(text="", data={"name": a[0] if a else None}, action="theme")
+
+
+@command("quit", "/quit", "Leave the app")
+async def _quit(engine: Any, key: str, args: str) -> CommandResult:
+    return CommandResult(action="quit")

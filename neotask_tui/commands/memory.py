@@ -1,0 +1,46 @@
+"""Memory slash commands: /remember, /recall, /forget."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from neotask_tui.commands import CommandResult, command, usage_error
+
+
+async def _mem(engine: Any) -> Any:
+    mem = await engine.get_memory()
+    if mem is None:
+        raise ValueError("long-term memory is disabled or unavailable")
+    return mem
+
+
+@command("remember", "/remember TEXT", "Save TEXT to MEMORY.md right away (you are consenting)")
+async def _remember(engine: Any, key: str, args: str) -> CommandResult:
+    if not args.strip():
+        return usage_error("remember", "nothing to remember")
+    mem = await _mem(engine)
+    agent = engine.parse_key(key).agent_id
+    r = await asyncio.to_thread(mem.add, agent, args.strip(), source="user command")
+    return CommandResult(text=f"remembered in {getattr(r, 'path', 'MEMORY.md')}", data=r)
+
+
+@command("recall", "/recall QUERY", "Search long-term memory")
+async def _recall(engine: Any, key: str, args: str) -> CommandResult:
+    if not args.strip():
+        return usage_error("recall", "a query is needed")
+    mem = await _mem(engine)
+    agent = engine.parse_key(key).agent_id
+    hits = await asyncio.to_thread(mem.search, args.strip(), agent_id=agent, k=8)
+    lines = [f"- **{h.score:.3f}** `{h.path}:{h.line_start}-{h.line_end}` — {h.text[:160]}" for h in hits]
+    return CommandResult(text="\n".join(lines) or "nothing found", data=[h.to_dict() for h in hits])
+
+
+@command("forget", "/forget ID|QUERY", "Remove a memory (verified: a search right after cannot return it)")
+async def _forget(engine: Any, key: str, args: str) -> CommandResult:
+    if not args.strip():
+        return usage_error("forget", "an id or a query is needed")
+    mem = await _mem(engine)
+    agent = engine.parse_key(key).agent_id
+    r = await asyncio.to_thread(mem.forget, agent, args.strip())
+    return CommandResult(text=str(getattr(r, "summary", r)), data=r)

@@ -1,0 +1,154 @@
+"""Plain dataclass events the Engine yields to the TUI, REPL and CLI (no UI imports here)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class EngineEvent:
+    """Base class. ``kind`` is a stable string for JSON output."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form including the event kind."""
+        d = asdict(self)
+        d["kind"] = type(self).__name__
+        return d
+
+
+@dataclass(slots=True)
+class SessionReset(EngineEvent):
+    """A fresh session started for the key (automatic or manual)."""
+
+    key: str
+    reason: str  # daily | idle | new | reset
+    old_session_id: str | None
+    new_session_id: str
+    detail: str = ""
+    undoable: bool = False
+
+
+@dataclass(slots=True)
+class TurnStarted(EngineEvent):
+    """The user's message is durably on disk."""
+
+    key: str
+    session_id: str
+    user_event_id: int
+
+
+@dataclass(slots=True)
+class ProviderInfo(EngineEvent):
+    """Which provider/model answers and why (emitted when it is chosen or loaded)."""
+
+    provider: str
+    model: str
+    reason: str
+
+
+@dataclass(slots=True)
+class ModelLoading(EngineEvent):
+    """Progress of loading a local model (runs in a thread)."""
+
+    message: str
+    done: bool = False
+
+
+@dataclass(slots=True)
+class Recalled(EngineEvent):
+    """Memories recalled for this turn (receipts for the sidebar)."""
+
+    query: str
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Notice(EngineEvent):
+    """Something the user should see (info/warning/error), shown inline."""
+
+    text: str
+    level: str = "info"
+
+
+@dataclass(slots=True)
+class ContextBuilt(EngineEvent):
+    """The ledger of the context about to be sent."""
+
+    ledger: dict[str, Any]
+
+
+@dataclass(slots=True)
+class TokenDelta(EngineEvent):
+    """A piece of the streaming reply."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class ToolCallStarted(EngineEvent):
+    """The model called a tool."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ToolCallFinished(EngineEvent):
+    """A tool call finished."""
+
+    call_id: str
+    name: str
+    result: str
+    is_error: bool = False
+
+
+@dataclass(slots=True)
+class Compacted(EngineEvent):
+    """A compaction happened (auto or manual)."""
+
+    key: str
+    old_session_id: str
+    new_session_id: str
+    tokens_before: int
+    tokens_after: int
+    repaired: list[str] = field(default_factory=list)
+    fallback: bool = False
+
+
+@dataclass(slots=True)
+class TurnDone(EngineEvent):
+    """The reply is complete and durably stored."""
+
+    key: str
+    session_id: str
+    event_id: int
+    text: str
+    usage: dict[str, Any]
+    cost_usd: float | None
+    provider: str
+    model: str
+    totals: dict[str, Any] = field(default_factory=dict)
+    ledger: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class TurnFailed(EngineEvent):
+    """The turn failed; the user's message is on disk and any partial reply is kept (interrupted)."""
+
+    key: str
+    error: str
+    error_kind: str
+    partial_event_id: int | None = None
+    partial_text: str = ""
+    retryable: bool = True
+
+
+@dataclass(slots=True)
+class TurnInterrupted(EngineEvent):
+    """The user stopped the reply; the partial text is kept and marked interrupted."""
+
+    key: str
+    partial_event_id: int | None
+    partial_text: str

@@ -1,0 +1,47 @@
+"""Session keys: ``agent:<agent_id>:<channel>:<chat_id>``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from neotask_tui.errors import UserError
+
+_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionKey:
+    """A parsed, validated session key."""
+
+    agent_id: str
+    channel: str
+    chat_id: str
+
+    def __str__(self) -> str:
+        return f"agent:{self.agent_id}:{self.channel}:{self.chat_id}"
+
+
+def parse_key(key: str) -> SessionKey:
+    """Parse and validate a session key.
+
+    Raises:
+        UserError: with a one-line explanation when the key is malformed.
+    """
+    if not isinstance(key, str):
+        raise UserError("session key must be a string like agent:main:tui:default")
+    parts = key.split(":")
+    if len(parts) != 4 or parts[0] != "agent":
+        raise UserError(f"bad session key {key[:80]!r}: expected agent:<agent_id>:<channel>:<chat_id>")
+    for name, value in zip(("agent_id", "channel", "chat_id"), parts[1:], strict=True):
+        if not _PART.match(value) or ".." in value:
+            raise UserError(
+                f"bad session key {key[:80]!r}: {name} must be 1-64 chars of letters, digits, . _ @ + - "
+                "and start with a letter or digit"
+            )
+    return SessionKey(parts[1], parts[2], parts[3])
+
+
+def validate_key(key: str) -> str:
+    """Return the canonical key string, raising :class:`UserError` if invalid."""
+    return str(parse_key(key))

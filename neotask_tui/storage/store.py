@@ -1,0 +1,348 @@
+"""SessionStore: routing keys to sessions, creating/archiving/restoring transcripts.
+
+Invariants:
+- A live transcript is ``sessions/<id>.jsonl``; every other transcript is ``archive/<id>.jsonl``.
+- ``sessions.json`` lists only the current session of each key. Switching a key to a new session is
+  done in this order: (1) write the new transcript completely and fsync, (2) atomically rewrite the
+  index (the commit point), (3) move the old transcript to the archive. A crash after (2) leaves an
+  old transcript in ``sessions/`` that no key points to: :meth:`repair_orphans` archives it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from neotask_tui import paths
+from neotask_tui.errors import StorageError, UserError
+from neotask_tui.storage.atomic import fsync_dir
+from neotask_tui.storage.events import Event, now_iso
+from neotask_tui.storage.index import SessionRecord, load_index, save_index
+from neotask_tui.storage.transcript import (
+    LoadIssue,
+    append_events,
+    read_header,
+    read_last_event,
+    read_transcript,
+)
+
+
+def new_session_id(now: datetime | None = None) -> str:
+    """A sortable, unique session id like ``20261129-225432-3f2a9c1b``."""
+    now = now or datetime.now(UTC)
+    return f"{now.astimezone(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(4)}"
+
+
+@dataclass(slots=True)
+class ArchivedInfo:
+    """A transcript in the archive."""
+
+    session_id: str
+    key: str
+    created_at: str
+    reason: str
+    last_activity_at: str
+    parent_session_id: str | None
+    path: Path
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {
+            "session_id": self.session_id, "key": self.key, "created_at": self.created_at,
+            "reason": self.reason, "last_activity_at": self.last_activity_at,
+            "parent_session_id": self.parent_session_id, "path": str(self.path),
+        }
+
+
+def _wrap_os_error(e: OSError, what: str) -> StorageError:
+    name = errno.errorcode.get(e.errno or 0, "error")
+    return StorageError(f"could not {what}: {name} ({e.strerror}); nothing already on disk was changed")
+
+
+class SessionStore:
+    """Sessions on disk. Not thread-safe by itself: the Engine serialises writes."""
+
+    def __init__(self, *, readonly: bool = False) -> None:
+        self.readonly = readonly
+        loaded = load_index(repair=not readonly)
+        self.records: dict[str, SessionRecord] = loaded.records
+        self.notices: list[str] = [loaded.problem] if loaded.problem else []
+        self.load_issues: dict[str, list[LoadIssue]] = {}
+        self._cache: dict[str, list[Event]] = {}
+
+    # ----- reading
+    def get(self, key: str) -> SessionRecord | None:
+        """The current record of ``key`` (None if the key has no session yet)."""
+        return self.records.get(key)
+
+    def transcript_path(self, session_id: str) -> Path:
+        """Where a session's transcript is (live or archived)."""
+        live = paths.transcript_path(session_id)
+        if live.exists():
+            return live
+        arch = paths.archived_transcript_path(session_id)
+        if arch.exists():
+            return arch
+        raise UserError(f"no transcript for session {session_id!r}")
+
+    def is_archived(self, session_id: str) -> bool:
+        """Whether the session's transcript is in the archive."""
+        return paths.archived_transcript_path(session_id).exists()
+
+    def events(self, session_id: str) -> list[Event]:
+        """All good events of a session (cached; torn/corrupt lines quarantined and reported)."""
+        cached = self._cache.get(session_id)
+        if cached is not None:
+            return cached
+        path = self.transcript_path(session_id)
+        loaded = read_transcript(path, repair=not self.readonly)
+        if loaded.issues:
+            self.load_issues[session_id] = loaded.issues
+            for iss in loaded.issues:
+                self.notices.append(
+                    f"{path.name} line {iss.line_no}: {iss.reason}; saved to {iss.quarantined_to or 'quarantine'}"
+                )
+        self._cache[session_id] = loaded.events
+        return loaded.events
+
+    def drop_cache(self, session_id: str | None = None) -> None:
+        """Forget cached events (all, or one session's)."""
+        if session_id is None:
+            self._cache.clear()
+        else:
+            self._cache.pop(session_id, None)
+
+    # ----- writing
+    def _check_writable(self) -> None:
+        if self.readonly:
+            raise UserError("this command opened the data dir read-only")
+
+    def save(self) -> None:
+        """Atomically persist the index."""
+        self._check_writable()
+        try:
+            save_index(self.records)
+        except OSError as e:
+            raise _wrap_os_error(e, "write sessions.json") from e
+
+    def append(self, session_id: str, type_: str, data: dict[str, Any], *, ts: str | None = None) -> Event:
+        """Durably append one event (fsynced before returning)."""
+        return self.append_many(session_id, [(type_, data)], ts=ts)[0]
+
+    def append_many(
+        self, session_id: str, items: list[tuple[str, dict[str, Any]]], *, ts: str | None = None
+    ) -> list[Event]:
+        """Durably append several events with one write + fsync."""
+        self._check_writable()
+        evs = self.events(session_id)
+        last = max((e.id for e in evs), default=0)
+        parent = evs[-1].id if evs else None
+        new: list[Event] = []
+        for type_, data in items:
+            last += 1
+            new.append(Event(type=type_, id=last, parent=parent, ts=ts or now_iso(), data=data))
+            parent = last
+        path = paths.transcript_path(session_id)
+        if not path.exists() and self.is_archived(session_id):
+            raise UserError(f"session {session_id} is archived and read-only")
+        try:
+            append_events(path, new)
+        except OSError as e:
+            raise _wrap_os_error(e, f"append to transcript {session_id}") from e
+        evs.extend(new)
+        return new
+
+    def create_session(
+        self,
+        key: str,
+        *,
+        reason: str,
+        parent_session_id: str | None = None,
+        first_id: int = 1,
+        extra_events: list[Event] | None = None,
+        config: dict[str, Any] | None = None,
+        compaction_count: int = 0,
+        archive_previous: bool = True,
+        now: datetime | None = None,
+    ) -> SessionRecord:
+        """Create a fresh session for ``key`` and make it current.
+
+        ``extra_events`` (already id'd, e.g. a compaction record and kept messages) are written right
+        after the header in the same durable write, so the new transcript is complete before the
+        index points at it.
+        """
+        self._check_writable()
+        ts = (now or datetime.now(UTC)).isoformat()
+        sid = new_session_id(now)
+        old = self.records.get(key)
+        cfg = dict(config if config is not None else (old.config if old else {}))
+        header = Event(
+            type="session", id=first_id, parent=None, ts=ts,
+            data={
+                "session_id": sid, "key": key, "created_at": ts, "parent_session_id": parent_session_id,
+                "reason": reason, "compaction_count": compaction_count, "config": cfg,
+            },
+        )
+        events = [header, *(extra_events or [])]
+        try:
+            append_events(paths.transcript_path(sid), events)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                paths.transcript_path(sid).unlink()
+            raise _wrap_os_error(e, "create a session transcript") from e
+        self._cache[sid] = list(events)
+        rec = SessionRecord(
+            key=key, session_id=sid, created_at=ts, last_activity_at=ts, parent_session_id=parent_session_id,
+            config=cfg, reason=reason, compaction_count=compaction_count,
+        )
+        self.records[key] = rec
+        try:
+            self.save()
+        except StorageError:
+            if old is not None:
+                self.records[key] = old
+            else:
+                self.records.pop(key, None)
+            with contextlib.suppress(OSError):
+                paths.transcript_path(sid).unlink()
+            raise
+        if old is not None and archive_previous:
+            self.archive_transcript(old.session_id)
+        return rec
+
+    def archive_transcript(self, session_id: str) -> Path:
+        """Move a live transcript to the archive (idempotent)."""
+        src = paths.transcript_path(session_id)
+        dst = paths.archived_transcript_path(session_id)
+        if not src.exists():
+            return dst
+        paths.ensure_dir(dst.parent)
+        os.replace(src, dst)
+        fsync_dir(dst.parent)
+        fsync_dir(src.parent)
+        return dst
+
+    def unarchive_transcript(self, session_id: str) -> Path:
+        """Move an archived transcript back to the live folder (idempotent)."""
+        src = paths.archived_transcript_path(session_id)
+        dst = paths.transcript_path(session_id)
+        if not src.exists():
+            return dst
+        paths.ensure_dir(dst.parent)
+        os.replace(src, dst)
+        fsync_dir(dst.parent)
+        fsync_dir(src.parent)
+        return dst
+
+    def make_current(self, session_id: str, *, key: str | None = None) -> SessionRecord:
+        """Make an existing (archived or live) session the current one of its key.
+
+        The session that was current for that key is archived, nothing is deleted.
+        """
+        self._check_writable()
+        path = self.transcript_path(session_id)
+        header = read_header(path)
+        if header is None:
+            raise UserError(f"session {session_id} has no readable header")
+        key = key or str(header.data.get("key"))
+        last = read_last_event(path)
+        evs = self.events(session_id)
+        old = self.records.get(key)
+        rec = SessionRecord(
+            key=key, session_id=session_id, created_at=str(header.data.get("created_at", header.ts)),
+            last_activity_at=last.ts if last else header.ts,
+            parent_session_id=header.data.get("parent_session_id"),
+            config=dict(header.data.get("config") or {}), reason=str(header.data.get("reason", "new")),
+            compaction_count=int(header.data.get("compaction_count", 0)),
+        )
+        for ev in evs:
+            if ev.type == "message" and isinstance(ev.data.get("usage"), dict):
+                rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
+        self.unarchive_transcript(session_id)
+        self.records[key] = rec
+        self.save()
+        if old is not None and old.session_id != session_id:
+            self.archive_transcript(old.session_id)
+        return rec
+
+    def remove_key(self, key: str) -> SessionRecord | None:
+        """Drop a key from the index and archive its transcript (cleanup)."""
+        self._check_writable()
+        rec = self.records.pop(key, None)
+        if rec is None:
+            return None
+        self.save()
+        self.archive_transcript(rec.session_id)
+        return rec
+
+    # ----- listing and maintenance
+    def list_archived(self) -> list[ArchivedInfo]:
+        """Every archived transcript, newest first (reads headers only)."""
+        out: list[ArchivedInfo] = []
+        adir = paths.archive_dir()
+        if not adir.exists():
+            return out
+        for p in adir.glob("*.jsonl"):
+            h = read_header(p)
+            if h is None:
+                continue
+            last = read_last_event(p)
+            out.append(ArchivedInfo(
+                session_id=str(h.data.get("session_id", p.stem)), key=str(h.data.get("key", "")),
+                created_at=str(h.data.get("created_at", h.ts)), reason=str(h.data.get("reason", "")),
+                last_activity_at=last.ts if last else h.ts, parent_session_id=h.data.get("parent_session_id"),
+                path=p,
+            ))
+        out.sort(key=lambda a: a.created_at, reverse=True)
+        return out
+
+    def orphans(self) -> list[Path]:
+        """Live transcripts that no key points to (e.g. a crash between index switch and archive)."""
+        current = {r.session_id for r in self.records.values()}
+        sdir = paths.sessions_dir()
+        if not sdir.exists():
+            return []
+        return [p for p in sorted(sdir.glob("*.jsonl")) if p.stem not in current]
+
+    def repair_orphans(self) -> list[str]:
+        """Archive orphaned live transcripts; returns their ids."""
+        self._check_writable()
+        done = []
+        for p in self.orphans():
+            self.archive_transcript(p.stem)
+            done.append(p.stem)
+        return done
+
+    def cleanup(self, days: int, now: datetime | None = None) -> list[SessionRecord]:
+        """Archive sessions untouched for ``days`` days; returns what was archived."""
+        now = now or datetime.now(UTC)
+        cutoff = now - timedelta(days=days)
+        stale = [r for r in self.records.values() if _parse(r.last_activity_at) < cutoff]
+        for r in stale:
+            self.records.pop(r.key, None)
+        if stale:
+            self.save()
+            for r in stale:
+                self.archive_transcript(r.session_id)
+        return stale
+
+
+def _parse(ts: str) -> datetime:
+    d = datetime.fromisoformat(ts)
+    return d if d.tzinfo else d.replace(tzinfo=UTC)
+
+
+def parse_ts(ts: str) -> datetime:
+    """Parse an ISO timestamp as an aware datetime (naive = UTC)."""
+    return _parse(ts)
+
+
+def touch(rec: SessionRecord, when: str | None = None) -> None:
+    """Mark activity on a record (caller saves the index)."""
+    rec.last_activity_at = when or now_iso()

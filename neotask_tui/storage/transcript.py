@@ -1,0 +1,172 @@
+"""Append-only JSONL transcripts.
+
+One file per session id. Lines are only ever appended (each append is fsynced before it returns).
+At load, a torn trailing line (a crash mid-append) or a corrupt line anywhere is detected, copied to
+a quarantine side file and reported; every good line survives. A torn *tail* is also cut from the
+transcript (after it has been saved to quarantine) so the next append starts on a clean line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from neotask_tui import paths
+from neotask_tui.storage.atomic import append_durable
+from neotask_tui.storage.events import Event, now_iso
+
+
+@dataclass(slots=True)
+class LoadIssue:
+    """A line that could not be loaded (and where it was quarantined)."""
+
+    line_no: int
+    reason: str
+    quarantined_to: str
+    tail: bool
+
+
+@dataclass(slots=True)
+class LoadedTranscript:
+    """The result of reading a transcript."""
+
+    path: Path
+    events: list[Event] = field(default_factory=list)
+    issues: list[LoadIssue] = field(default_factory=list)
+
+    @property
+    def header(self) -> Event | None:
+        """The ``session`` header event, if present."""
+        if self.events and self.events[0].type == "session":
+            return self.events[0]
+        return None
+
+    @property
+    def last_id(self) -> int:
+        """Highest event id (0 for an empty transcript)."""
+        return max((e.id for e in self.events), default=0)
+
+
+def _quarantine(path: Path, raw: bytes, line_no: int, reason: str) -> Path:
+    qdir = paths.ensure_dir(paths.quarantine_dir())
+    qpath = qdir / f"{path.stem}.quarantine.jsonl"
+    record = {
+        "source": str(path),
+        "line_no": line_no,
+        "reason": reason,
+        "at": now_iso(),
+        "raw": raw.decode("utf-8", errors="backslashreplace"),
+    }
+    append_durable(qpath, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+    return qpath
+
+
+def read_transcript(path: Path, *, repair: bool = True) -> LoadedTranscript:
+    """Load all good events from ``path``.
+
+    Args:
+        path: The JSONL file.
+        repair: Quarantine bad lines and truncate a torn tail (False = report only, touch nothing;
+            used by read-only commands and ``doctor`` without ``--fix``).
+    """
+    out = LoadedTranscript(path=path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return out
+    if not data:
+        return out
+    lines = data.split(b"\n")
+    torn_tail = lines[-1] != b""
+    if not torn_tail:
+        lines.pop()
+    loads = json.loads
+    from_dict = Event.from_dict
+    seen_q: set[int] = set()
+    if repair:
+        seen_q = _already_quarantined(path)
+    for i, raw in enumerate(lines):
+        is_tail = torn_tail and i == len(lines) - 1
+        if not raw.strip():
+            continue
+        try:
+            ev = from_dict(loads(raw))
+        except (ValueError, UnicodeDecodeError, TypeError) as e:
+            reason = "torn trailing line (incomplete write)" if is_tail else f"corrupt line: {e}"[:200]
+            qp = ""
+            if repair and (i + 1) not in seen_q:
+                qp = str(_quarantine(path, raw, i + 1, reason))
+            elif repair:
+                qp = str(paths.quarantine_dir() / f"{path.stem}.quarantine.jsonl")
+            out.issues.append(LoadIssue(line_no=i + 1, reason=reason, quarantined_to=qp, tail=is_tail))
+            continue
+        if is_tail:
+            # Valid JSON but no newline: the write completed except for "\n". Keep it and finish it.
+            out.events.append(ev)
+            if repair:
+                append_durable(path, b"\n")
+            continue
+        out.events.append(ev)
+    if repair and torn_tail and out.issues and out.issues[-1].tail:
+        cut = len(data) - len(lines[-1])
+        with open(path, "r+b") as f:
+            f.truncate(cut)
+            f.flush()
+            os.fsync(f.fileno())
+    return out
+
+
+def _already_quarantined(path: Path) -> set[int]:
+    """Line numbers of ``path`` already copied to quarantine (so repeat loads don't duplicate)."""
+    qpath = paths.quarantine_dir() / f"{path.stem}.quarantine.jsonl"
+    if not qpath.exists():
+        return set()
+    out: set[int] = set()
+    for line in qpath.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if rec.get("source") == str(path) and "torn" not in str(rec.get("reason")):
+            out.add(int(rec.get("line_no", -1)))
+    return out
+
+
+def read_header(path: Path) -> Event | None:
+    """Read only the first line (the session header) — cheap, for listings and index rebuilds."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+    except OSError:
+        return None
+    try:
+        ev = Event.from_dict(json.loads(first))
+    except (ValueError, UnicodeDecodeError, TypeError):
+        return None
+    return ev if ev.type == "session" else None
+
+
+def read_last_event(path: Path, max_bytes: int = 65536) -> Event | None:
+    """Best-effort last complete event (for last-activity during index rebuilds)."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            f.seek(max(0, size - max_bytes))
+            chunk = f.read()
+    except OSError:
+        return None
+    for raw in reversed(chunk.split(b"\n")):
+        if not raw.strip():
+            continue
+        try:
+            return Event.from_dict(json.loads(raw))
+        except (ValueError, UnicodeDecodeError, TypeError):
+            continue
+    return None
+
+
+def append_events(path: Path, events: list[Event]) -> None:
+    """Append events durably (one write + fsync)."""
+    append_durable(path, "".join(e.to_line() for e in events).encode("utf-8"))

@@ -1,0 +1,299 @@
+"""Deterministic classifier of explicit statements (English and Russian).
+
+It decides, without a model, what an explicit user statement means for memory — the lecture's
+"Session memory vs user profile" table:
+
+==============================================  ==================  ==============================
+Statement                                       Session             Long-term
+==============================================  ==================  ==============================
+"Today answer briefly, I'm in a hurry."         temporary pref      no
+"Always send me a short summary first."         —                   inbox candidate (user scope)
+"For this project don't use external deps."     project-scoped rule inbox candidate (project scope)
+"Now let's pick the Pro plan."                  selected_entity     no (an action, not a pref)
+"My working language is Russian."               session fact        inbox candidate (user scope)
+==============================================  ==================  ==============================
+
+Temporariness beats permanence ("today always answer in English" is a session preference); a
+question is never a statement; secrets are redacted from everything the classifier returns.
+The same marker lists feed the promotion criteria in :mod:`neotask_tui.engine.inbox`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from neotask_tui.engine.redact import has_secrets, redact_secrets
+
+Kind = Literal["temporary_preference", "session_choice", "project_rule", "promotion", "user_fact"]
+
+__all__ = [
+    "Classification",
+    "Kind",
+    "classify",
+    "permanence_markers",
+    "split_statements",
+    "temporary_markers",
+]
+
+
+def _rx(*parts: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in parts), re.I)
+
+
+_TEMP = _rx(
+    # English
+    r"\btoday\b", r"\btonight\b", r"\bfor now\b", r"\bright now\b", r"^\s*now\b", r"\bjust now\b",
+    r"\bthis time\b", r"\btemporarily\b", r"\bfor a while\b",
+    r"\b(?:for|in|during) (?:this|the current) (?:session|chat|conversation|call)\b",
+    r"\bthis session\b", r"\buntil (?:the end of (?:the )?(?:day|session)|tomorrow|tonight)\b",
+    r"\bfor the (?:next|rest of the|rest of this) (?:\d+ |few |couple of )?"
+    r"(?:session|chat|conversation|hours?|minutes?|day)\b",
+    r"\bfor (?:\d+|an?|one|two|three|half an?) (?:hours?|hrs?|minutes?|mins?)\b",
+    # Russian
+    r"\bсегодня\b", r"\bсейчас\b", r"\bпока(?: что)?\b", r"\bна сегодня\b", r"\bвременно\b",
+    r"\bв (?:этой|текущей) сессии\b", r"\bв этом (?:чате|разговоре|диалоге)\b", r"\bв этот раз\b",
+    r"\bдо конца (?:дня|сессии|разговора)\b", r"\bна (?:ближайш\w+|следующ\w+ )?\s*\d+\s*(?:час|минут)\w*",
+    r"\bна (?:час|полчаса|пару часов)\b",
+)
+_PERM = _rx(
+    r"\balways\b", r"\bfrom now on\b", r"\bgoing forward\b", r"\bevery time\b", r"\bby default\b",
+    r"\bin general\b", r"\bnever\b",
+    r"\bin (?:all|every|future) (?:future )?(?:sessions?|chats?|conversations?)\b",
+    r"\bremember that\b", r"\bprefer\b",
+    r"\bвсегда\b", r"\bвпредь\b", r"\bотныне\b", r"\bс этого момента\b", r"\bникогда\b",
+    r"\bкаждый раз\b", r"\bпо умолчанию\b", r"\bво всех (?:сессиях|чатах|разговорах)\b",
+    r"\bзапомни\b", r"\bпредпочитаю\b",
+)
+_PROJECT = re.compile(
+    r"\b(?:for|in|within) (?:this|the current|our) (?P<en>project|repo|repository|codebase|workspace)\b"
+    r"|\b(?:для|в|в рамках) (?:этого |этом |текущего |текущем |нашего |нашем )?"
+    r"(?P<ru>проект\w*|репозитори\w*|кодовой базы|воркспейс\w*)",
+    re.I,
+)
+_CHOICE = _rx(
+    r"\b(?:let'?s|let us|we(?:'ll| will| are going to)?|i(?:'ll| will)?)\s+"
+    r"(?:go with|pick|choose|select|take|use|try|opt for)\s+(?P<en>.+)",
+    r"^\s*(?:now,?\s+)?(?:pick|choose|select|go with)\s+(?P<en2>.+)",
+    r"\b(?:давай(?:те)?\s+)?(?:выберем|выбираем|выбери|выберу|берём|берем|возьмём|возьмем|"
+    r"остановимся на|остановимся на варианте)\s+(?P<ru>.+)",
+)
+_FACT = _rx(
+    r"\bmy (?P<ek>[a-z][a-z \-]{1,40}?) (?:is|are) (?P<ev>.+)",
+    r"\bcall me (?P<ecall>.+)",
+    r"\b(?:мой|моя|моё|мое|мои)\s+(?P<rk>[а-яё][а-яё \-]{1,40}?)\s*(?:—|–|-|:|\bэто\b)\s*(?P<rv>.+)",
+    r"\bменя зовут (?P<rname>.+)",
+)
+_DIRECTIVE = _rx(
+    r"\b(?:answer|reply|respond|write|use|don'?t|do not|never|avoid|send|give|speak|talk|explain|be|"
+    r"keep|format|show|call|add|include|skip|stop|make|prefer|switch|please|focus|limit|output|"
+    r"return|list|translate|want|need|like)\b",
+    r"\b(?:не\s+)?(?:отвеча|ответь|пиш|напиш|использ|присыл|пришл|шли|говор|объясн|дела|сдела|"
+    r"дава|дай|показ|покаж|избега|сокращ|держ|форматир|перевод|переведи|добав|обращ|пропуск|"
+    r"перестань|хочу|нужн|предпочита|будь|старайся|присла)\w*",
+)
+_DURATION_EN = re.compile(
+    r"\bfor (?:the next )?(?P<n>\d+|an?|one|two|three|half an?) "
+    r"(?P<u>hours?|hrs?|minutes?|mins?|days?)\b",
+    re.I,
+)
+_DURATION_RU = re.compile(
+    r"\bна (?:ближайш\w+ |следующ\w+ )?(?P<n>\d+|полчаса|час|пару часов)"
+    r"\s*(?P<u>час\w*|минут\w*|дн\w*|день)?",
+    re.I,
+)
+_UNTIL_EVENT = re.compile(
+    r"\buntil (?:the )?(?:event )?(?P<en>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b|\bдо события (?P<ru>[\w\-]+)", re.I
+)
+_NO_STORE = _rx(r"\bdon'?t (?:remember|save|store)\b", r"\bне (?:запоминай|сохраняй|записывай)\b")
+_SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+|;\s*")
+_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """What one explicit statement means for session state and long-term memory.
+
+    Attributes:
+        kind: The row of the lecture's table this statement falls in.
+        text: The statement as said (secrets redacted, trailing punctuation removed).
+        field: State field for the session entry (``None`` when no session entry is made).
+        value: Value of the session entry.
+        scope: Scope of the session entry (``session``, ``project`` or ``workspace``).
+        ttl: Relative lifetime such as ``"2h"`` when the statement gave one.
+        until_event: Event name that ends the entry ("until checkout_paid").
+        candidate_scope: Proposed long-term scope when this is an inbox candidate, else ``None``.
+        reason: One line explaining the decision (shown in notices and the inbox).
+        markers: The temporary/permanence markers that decided it.
+        contains_secret: The original text held a credential (it has been redacted).
+        no_store: The user asked not to remember this.
+    """
+
+    kind: Kind
+    text: str
+    field: str | None
+    value: str | None
+    scope: str = "session"
+    ttl: str | None = None
+    until_event: str | None = None
+    candidate_scope: str | None = None
+    reason: str = ""
+    markers: tuple[str, ...] = ()
+    contains_secret: bool = False
+    no_store: bool = False
+
+    @property
+    def session_entry(self) -> bool:
+        """Whether this statement creates a session-state entry."""
+        return self.field is not None
+
+    @property
+    def candidate(self) -> bool:
+        """Whether this statement is proposed for long-term memory (via the inbox)."""
+        return self.candidate_scope is not None and not self.no_store
+
+
+def temporary_markers(text: str) -> list[str]:
+    """Temporariness markers in ``text`` ("today", "for now", "сегодня", "в этой сессии", ...)."""
+    return [m.group(0).strip().lower() for m in _TEMP.finditer(text)]
+
+
+def permanence_markers(text: str) -> list[str]:
+    """Explicit-permanence markers in ``text`` ("always", "from now on", "всегда", ...)."""
+    return [m.group(0).strip().lower() for m in _PERM.finditer(text)]
+
+
+def no_store_marker(text: str) -> bool:
+    """Whether the user asked not to remember/save this ("don't remember", "не запоминай")."""
+    return bool(_NO_STORE.search(text))
+
+
+def split_statements(text: str) -> list[str]:
+    """Split a message into statements (sentences, lines, ``;``-separated clauses)."""
+    return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
+
+
+def _clean(s: str) -> str:
+    s = re.sub(r"\s+", " ", s).strip()
+    s = s.strip(" ,.;:!—–-")
+    return s
+
+
+def _duration(text: str) -> str | None:
+    m = _DURATION_EN.search(text)
+    if m:
+        raw = m.group("n").lower()
+        if raw.startswith("half"):
+            return "30m"
+        n = int(raw) if raw.isdigit() else _WORDS.get(raw, 1)
+        u = m.group("u").lower()[0]
+        return f"{n}{'h' if u == 'h' else 'm' if u == 'm' else 'd'}"
+    m = _DURATION_RU.search(text)
+    if m and (m.group("u") or not m.group("n").isdigit()):
+        raw = m.group("n").lower()
+        if raw == "полчаса":
+            return "30m"
+        if raw == "час":
+            return "1h"
+        if raw == "пару часов":
+            return "2h"
+        u = (m.group("u") or "час").lower()
+        return f"{int(raw)}{'h' if u.startswith('час') else 'm' if u.startswith('мин') else 'd'}"
+    return None
+
+
+def _strip_markers(text: str) -> str:
+    out = _TEMP.sub(" ", text)
+    out = _DURATION_EN.sub(" ", out)
+    out = _DURATION_RU.sub(" ", out)
+    return _clean(out)
+
+
+def _first_group(m: re.Match[str], *names: str) -> str:
+    for n in names:
+        v = m.groupdict().get(n)
+        if v:
+            return v
+    return ""
+
+
+def _classify_one(raw: str) -> Classification | None:
+    stmt = raw.strip()
+    if not stmt or stmt.endswith("?"):
+        return None
+    secret = has_secrets(stmt)
+    text = _clean(redact_secrets(stmt))
+    temp = temporary_markers(stmt)
+    perm = permanence_markers(stmt)
+    no_store = no_store_marker(stmt)
+    ttl = _duration(stmt)
+    ev = _UNTIL_EVENT.search(stmt)
+    until = _first_group(ev, "en", "ru") if ev else None
+    if until:
+        temp.append(f"until {until}")
+
+    def mk(kind: Kind, field_: str | None, value: str | None, **kw: Any) -> Classification:
+        return Classification(
+            kind, text, field_, value, ttl=ttl, until_event=until, contains_secret=secret,
+            no_store=no_store, **kw,
+        )
+
+    proj = _PROJECT.search(stmt)
+    if proj:
+        word = _first_group(proj, "en", "ru").lower()
+        scope = "workspace" if word.startswith(("workspace", "воркспейс")) else "project"
+        return mk(
+            "project_rule", "constraints", text, scope=scope,
+            candidate_scope=None if temp else scope,
+            reason=f"{scope}-scoped rule: applies in this {scope}; belongs in {scope} memory, "
+            "not the user profile",
+            markers=(proj.group(0).lower(), *temp, *perm),
+        )
+    choice = _CHOICE.search(stmt)
+    if choice and not (perm and not temp):
+        obj = _clean(redact_secrets(_first_group(choice, "en", "en2", "ru")))
+        if obj:
+            return mk(
+                "session_choice", "selected_entity", obj,
+                reason="a choice in the current workflow: an action, not a preference",
+                markers=tuple(temp),
+            )
+    if perm and not temp:
+        return mk(
+            "promotion", None, None, candidate_scope="user",
+            reason="explicit lasting preference: proposed for long-term memory, not a session fact",
+            markers=tuple(perm),
+        )
+    if temp and _DIRECTIVE.search(stmt):
+        return mk(
+            "temporary_preference", "temporary_preferences", _strip_markers(text) or text,
+            reason="temporary preference: marked as temporary, lives in this session only",
+            markers=tuple(temp),
+        )
+    fact = _FACT.search(stmt)
+    if fact:
+        return mk(
+            "user_fact", "facts", text, candidate_scope=None if temp else "user",
+            reason="a stated fact about the user: kept in the session; long-term only if confirmed",
+            markers=tuple(temp),
+        )
+    return None
+
+
+def classify(text: str) -> list[Classification]:
+    """Classify every explicit statement in a user message.
+
+    Args:
+        text: The user's message.
+
+    Returns:
+        One :class:`Classification` per statement that means something for memory; ordinary chat
+        and questions yield nothing.
+    """
+    out: list[Classification] = []
+    for stmt in split_statements(text):
+        c = _classify_one(stmt)
+        if c is not None:
+            out.append(c)
+    return out

@@ -1,0 +1,565 @@
+"""Structured session state: TTLs, scopes, the classifier hook and the promotion inbox.
+
+:class:`StateManager` is the feature module the engine holds as ``engine.state``. All state lives in
+the transcript as ``state`` events (see :mod:`neotask_tui.engine.state_model` for the payloads), so
+every read folds the current session's events — following the lineage back through compactions — and
+state at any point can be rebuilt from the transcript alone. Writes go through ``engine.append``
+(durable, fsynced). Long-term memory is only ever written from :meth:`StateManager.inbox_accept`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from neotask_tui import paths
+from neotask_tui.engine.classifier import classify
+from neotask_tui.engine.inbox import Candidate, Inbox, InboxEntry, InboxError, memory_bullet
+from neotask_tui.engine.redact import redact_secrets
+from neotask_tui.engine.state_model import (
+    LIST_FIELDS,
+    SCOPES,
+    WORKFLOW_FIELDS,
+    ScopeContext,
+    StateEntry,
+    StateFold,
+    admits,
+    fold,
+    parse_duration,
+    parse_time,
+    valid_field,
+)
+from neotask_tui.providers.base import ToolCall, ToolSpec
+from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.storage.events import Event
+
+__all__ = ["Notice", "StateError", "StateManager", "StateView"]
+
+RECENTLY_EXPIRED = timedelta(minutes=10)
+"""How long expired entries stay in :attr:`StateView.expired` (shown struck through)."""
+_LABELS = {
+    "current_goal": "Goal", "current_step": "Current step", "selected_entity": "Selected",
+    "temporary_preferences": "Preferences (this session)", "constraints": "Rules", "facts": "Stated facts",
+    "tool_results_summary": "Tool results", "blocked_by": "Blocked by", "open_questions": "Open questions",
+}
+_AFTER_EVENT = re.compile(r"^\s*(?:after\s+)?([A-Za-z][\w.\-]*)\s*(?:\+\s*(\S+(?:\s*\w+)?))?\s*$")
+
+
+class StateError(ValueError):
+    """A bad state request; the message is one line fit for the UI."""
+
+
+class EngineLike(Protocol):
+    """The slice of the engine facade the state module uses."""
+
+    def now(self) -> datetime: ...
+
+    def current_record(self, key: str) -> Any: ...
+
+    def events(self, key: str) -> list[Event]: ...
+
+    async def append(self, key: str, type: str, data: dict[str, Any]) -> Event: ...
+
+    def parse_key(self, key: str) -> Any: ...
+
+
+@dataclass(slots=True)
+class Notice:
+    """A short message for the UI about what the state module did."""
+
+    text: str
+    kind: str = "state"
+
+
+@dataclass(slots=True)
+class StateView:
+    """Session state as the UI and CLI see it.
+
+    Attributes:
+        key: Session key.
+        session_id: Current session id.
+        active: Active, in-scope entries (creation order).
+        expired: Entries that expired within :data:`RECENTLY_EXPIRED` (for strike-through).
+        session_expires_at: Session-level expiry time, if set and known.
+        session_expiry: The raw session-expiry spec (``after_event`` + ``delay`` before it fires).
+        fired: Named events fired in this session.
+    """
+
+    key: str
+    session_id: str
+    active: list[StateEntry]
+    expired: list[StateEntry]
+    session_expires_at: datetime | None = None
+    session_expiry: dict[str, Any] | None = None
+    fired: dict[str, datetime] = field(default_factory=dict)
+
+    def values(self, name: str) -> list[Any]:
+        """Values of the active entries of field ``name``."""
+        return [e.value for e in self.active if e.field == name]
+
+    def value(self, name: str) -> Any:
+        """Value of scalar field ``name`` (``None`` when unset)."""
+        vals = self.values(name)
+        return vals[-1] if vals else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (``neotask state KEY --json``)."""
+        return {
+            "key": self.key, "session_id": self.session_id,
+            "active": [e.to_dict() for e in self.active], "expired": [e.to_dict() for e in self.expired],
+            "session_expires_at": self.session_expires_at.isoformat() if self.session_expires_at else None,
+            "session_expiry": self.session_expiry,
+            "fired": {k: v.isoformat() for k, v in self.fired.items()},
+        }
+
+
+def _text(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+
+def _read_transcript(session_id: str) -> list[Event]:
+    """Events of an older session in the lineage (live or archived), skipping unreadable lines."""
+    for p in (paths.transcript_path(session_id), paths.archived_transcript_path(session_id)):
+        if p.exists():
+            out: list[Event] = []
+            for line in p.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    out.append(Event.from_dict(json.loads(line)))
+                except (ValueError, TypeError):
+                    continue
+            return out
+    return []
+
+
+class StateManager:
+    """Session state for every key of one engine (``engine.state``)."""
+
+    def __init__(self, engine: EngineLike) -> None:
+        """Bind to the engine facade; nothing is read until used."""
+        self.engine = engine
+        self._inbox_lock = asyncio.Lock()
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    def scope_context(self, key: str) -> ScopeContext:
+        """What ``key`` resolves to for scope checks (agent, chat, session, project, workspace)."""
+        rec = self.engine.current_record(key)
+        sk = self.engine.parse_key(key)
+        cfg = getattr(rec, "config", None) or {}
+        proj, ws = cfg.get("project"), cfg.get("workspace")
+        return ScopeContext(
+            key=key, agent=str(sk.agent_id), session_id=str(rec.session_id),
+            project=str(proj) if proj else None, workspace=str(ws) if ws else None,
+        )
+
+    def _session_events(self, session_id: str) -> list[Event]:
+        store = getattr(self.engine, "store", None)
+        if store is not None and hasattr(store, "events"):
+            try:
+                return list(store.events(session_id))
+            except (OSError, ValueError, LookupError):
+                return []
+        return _read_transcript(session_id)
+
+    def _lineage_state_events(self, events: list[Event], depth: int = 0) -> list[Event]:
+        """State events of the sessions this one continues (a compaction keeps the lineage)."""
+        if not events or depth > 64:
+            return []
+        head = events[0]
+        parent = head.data.get("parent_session_id")
+        if head.type != "session" or head.data.get("reason") != "compaction" or not parent:
+            return []
+        pev = self._session_events(str(parent))
+        return [*self._lineage_state_events(pev, depth + 1), *(e for e in pev if e.type == "state")]
+
+    def _fold(self, key: str, now: datetime | None = None) -> StateFold:
+        events = self.engine.events(key)
+        return fold([*self._lineage_state_events(events), *events], now or self.engine.now())
+
+    def get(self, key: str) -> StateView:
+        """Active in-scope entries plus recently expired ones for ``key``'s current session."""
+        now = self.engine.now()
+        st = self._fold(key, now)
+        ctx = self.scope_context(key)
+        return StateView(
+            key=key, session_id=ctx.session_id,
+            active=[e for e in st.active.values() if admits(e, ctx)],
+            expired=[e for e in st.expired if e.expired_at and now - e.expired_at <= RECENTLY_EXPIRED
+                     and admits(e, ctx)],
+            session_expires_at=st.session_expires_at(), session_expiry=st.session_expiry,
+            fired=dict(st.fired),
+        )
+
+    def audit(self, key: str) -> list[dict[str, Any]]:
+        """Everything that expired in this session (lineage), with why and when, oldest first."""
+        return [
+            {**e.to_dict(), "why": e.expired_reason,
+             "when": e.expired_at.isoformat() if e.expired_at else None}
+            for e in self._fold(key).expired
+        ]
+
+    def block(self, key: str) -> str:
+        """The compact "Current session:" block for the context ("" when nothing is active)."""
+        view = self.get(key)
+        if not view.active:
+            return ""
+        groups: dict[str, list[StateEntry]] = {}
+        for e in view.active:
+            label = _LABELS.get(e.field, e.field.replace("_", " ").capitalize())
+            if e.field == "constraints" and e.scope in ("project", "workspace"):
+                label = f"Rules ({e.scope} {e.scope_ref})" if e.scope_ref else f"Rules (this {e.scope})"
+            groups.setdefault(label, []).append(e)
+        lines = ["Current session:"]
+        for label, entries in groups.items():
+            parts = []
+            for e in entries:
+                hint = []
+                if e.until_event:
+                    hint.append(f"until {e.until_event}")
+                if e.expires_at:
+                    hint.append(f"until {e.expires_at.strftime('%Y-%m-%d %H:%M')}Z")
+                parts.append(_text(e.value) + (f" ({', '.join(hint)})" if hint else ""))
+            lines.append(f"- {label}: {'; '.join(parts)}.".replace("..", "."))
+        if view.session_expires_at:
+            lines.append(f"- Session state expires: {view.session_expires_at.isoformat(timespec='minutes')}.")
+        return "\n".join(lines)
+
+    # ---- writing -------------------------------------------------------------------------------
+
+    async def _append(self, key: str, data: dict[str, Any]) -> Event:
+        data = {**data, "at": self.engine.now().isoformat()}
+        return await self.engine.append(key, "state", data)
+
+    async def set(
+        self, key: str, field: str, value: Any, *, source: str = "user command", ttl: str | None = None,
+        until_event: str | None = None, scope: str | None = None, workflow: bool | None = None,
+    ) -> StateEntry:
+        """Set a scalar field or add an item to a list field.
+
+        Args:
+            key: Session key.
+            field: Typed field (``current_goal``...) or a custom key; ``expires_at`` sets the
+                session-level expiry instead.
+            value: New value (strings are secret-redacted); ``None``/"" clears the field.
+            source: ``"e:<id>"``, ``"user command"`` or ``"model tool"``.
+            ttl: Relative lifetime (``30m``, ``2h``, ``7d``).
+            until_event: Event name that ends the entry.
+            scope: One of :data:`SCOPES` (default ``session``).
+            workflow: Expire at workflow end (default: true for workflow fields).
+
+        Raises:
+            StateError: bad field, scope or TTL.
+        """
+        if not valid_field(field):
+            raise StateError(f"bad field name {field!r} (letters, digits, _ . -)")
+        if field == "expires_at":
+            await self.set_session_expiry(key, None if value in (None, "") else _text(value), source=source)
+            return StateEntry(id=0, field=field, value=value, source=source, set_at=self.engine.now())
+        if value is None or (isinstance(value, str) and not value.strip()):
+            await self.clear(key, field, source=source)
+            return StateEntry(id=0, field=field, value=None, source=source, set_at=self.engine.now())
+        scope = scope or "session"
+        if scope not in SCOPES:
+            raise StateError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+        now = self.engine.now()
+        expires = None
+        if ttl:
+            try:
+                expires = now + parse_duration(ttl)
+            except ValueError as e:
+                raise StateError(str(e)) from None
+        if until_event is not None and not valid_field(until_event):
+            raise StateError(f"bad event name {until_event!r}")
+        if isinstance(value, str):
+            value = redact_secrets(value.strip())
+        ctx = self.scope_context(key)
+        if field in LIST_FIELDS:
+            for old in self.get(key).active:
+                same = old.field == field and old.value == value and old.scope == scope
+                if same and not ttl and not until_event:
+                    return old  # the same item again: nothing new to record
+        data = {
+            "op": "add" if field in LIST_FIELDS else "set", "field": field, "value": value,
+            "scope": scope, "scope_ref": ctx.ref(scope), "agent": ctx.agent, "key": key, "ttl": ttl,
+            "expires_at": expires.isoformat() if expires else None, "until_event": until_event,
+            "workflow": field in WORKFLOW_FIELDS if workflow is None else workflow, "source": source,
+        }
+        ev = await self._append(key, data)
+        return StateEntry(
+            id=ev.id, field=field, value=value, source=source, set_at=now, scope=scope,
+            scope_ref=data["scope_ref"], agent=ctx.agent, key=key, ttl=ttl, expires_at=expires,
+            until_event=until_event, workflow=bool(data["workflow"]),
+        )
+
+    async def clear(
+        self, key: str, field: str, *, item: int | None = None, source: str = "user command",
+        reason: str | None = None,
+    ) -> int:
+        """Clear a field (or one item of a list field); returns how many entries expired.
+
+        Raises:
+            StateError: nothing active to clear.
+        """
+        if field == "expires_at":
+            if not self._fold(key).session_expiry:
+                raise StateError("no session expiry is set")
+            await self._append(key, {"op": "session_expiry", "expires_at": None, "after_event": None,
+                                     "source": source})
+            return 1
+        view = self.get(key)
+        hits = [e for e in view.active if e.field == field and (item is None or e.id == item)]
+        if not hits:
+            raise StateError(f"{field} is not set" if item is None else f"no active {field} item #{item}")
+        why = reason or ("manual: /state clear" if source == "user command" else f"cleared ({source})")
+        await self._append(key, {"op": "clear", "field": field, "item": item, "reason": why,
+                                 "source": source})
+        return len(hits)
+
+    async def set_goal(self, key: str, text: str, *, source: str = "user command") -> StateEntry:
+        """Set ``current_goal`` (workflow-bound: ``/done`` resolves it)."""
+        if not text.strip():
+            raise StateError("usage: /goal TEXT")
+        return await self.set(key, "current_goal", text, source=source)
+
+    async def add_pref(
+        self, key: str, text: str, for_: str | None = None, until_event: str | None = None,
+        *, source: str = "user command",
+    ) -> StateEntry:
+        """Add a temporary preference, optionally for a duration or until an event."""
+        if not text.strip():
+            raise StateError("usage: /pref TEXT [--for 2h|--until-event NAME]")
+        return await self.set(key, "temporary_preferences", text, source=source, ttl=for_,
+                              until_event=until_event)
+
+    async def add_open_question(self, key: str, text: str, *, source: str = "user command") -> StateEntry:
+        """Add an open question (workflow-bound)."""
+        if not text.strip():
+            raise StateError("the question is empty")
+        return await self.set(key, "open_questions", text, source=source)
+
+    async def resolve_open_question(
+        self, key: str, ref: str | int, *, answer: str | None = None, source: str = "user command",
+    ) -> StateEntry:
+        """Resolve an open question by entry id, 1-based position, or (unique) text fragment."""
+        qs = [e for e in self.get(key).active if e.field == "open_questions"]
+        hit: list[StateEntry] = []
+        s = str(ref).strip().lstrip("#")
+        if s.isdigit():
+            n = int(s)
+            hit = [e for e in qs if e.id == n] or ([qs[n - 1]] if 0 < n <= len(qs) else [])
+        if not hit:
+            hit = [e for e in qs if s and s.casefold() in _text(e.value).casefold()]
+        if len(hit) != 1:
+            raise StateError(f"no single open question matches {ref!r}" if qs
+                             else "there are no open questions")
+        why = f"resolved: {redact_secrets(answer)}" if answer else "resolved"
+        await self._append(key, {"op": "resolve", "field": "open_questions", "item": hit[0].id,
+                                 "reason": why, "source": source})
+        return hit[0]
+
+    async def fire_event(self, key: str, name: str, *, source: str = "user command") -> int:
+        """Fire a named event; returns how many entries it expired."""
+        if not valid_field(name):
+            raise StateError(f"bad event name {name!r}")
+        n = sum(1 for e in self.get(key).active if e.until_event == name)
+        await self._append(key, {"op": "fire", "name": name, "source": source})
+        return n
+
+    async def done(self, key: str, *, source: str = "user command") -> int:
+        """End the workflow: the goal is resolved and workflow-bound entries expire."""
+        n = sum(1 for e in self.get(key).active if e.workflow)
+        await self._append(key, {"op": "done", "reason": "workflow end: done", "source": source})
+        return n
+
+    async def set_session_expiry(
+        self, key: str, when: str | datetime | None, *, source: str = "user command",
+    ) -> dict[str, Any]:
+        """Set the session-level ``expires_at``.
+
+        Args:
+            key: Session key.
+            when: A datetime, an ISO timestamp, a duration from now (``7d``), an event plus a delay
+                (``ticket_closed + 7d``), or ``None`` to clear.
+
+        Raises:
+            StateError: ``when`` is none of those.
+        """
+        spec: dict[str, Any] = {"expires_at": None, "after_event": None, "delay": None}
+        if isinstance(when, datetime):
+            spec["expires_at"] = (when if when.tzinfo else parse_time(when.isoformat())).isoformat()
+        elif when:
+            try:
+                spec["expires_at"] = parse_time(when).isoformat()
+            except ValueError:
+                try:
+                    spec["expires_at"] = (self.engine.now() + parse_duration(when)).isoformat()
+                except ValueError:
+                    m = _AFTER_EVENT.match(when)
+                    if not m:
+                        raise StateError(f"bad expiry {when!r}: use ISO time, 7d, or EVENT + 7d") from None
+                    try:
+                        parse_duration(m.group(2) or "0s")
+                    except ValueError as e:
+                        raise StateError(str(e)) from None
+                    spec["after_event"], spec["delay"] = m.group(1), (m.group(2) or "0s").replace(" ", "")
+        await self._append(key, {"op": "session_expiry", **spec, "source": source})
+        return spec
+
+    # ---- engine hooks --------------------------------------------------------------------------
+
+    async def on_user_message(self, key: str, event: Event) -> list[Notice]:
+        """Run the classifier on a user message; record session entries and inbox candidates."""
+        notices: list[Notice] = []
+        ctx = self.scope_context(key)
+        for c in classify(event.content):
+            if c.session_entry and c.field and c.value:
+                e = await self.set(key, c.field, c.value, source=f"e:{event.id}", ttl=c.ttl,
+                                   until_event=c.until_event, scope=c.scope)
+                label = _LABELS.get(e.field, e.field)
+                if e.scope != "session":
+                    label = f"{label} ({e.scope} {e.scope_ref or ''})".replace(" )", ")")
+                extra = f" for {c.ttl}" if c.ttl else f" until {c.until_event}" if c.until_event else ""
+                notices.append(Notice(f"{label}: {_text(e.value)}{extra}"))
+            if c.candidate and c.candidate_scope:
+                cand = Candidate(
+                    text=c.text, scope=c.candidate_scope, reason=c.reason, origin="classifier",
+                    source_ids=[event.id], session_id=ctx.session_id, key=key,
+                    scope_ref=ctx.ref(c.candidate_scope), explicit=True,
+                    created_at=self.engine.now().isoformat(),
+                )
+                entry = await self.inbox_add(ctx.agent, cand)
+                if entry is not None:
+                    notices.append(Notice(
+                        f"Proposed for long-term memory (inbox #{entry.n}, {entry.scope}): {entry.text} "
+                        f"— /inbox accept {entry.n} or /inbox reject {entry.n}", "inbox",
+                    ))
+        return notices
+
+    async def on_reset(self, key: str, old_session_id: str) -> None:
+        """Manual ``/reset``: everything expires with reason "manual reset" (recorded for the audit)."""
+        ctx = self.scope_context(key)
+        if ctx.session_id == old_session_id:
+            await self._append(key, {"op": "reset", "reason": "manual reset", "source": "user command"})
+            return
+        old = self._session_events(old_session_id)
+        st = fold([*self._lineage_state_events(old), *old], self.engine.now())
+        if st.active:
+            await self._append(key, {
+                "op": "reset", "reason": "manual reset", "from_session": old_session_id,
+                "expired": [e.to_dict() for e in st.active.values()], "source": "user command",
+            })
+
+    async def on_scope_change(self, key: str, old_config: dict[str, Any], new_config: dict[str, Any]) -> None:
+        """A project/workspace switch drops the entries bound to the old one."""
+        changes = {
+            dim: [old_config.get(dim), new_config.get(dim)]
+            for dim in ("project", "workspace") if old_config.get(dim) != new_config.get(dim)
+        }
+        if changes:
+            await self._append(key, {"op": "scope_change", "changes": changes, "source": "scope change"})
+
+    def tools(self) -> list[ToolSpec]:
+        """The model-facing state tools (JSON-schema parameters)."""
+        from neotask_tui.engine.state_tools import tool_specs
+
+        return tool_specs()
+
+    async def handle_tool(self, key: str, call: ToolCall) -> str | None:
+        """Execute one of the state tools; ``None`` if ``call`` is not one of them."""
+        from neotask_tui.engine.state_tools import handle_tool
+
+        return await handle_tool(self, key, call)
+
+    def candidates_from_events(self, key: str, events: list[Event]) -> list[Candidate]:
+        """Durable-looking statements in user messages → inbox candidates (compaction's flush).
+
+        The candidates are also proposed to the agent's inbox right away (deduplicated; rejected
+        texts are skipped), because the compactor's flush is synchronous and only asks for the
+        list. Calling :meth:`inbox_add` with them again is harmless.
+        """
+        ctx = self.scope_context(key)
+        out: list[Candidate] = []
+        for ev in events:
+            if ev.type != "message" or ev.role != "user":
+                continue
+            for c in classify(ev.content):
+                if c.candidate and c.candidate_scope:
+                    out.append(Candidate(
+                        text=c.text, scope=c.candidate_scope, reason=f"memory flush: {c.reason}",
+                        origin="compaction", source_ids=[ev.id], session_id=ctx.session_id, key=key,
+                        scope_ref=ctx.ref(c.candidate_scope), explicit=True,
+                        created_at=self.engine.now().isoformat(),
+                    ))
+        inbox = Inbox(ctx.agent)
+        for cand in out:
+            inbox.add(cand)
+        return out
+
+    # ---- inbox ---------------------------------------------------------------------------------
+
+    async def inbox_add(self, agent_id: str, candidate: Candidate) -> InboxEntry | None:
+        """Store a candidate (redacted, criteria checked); ``None`` if rejected before or a duplicate."""
+        if not candidate.created_at:
+            candidate.created_at = self.engine.now().isoformat()
+        async with self._inbox_lock:
+            return await asyncio.to_thread(Inbox(agent_id).add, candidate)
+
+    async def inbox_list(self, agent_id: str, status: str | None = "pending") -> list[InboxEntry]:
+        """Inbox entries (pending by default; ``status=None`` for all)."""
+        return await asyncio.to_thread(Inbox(agent_id).entries, status)
+
+    async def inbox_edit(self, agent_id: str, n: int, text: str) -> InboxEntry:
+        """Replace the text of pending entry ``n``."""
+        async with self._inbox_lock:
+            return await asyncio.to_thread(Inbox(agent_id).edit, n, text)
+
+    async def inbox_reject(self, agent_id: str, n: int) -> InboxEntry:
+        """Reject entry ``n``; the same text is never proposed again."""
+        async with self._inbox_lock:
+            return await asyncio.to_thread(Inbox(agent_id).reject, n, self.engine.now().isoformat())
+
+    async def inbox_accept(self, agent_id: str, n: int, scope: str | None = None) -> InboxEntry:
+        """Accept entry ``n``: write it to long-term memory with source and timestamp.
+
+        Uses ``engine.memory`` (the memory service) when present; otherwise appends the entry to
+        ``workspace_dir(agent_id)/MEMORY.md`` directly, in the memory service's bullet format.
+
+        Raises:
+            InboxError: unknown/decided entry, secrets, or a scope that is not long-term.
+        """
+        async with self._inbox_lock:
+            inbox = Inbox(agent_id)
+            e = await asyncio.to_thread(inbox.check_acceptable, n, scope)
+            final = scope or e.scope
+            bound = e.scope_ref and final in ("project", "workspace")
+            scope_label = f"{final}:{e.scope_ref}" if bound else final
+            ids = ",".join(f"e:{i}" for i in e.source_ids)
+            src = f"inbox #{e.n} ({e.origin}; {ids or 'no events'}; session {e.session_id or '-'})"
+            now = self.engine.now()
+            getter = getattr(self.engine, "get_memory", None)
+            memory = await getter() if callable(getter) else getattr(self.engine, "memory", None)
+            if memory is not None:
+                await asyncio.to_thread(memory.add, agent_id, e.text, file="MEMORY.md", source=src,
+                                        scope=scope_label)
+                where = "memory service: MEMORY.md"
+            else:
+                await asyncio.to_thread(self._append_memory_md, agent_id,
+                                        memory_bullet(e.text, source=src, at=now, scope=scope_label))
+                where = "MEMORY.md (written directly; memory service unavailable)"
+            return await asyncio.to_thread(inbox.mark_accepted, n, scope=scope, at=now.isoformat(),
+                                           memory=where)
+
+    @staticmethod
+    def _append_memory_md(agent_id: str, line: str) -> None:
+        path = paths.workspace_dir(agent_id) / "MEMORY.md"
+        old = path.read_text(encoding="utf-8") if path.exists() else "# Memory\n\n"
+        if old and not old.endswith("\n"):
+            old += "\n"
+        atomic_write_text(path, old + line + "\n")
+
+
+__all__ += ["Candidate", "InboxEntry", "InboxError"]

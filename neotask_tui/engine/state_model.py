@@ -1,0 +1,329 @@
+"""The session-state model: entries, scopes, TTLs, and the fold that rebuilds state from events.
+
+Every change to session state is a ``state`` event in the transcript; :func:`fold` replays those
+events (plus the clock) into a :class:`StateFold` — the active entries and everything that expired,
+with why and when. Nothing else is authoritative, so state at any point in time is
+``fold(events_up_to_t, now=t)`` and state survives restarts because the transcript does.
+
+``state`` event payloads (``data`` of the transcript line; ``at`` is the engine clock at write time,
+``source`` is ``"e:<id>"``, ``"user command"`` or ``"model tool"``):
+
+- ``set`` — scalar field: ``field``, ``value``, ``scope``, ``scope_ref``, ``agent``, ``key``, ``ttl``,
+  ``expires_at``, ``until_event``, ``workflow``. Replaces the field's active entry (audit: "replaced").
+- ``add`` — list field item (``temporary_preferences``, ``open_questions``, ``constraints``, ``facts``):
+  same keys as ``set``; the item's id is the event id.
+- ``clear`` — ``field`` and optional ``item`` (entry id); ``reason``.
+- ``resolve`` — an open question answered: ``item``, ``reason``.
+- ``fire`` — a named event happened (``name``): entries with ``until_event == name`` expire.
+- ``done`` — workflow end: workflow-bound entries expire and the goal is resolved.
+- ``scope_change`` — ``changes`` = ``{"project": [old, new], ...}``: entries bound to the old
+  project/workspace expire.
+- ``reset`` — manual reset: everything expires; in a fresh session ``expired`` lists the entries of
+  the previous session (``from_session``) so the audit shows what the reset cleared.
+- ``session_expiry`` — ``expires_at`` (absolute) or ``after_event`` + ``delay`` ("ticket_closed + 7d");
+  both ``None`` clears it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from neotask_tui.storage.events import Event
+
+SCOPES = ("session", "chat", "agent", "workspace", "project", "user", "team", "org")
+"""Scopes from narrowest to widest."""
+SCALAR_FIELDS = ("current_goal", "current_step", "selected_entity", "tool_results_summary", "blocked_by")
+LIST_FIELDS = ("temporary_preferences", "open_questions", "constraints", "facts")
+TYPED_FIELDS = (*SCALAR_FIELDS, *LIST_FIELDS, "expires_at")
+WORKFLOW_FIELDS = frozenset(
+    {"current_goal", "current_step", "selected_entity", "tool_results_summary", "blocked_by",
+     "open_questions"}
+)
+"""Fields bound to the current workflow by default: they expire on ``/done``."""
+
+_FIELD_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]{0,63}$")
+_DUR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day|w|week)s?\s*$", re.I)
+_UNIT = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400,
+         "w": 604800, "week": 604800}
+
+
+def parse_duration(text: str) -> timedelta:
+    """Parse a relative duration such as ``90s``, ``30m``, ``2h``, ``7d``, ``1w``.
+
+    Raises:
+        ValueError: if ``text`` is not a duration.
+    """
+    m = _DUR_RE.match(text or "")
+    if not m:
+        raise ValueError(f"not a duration: {text!r} (use e.g. 30m, 2h, 7d)")
+    return timedelta(seconds=float(m.group(1)) * _UNIT[m.group(2).lower()])
+
+
+def parse_time(text: str) -> datetime:
+    """Parse an ISO-8601 timestamp; a naive one is taken as UTC.
+
+    Raises:
+        ValueError: if ``text`` is not ISO-8601.
+    """
+    dt = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def valid_field(name: str) -> bool:
+    """Whether ``name`` is a usable state field name (typed or custom)."""
+    return bool(_FIELD_RE.match(name))
+
+
+@dataclass(slots=True)
+class ScopeContext:
+    """What the current session key resolves to, for scope checks.
+
+    Attributes:
+        key: The full session key (chat scope).
+        agent: Agent id.
+        session_id: Current session id.
+        project: The session's ``project`` config value, if any.
+        workspace: The session's ``workspace`` config value, if any.
+    """
+
+    key: str
+    agent: str
+    session_id: str
+    project: str | None = None
+    workspace: str | None = None
+
+    def ref(self, scope: str) -> str | None:
+        """The reference an entry of ``scope`` is bound to in this context."""
+        return {
+            "session": self.session_id, "chat": self.key, "agent": self.agent,
+            "workspace": self.workspace, "project": self.project,
+        }.get(scope)
+
+
+@dataclass(slots=True)
+class StateEntry:
+    """One session-state entry (a scalar field value or one item of a list field).
+
+    Attributes:
+        id: Id of the ``state`` event that created it.
+        field: Field name.
+        value: The value (JSON-able).
+        source: ``"e:<id>"`` of the message it came from, ``"user command"`` or ``"model tool"``.
+        set_at: When it was set (engine clock).
+        scope: One of :data:`SCOPES`.
+        scope_ref: What the scope is bound to (project name, agent id, key...).
+        agent: Agent id of the key that set it.
+        key: Session key that set it.
+        ttl: Relative TTL as given (``"2h"``), if any.
+        expires_at: Absolute expiry time, if any.
+        until_event: Event name that ends it, if any.
+        workflow: Expires at workflow end (``/done``).
+        expired_at: When it stopped applying (``None`` while active).
+        expired_reason: Why it stopped applying.
+    """
+
+    id: int
+    field: str
+    value: Any
+    source: str
+    set_at: datetime
+    scope: str = "session"
+    scope_ref: str | None = None
+    agent: str = ""
+    key: str = ""
+    ttl: str | None = None
+    expires_at: datetime | None = None
+    until_event: str | None = None
+    workflow: bool = False
+    expired_at: datetime | None = None
+    expired_reason: str | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether the entry still applies."""
+        return self.expired_at is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (CLI ``--json``, reset records)."""
+        return {
+            "id": self.id, "field": self.field, "value": self.value, "source": self.source,
+            "set_at": self.set_at.isoformat(), "scope": self.scope, "scope_ref": self.scope_ref,
+            "agent": self.agent, "key": self.key, "ttl": self.ttl,
+            "expires_at": self.expires_at.isoformat() if self.expires_at else None,
+            "until_event": self.until_event, "workflow": self.workflow,
+            "expired_at": self.expired_at.isoformat() if self.expired_at else None,
+            "expired_reason": self.expired_reason,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> StateEntry:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            id=int(d["id"]), field=str(d["field"]), value=d.get("value"), source=str(d.get("source", "")),
+            set_at=parse_time(d["set_at"]), scope=str(d.get("scope") or "session"),
+            scope_ref=d.get("scope_ref"), agent=str(d.get("agent") or ""), key=str(d.get("key") or ""),
+            ttl=d.get("ttl"), expires_at=parse_time(d["expires_at"]) if d.get("expires_at") else None,
+            until_event=d.get("until_event"), workflow=bool(d.get("workflow")),
+            expired_at=parse_time(d["expired_at"]) if d.get("expired_at") else None,
+            expired_reason=d.get("expired_reason"),
+        )
+
+
+def admits(entry: StateEntry, ctx: ScopeContext) -> bool:
+    """Whether ``entry`` may enter the context of ``ctx``.
+
+    Agent isolation is absolute: another agent's entry is never admitted, whatever its scope.
+    Session/chat entries need the same key; workspace/project entries the same workspace/project;
+    user/team/org entries only the same agent (they are not bound to anything narrower).
+    """
+    if entry.agent and entry.agent != ctx.agent:
+        return False
+    if entry.scope in ("session", "chat"):
+        return not entry.key or entry.key == ctx.key
+    if entry.scope in ("workspace", "project"):
+        return entry.scope_ref == ctx.ref(entry.scope)
+    return entry.scope in SCOPES
+
+
+def _event_time(ev: Event) -> datetime:
+    at = ev.data.get("at")
+    try:
+        return parse_time(at if isinstance(at, str) else ev.ts)
+    except ValueError:
+        return parse_time(ev.ts)
+
+
+@dataclass
+class StateFold:
+    """State rebuilt from ``state`` events.
+
+    Attributes:
+        active: Active entries by id, in creation order.
+        expired: Expired entries in expiry order (the audit log).
+        fired: Named events fired so far → when.
+        session_expiry: The session-level expiry spec, if any.
+        done_at: When the workflow last ended (``/done``), if ever.
+    """
+
+    active: dict[int, StateEntry] = field(default_factory=dict)
+    expired: list[StateEntry] = field(default_factory=list)
+    fired: dict[str, datetime] = field(default_factory=dict)
+    session_expiry: dict[str, Any] | None = None
+    done_at: datetime | None = None
+
+    def session_expires_at(self) -> datetime | None:
+        """The session-level expiry time, if known (``after_event`` specs resolve once fired)."""
+        spec = self.session_expiry
+        if not spec:
+            return None
+        if spec.get("expires_at"):
+            return parse_time(spec["expires_at"])
+        ev = spec.get("after_event")
+        if ev and ev in self.fired:
+            return self.fired[ev] + parse_duration(spec.get("delay") or "0s")
+        return None
+
+    def _expire(self, entry: StateEntry, at: datetime, reason: str) -> None:
+        if self.active.pop(entry.id, None) is None:
+            return
+        entry.expired_at = at
+        entry.expired_reason = reason
+        self.expired.append(entry)
+
+    def advance(self, now: datetime) -> None:
+        """Expire everything whose time has come by ``now`` (TTLs, then the session expiry)."""
+        sess = self.session_expires_at()
+        due = sorted(
+            (e for e in self.active.values() if e.expires_at is not None and e.expires_at <= now
+             and (sess is None or e.expires_at <= sess)),
+            key=lambda e: (e.expires_at or now, e.id),
+        )
+        for e in due:
+            assert e.expires_at is not None
+            why = f"time: ttl {e.ttl} elapsed" if e.ttl else "time: expires_at reached"
+            self._expire(e, e.expires_at, why)
+        if sess is not None and sess <= now:
+            spec = self.session_expiry or {}
+            label = spec.get("expires_at") or f"{spec.get('after_event')} + {spec.get('delay')}"
+            for e in list(self.active.values()):
+                self._expire(e, sess, f"session expired ({label})")
+            self.session_expiry = None
+
+    def apply(self, ev: Event) -> None:
+        """Apply one ``state`` event (other event types are ignored)."""
+        if ev.type != "state":
+            return
+        d = ev.data
+        at = _event_time(ev)
+        op = d.get("op")
+        fld = d.get("field")
+        if op in ("set", "add") and isinstance(fld, str):
+            if op == "set":
+                for e in [e for e in self.active.values() if e.field == fld]:
+                    self._expire(e, at, f"replaced by e:{ev.id}")
+            exp = d.get("expires_at")
+            self.active[ev.id] = StateEntry(
+                id=ev.id, field=fld, value=d.get("value"), source=str(d.get("source") or ""),
+                set_at=at, scope=str(d.get("scope") or "session"), scope_ref=d.get("scope_ref"),
+                agent=str(d.get("agent") or ""), key=str(d.get("key") or ""), ttl=d.get("ttl"),
+                expires_at=parse_time(exp) if isinstance(exp, str) else None,
+                until_event=d.get("until_event"), workflow=bool(d.get("workflow")),
+            )
+        elif op in ("clear", "resolve"):
+            item = d.get("item")
+            reason = str(d.get("reason") or ("resolved" if op == "resolve" else "manual: cleared"))
+            for e in list(self.active.values()):
+                if (item is not None and e.id == item) or (item is None and e.field == fld):
+                    self._expire(e, at, reason)
+        elif op == "fire" and isinstance(d.get("name"), str):
+            name = d["name"]
+            self.fired[name] = at
+            for e in [e for e in self.active.values() if e.until_event == name]:
+                self._expire(e, at, f"event: {name}")
+        elif op == "done":
+            self.done_at = at
+            for e in [e for e in self.active.values() if e.workflow]:
+                self._expire(e, at, str(d.get("reason") or "workflow end: done"))
+        elif op == "scope_change" and isinstance(d.get("changes"), dict):
+            for dim, pair in d["changes"].items():
+                old, new = [*pair, None, None][:2] if isinstance(pair, list) else (None, None)
+                for e in [e for e in self.active.values() if e.scope == dim and e.scope_ref != new]:
+                    self._expire(e, at, f"scope change: {dim} {old or '-'} → {new or '-'}")
+        elif op == "reset":
+            reason = str(d.get("reason") or "manual reset")
+            for e in list(self.active.values()):
+                self._expire(e, at, reason)
+            for raw in d.get("expired") or []:
+                try:
+                    e = StateEntry.from_dict(raw)
+                except (KeyError, TypeError, ValueError):
+                    continue
+                e.expired_at, e.expired_reason = at, reason
+                self.expired.append(e)
+            self.session_expiry = None
+        elif op == "session_expiry":
+            if d.get("expires_at") or d.get("after_event"):
+                self.session_expiry = {k: d.get(k) for k in ("expires_at", "after_event", "delay")}
+            else:
+                self.session_expiry = None
+
+
+def fold(events: list[Event], now: datetime) -> StateFold:
+    """Rebuild state from transcript events as of ``now``.
+
+    Time-based expiries are applied in order between events, so an entry whose TTL ran out before
+    a later event is audited with its TTL as the reason, not with whatever came later.
+    """
+    st = StateFold()
+    seen: set[int] = set()
+    for ev in events:
+        if ev.type != "state" or ev.id in seen:
+            continue
+        seen.add(ev.id)
+        st.advance(_event_time(ev))
+        st.apply(ev)
+    st.advance(now)
+    return st

@@ -1,0 +1,190 @@
+"""Model-facing tools for session state and memory proposals.
+
+``update_session_state``, ``add_open_question``, ``resolve_open_question``, ``fire_event`` and
+``propose_memory``. Results are short, human-readable strings; a bad call returns an ``error: ...``
+result (never raises) so the model can correct itself. The engine records the call and the result
+in the transcript; each state change is also its own ``state`` event with source ``"model tool"``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from neotask_tui.engine.inbox import LONG_TERM_SCOPES, Candidate, InboxError
+from neotask_tui.engine.state_model import SCOPES
+from neotask_tui.providers.base import ToolCall, ToolSpec
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.state import StateManager
+
+SOURCE = "model tool"
+TOOL_NAMES = frozenset(
+    {"update_session_state", "add_open_question", "resolve_open_question", "fire_event", "propose_memory"}
+)
+
+
+def tool_specs() -> list[ToolSpec]:
+    """The tool specs (JSON schema) offered to providers with tool calling."""
+    return [
+        ToolSpec(
+            name="update_session_state",
+            description=(
+                "Set or clear one field of the current session's structured state (temporary, "
+                "expires with the session/workflow). Fields: current_goal, current_step, "
+                "selected_entity, tool_results_summary, blocked_by, temporary_preferences (adds an "
+                "item), expires_at (session expiry: ISO time, '7d' or 'EVENT + 7d'), or a custom key. "
+                "Pass an empty value to clear. Never put secrets here."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {
+                    "field": {"type": "string", "description": "Field name, e.g. current_step."},
+                    "value": {"type": "string", "description": "New value; empty string clears the field."},
+                    "ttl": {"type": "string", "description": "Optional lifetime, e.g. 30m, 2h, 7d."},
+                    "until_event": {"type": "string", "description": "Optional event that ends it."},
+                    "scope": {"type": "string", "enum": list(SCOPES[:5]),
+                              "description": "session (default), chat, agent, workspace or project."},
+                    "goal_resolved": {"type": "boolean",
+                                      "description": "True when the goal is achieved (ends the workflow)."},
+                },
+                "required": ["field"],
+                "additionalProperties": False,
+            },
+        ),
+        ToolSpec(
+            name="add_open_question",
+            description="Record a question that must be answered before the task can continue.",
+            parameters={
+                "type": "object",
+                "properties": {"question": {"type": "string"}},
+                "required": ["question"],
+                "additionalProperties": False,
+            },
+        ),
+        ToolSpec(
+            name="resolve_open_question",
+            description="Mark an open question answered (by its list number or a fragment of its text).",
+            parameters={
+                "type": "object",
+                "properties": {
+                    "question": {"type": "string", "description": "Number (1-based) or text fragment."},
+                    "answer": {"type": "string", "description": "Short answer, optional."},
+                },
+                "required": ["question"],
+                "additionalProperties": False,
+            },
+        ),
+        ToolSpec(
+            name="fire_event",
+            description=(
+                "Signal that a workflow event happened (e.g. checkout_paid, ticket_closed); session "
+                "entries bound to it expire. Use 'done' when the whole task is finished."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {"name": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_.-]*$"}},
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+        ),
+        ToolSpec(
+            name="propose_memory",
+            description=(
+                "Propose a lasting fact or preference for long-term memory. It is NOT saved: the user "
+                "reviews it in the inbox. Only for things the user stated as lasting; never secrets."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string"},
+                    "scope": {"type": "string", "enum": list(LONG_TERM_SCOPES)},
+                    "reason": {"type": "string", "description": "Why this will be useful later."},
+                },
+                "required": ["text", "scope"],
+                "additionalProperties": False,
+            },
+        ),
+    ]
+
+
+def _str(args: dict[str, Any], name: str) -> str | None:
+    v = args.get(name)
+    if v is None:
+        return None
+    return v if isinstance(v, str) else str(v)
+
+
+async def handle_tool(mgr: StateManager, key: str, call: ToolCall) -> str | None:
+    """Run ``call`` if it is a state tool.
+
+    Returns:
+        The result text (``error: ...`` on bad arguments), or ``None`` when the tool is not ours.
+    """
+    if call.name not in TOOL_NAMES:
+        return None
+    args = call.arguments if isinstance(call.arguments, dict) else {}
+    from neotask_tui.engine.state import StateError
+
+    try:
+        return await _dispatch(mgr, key, call.name, args)
+    except (StateError, InboxError, ValueError) as e:
+        return f"error: {e}"
+
+
+async def _dispatch(mgr: StateManager, key: str, name: str, args: dict[str, Any]) -> str:
+    if name == "update_session_state":
+        field = (_str(args, "field") or "").strip()
+        out: list[str] = []
+        if field:
+            value = _str(args, "value")
+            if field == "current_goal" and args.get("goal_resolved") and not value:
+                pass  # resolving the goal below is the whole request
+            elif not value:
+                n = await mgr.clear(key, field, source=SOURCE)
+                out.append(f"cleared {field} ({n})")
+            else:
+                e = await mgr.set(key, field, value, source=SOURCE, ttl=_str(args, "ttl"),
+                                  until_event=_str(args, "until_event"), scope=_str(args, "scope"))
+                out.append(f"{field} = {e.value!r}" + (f" (scope {e.scope})" if e.scope != "session" else ""))
+        if args.get("goal_resolved"):
+            n = await mgr.done(key, source=SOURCE)
+            out.append(f"goal resolved; workflow ended ({n} entries expired)")
+        if not out:
+            return "error: give a field (and a value to set, empty to clear)"
+        return "ok: " + "; ".join(out)
+    if name == "add_open_question":
+        e = await mgr.add_open_question(key, _str(args, "question") or "", source=SOURCE)
+        return f"ok: open question #{e.id} recorded"
+    if name == "resolve_open_question":
+        e = await mgr.resolve_open_question(key, _str(args, "question") or "", answer=_str(args, "answer"),
+                                            source=SOURCE)
+        return f"ok: resolved {e.value!r}"
+    if name == "fire_event":
+        ev = (_str(args, "name") or "").strip()
+        if ev in ("done", "workflow_done"):
+            n = await mgr.done(key, source=SOURCE)
+            return f"ok: workflow ended ({n} entries expired)"
+        n = await mgr.fire_event(key, ev, source=SOURCE)
+        return f"ok: event {ev} fired ({n} entries expired)"
+    # propose_memory
+    ctx = mgr.scope_context(key)
+    scope = _str(args, "scope") or "user"
+    if scope not in LONG_TERM_SCOPES:
+        return f"error: scope must be one of {', '.join(LONG_TERM_SCOPES)}"
+    text = (_str(args, "text") or "").strip()
+    if not text:
+        return "error: text is empty"
+    events = mgr.engine.events(key)
+    last_user = next((e.id for e in reversed(events) if e.type == "message" and e.role == "user"), None)
+    cand = Candidate(
+        text=text, scope=scope, reason=_str(args, "reason") or "proposed by the model", origin="model",
+        source_ids=[last_user] if last_user is not None else [], session_id=ctx.session_id, key=key,
+        scope_ref=ctx.ref(scope), created_at=mgr.engine.now().isoformat(),
+    )
+    entry = await mgr.inbox_add(ctx.agent, cand)
+    if entry is None:
+        return "ok: not proposed (already in the inbox or previously rejected by the user)"
+    return f"ok: proposed as inbox #{entry.n}; the user decides whether it is saved"
+
+
+__all__ = ["TOOL_NAMES", "handle_tool", "tool_specs"]

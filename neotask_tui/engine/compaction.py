@@ -262,8 +262,8 @@ class Compactor:
                     prompt = build_summary_prompt(chunk, instructions, prev_text)
                     out = await self._ask(provider, prompt)
                     parsed = parse_summary(out, valid_ids=valid, attribute=attributor(chunk))
-                    if not parsed.lines:
-                        return extractive("the model returned no usable summary")
+                    if not parsed.lines or not parsed.headings:
+                        return extractive("the model's reply was not in the summary shape")
                     issues.extend(parsed.issues)
                     prev_text = parsed.render()
         except TimeoutError:

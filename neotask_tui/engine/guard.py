@@ -66,6 +66,11 @@ DECISION_RE = re.compile(
     r"|(?<!\w)давай|(?<!\w)решил|(?<!\w)будем(?!\w)|(?<!\w)выбрал|(?<!\w)остановимся",
     re.IGNORECASE,
 )
+_ASSISTANT_DECISION_RE = re.compile(
+    r"\bwe'?ll use\b|\bwe will use\b|\bdecided\b|\bgo(?:ing)? with\b|\bagreed\b|\bsettled on\b"
+    r"|\bswitch(?:ed|ing)? to\b|(?<!\w)решили|(?<!\w)выбрали|(?<!\w)остановимся",
+    re.IGNORECASE,
+)
 ASK_RE = re.compile(
     r"\bplease\b|\bcan you\b|\bcould you\b|\bwould you\b|\bi need you\b|\bi want you\b|\bmake\b|\badd\b"
     r"|\bwrite\b|\bfix\b|\bimplement\b|\bcreate\b|\bremind me\b|(?<!\w)пожалуйста|(?<!\w)сделай"
@@ -187,7 +192,9 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
                     _merge(items, "assumption", s, ev.id)
                 elif ASK_RE.search(s):
                     _merge(items, "ask", s, ev.id)
-            elif role == "assistant" and DECISION_RE.search(s) and not s.endswith("?"):
+            elif role == "assistant" and _ASSISTANT_DECISION_RE.search(s) and not (
+                s.endswith("?") or ASSUME_RE.search(s)
+            ):
                 _merge(items, "decision", f"assistant: {s}", ev.id)
     return list(items.values())
 

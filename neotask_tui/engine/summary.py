@@ -94,6 +94,8 @@ class Summary:
 
     lines: list[SummaryLine] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
+    headings: int = 0
+    """How many known section headings the parsed text had (0 = not in the summary shape)."""
 
     def section(self, name: str) -> list[SummaryLine]:
         """Lines of one section, in order."""
@@ -167,6 +169,7 @@ def parse_summary(
                 canon = _canonical_section(m.group("name"))
                 if canon:
                     section, unknown = canon, None
+                    summary.headings += 1
                     continue
                 if line.startswith(("#", "**", "__")) or line.endswith(":"):
                     section, unknown = "Decisions", m.group("name").strip()

@@ -1,0 +1,333 @@
+"""Compaction through the real Engine, real files and the scripted provider."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neotask_tui import paths
+from neotask_tui.config import Settings
+from neotask_tui.engine.api import Engine
+from neotask_tui.engine.events import Compacted, EngineEvent, TurnDone
+from neotask_tui.errors import UserError
+from neotask_tui.providers.scripted import ScriptedProvider
+
+KEY = "agent:main:tui:default"
+
+CONVERSATION = [
+    ("I want to fix the CSV importer in src/importer/csv_reader.py. Do not use Redis.", "Sure, let's look."),
+    ("The workspace is acme-prod and the ticket is ABC-123.", "Noted ABC-123."),
+    ("Never change the public API of make_app().", "Understood."),
+    ("Maybe the problem is the timezone.", "Possibly; we will check."),
+    ("We decided to split files into batches of 5000 rows.", "Good, batches of 5000."),
+    ("Can you write the batch splitter now?", "Here is a splitter sketch."),
+    ("Thanks. Also check https://example.com/docs/import for limits.", "The limit is 10000 rows."),
+    ("OK, go on with tests next.", "Writing tests."),
+]
+
+
+class Clock:
+    """A controllable clock for the engine."""
+
+    def __init__(self) -> None:
+        self.t = datetime(2025, 3, 1, 10, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.t += timedelta(seconds=1)
+        return self.t
+
+
+def make_settings(window: int = 4000) -> Settings:
+    s = Settings()
+    s.memory.enabled = False
+    s.session.daily_reset_hour = -1
+    s.context.window_tokens = window
+    s.compaction.keep_recent_tokens = 60
+    s.compaction.rebuild_every = 0
+    s.compaction.timeout_seconds = 5
+    return s
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[Engine]:
+    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    yield eng
+    await eng.aclose()
+
+
+def scripted(eng: Engine) -> ScriptedProvider:
+    prov = eng.provider
+    assert isinstance(prov, ScriptedProvider)
+    return prov
+
+
+async def turn(eng: Engine, text: str) -> list[EngineEvent]:
+    return [e async for e in eng.send(text, KEY)]
+
+
+async def chat(eng: Engine, pairs: list[tuple[str, str]] = CONVERSATION) -> None:
+    for user, reply in pairs:
+        scripted(eng).queue(reply)
+        out = await turn(eng, user)
+        assert any(isinstance(e, TurnDone) for e in out)
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+MODEL_SUMMARY = """## Goal
+- Fix the CSV importer [e:1]
+## Constraints and rules
+- Use Redis for the importer [e:1]
+## Decisions
+- Split files into batches [e:13]
+"""
+
+
+async def test_manual_compaction_with_instructions_archives_links_and_guards(engine: Engine) -> None:
+    await chat(engine)
+    old = engine.current_record(KEY)
+    old_id = old.session_id
+    scripted(engine).queue(MODEL_SUMMARY)
+    res = await engine.compact(KEY, instructions="focus on the batch size")
+    # The instructions reached the model prompt.
+    prompt = scripted(engine).calls[-1]
+    assert "focus on the batch size" in prompt[-1].content
+    assert "[e:2] user: I want to fix the CSV importer" in prompt[-1].content
+    new = engine.current_record(KEY)
+    assert res.new_session_id == new.session_id != old_id
+    assert new.parent_session_id == old_id
+    assert new.compaction_count == 1
+    assert not res.fallback and res.model == "scripted"
+    # Guard: the inverted negation is removed, the verbatim one and the identifiers are back.
+    kinds = {(r["kind"], r["text"]) for r in res.repaired}
+    assert ("inverted", "Use Redis for the importer") in kinds
+    assert ("constraint", "Do not use Redis.") in kinds
+    for ident in ("src/importer/csv_reader.py", "ABC-123", "make_app()", "5000"):
+        assert f"`{ident}`" in res.summary
+    assert "Use Redis for the importer" not in res.summary
+    # The new transcript: header, compaction record, kept messages with their original ids.
+    evs = engine.events(KEY)
+    assert [e.type for e in evs[:2]] == ["session", "compaction"]
+    rec = evs[1].data
+    assert rec["source_session_id"] == old_id and rec["instructions"] == "focus on the batch size"
+    assert rec["first_kept_id"] == res.first_kept_id == evs[2].id
+    assert rec["tokens_before"] > 0 and rec["tokens_after"] > 0
+    assert rec["model"] == "scripted" and rec["repaired"] and rec["cited"]
+    old_evs = {e.id: e for e in engine.store.events(old_id)}
+    for e in evs[2:]:
+        assert old_evs[e.id].data == e.data
+    assert max(e.id for e in evs) > max(old_evs)  # the id counter continues across the lineage
+    # Old transcript archived, still viewable; the live folder only holds the new one.
+    assert engine.store.is_archived(old_id)
+    assert not paths.transcript_path(old_id).exists()
+    archived = engine.transcript(KEY, archived=True)
+    assert old_id in archived and len(archived[old_id]) == len(old_evs)
+    index = json.loads(paths.sessions_index().read_text())
+    assert index["sessions"][KEY]["parent_session_id"] == old_id
+    # The next call's context carries the summary and no compacted raw message.
+    ctx = await engine.context(KEY, "next")
+    assert ctx.ledger.sections["summary"] > 0
+    assert all("I want to fix the CSV importer" not in m.content for m in ctx.messages if m.role == "user")
+
+
+async def test_auto_compaction_threshold_and_min_messages() -> None:
+    s = make_settings(window=900)
+    s.compaction.min_messages = 6
+    eng = Engine(s, provider=ScriptedProvider(), clock=Clock())
+    try:
+        long = "word " * 120
+        # Two long turns reach the threshold, but 4 messages are below min_messages: no compaction.
+        await chat(eng, [(f"first {long}", "ok"), (f"second {long}", "ok")])
+        assert eng.current_record(KEY).compaction_count == 0
+        ctx = await eng.context(KEY)
+        assert eng.compactor.should_auto(KEY, ctx.ledger) is False
+        scripted(eng).queue("ok")
+        await turn(eng, f"third {long}")
+        # Now 6 messages and over the threshold: the next turn compacts before calling the model.
+        scripted(eng).queue("## Goal\n- long texts [e:2]", "after compaction")
+        out = await turn(eng, "fourth short")
+        comp = [e for e in out if isinstance(e, Compacted)]
+        assert len(comp) == 1 and comp[0].tokens_after < comp[0].tokens_before
+        assert eng.current_record(KEY).compaction_count == 1
+        done = next(e for e in out if isinstance(e, TurnDone))
+        assert done.text == "after compaction"
+        # The gauge is right immediately: the ledger of that call is under the threshold.
+        assert done.ledger["total"] < s.compaction.threshold * done.ledger["budget"]
+    finally:
+        await eng.aclose()
+
+
+async def test_auto_compaction_disabled() -> None:
+    s = make_settings(window=900)
+    s.compaction.enabled = False
+    eng = Engine(s, provider=ScriptedProvider(), clock=Clock())
+    try:
+        long = "word " * 120
+        await chat(eng, [(f"t{i} {long}", "ok") for i in range(5)])
+        assert eng.current_record(KEY).compaction_count == 0
+        assert eng.compactor.should_auto(KEY, (await eng.context(KEY)).ledger) is False
+    finally:
+        await eng.aclose()
+
+
+async def test_overflow_compacts_and_retries_once(engine: Engine) -> None:
+    await chat(engine)
+    scripted(engine).queue(
+        {"error": {"kind": "context_overflow", "message": "too long", "retryable": False}},
+        "## Goal\n- importer [e:2]",
+        "answer after retry",
+    )
+    out = await turn(engine, "and now?")
+    assert any(isinstance(e, Compacted) for e in out)
+    done = next(e for e in out if isinstance(e, TurnDone))
+    assert done.text == "answer after retry"
+    evs = engine.events(KEY)
+    assert evs[1].type == "compaction" and evs[1].data["reason"] == "overflow"
+    # The user's message that triggered the overflow is kept raw in the new session.
+    assert any(e.type == "message" and e.content == "and now?" for e in evs)
+
+
+@pytest.mark.parametrize("fault", ["error", "timeout", "empty"])
+async def test_fallback_on_model_failure(engine: Engine, fault: str) -> None:
+    await chat(engine)
+    old_id = engine.current_record(KEY).session_id
+    reply: dict[str, Any]
+    if fault == "error":
+        reply = {"text": "## Goal\n- partial", "error": {"kind": "server", "after_chars": 5}}
+    elif fault == "timeout":
+        engine.settings.compaction.timeout_seconds = 0.05
+        reply = {"text": "## Goal\n- slow summary [e:2]", "delay": 1.0, "chunk_chars": 1}
+    else:
+        reply = {"text": "I cannot summarize this."}
+    scripted(engine).queue(reply)
+    res = await engine.compact(KEY)
+    assert res.fallback and res.model == "extractive" and res.fallback_reason
+    assert "Do not use Redis." in res.summary and "`ABC-123`" in res.summary
+    assert engine.current_record(KEY).parent_session_id == old_id
+    assert len(engine.store.events(old_id)) == 2 * len(CONVERSATION) + 1  # raw events never lost
+
+
+async def test_preview_changes_nothing(engine: Engine) -> None:
+    await chat(engine)
+    before = tree_digest(paths.data_dir())
+    scripted(engine).queue("## Goal\n- Fix the CSV importer [e:2]\n## Decisions\n- batches [e:10]")
+    res = await engine.compact(KEY, preview=True, instructions="keep it short")
+    assert res.preview and res.new_session_id is None
+    assert tree_digest(paths.data_dir()) == before
+    assert engine.current_record(KEY).compaction_count == 0
+    assert res.summary.startswith("## Goal")
+    dropped = {d["text"] for d in res.dropped}
+    assert "We decided to split files into batches of 5000 rows." in dropped
+    assert {r["kind"] for r in res.repaired} >= {"constraint", "identifier"}
+    assert json.dumps(res.to_dict())  # the review modal gets plain data
+
+
+async def test_undo_restores_parent_and_carries_new_messages(engine: Engine) -> None:
+    await chat(engine)
+    old_id = engine.current_record(KEY).session_id
+    n_old = len(engine.store.events(old_id))
+    scripted(engine).queue("## Goal\n- importer [e:2]")
+    res = await engine.compact(KEY)
+    scripted(engine).queue("post-compaction reply")
+    await turn(engine, "a message after compaction")
+    undone = await engine.undo_compact(KEY)
+    rec = engine.current_record(KEY)
+    assert rec.session_id == old_id == undone.restored_session_id
+    assert rec.compaction_count == 0
+    assert not engine.store.is_archived(old_id) and engine.store.is_archived(str(res.new_session_id))
+    evs = engine.events(KEY)
+    assert len(evs) == n_old + 2
+    assert [e.content for e in evs[-2:]] == ["a message after compaction", "post-compaction reply"]
+    assert len({e.id for e in evs}) == len(evs)
+    with pytest.raises(UserError):
+        await engine.undo_compact(KEY)
+
+
+async def test_rebuild_reads_primary_events_not_the_summary(engine: Engine) -> None:
+    await chat(engine, CONVERSATION[:4])
+    scripted(engine).queue("## Goal\n- a lossy first summary [e:2]")
+    await engine.compact(KEY)
+    await chat(engine, CONVERSATION[4:])
+    scripted(engine).queue("## Goal\n- rebuilt [e:2]")
+    res = await engine.compact(KEY, rebuild=True)
+    assert res.rebuild
+    prompt = scripted(engine).calls[-1][-1].content
+    assert "a lossy first summary" not in prompt  # never summarizes the previous summary
+    assert "[e:2] user: I want to fix the CSV importer" in prompt  # read from the archived parent
+    assert "Never change the public API of make_app()." in res.summary
+    lineage = engine.events(KEY)[1].data
+    assert lineage["rebuild"] is True and engine.current_record(KEY).compaction_count == 2
+
+
+async def test_periodic_rebuild_every_n(engine: Engine) -> None:
+    engine.settings.compaction.rebuild_every = 2
+    await chat(engine, CONVERSATION[:4])
+    scripted(engine).queue("## Goal\n- first [e:2]")
+    assert not (await engine.compact(KEY)).rebuild
+    await chat(engine, CONVERSATION[4:])
+    scripted(engine).queue("## Goal\n- second [e:2]")
+    assert (await engine.compact(KEY)).rebuild
+
+
+async def test_incremental_compaction_keeps_previous_constraints(engine: Engine) -> None:
+    await chat(engine, CONVERSATION[:4])
+    scripted(engine).queue("## Goal\n- importer [e:2]")
+    await engine.compact(KEY)
+    await chat(engine, CONVERSATION[4:])
+    scripted(engine).queue("## Goal\n- batches now [e:10]")  # the model forgot the old rules
+    res = await engine.compact(KEY)
+    assert not res.rebuild
+    assert "Do not use Redis." in res.summary and "`ABC-123`" in res.summary
+
+
+@pytest.mark.parametrize("crash_at", ["transcript", "index", "archive"])
+async def test_crash_between_steps_leaves_a_consistent_state(engine: Engine, crash_at: str) -> None:
+    await chat(engine)
+    old_id = engine.current_record(KEY).session_id
+    n_old = len(engine.store.events(old_id))
+    store = engine.store
+
+    class Crash(Exception):
+        pass
+
+    def boom(*_a: Any, **_k: Any) -> None:
+        raise Crash(crash_at)
+
+    scripted(engine).queue("## Goal\n- importer [e:2]")
+    # A private MonkeyPatch: undoing it must not undo the autouse NEOTASK_HOME fixture.
+    with pytest.MonkeyPatch.context() as mp:
+        if crash_at == "transcript":
+            mp.setattr("neotask_tui.storage.store.append_events", boom)
+        elif crash_at == "index":
+            mp.setattr("neotask_tui.storage.store.save_index", boom)
+        else:
+            mp.setattr(store, "archive_transcript", boom)
+        with pytest.raises(Exception):  # noqa: B017 - the injected crash, possibly wrapped
+            await engine.compact(KEY)
+    await engine.aclose()
+    # "Restart": a fresh engine repairs what was half done.
+    eng2 = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    try:
+        rec = eng2.current_record(KEY)
+        if crash_at == "archive":
+            # Committed: the new session is complete; the old transcript got archived at startup.
+            assert rec.parent_session_id == old_id and eng2.events(KEY)[1].type == "compaction"
+            assert eng2.store.is_archived(old_id)
+        else:
+            assert rec.session_id == old_id and rec.compaction_count == 0
+            assert len(eng2.events(KEY)) == n_old
+        assert eng2.store.orphans() == []
+        assert len(eng2.store.events(old_id)) == n_old
+    finally:
+        await eng2.aclose()

@@ -227,8 +227,8 @@ class Compactor:
         )
         if preview:
             return result
-        self._flush_memory(key, source, candidates)
-        result.new_session_id = self._commit(rec, events, split.kept, result)
+        await asyncio.to_thread(self._flush_memory, key, source, candidates)
+        result.new_session_id = await asyncio.to_thread(self._commit, rec, events, split.kept, result)
         return result
 
     async def _summarize(
@@ -323,17 +323,13 @@ class Compactor:
         state = getattr(self.engine, "state", None)
         if state is None:
             return
+        propose = getattr(state, "candidates_from_events", None)
+        if not callable(propose):
+            return
         try:
-            own = getattr(state, "candidates_from_events", None)
-            if callable(own):
-                proposed = own(key, list(source))
-                if proposed is not None:
-                    candidates[:] = [c if isinstance(c, dict) else _as_dict(c) for c in proposed]
-                    return
-            add = getattr(state, "inbox_add", None)
-            if callable(add):
-                for c in candidates:
-                    add(key, c["text"], source=f"e:{c['source_event_id']}", reason=c["reason"])
+            # The state manager classifies, redacts and files them in the promotion inbox.
+            proposed = propose(key, [e for e in source if e.type == "message"])
+            candidates[:] = [c if isinstance(c, dict) else _as_dict(c) for c in proposed or []]
         except Exception as e:  # the flush is advisory; compaction must still happen
             log.warning("memory flush failed for %s: %s", key, e)
 
@@ -407,12 +403,12 @@ class Compactor:
             for ev in carried:
                 chain.append(Event(ev.type, ev.id, prev, ev.ts, dict(ev.data)))
                 prev = ev.id
-            append_events(path, chain)
+            await asyncio.to_thread(append_events, path, chain)
             store.drop_cache(parent_id)
-        restored = store.make_current(parent_id, key=key)
+        restored = await asyncio.to_thread(store.make_current, parent_id, key=key)
         if getattr(rec, "counters", None) is not None:
             restored.counters = rec.counters
-            store.save()
+            await asyncio.to_thread(store.save)
         return UndoResult(key=key, restored_session_id=parent_id, undone_session_id=rec.session_id,
                           carried_event_ids=[e.id for e in carried])
 

@@ -49,7 +49,8 @@ class Split:
 
     Attributes:
         head: Conversation events to summarize (oldest first).
-        kept: Events copied verbatim into the new session (state changes + the recent window).
+        kept: Events copied verbatim into the new session (the recent window). Session-state events
+            are not copied: the state manager folds them over the whole lineage.
         first_kept_id: Id of the first kept conversation event (``None`` when none is kept).
     """
 
@@ -64,7 +65,6 @@ def split_recent(events: Sequence[Event], count_event: Callable[[Event], int], k
     The window holds the newest conversation events within ``keep_tokens`` (at least the last
     one), but never more than half of them, so a compaction always compacts something when there
     are two or more. It never starts with a tool result whose call would be summarized away.
-    ``state`` events of the summarized range are kept too (session state survives compaction).
 
     Args:
         events: The current session's events (header and summary record are ignored).
@@ -76,7 +76,7 @@ def split_recent(events: Sequence[Event], count_event: Callable[[Event], int], k
     """
     conv = [e for e in events if is_context_event(e)]
     if not conv:
-        return Split(kept=[e for e in events if e.type == "state"])
+        return Split()
     max_keep = max(1, len(conv) // 2) if len(conv) >= 2 else 0
     n, used = 0, 0
     for ev in reversed(conv):
@@ -91,9 +91,7 @@ def split_recent(events: Sequence[Event], count_event: Callable[[Event], int], k
         start += 1
     head, recent = conv[:start], conv[start:]
     first_kept = recent[0].id if recent else None
-    recent_ids = {e.id for e in recent}
-    kept = [e for e in events if e.id in recent_ids or (e.type == "state")]
-    return Split(head=head, kept=kept, first_kept_id=first_kept)
+    return Split(head=head, kept=recent, first_kept_id=first_kept)
 
 
 def lineage_events(

@@ -331,3 +331,19 @@ async def test_crash_between_steps_leaves_a_consistent_state(engine: Engine, cra
         assert len(eng2.store.events(old_id)) == n_old
     finally:
         await eng2.aclose()
+
+
+async def test_memory_flush_proposes_candidates_to_the_inbox(engine: Engine) -> None:
+    pairs = [("I always use uv for Python projects.", "Noted."), *CONVERSATION]
+    await chat(engine, pairs)
+    scripted(engine).queue("## Goal\n- importer [e:2]")
+    res = await engine.compact(KEY)
+    assert any("uv for Python projects" in c["text"] for c in res.candidates)
+    assert engine.state is not None
+    pending = await engine.state.inbox_list("main")
+    assert any("uv for Python projects" in e.text for e in pending)
+
+
+async def test_nothing_to_compact(engine: Engine) -> None:
+    with pytest.raises(UserError):
+        await engine.compact(KEY)

@@ -311,19 +311,27 @@ class StateFold:
                 self.session_expiry = None
 
 
-def fold(events: list[Event], now: datetime) -> StateFold:
+def fold(events: list[Event], now: datetime, *, as_of: bool = False) -> StateFold:
     """Rebuild state from transcript events as of ``now``.
 
     Time-based expiries are applied in order between events, so an entry whose TTL ran out before
     a later event is audited with its TTL as the reason, not with whatever came later.
+
+    Args:
+        events: Transcript events (non-``state`` events are ignored; duplicate ids count once).
+        now: The time to evaluate TTLs at.
+        as_of: Also ignore events written after ``now`` — "what was the state at time ``now``".
     """
     st = StateFold()
     seen: set[int] = set()
     for ev in events:
         if ev.type != "state" or ev.id in seen:
             continue
+        t = _event_time(ev)
+        if as_of and t > now:
+            continue
         seen.add(ev.id)
-        st.advance(_event_time(ev))
+        st.advance(t)
         st.apply(ev)
     st.advance(now)
     return st

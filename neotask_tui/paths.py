@@ -119,10 +119,20 @@ def model_cache_dir() -> Path:
 
 def ensure_dir(path: Path) -> Path:
     """Create ``path`` (and parents) with mode 0700 if missing; return it."""
-    if not path.is_dir():
-        path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    if path.is_dir():
+        return path
+    missing = []
+    p = path
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):  # every directory we create is 0700, parents included
         try:
-            os.chmod(path, DIR_MODE)
+            d.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            continue
+        try:
+            os.chmod(d, DIR_MODE)
         except OSError:
             pass
     return path

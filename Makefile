@@ -1,0 +1,24 @@
+# The two commands: `make run` (install what is needed, start the app) and `make test` (install, run
+# every check and the whole test suite). Both create the locked environment in .venv with uv.
+UV := ./scripts/uv.sh
+# llama-cpp-python builds from source here (~9 min once; uv caches the built wheel).
+export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+
+.PHONY: run test sync lint bench
+
+sync:
+	$(UV) sync --locked
+
+run: sync
+	.venv/bin/neotask
+
+lint: sync
+	.venv/bin/ruff check neotask_tui tests bench
+	.venv/bin/mypy
+
+test: lint
+	.venv/bin/pytest -q -p no:cacheprovider
+
+bench: sync
+	.venv/bin/python bench/transcripts.py

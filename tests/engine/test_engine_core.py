@@ -1,0 +1,232 @@
+"""The Engine facade with the scripted provider: routing, turns, counters, lifecycle, undo."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from neotask_tui import paths
+from neotask_tui.config import Settings
+from neotask_tui.engine import events as ev
+from neotask_tui.engine.api import Engine
+from neotask_tui.errors import UserError
+from neotask_tui.providers.scripted import ScriptedProvider
+from neotask_tui.storage.store import SessionStore
+
+KEY = "agent:main:tui:default"
+
+
+class Clock:
+    def __init__(self, t: datetime) -> None:
+        self.t = t
+
+    def __call__(self) -> datetime:
+        return self.t
+
+
+def make(settings: Settings | None = None, clock: Clock | None = None, **kw: Any) -> tuple[Engine, ScriptedProvider]:
+    s = settings or Settings()
+    s.memory.enabled = False
+    prov = ScriptedProvider()
+    return Engine(s, provider=prov, clock=clock, tz=ZoneInfo("UTC"), **kw), prov
+
+
+async def run(engine: Engine, text: str, key: str = KEY) -> list[ev.EngineEvent]:
+    return [e async for e in engine.send(text, key)]
+
+
+async def test_turn_stores_messages_and_counters() -> None:
+    engine, prov = make()
+    prov.queue({"text": "Hello there", "usage": {"input": 20, "output": 3, "cache_read": 5, "cache_write": 2}})
+    out = await run(engine, "hi")
+    done = [e for e in out if isinstance(e, ev.TurnDone)][0]
+    assert done.text == "Hello there" and done.usage["reported"] is True
+    assert "".join(e.text for e in out if isinstance(e, ev.TokenDelta)) == "Hello there"
+    evs = engine.events(KEY)
+    assert [e.type for e in evs] == ["session", "message", "message"]
+    assert evs[1].role == "user" and evs[2].data["usage"]["cache_read"] == 5
+    rec = engine.store.get(KEY)
+    assert rec is not None and (rec.counters.input, rec.counters.output, rec.counters.cache_read,
+                                rec.counters.cache_write) == (20, 3, 5, 2)
+    on_disk = json.loads(paths.sessions_index().read_text())["sessions"][KEY]["counters"]
+    assert on_disk["input"] == 20 and on_disk["cache_write"] == 2
+    await engine.aclose()
+
+
+async def test_unreported_usage_is_estimated_and_labelled() -> None:
+    engine, prov = make()
+    prov.queue("no usage here")
+    out = await run(engine, "hello")
+    done = [e for e in out if isinstance(e, ev.TurnDone)][0]
+    assert done.usage["reported"] is False and done.usage["output"] > 0
+    assert done.usage["input"] == done.ledger["total"]
+    assert engine.store.get(KEY).counters.estimated_turns == 1  # type: ignore[union-attr]
+    await engine.aclose()
+
+
+async def test_routing_same_key_same_session_and_restart_survives() -> None:
+    engine, prov = make()
+    await run(engine, "one")
+    sid = engine.current_record(KEY).session_id
+    await run(engine, "two")
+    assert engine.current_record(KEY).session_id == sid
+    await engine.aclose()
+    engine2, _ = make()
+    assert engine2.current_record(KEY).session_id == sid
+    assert [e.content for e in engine2.events(KEY) if e.type == "message"][:3] == ["one", "(scripted) one", "two"]
+    await engine2.aclose()
+
+
+async def test_new_and_reset_keep_old_transcript() -> None:
+    engine, _ = make()
+    await run(engine, "first")
+    old = engine.current_record(KEY).session_id
+    r = await engine.new_session(KEY)
+    assert r.old_session_id == old and r.new_session_id != old
+    assert engine.store.is_archived(old)
+    r2 = await engine.reset_session(KEY)
+    assert r2.reason == "reset" and engine.store.is_archived(r.new_session_id)
+    arch = engine.transcript(KEY, archived=True)
+    assert isinstance(arch, dict) and old in arch
+    assert any(e.content == "first" for e in arch[old])
+    await engine.aclose()
+
+
+async def test_daily_reset_on_next_message_and_undo() -> None:
+    s = Settings()
+    s.session.daily_reset_hour = 4
+    clock = Clock(datetime(2026, 6, 10, 22, 0, tzinfo=UTC))
+    engine, _ = make(s, clock)
+    await run(engine, "evening")
+    old = engine.current_record(KEY).session_id
+    nr = engine.next_reset(KEY)
+    assert nr is not None and nr[0] == datetime(2026, 6, 11, 4, 0, tzinfo=UTC) and nr[1] == "daily"
+    clock.t = datetime(2026, 6, 11, 3, 59, tzinfo=UTC)
+    out = await run(engine, "still night")
+    assert not any(isinstance(e, ev.SessionReset) for e in out)
+    clock.t = datetime(2026, 6, 11, 9, 0, tzinfo=UTC)
+    out = await run(engine, "morning")
+    resets = [e for e in out if isinstance(e, ev.SessionReset)]
+    assert len(resets) == 1 and resets[0].reason == "daily" and resets[0].undoable
+    new = engine.current_record(KEY)
+    assert new.session_id != old and new.auto_reset and new.auto_reset["previous_session_id"] == old
+    # the morning message went to the new session
+    assert [e.content for e in engine.events(KEY) if e.type == "message"][0] == "morning"
+    rec = await engine.undo_reset(KEY)
+    assert rec.session_id == old
+    assert [e.content for e in engine.events(KEY) if e.role == "user"] == ["evening", "still night"]
+    assert engine.store.is_archived(new.session_id)  # nothing lost
+    await engine.aclose()
+
+
+async def test_idle_expiry_resets() -> None:
+    s = Settings()
+    s.session.daily_reset_hour = -1
+    s.session.idle_reset_minutes = 30
+    clock = Clock(datetime(2026, 6, 10, 10, 0, tzinfo=UTC))
+    engine, _ = make(s, clock)
+    await run(engine, "a")
+    clock.t += timedelta(minutes=29)
+    assert not [e for e in await run(engine, "b") if isinstance(e, ev.SessionReset)]
+    clock.t += timedelta(minutes=31)
+    resets = [e for e in await run(engine, "c") if isinstance(e, ev.SessionReset)]
+    assert resets and resets[0].reason == "idle"
+    await engine.aclose()
+
+
+async def test_provider_failure_keeps_user_message_and_partial() -> None:
+    engine, prov = make()
+    prov.queue({"text": "partial answer that is cut", "error": {"kind": "connection", "after_chars": 7}})
+    out = await run(engine, "question")
+    failed = [e for e in out if isinstance(e, ev.TurnFailed)][0]
+    assert failed.partial_text == "partial" and failed.error_kind == "connection"
+    msgs = [e for e in engine.events(KEY) if e.type == "message"]
+    assert msgs[0].content == "question"
+    assert msgs[1].data["status"] == "interrupted" and msgs[1].content == "partial"
+    assert engine.store.get(KEY).counters.input == 0  # type: ignore[union-attr]
+    # retry works
+    prov.queue({"text": "full", "usage": {"input": 5, "output": 1}})
+    out = await run(engine, "question")
+    assert [e for e in out if isinstance(e, ev.TurnDone)][0].text == "full"
+    await engine.aclose()
+
+
+async def test_cancel_keeps_partial_marked_interrupted() -> None:
+    engine, prov = make()
+    prov.queue({"text": "a long reply " * 50, "delay": 0.01})
+    got: list[str] = []
+
+    async def consume() -> None:
+        async for e in engine.send("tell me", KEY):
+            if isinstance(e, ev.TokenDelta):
+                got.append(e.text)
+
+    task = asyncio.create_task(consume())
+    while len(got) < 3:
+        await asyncio.sleep(0.005)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    last = [e for e in engine.events(KEY) if e.type == "message"][-1]
+    assert last.role == "assistant" and last.data["status"] == "interrupted"
+    assert last.content.startswith("".join(got)[:10]) and len(last.content) < len("a long reply " * 50)
+    await engine.aclose()
+
+
+async def test_bad_key_and_empty_message_are_user_errors() -> None:
+    engine, _ = make()
+    with pytest.raises(UserError):
+        await run(engine, "x", key="agent:../x:tui:y")
+    with pytest.raises(UserError):
+        await run(engine, "   ")
+    await engine.aclose()
+
+
+async def test_lone_surrogates_and_nul_are_stored() -> None:
+    engine, _ = make()
+    await run(engine, "bad \udc80 text \x00 end")
+    user = [e for e in engine.events(KEY) if e.role == "user"][0]
+    assert "\ufffd" in user.content and "\x00" in user.content
+    await engine.aclose()
+
+
+async def test_context_ledger_sums_to_total() -> None:
+    engine, prov = make()
+    for i in range(5):
+        await run(engine, f"message number {i} " * 10)
+    ctx = await engine.context(KEY, "next question")
+    from neotask_tui.engine.context import count_messages
+
+    assert sum(ctx.ledger.sections.values()) == ctx.ledger.total == count_messages(ctx.messages, engine.count_text)
+    assert ctx.ledger.sections["new_message"] > 0 and ctx.ledger.sections["recent"] > 0
+    await engine.aclose()
+
+
+async def test_readonly_engine_refuses_writes() -> None:
+    engine, _ = make()
+    await run(engine, "x")
+    await engine.aclose()
+    ro = Engine(Settings(), readonly=True, provider=ScriptedProvider())
+    assert ro.list_sessions()[0]["key"] == KEY
+    with pytest.raises(UserError):
+        await run(ro, "y")
+    ro.close()
+
+
+def test_store_rebuild_matches_engine_counters() -> None:
+    async def go() -> None:
+        engine, prov = make()
+        prov.queue({"text": "a", "usage": {"input": 7, "output": 1}})
+        await run(engine, "q")
+        await engine.aclose()
+
+    asyncio.run(go())
+    paths.sessions_index().unlink()
+    st = SessionStore()
+    assert st.get(KEY) is not None and st.get(KEY).counters.input == 7  # type: ignore[union-attr]
+    assert any("missing" in n for n in st.notices)

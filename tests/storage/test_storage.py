@@ -1,0 +1,192 @@
+"""Keys, transcripts (torn/corrupt lines), the index (atomic, rebuilt) and the store."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from neotask_tui import paths
+from neotask_tui.errors import UserError
+from neotask_tui.storage.events import Event
+from neotask_tui.storage.index import load_index
+from neotask_tui.storage.keys import parse_key, validate_key
+from neotask_tui.storage.store import SessionStore
+from neotask_tui.storage.transcript import append_events, read_transcript
+
+KEY = "agent:main:tui:default"
+
+
+@pytest.mark.parametrize("key", [
+    "agent:main:tui:default", "agent:a-1:slack:C0123", "agent:bot.v2:cli:user@example.com", "agent:x:y:z+1",
+])
+def test_valid_keys(key: str) -> None:
+    k = parse_key(key)
+    assert str(k) == key
+
+
+@pytest.mark.parametrize("key", [
+    "", "agent", "agent:main:tui", "agent:main:tui:default:extra", "bot:main:tui:default", "agent::tui:x",
+    "agent:../etc:tui:x", "agent:main:tui:..", "agent:main:tui:a/b", "agent:main:tui:-x", "agent:main:tui:" + "x" * 65,
+    "agent:ma in:tui:x", "agent:main:tui:\x00",
+])
+def test_bad_keys_get_clear_error(key: str) -> None:
+    with pytest.raises(UserError, match="bad session key"):
+        validate_key(key)
+
+
+def _ev(i: int, text: str = "hi") -> Event:
+    return Event(type="message", id=i, parent=i - 1 or None, ts="2026-01-01T00:00:00+00:00",
+                 data={"role": "user", "content": text})
+
+
+def test_torn_tail_quarantined_and_cut(tmp_path: Path) -> None:
+    p = paths.transcript_path("s1")
+    append_events(p, [_ev(1), _ev(2)])
+    with open(p, "ab") as f:
+        f.write(b'{"id":3,"parent":2,"ts":"x","type":"mess')
+    lt = read_transcript(p)
+    assert [e.id for e in lt.events] == [1, 2]
+    assert len(lt.issues) == 1 and lt.issues[0].tail
+    q = Path(lt.issues[0].quarantined_to)
+    rec = json.loads(q.read_text().splitlines()[0])
+    assert rec["raw"].startswith('{"id":3')
+    # the torn bytes are gone from the transcript, the next append starts on a clean line
+    assert p.read_bytes().endswith(b"\n")
+    append_events(p, [_ev(3)])
+    assert [e.id for e in read_transcript(p).events] == [1, 2, 3]
+
+
+def test_corrupt_middle_line_reported_good_lines_survive() -> None:
+    p = paths.transcript_path("s2")
+    append_events(p, [_ev(1)])
+    with open(p, "ab") as f:
+        f.write(b"\x00\xffgarbage\n")
+    append_events(p, [_ev(2), _ev(3)])
+    lt = read_transcript(p)
+    assert [e.id for e in lt.events] == [1, 2, 3]
+    assert len(lt.issues) == 1 and not lt.issues[0].tail and lt.issues[0].line_no == 2
+    # loading again does not quarantine the same line twice
+    read_transcript(p)
+    q = paths.quarantine_dir() / "s2.quarantine.jsonl"
+    assert len(q.read_text().splitlines()) == 1
+
+
+def test_complete_json_without_newline_is_kept() -> None:
+    p = paths.transcript_path("s3")
+    append_events(p, [_ev(1)])
+    with open(p, "ab") as f:
+        f.write(_ev(2).to_line().rstrip("\n").encode())
+    lt = read_transcript(p)
+    assert [e.id for e in lt.events] == [1, 2] and not lt.issues
+    append_events(p, [_ev(3)])
+    assert [e.id for e in read_transcript(p).events] == [1, 2, 3]
+
+
+def test_store_new_session_writes_header_and_index_atomically() -> None:
+    st = SessionStore()
+    rec = st.create_session(KEY, reason="new")
+    lines = paths.transcript_path(rec.session_id).read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["type"] == "session" and header["key"] == KEY and header["session_id"] == rec.session_id
+    idx = json.loads(paths.sessions_index().read_text())
+    assert idx["sessions"][KEY]["session_id"] == rec.session_id
+    # no temp files left behind
+    assert not [p for p in paths.sessions_dir().iterdir() if p.name.startswith(".")]
+
+
+def test_new_session_archives_old_transcript() -> None:
+    st = SessionStore()
+    a = st.create_session(KEY, reason="new")
+    st.append(a.session_id, "message", {"role": "user", "content": "keep me"})
+    b = st.create_session(KEY, reason="new")
+    assert a.session_id != b.session_id
+    assert paths.archived_transcript_path(a.session_id).exists()
+    assert not paths.transcript_path(a.session_id).exists()
+    assert [e.content for e in SessionStore(readonly=True).events(a.session_id)][-1] == "keep me"
+    assert [x.session_id for x in st.list_archived()] == [a.session_id]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "delete", "empty", "wrong-shape"])
+def test_corrupt_index_rebuilt_from_transcripts(damage: str) -> None:
+    st = SessionStore()
+    recs = {k: st.create_session(k, reason="new") for k in (KEY, "agent:other:cli:x")}
+    st.append(recs[KEY].session_id, "message", {"role": "assistant", "content": "ok",
+                                                "usage": {"input": 10, "output": 2, "cache_read": 1, "cache_write": 0}})
+    idx = paths.sessions_index()
+    body = idx.read_bytes()
+    if damage == "truncate":
+        idx.write_bytes(body[: len(body) // 2])
+    elif damage == "garbage":
+        idx.write_bytes(os.urandom(300))
+    elif damage == "delete":
+        idx.unlink()
+    elif damage == "empty":
+        idx.write_bytes(b"")
+    else:
+        idx.write_text('{"version": 1, "sessions": []}')
+    loaded = load_index()
+    assert loaded.rebuilt and "rebuilt 2 sessions" in loaded.problem
+    assert {k: r.session_id for k, r in loaded.records.items()} == {k: r.session_id for k, r in recs.items()}
+    assert loaded.records[KEY].counters.input == 10 and loaded.records[KEY].counters.cache_read == 1
+    # the repaired index is on disk and valid
+    assert json.loads(idx.read_text())["sessions"][KEY]["session_id"] == recs[KEY].session_id
+    if damage in ("truncate", "garbage", "empty", "wrong-shape"):
+        assert any(p.name.startswith("sessions.json.corrupt") for p in paths.quarantine_dir().iterdir())
+
+
+def test_cleanup_archives_and_restore_brings_back() -> None:
+    st = SessionStore()
+    old = st.create_session("agent:main:tui:old", reason="new", now=datetime.now(UTC) - timedelta(days=40))
+    st.records["agent:main:tui:old"].last_activity_at = (datetime.now(UTC) - timedelta(days=40)).isoformat()
+    fresh = st.create_session(KEY, reason="new")
+    done = st.cleanup(30)
+    assert [r.session_id for r in done] == [old.session_id]
+    assert "agent:main:tui:old" not in st.records and KEY in st.records
+    assert paths.archived_transcript_path(old.session_id).exists()
+    rec = st.make_current(old.session_id)
+    assert rec.key == "agent:main:tui:old" and st.get("agent:main:tui:old").session_id == old.session_id
+    assert paths.transcript_path(old.session_id).exists()
+    assert st.get(KEY).session_id == fresh.session_id
+
+
+def test_index_stays_small_with_many_sessions() -> None:
+    st = SessionStore()
+    for _ in range(60):
+        st.create_session(KEY, reason="new")
+    idx = json.loads(paths.sessions_index().read_text())
+    assert len(idx["sessions"]) == 1
+    assert len(st.list_archived()) == 59
+
+
+def test_orphan_from_interrupted_switch_is_archived() -> None:
+    st = SessionStore()
+    a = st.create_session(KEY, reason="new")
+    b = st.create_session(KEY, reason="new", archive_previous=False)  # simulate a crash before archiving
+    assert paths.transcript_path(a.session_id).exists()
+    st2 = SessionStore()
+    assert [p.stem for p in st2.orphans()] == [a.session_id]
+    assert st2.repair_orphans() == [a.session_id]
+    assert paths.archived_transcript_path(a.session_id).exists() and st2.get(KEY).session_id == b.session_id
+
+
+def test_permissions_dir_0700_files_0600() -> None:
+    st = SessionStore()
+    rec = st.create_session(KEY, reason="new")
+    st.append(rec.session_id, "message", {"role": "user", "content": "x"})
+    for p in [paths.data_dir(), paths.sessions_dir()]:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o700
+    for p in [paths.sessions_index(), paths.transcript_path(rec.session_id)]:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o600
+
+
+def test_readonly_store_never_writes() -> None:
+    st = SessionStore()
+    rec = st.create_session(KEY, reason="new")
+    ro = SessionStore(readonly=True)
+    with pytest.raises(UserError):
+        ro.append(rec.session_id, "message", {"role": "user", "content": "x"})

@@ -418,12 +418,16 @@ class Engine:
 
     # ------------------------------------------------------------------ compaction
     async def compact(self, key: str, *, instructions: str | None = None, preview: bool = False,
-                      rebuild: bool = False) -> Any:
-        """Compact the key's session now (see :mod:`neotask_tui.engine.compaction`)."""
+                      rebuild: bool = False, summary_text: str | None = None) -> Any:
+        """Compact the key's session now (see :mod:`neotask_tui.engine.compaction`).
+
+        ``summary_text`` commits a summary the user reviewed/edited in the preview (no model call).
+        """
         if self.compactor is None:
             raise UserError("compaction is not available in this build")
         async with self._turn_lock:
-            return await self.compactor.compact(key, instructions=instructions, preview=preview, rebuild=rebuild)
+            return await self.compactor.compact(key, instructions=instructions, preview=preview, rebuild=rebuild,
+                                                summary_text=summary_text)
 
     async def undo_compact(self, key: str) -> Any:
         """Undo the last compaction (the parent session becomes current again)."""

@@ -50,6 +50,8 @@ from neotask_tui.storage.transcript import append_events
 log = logging.getLogger(__name__)
 
 EXTRACTIVE_MODEL = "extractive"
+REVIEWED_MODEL = "reviewed"
+"""``model`` of a compaction whose summary the user accepted or edited in the review."""
 SUMMARY_MAX_TOKENS = 1500
 """Reply budget asked of the model for one summary."""
 PROMPT_SHARE = 0.6
@@ -164,6 +166,7 @@ class Compactor:
         rebuild: bool = False,
         reason: str = "manual",
         tokens_before: int | None = None,
+        summary_text: str | None = None,
     ) -> CompactionResult:
         """Compact the current session of ``key``.
 
@@ -174,6 +177,8 @@ class Compactor:
             rebuild: Summarize the whole lineage from primary events, not from the last summary.
             reason: ``manual``, ``auto`` or ``overflow`` (recorded on the compaction record).
             tokens_before: Context size before, when the caller measured it (the ledger total).
+            summary_text: A reviewed (possibly edited) summary from the preview to commit as is;
+                no model is called, and the guard still checks it.
 
         Returns:
             The result.
@@ -206,7 +211,11 @@ class Compactor:
         items = extract_items(source) + (previous_items(previous) if previous else [])
         valid = {e.id for e in source} | kept_ids | (set(previous.cited_ids()) if previous else set())
 
-        summary, model, fb_reason, issues = await self._summarize(source, previous, instructions, valid)
+        if summary_text is not None:
+            summary = parse_summary(summary_text, valid_ids=valid, attribute=attributor(source))
+            model, fb_reason, issues = REVIEWED_MODEL, None, list(summary.issues)
+        else:
+            summary, model, fb_reason, issues = await self._summarize(source, previous, instructions, valid)
         report = guard(summary, items)
         text = summary.render()
         if tokens_before is None:

@@ -36,7 +36,7 @@ def goal_lines(events: Sequence[Event]) -> list[SummaryLine]:
         return []
     first = users[0]
     first_s = sentences(first.content)
-    out = [SummaryLine("Goal", _clip(" ".join(first_s[:2]) or first.content.strip()), [first.id])]
+    out = [SummaryLine("Goal", _clip(first_s[0] if first_s else first.content.strip()), [first.id])]
     for ev in reversed(users[1:]):
         hit = next((s for s in sentences(ev.content) if _GOAL_RE.search(s)), None)
         if hit and hit not in out[0].text:

@@ -1,0 +1,115 @@
+"""``neotask compact`` and ``neotask context``.
+
+- ``neotask compact KEY [--instructions TEXT] [--preview] [--rebuild] [--undo] [--json]`` compacts a
+  session (or previews / rebuilds / undoes the last compaction).
+- ``neotask context KEY [--json]`` prints the ledger of the next call: tokens per section, budget,
+  fill ratio, and whether counts are provider-reported or estimated (read-only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from neotask_tui.cli import print_json
+from neotask_tui.cli.core import _console, _key, open_engine
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    """Run ``neotask compact``."""
+    from neotask_tui.commands.compaction import describe
+
+    if args.undo and (args.preview or args.rebuild or args.instructions):
+        from neotask_tui.errors import UserError
+
+        raise UserError("--undo cannot be combined with --preview, --rebuild or --instructions")
+    engine = open_engine()
+
+    async def run() -> Any:
+        try:
+            key = _key(args, engine)
+            if args.undo:
+                return await engine.undo_compact(key)
+            return await engine.compact(key, instructions=args.instructions, preview=args.preview,
+                                        rebuild=args.rebuild)
+        finally:
+            await engine.aclose()
+
+    res = asyncio.run(run())
+    if args.json:
+        print_json(res.to_dict())
+    elif args.undo:
+        _console().print(f"compaction undone: {res.restored_session_id} is current again "
+                         f"({res.undone_session_id} archived)")
+    else:
+        from rich.markdown import Markdown
+
+        _console().print(Markdown(describe(res)))
+    return 0
+
+
+def ledger_rows(led: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, value) rows of a ledger for display."""
+    rows = [(name, f"{n:,}") for name, n in led["sections"].items()]
+    rows.append(("total", f"{led['total']:,}"))
+    rows.append(("budget", f"{led['budget']:,} (window {led['window']:,} minus reply reserve)"))
+    rows.append(("fill", f"{led['fill']:.1%} of the window"))
+    rows.append(("counts", str(led.get("source", "estimated"))))
+    return rows
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    """Run ``neotask context`` (read-only: nothing is written)."""
+    engine = open_engine(readonly=True)
+    try:
+        key = _key(args, engine)
+        ctx = asyncio.run(engine.context(key, args.message))
+        led = ctx.ledger.to_dict()
+        reported = _last_reported(engine, key)
+        if reported is not None:
+            led["last_reported_input"] = reported
+        if args.json:
+            print_json({"key": key, "ledger": led})
+            return 0
+        from rich.table import Table
+
+        t = Table("section", "tokens", title=f"context for the next call · {key}")
+        for label, value in ledger_rows(led):
+            t.add_row(label, value)
+        if reported is not None:
+            t.add_row("last call (provider-reported input)", f"{reported:,}")
+        _console().print(t)
+        return 0
+    finally:
+        engine.close()
+
+
+def _last_reported(engine: Any, key: str) -> int | None:
+    """Input tokens the provider reported for the last reply of the current session, if any."""
+    if engine.store.get(key) is None:
+        return None
+    for e in reversed(engine.events(key)):
+        usage = e.data.get("usage") if e.type == "message" else None
+        if isinstance(usage, dict):
+            return int(usage.get("input", 0)) if usage.get("reported") else None
+    return None
+
+
+def register(sub: Any) -> None:
+    """Add ``compact`` and ``context``."""
+    p = sub.add_parser("compact", help="compact a session: cited summary + recent messages (preview/undo)")
+    p.add_argument("key", nargs="?", help="session key (default from config)")
+    p.add_argument("--instructions", "-i", default=None, help="what the summary should focus on")
+    p.add_argument("--preview", action="store_true",
+                   help="show the draft summary and dropped items; change nothing")
+    p.add_argument("--rebuild", action="store_true", help="re-summarize from the archived primary events")
+    p.add_argument("--undo", action="store_true", help="undo the last compaction")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(handler=cmd_compact)
+
+    p = sub.add_parser("context", help="the ledger of the next call: tokens per section, budget, fill")
+    p.add_argument("key", nargs="?", help="session key (default from config)")
+    p.add_argument("--message", "-m", default=None, help="include this new user message in the estimate")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(handler=cmd_context)

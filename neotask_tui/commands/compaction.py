@@ -1,0 +1,84 @@
+"""``/compact [instructions]`` and ``/undo-compact``.
+
+``/compact`` first returns a *preview* (draft summary, what the guard repaired, what would be
+dropped) with ``action="compact_review"``: the TUI opens its review modal (accept / edit / cancel)
+and on accept calls :func:`apply_review` with the (possibly edited) summary, so the model is not
+asked twice. ``/compact --now [instructions]`` compacts without review (the plain REPL's path);
+``--rebuild`` re-summarizes from the primary events of the whole lineage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neotask_tui.commands import CommandResult, command, split_args
+
+
+def _flags(args: str) -> tuple[set[str], str]:
+    """Leading ``--flags`` and the rest (the instructions, verbatim)."""
+    flags: set[str] = set()
+    rest = args.strip()
+    while rest.startswith("--"):
+        word, _, rest = rest.partition(" ")
+        flags.add(word)
+        rest = rest.strip()
+    return flags, rest
+
+
+def describe(res: Any) -> str:
+    """Markdown for a compaction result or preview (summary, repairs, dropped items)."""
+    d = res.to_dict() if hasattr(res, "to_dict") else dict(res)
+    head = "Compaction preview (nothing changed yet)" if d.get("preview") else "Compacted"
+    meta = f"{d['tokens_before']:,} → {d['tokens_after']:,} tokens · summary by {d['model']}"
+    if d.get("fallback"):
+        meta += f" (fallback: {d.get('fallback_reason')})"
+    if d.get("rebuild"):
+        meta += " · rebuilt from primary events"
+    out = [f"**{head}** · {meta}", "", d["summary"] or "_(empty summary)_"]
+    if d.get("repaired"):
+        out += ["", "**Guard repaired** (the draft had lost these):"]
+        out += [f"- {r['kind']}: {r['text']}" for r in d["repaired"]]
+    if d.get("dropped"):
+        out += ["", "**Not in the summary** (still in the archived transcript):"]
+        out += [f"- {r['kind']}: {r['text']}" for r in d["dropped"]]
+    if d.get("candidates"):
+        out += ["", f"{len(d['candidates'])} memory candidate(s) proposed to the inbox."]
+    return "\n".join(out)
+
+
+@command("compact", "/compact [--now] [--rebuild] [instructions]",
+         "Summarize older messages into a cited summary (review first; --now to skip the review)")
+async def _compact(engine: Any, key: str, args: str) -> CommandResult:
+    flags, instructions = _flags(args)
+    unknown = flags - {"--now", "--rebuild", "--preview"}
+    if unknown:
+        return CommandResult(text=f"unknown option {sorted(unknown)[0]} — usage: "
+                             "/compact [--now] [--rebuild] [instructions]", error=True)
+    rebuild = "--rebuild" in flags
+    now = "--now" in flags and "--preview" not in flags
+    res = await engine.compact(key, instructions=instructions or None, preview=not now, rebuild=rebuild)
+    data = res.to_dict()
+    if now:
+        return CommandResult(text=describe(res), data=data)
+    data["apply"] = {"instructions": instructions or None, "rebuild": rebuild}
+    hint = "Accept in the review dialog, or run `/compact --now` to compact without review."
+    text = f"{describe(res)}\n\n{hint}"
+    return CommandResult(text=text, data=data, action="compact_review")
+
+
+async def apply_review(engine: Any, key: str, summary: str, instructions: str | None = None) -> CommandResult:
+    """Commit a reviewed (possibly edited) summary from the preview; the guard still checks it."""
+    res = await engine.compact(key, instructions=instructions, summary_text=summary)
+    return CommandResult(text=describe(res), data=res.to_dict())
+
+
+@command("undo-compact", "/undo-compact", "Undo the last compaction (the previous session becomes current)")
+async def _undo(engine: Any, key: str, args: str) -> CommandResult:
+    if split_args(args):
+        return CommandResult(text="usage: /undo-compact", error=True)
+    res = await engine.undo_compact(key)
+    carried = f"; {len(res.carried_event_ids)} newer event(s) carried over" if res.carried_event_ids else ""
+    return CommandResult(
+        text=f"Compaction undone: session {res.restored_session_id} is current again{carried}.",
+        data=res.to_dict(),
+    )

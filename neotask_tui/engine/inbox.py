@@ -62,6 +62,7 @@ class Candidate:
         explicit: The statement explicitly marks permanence (an "always"/"for this project" rule or
             a stated fact), as judged by the producer; permanence markers in the text also count.
         created_at: ISO timestamp.
+        contains_secret: The producer already redacted a credential out of ``text``.
     """
 
     text: str
@@ -74,6 +75,7 @@ class Candidate:
     scope_ref: str | None = None
     explicit: bool = False
     created_at: str = ""
+    contains_secret: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -245,7 +247,7 @@ class Inbox:
             The new entry, or ``None`` when the same text was rejected before, is already pending
             (its sources are merged) or already accepted.
         """
-        secrets = find_secrets(cand.text)
+        secrets = bool(find_secrets(cand.text)) or cand.contains_secret
         text = redact_secrets(cand.text).strip()
         if not text:
             return None
@@ -268,9 +270,9 @@ class Inbox:
             created_at=cand.created_at,
             criteria=check_criteria(
                 text, scope=scope, explicit=cand.explicit, source_ids=cand.source_ids,
-                created_at=cand.created_at, origin=cand.origin, contained_secret=bool(secrets),
+                created_at=cand.created_at, origin=cand.origin, contained_secret=secrets,
             ),
-            redacted=bool(secrets),
+            redacted=secrets,
         )
         data["next_n"] = entry.n + 1
         data["entries"].append(entry.to_dict())

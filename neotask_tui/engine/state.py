@@ -428,7 +428,7 @@ class StateManager:
                 cand = Candidate(
                     text=c.text, scope=c.candidate_scope, reason=c.reason, origin="classifier",
                     source_ids=[event.id], session_id=ctx.session_id, key=key,
-                    scope_ref=ctx.ref(c.candidate_scope), explicit=True,
+                    scope_ref=ctx.ref(c.candidate_scope), explicit=True, contains_secret=c.contains_secret,
                     created_at=self.engine.now().isoformat(),
                 )
                 entry = await self.inbox_add(ctx.agent, cand)
@@ -492,6 +492,7 @@ class StateManager:
                         text=c.text, scope=c.candidate_scope, reason=f"memory flush: {c.reason}",
                         origin="compaction", source_ids=[ev.id], session_id=ctx.session_id, key=key,
                         scope_ref=ctx.ref(c.candidate_scope), explicit=True,
+                        contains_secret=c.contains_secret,
                         created_at=self.engine.now().isoformat(),
                     ))
         inbox = Inbox(ctx.agent)

@@ -244,7 +244,8 @@ async def test_state_events_rebuild_state_at_any_point(engine: Engine, clock: Cl
     now = fold(events, clock.t)
     # The same question answered from the full transcript by time alone.
     again = fold(events, clock.t - timedelta(minutes=5), as_of=True)
-    assert {e.field: e.value for e in again.active.values()} == {e.field: e.value for e in then.active.values()}
+    assert {e.field: e.value for e in again.active.values()} == {
+        e.field: e.value for e in then.active.values()}
     assert {e.field: e.value for e in now.active.values()} == {
         "current_goal": "refund", "current_step": "billing", "open_questions": "confirm purchase email"}
 

@@ -1,0 +1,138 @@
+"""The deterministic EN/RU classifier on every row of the lecture's "Session memory vs user profile"
+table, plus the edge cases a user would hit."""
+
+from __future__ import annotations
+
+import pytest
+
+from neotask_tui.engine.classifier import Classification, classify, split_statements
+
+# (row, English, Russian — the lecture's own wording)
+ROWS = [
+    ("temporary", "Today answer briefly, I'm in a hurry.", "Сегодня отвечай коротко, я спешу."),
+    ("always", "Always send me a short summary first.", "Всегда присылай мне сначала краткое резюме."),
+    ("project", "For this project don't use external dependencies.",
+     "Для этого проекта не используй внешние зависимости."),
+    ("choice", "Now let's pick the Pro plan.", "Сейчас выберем тариф Pro."),
+    ("language", "My working language is Russian.", "Мой рабочий язык - русский."),
+]
+
+
+def one(text: str) -> Classification:
+    out = classify(text)
+    assert len(out) == 1, out
+    return out[0]
+
+
+@pytest.mark.parametrize("lang", [1, 2], ids=["en", "ru"])
+def test_row_today_answer_briefly_is_a_temporary_preference(lang: int) -> None:
+    c = one(ROWS[0][lang])
+    assert c.kind == "temporary_preference"
+    assert c.field == "temporary_preferences" and c.scope == "session"
+    assert not c.candidate  # "no, unless there is a sign of a lasting preference"
+    assert c.value is not None and ("briefly" in c.value or "коротко" in c.value)
+    assert "today" not in c.value.lower() and "сегодня" not in c.value.lower()
+
+
+@pytest.mark.parametrize("lang", [1, 2], ids=["en", "ru"])
+def test_row_always_is_a_promotion_candidate_not_a_session_fact(lang: int) -> None:
+    c = one(ROWS[1][lang])
+    assert c.kind == "promotion"
+    assert not c.session_entry
+    assert c.candidate and c.candidate_scope == "user"
+
+
+@pytest.mark.parametrize("lang", [1, 2], ids=["en", "ru"])
+def test_row_for_this_project_is_project_scoped(lang: int) -> None:
+    c = one(ROWS[2][lang])
+    assert c.kind == "project_rule"
+    assert c.session_entry and c.scope == "project" and c.field == "constraints"
+    # "rather project memory, not the general profile"
+    assert c.candidate_scope == "project"
+
+
+@pytest.mark.parametrize("lang", [1, 2], ids=["en", "ru"])
+def test_row_pick_the_pro_plan_is_workflow_state_not_a_preference(lang: int) -> None:
+    c = one(ROWS[3][lang])
+    assert c.kind == "session_choice"
+    assert c.field == "selected_entity" and c.value is not None and "Pro" in c.value
+    assert not c.candidate  # an action, not a preference
+
+
+@pytest.mark.parametrize("lang", [1, 2], ids=["en", "ru"])
+def test_row_working_language_is_session_fact_and_profile_candidate(lang: int) -> None:
+    c = one(ROWS[4][lang])
+    assert c.kind == "user_fact"
+    assert c.session_entry and c.field == "facts"  # "may be confirmed in the session"
+    assert c.candidate and c.candidate_scope == "user"  # "yes, if needed between sessions"
+
+
+def test_lecture_profile_example() -> None:
+    c = one("Я всегда предпочитаю короткие ответы.")
+    assert c.kind == "promotion" and c.candidate_scope == "user"
+    c = one("I always prefer short answers.")
+    assert c.kind == "promotion"
+
+
+@pytest.mark.parametrize("text", [
+    "Today always answer in English.",
+    "Сегодня всегда отвечай по-английски.",
+    "For now, never use emojis.",
+])
+def test_temporariness_beats_permanence(text: str) -> None:
+    c = one(text)
+    assert c.kind == "temporary_preference" and not c.candidate
+
+
+@pytest.mark.parametrize("text", [
+    "Do you always answer briefly?",
+    "Ты всегда отвечаешь коротко?",
+    "Hello, how are you?",
+    "The import dropped half of the rows yesterday.",
+    "Спасибо, всё понятно.",
+])
+def test_questions_and_small_talk_yield_nothing(text: str) -> None:
+    assert classify(text) == []
+
+
+@pytest.mark.parametrize(("text", "ttl"), [
+    ("For the next 2 hours reply in English.", "2h"),
+    ("For 30 minutes answer in bullet points.", "30m"),
+    ("На ближайшие 2 часа отвечай по-английски.", "2h"),
+    ("На полчаса пиши короче.", "30m"),
+])
+def test_durations_become_ttls(text: str, ttl: str) -> None:
+    c = one(text)
+    assert c.kind == "temporary_preference" and c.ttl == ttl
+
+
+def test_until_event_binds_the_preference() -> None:
+    c = one("Show prices in EUR until checkout_paid.")
+    assert c.kind == "temporary_preference" and c.until_event == "checkout_paid"
+
+
+def test_project_rule_with_always_is_project_candidate_not_user_profile() -> None:
+    c = one("In this repo always use poetry.")
+    assert c.kind == "project_rule" and c.candidate_scope == "project"
+
+
+def test_temporary_project_rule_is_not_proposed() -> None:
+    c = one("For this project, today skip the tests.")
+    assert c.kind == "project_rule" and c.candidate_scope is None
+
+
+def test_secrets_are_redacted_from_everything_returned() -> None:
+    c = one("Remember that my API key is sk-proj-" + "Ab1" * 10)
+    assert c.contains_secret
+    assert "sk-proj" not in c.text and "[REDACTED" in c.text
+
+
+def test_do_not_store_request_is_never_a_candidate() -> None:
+    c = one("Always answer briefly, but don't remember this.")
+    assert c.no_store and not c.candidate
+
+
+def test_several_statements_in_one_message() -> None:
+    out = classify("Сегодня отвечай коротко. Всегда пиши код на Python 3.11! Как дела?")
+    assert [c.kind for c in out] == ["temporary_preference", "promotion"]
+    assert split_statements("a. b\nc; d") == ["a.", "b", "c", "d"]

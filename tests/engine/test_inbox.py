@@ -1,0 +1,181 @@
+"""The promotion inbox: consent before long-term memory, criteria, no-repeat, redaction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+
+from neotask_tui import paths
+from neotask_tui.engine.api import Engine
+from neotask_tui.engine.events import Notice
+from neotask_tui.engine.inbox import CRITERIA, Candidate, Inbox, InboxError, normalize
+from neotask_tui.engine.state import StateManager
+from neotask_tui.providers.base import ToolCall
+from neotask_tui.providers.scripted import ScriptedProvider
+from tests.engine.test_state import KEY, Clock, open_engine
+
+AWS = "AKIA" + "IOSFODNN7EXAMPLE"
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[Engine]:
+    eng = open_engine(Clock())
+    yield eng
+    await eng.aclose()
+
+
+def st(eng: Engine) -> StateManager:
+    assert isinstance(eng.state, StateManager)
+    return eng.state
+
+
+async def say(eng: Engine, text: str) -> list[str]:
+    prov = eng.provider
+    assert isinstance(prov, ScriptedProvider)
+    prov.queue("ok")
+    return [e.text for e in [x async for x in eng.send(text, KEY)] if isinstance(e, Notice)]
+
+
+def memory_md() -> str:
+    p = paths.workspace_dir("main") / "MEMORY.md"
+    return p.read_text(encoding="utf-8") if p.exists() else ""
+
+
+async def test_always_statement_goes_to_inbox_not_session(engine: Engine) -> None:
+    notices = await say(engine, "Always send me a short summary first.")
+    assert st(engine).get(KEY).active == []
+    [entry] = await st(engine).inbox_list("main")
+    assert entry.n == 1 and entry.status == "pending" and entry.scope == "user"
+    assert entry.text == "Always send me a short summary first"
+    user_ids = [e.id for e in engine.events(KEY) if e.type == "message" and e.role == "user"]
+    assert entry.origin == "classifier" and entry.source_ids == user_ids
+    assert entry.failed == []  # every criterion is met
+    assert set(entry.criteria) == set(CRITERIA)
+    assert any("inbox #1" in n for n in notices)
+    assert memory_md() == ""  # nothing is written without consent
+
+
+async def test_accept_writes_memory_with_source_and_timestamp(engine: Engine) -> None:
+    await say(engine, "Всегда присылай мне сначала краткое резюме.")
+    e = await st(engine).inbox_accept("main", 1)
+    assert e.status == "accepted" and e.decided_at and "directly" in (e.memory or "")
+    md = memory_md()
+    line = next(ln for ln in md.splitlines() if ln.startswith("- "))
+    assert line.startswith("- Всегда присылай мне сначала краткое резюме  <!-- source: inbox #1 ")
+    assert "(classifier; e:" in line
+    assert f"at: {engine.now().isoformat()}, scope: user -->" in line
+    with pytest.raises(InboxError, match="already accepted"):
+        await st(engine).inbox_accept("main", 1)
+    # Saying it again proposes nothing: it is already in memory.
+    await say(engine, "Всегда присылай мне сначала краткое резюме!")
+    assert await st(engine).inbox_list("main") == []
+
+
+async def test_edit_then_accept_with_scope(engine: Engine) -> None:
+    await say(engine, "My working language is Russian.")
+    e = await st(engine).inbox_edit("main", 1, "The user's working language is Russian.")
+    assert e.edited and e.text == "The user's working language is Russian."
+    with pytest.raises(InboxError, match="not long-term"):
+        await st(engine).inbox_accept("main", 1, scope="session")
+    e = await st(engine).inbox_accept("main", 1, scope="org")
+    assert e.scope == "org"
+    assert "- The user's working language is Russian.  <!-- source: inbox #1" in memory_md()
+    assert "scope: org -->" in memory_md()
+
+
+async def test_reject_is_remembered_and_never_proposed_again(engine: Engine) -> None:
+    await say(engine, "Always answer in French.")
+    await st(engine).inbox_reject("main", 1)
+    notices = await say(engine, "always answer in french!")
+    assert not any("inbox" in n for n in notices)
+    assert await st(engine).inbox_list("main") == []
+    entries = await st(engine).inbox_list("main", status=None)
+    assert [(e.n, e.status) for e in entries] == [(1, "rejected")]
+    with pytest.raises(InboxError, match="already rejected"):
+        await st(engine).inbox_accept("main", 1)
+    # Also from the model and from compaction's flush.
+    res = await st(engine).handle_tool(KEY, ToolCall("c", "propose_memory",
+                                                     {"text": "Always answer in French", "scope": "user"}))
+    assert res is not None and "previously rejected" in res
+    data = json.loads((paths.workspace_dir("main") / "inbox.json").read_text())
+    assert data["rejected"] == [normalize("Always answer in French")]
+
+
+async def test_secrets_are_redacted_and_never_accepted(engine: Engine) -> None:
+    await say(engine, f"Always deploy with the key {AWS}.")
+    [e] = await st(engine).inbox_list("main")
+    assert AWS not in e.text and "[REDACTED:aws_access_key]" in e.text
+    assert e.redacted and e.failed == ["allowed_to_store"]
+    raw = (paths.workspace_dir("main") / "inbox.json").read_text()
+    assert AWS not in raw
+    with pytest.raises(InboxError, match="credential"):
+        await st(engine).inbox_accept("main", 1)
+    assert memory_md() == ""
+    with pytest.raises(InboxError):
+        await st(engine).inbox_edit("main", 1, "   ")
+    await st(engine).inbox_edit("main", 1, "Always deploy with the key from the vault.")
+    await st(engine).inbox_accept("main", 1)
+    assert "from the vault" in memory_md() and AWS not in memory_md()
+
+
+async def test_project_rule_becomes_project_candidate(engine: Engine) -> None:
+    await engine.set_session_config(KEY, project="acme")
+    await say(engine, "For this project don't use external dependencies.")
+    [c] = [e for e in st(engine).get(KEY).active if e.field == "constraints"]
+    assert c.scope == "project" and c.scope_ref == "acme"
+    [e] = await st(engine).inbox_list("main")
+    assert e.scope == "project" and e.scope_ref == "acme"
+    await st(engine).inbox_accept("main", e.n)
+    assert "scope: project:acme -->" in memory_md()
+
+
+async def test_pending_duplicates_merge_sources(engine: Engine) -> None:
+    inbox = Inbox("main")
+    base = {"scope": "user", "reason": "r", "created_at": "2026-01-01T00:00:00+00:00", "explicit": True}
+    assert inbox.add(Candidate(text="Always use tabs.", source_ids=[3], **base)) is not None  # type: ignore[arg-type]
+    assert inbox.add(Candidate(text="always use tabs", source_ids=[9], **base)) is None  # type: ignore[arg-type]
+    [e] = inbox.entries()
+    assert e.source_ids == [3, 9]
+    with pytest.raises(InboxError, match="no inbox entry #7"):
+        inbox.get(7)
+
+
+async def test_criteria_are_checked_one_by_one() -> None:
+    inbox = Inbox("main")
+    e = inbox.add(Candidate(text="Let's pick the blue one today", scope="session", origin="model",
+                            created_at=""))
+    assert e is not None
+    assert set(e.failed) == {"explicit_permanence", "future_useful", "clear_scope", "no_temporary_marker",
+                             "has_source"}
+    assert e.criteria["no_temporary_marker"]["why"] == "temporary marker: today"
+
+
+async def test_model_can_propose_but_not_save(engine: Engine) -> None:
+    await say(engine, "I like concise code reviews.")
+    res = await st(engine).handle_tool(KEY, ToolCall("c", "propose_memory", {
+        "text": "User likes concise code reviews", "scope": "user", "reason": "stated preference"}))
+    assert res is not None and "inbox #1" in res
+    [e] = await st(engine).inbox_list("main")
+    assert e.origin == "model" and e.source_ids  # the user message it came from
+    assert memory_md() == ""
+    call = ToolCall("c", "propose_memory", {"text": "x y", "scope": "session"})
+    bad = await st(engine).handle_tool(KEY, call)
+    assert bad is not None and bad.startswith("error:")
+
+
+async def test_compaction_flush_proposes_durable_facts(engine: Engine) -> None:
+    # Messages written without the classifier hook (e.g. imported history) are caught by the flush.
+    prov = engine.provider
+    assert isinstance(prov, ScriptedProvider)
+    await engine.append(KEY, "message", {"role": "user", "content": "From now on use type hints everywhere."})
+    await engine.append(KEY, "message", {"role": "assistant", "content": "Sure."})
+    for i in range(6):
+        prov.queue(f"reply {i}")
+        [x async for x in engine.send(f"question {i} about the parser", KEY)]
+    prov.queue("Summary.")
+    await engine.compact(KEY)
+    entries = await st(engine).inbox_list("main")
+    assert [(e.text, e.origin) for e in entries] == [("From now on use type hints everywhere", "compaction")]
+    assert entries[0].reason.startswith("memory flush:")

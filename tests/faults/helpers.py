@@ -1,0 +1,45 @@
+"""Small helpers shared by the fault tests (no mocks: real files, real engine, real CLI)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+KEY = "agent:main:tui:default"
+
+
+async def run_turn(engine: Any, text: str, key: str | None = None) -> list[Any]:
+    """All events of one turn."""
+    return [e async for e in engine.send(text, key)]
+
+
+def kinds(events: list[Any]) -> list[str]:
+    """Event class names, in order."""
+    return [type(e).__name__ for e in events]
+
+
+def all_transcript_events(data_dir: Path) -> list[dict[str, Any]]:
+    """Every parseable line of every transcript, live and archived."""
+    out: list[dict[str, Any]] = []
+    for d in ("sessions", "archive"):
+        for p in sorted((data_dir / d).glob("*.jsonl")) if (data_dir / d).exists() else []:
+            for line in p.read_bytes().splitlines():
+                with contextlib.suppress(ValueError):
+                    out.append(json.loads(line))
+    return out
+
+
+def cli(*args: str, env: dict[str, str] | None = None, stdin: str | None = None,
+        timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m neotask_tui ARGS`` as a real subprocess with the current environment."""
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    return subprocess.run([sys.executable, "-m", "neotask_tui", *args], cwd=REPO, env=e, input=stdin,
+                          capture_output=True, text=True, timeout=timeout)

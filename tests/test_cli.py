@@ -1,0 +1,69 @@
+"""The CLI as a user runs it (real subprocesses, scripted provider)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+KEY = "agent:main:tui:default"
+
+
+def neotask(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "neotask_tui", *args], capture_output=True, text=True, env=e,
+                          input=stdin, timeout=120)
+
+
+def test_send_json_then_sessions_list_shows_counters(tmp_path: Path) -> None:
+    script = tmp_path / "script.jsonl"
+    script.write_text(json.dumps({"text": "Hello!", "usage": {"input": 11, "output": 2, "cache_read": 3,
+                                                               "cache_write": 1}}) + "\n")
+    env = {"NEOTASK_PROVIDER": "scripted", "NEOTASK_SCRIPT": str(script)}
+    r = neotask("send", "hello", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["reply"] == "Hello!" and out["provider"] == "scripted"
+    assert out["usage"] == {"input": 11, "output": 2, "cache_read": 3, "cache_write": 1, "reported": True}
+    r = neotask("sessions", "list", "--json", env=env)
+    rows = json.loads(r.stdout)
+    assert rows[0]["key"] == KEY and rows[0]["session_id"] == out["session_id"]
+    assert rows[0]["counters"]["input"] == 11 and rows[0]["counters"]["cache_read"] == 3
+    r = neotask("transcript", KEY, "--json")
+    evs = json.loads(r.stdout)
+    assert [e["type"] for e in evs] == ["session", "message", "message"]
+
+
+def test_user_errors_exit_2_with_one_line() -> None:
+    for args in (("sessions", "show", "agent:../../etc"), ("send", "x", "--session", "nope"),
+                 ("sessions", "bogus"), ("transcript", "no-such-session")):
+        r = neotask(*args, env={"NEOTASK_PROVIDER": "scripted"})
+        assert r.returncode == 2, (args, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_bad_config_names_the_line(neotask_home: Path) -> None:
+    cfg = neotask_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text("[session]\ndaily_reset_hour = 4\nidle_reset_minutes = \"soon\"\n")
+    r = neotask("sessions", "list")
+    assert r.returncode == 2 and "config.toml:3" in r.stderr and "idle_reset_minutes" in r.stderr
+
+
+def test_doctor_reports_and_fixes_torn_line(neotask_home: Path) -> None:
+    env = {"NEOTASK_PROVIDER": "scripted"}
+    assert neotask("send", "hi", env=env).returncode == 0
+    sid = json.loads(neotask("sessions", "list", "--json").stdout)[0]["session_id"]
+    t = neotask_home / "data" / "sessions" / f"{sid}.jsonl"
+    with open(t, "ab") as f:
+        f.write(b'{"id": 99, "type": "mess')
+    r = neotask("doctor", "--json", env=env)
+    rep = json.loads(r.stdout)
+    assert r.returncode == 1 and not rep["clean"] and any("torn" in p for p in rep["problems"])
+    r = neotask("doctor", "--fix", "--json", env=env)
+    assert json.loads(r.stdout)["fixed"]
+    r = neotask("doctor", "--json", env=env)
+    assert r.returncode == 0 and json.loads(r.stdout)["clean"]

@@ -1,0 +1,128 @@
+"""Slash commands (/state, /goal, /pref, /event, /done, /inbox) and the ``neotask state``/``inbox`` CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+
+from neotask_tui.cli import main
+from neotask_tui.commands import dispatch
+from neotask_tui.engine.api import Engine
+from tests.engine.test_state import KEY, Clock, open_engine
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def engine(clock: Clock) -> AsyncIterator[Engine]:
+    eng = open_engine(clock)
+    yield eng
+    await eng.aclose()
+
+
+async def run(eng: Engine, line: str) -> tuple[str, bool]:
+    r = await dispatch(eng, KEY, line)
+    return r.text, r.error
+
+
+async def test_state_commands_round_trip(engine: Engine, clock: Clock) -> None:
+    assert (await run(engine, "/goal fix the CSV importer"))[1] is False
+    text, err = await run(engine, "/pref don't use emojis, it's Bob's demo --for 2h")
+    assert not err and text == "preference for 2h: don't use emojis, it's Bob's demo"
+    await run(engine, "/pref show prices in EUR --until-event checkout_paid")
+    await run(engine, "/state set current_step verify purchase --scope chat")
+    text, _ = await run(engine, "/state")
+    assert "**current_goal**: fix the CSV importer" in text
+    assert "**current_step**: verify purchase _(user command, chat agent:main:tui:default)_" in text
+    text, _ = await run(engine, "/event checkout_paid")
+    assert text == "event checkout_paid: 1 entry expired"
+    text, _ = await run(engine, "/state")
+    assert "~~**temporary_preferences**: show prices in EUR~~ _(event: checkout_paid)_" in text
+    text, _ = await run(engine, "/state clear current_step")
+    assert text.startswith("cleared current_step (1 entry")
+    text, _ = await run(engine, "/done")
+    assert text.startswith("workflow done: 1 entry expired")
+    text, _ = await run(engine, "/state audit")
+    assert "workflow end: done" in text and "manual: /state clear" in text
+    clock.advance(hours=3)
+    assert engine.state.block(KEY) == ""  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("line", [
+    "/state set", "/state set onlykey", "/state clear", "/state clear a b", "/state frobnicate",
+    "/goal", "/pref", "/pref  --for 2h", "/pref x --for soonish", "/event", "/event two words",
+    "/done now", "/inbox accept", "/inbox accept x", "/inbox edit 1", "/inbox reject", "/inbox reject 99",
+    "/inbox explode", "/state set bad!key value", "/state set k v --scope galaxy",
+])
+async def test_bad_arguments_give_a_one_line_error(engine: Engine, line: str) -> None:
+    text, err = await run(engine, line)
+    assert err and text and "\n" not in text
+
+
+async def test_inbox_commands(engine: Engine) -> None:
+    await engine.append(KEY, "message", {"role": "user", "content": "x"})
+    prov = engine.provider
+    assert prov is not None
+    prov.queue("ok", "ok")  # type: ignore[attr-defined]
+    [e async for e in engine.send("Always send me a short summary first.", KEY)]
+    [e async for e in engine.send("Always answer in French.", KEY)]
+    r = await dispatch(engine, KEY, "/inbox")
+    assert r.action == "open_inbox" and [d["n"] for d in r.data] == [1, 2]
+    assert "1. Always send me a short summary first — _user, classifier e:" in r.text
+    text, err = await run(engine, "/inbox edit 1 Send a short summary first, then details.")
+    assert not err and text == "#1 is now: Send a short summary first, then details."
+    text, err = await run(engine, "/inbox accept 1 --scope user")
+    assert not err and text.startswith("#1 saved to long-term memory (user;")
+    text, err = await run(engine, "/inbox reject #2")
+    assert not err and "will not be proposed again" in text
+    text, _ = await run(engine, "/inbox")
+    assert text.startswith("the inbox is empty")
+
+
+def test_cli_state_and_inbox_json(clock: Clock, capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "false")
+
+    async def setup() -> None:
+        eng = open_engine(clock)
+        try:
+            await eng.state.set_goal(KEY, "fix the importer")  # type: ignore[union-attr]
+            await eng.state.set(KEY, "current_step", "old")  # type: ignore[union-attr]
+            await eng.state.set(KEY, "current_step", "new")  # type: ignore[union-attr]
+            eng.provider.queue("ok")  # type: ignore[union-attr]
+            [e async for e in eng.send("Всегда пиши код с type hints.", KEY)]
+        finally:
+            await eng.aclose()
+
+    asyncio.run(setup())
+    capsys.readouterr()
+
+    assert main(["state", KEY, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {e["field"]: e["value"] for e in data["active"]} == {"current_goal": "fix the importer",
+                                                                "current_step": "new"}
+    assert main(["state", KEY, "--audit", "--json"]) == 0
+    audit = json.loads(capsys.readouterr().out)["audit"]
+    assert [(a["value"], a["why"].split(" e:")[0]) for a in audit] == [("old", "replaced by")]
+    assert main(["state", "agent:nobody:tui:x", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["active"] == []
+
+    assert main(["inbox", "list", "--json"]) == 0
+    [entry] = json.loads(capsys.readouterr().out)
+    assert entry["text"] == "Всегда пиши код с type hints" and entry["status"] == "pending"
+    assert entry["failed"] == [] and entry["criteria"]["has_source"]["ok"] is True
+    assert main(["inbox", "accept", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "accepted"
+    assert main(["inbox", "reject", "1"]) == 2
+    assert "already accepted" in capsys.readouterr().err
+    assert main(["inbox", "list", "--all", "--json"]) == 0
+    assert [e["status"] for e in json.loads(capsys.readouterr().out)] == ["accepted"]
+    assert main(["inbox", "edit"]) == 2
+    assert main(["state", KEY]) == 0
+    assert "fix the importer" in capsys.readouterr().out

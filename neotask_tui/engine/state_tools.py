@@ -107,6 +107,10 @@ def tool_specs() -> list[ToolSpec]:
     ]
 
 
+def _n(n: int) -> str:
+    return f"{n} entry" if n == 1 else f"{n} entries"
+
+
 def _str(args: dict[str, Any], name: str) -> str | None:
     v = args.get(name)
     if v is None:
@@ -148,7 +152,7 @@ async def _dispatch(mgr: StateManager, key: str, name: str, args: dict[str, Any]
                 out.append(f"{field} = {e.value!r}" + (f" (scope {e.scope})" if e.scope != "session" else ""))
         if args.get("goal_resolved"):
             n = await mgr.done(key, source=SOURCE)
-            out.append(f"goal resolved; workflow ended ({n} entries expired)")
+            out.append(f"goal resolved; workflow ended ({_n(n)} expired)")
         if not out:
             return "error: give a field (and a value to set, empty to clear)"
         return "ok: " + "; ".join(out)
@@ -163,9 +167,9 @@ async def _dispatch(mgr: StateManager, key: str, name: str, args: dict[str, Any]
         ev = (_str(args, "name") or "").strip()
         if ev in ("done", "workflow_done"):
             n = await mgr.done(key, source=SOURCE)
-            return f"ok: workflow ended ({n} entries expired)"
+            return f"ok: workflow ended ({_n(n)} expired)"
         n = await mgr.fire_event(key, ev, source=SOURCE)
-        return f"ok: event {ev} fired ({n} entries expired)"
+        return f"ok: event {ev} fired ({_n(n)} expired)"
     # propose_memory
     ctx = mgr.scope_context(key)
     scope = _str(args, "scope") or "user"

@@ -1,0 +1,111 @@
+"""The model-facing state tools, executed by the real Engine in a turn (scripted provider)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from neotask_tui.engine.api import Engine
+from neotask_tui.engine.events import ToolCallFinished, TurnDone
+from neotask_tui.engine.state import StateManager
+from neotask_tui.engine.state_tools import TOOL_NAMES
+from neotask_tui.providers.base import ToolCall
+from neotask_tui.providers.scripted import ScriptedProvider
+from tests.engine.test_state import KEY, Clock, open_engine
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[Engine]:
+    eng = open_engine(Clock())
+    yield eng
+    await eng.aclose()
+
+
+def st(eng: Engine) -> StateManager:
+    assert isinstance(eng.state, StateManager)
+    return eng.state
+
+
+def prov(eng: Engine) -> ScriptedProvider:
+    p = eng.provider
+    assert isinstance(p, ScriptedProvider)
+    return p
+
+
+def test_tool_specs_are_valid_json_schema_objects(engine: Engine) -> None:
+    specs = st(engine).tools()
+    assert {s.name for s in specs} == TOOL_NAMES
+    for s in specs:
+        p = s.parameters
+        assert p["type"] == "object" and p["additionalProperties"] is False
+        assert set(p["required"]) <= set(p["properties"])
+        assert all("type" in v for v in p["properties"].values())
+        assert s.description
+
+
+async def test_turn_with_update_session_state_tool_call(engine: Engine) -> None:
+    prov(engine).queue(
+        {"text": "", "tool_calls": [{"id": "call_1", "name": "update_session_state",
+                                     "arguments": {"field": "current_step", "value": "billing", "ttl": "1h"}}]},
+        {"text": "", "tool_calls": [{"id": "call_2", "name": "add_open_question",
+                                     "arguments": {"question": "confirm purchase email"}}]},
+        "Moving on to billing.",
+    )
+    out = [e async for e in engine.send("Let's continue with the refund.", KEY)]
+    finished = [e for e in out if isinstance(e, ToolCallFinished)]
+    assert [(f.name, f.is_error) for f in finished] == [("update_session_state", False),
+                                                        ("add_open_question", False)]
+    assert finished[0].result == "ok: current_step = 'billing'"
+    assert any(isinstance(e, TurnDone) for e in out)
+    view = st(engine).get(KEY)
+    assert view.value("current_step") == "billing"
+    assert view.values("open_questions") == ["confirm purchase email"]
+    assert all(e.source == "model tool" for e in view.active)
+    types = [(e.type, e.data.get("name") or e.data.get("op") or e.data.get("role"))
+             for e in engine.events(KEY)]
+    assert types[1:] == [
+        ("message", "user"),
+        ("tool_call", "update_session_state"), ("state", "set"), ("tool_result", "update_session_state"),
+        ("tool_call", "add_open_question"), ("state", "add"), ("tool_result", "add_open_question"),
+        ("message", "assistant"),
+    ]
+    # The next call already carries the new state block.
+    last_call = prov(engine).calls[-1]
+    assert any("Current step: billing" in m.content for m in last_call)
+    assert prov(engine).tools_seen[0] is not None
+    assert TOOL_NAMES <= {t.name for t in prov(engine).tools_seen[0] or []}
+
+
+async def test_tool_errors_are_results_not_crashes(engine: Engine) -> None:
+    s = st(engine)
+    cases = [
+        ToolCall("a", "update_session_state", {"field": "bad field", "value": "x"}),
+        ToolCall("b", "update_session_state", {"field": "x", "value": "y", "ttl": "forever"}),
+        ToolCall("c", "update_session_state", {}),
+        ToolCall("d", "resolve_open_question", {"question": "nope"}),
+        ToolCall("e", "fire_event", {"name": "has space"}),
+        ToolCall("f", "propose_memory", {"text": "", "scope": "user"}),
+    ]
+    for call in cases:
+        res = await s.handle_tool(KEY, call)
+        assert res is not None and res.startswith("error:"), (call, res)
+    assert await s.handle_tool(KEY, ToolCall("z", "memory_search", {})) is None
+    assert s.get(KEY).active == []
+
+
+async def test_fire_event_and_done_tools(engine: Engine) -> None:
+    s = st(engine)
+    await s.set(KEY, "selected_entity", "Pro plan", until_event="checkout_paid")
+    await s.set_goal(KEY, "buy a plan")
+    assert await s.handle_tool(KEY, ToolCall("a", "fire_event", {"name": "checkout_paid"})) == (
+        "ok: event checkout_paid fired (1 entry expired)")
+    assert await s.handle_tool(KEY, ToolCall("b", "fire_event", {"name": "done"})) == (
+        "ok: workflow ended (1 entry expired)")
+    assert s.get(KEY).active == []
+    call = ToolCall("c", "update_session_state", {"field": "current_step", "value": ""})
+    res = await s.handle_tool(KEY, call)
+    assert res is not None and res.startswith("error:")  # nothing to clear
+    await s.add_open_question(KEY, "which region?")
+    res = await s.handle_tool(KEY, ToolCall("d", "resolve_open_question", {"question": "1", "answer": "EU"}))
+    assert res == "ok: resolved 'which region?'"

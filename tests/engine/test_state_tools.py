@@ -46,8 +46,9 @@ def test_tool_specs_are_valid_json_schema_objects(engine: Engine) -> None:
 
 async def test_turn_with_update_session_state_tool_call(engine: Engine) -> None:
     prov(engine).queue(
-        {"text": "", "tool_calls": [{"id": "call_1", "name": "update_session_state",
-                                     "arguments": {"field": "current_step", "value": "billing", "ttl": "1h"}}]},
+        {"text": "", "tool_calls": [{
+            "id": "call_1", "name": "update_session_state",
+            "arguments": {"field": "current_step", "value": "billing", "ttl": "1h"}}]},
         {"text": "", "tool_calls": [{"id": "call_2", "name": "add_open_question",
                                      "arguments": {"question": "confirm purchase email"}}]},
         "Moving on to billing.",
@@ -74,7 +75,8 @@ async def test_turn_with_update_session_state_tool_call(engine: Engine) -> None:
     last_call = prov(engine).calls[-1]
     assert any("Current step: billing" in m.content for m in last_call)
     assert prov(engine).tools_seen[0] is not None
-    assert TOOL_NAMES <= {t.name for t in prov(engine).tools_seen[0] or []}
+    offered = {t.name for t in prov(engine).tools_seen[0] or []}
+    assert offered >= TOOL_NAMES
 
 
 async def test_tool_errors_are_results_not_crashes(engine: Engine) -> None:

@@ -10,6 +10,7 @@ with mode 0700, and files we create get mode 0600 (see :mod:`neotask_tui.storage
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -131,8 +132,6 @@ def ensure_dir(path: Path) -> Path:
             d.mkdir(mode=DIR_MODE)
         except FileExistsError:
             continue
-        try:
+        with contextlib.suppress(OSError):
             os.chmod(d, DIR_MODE)
-        except OSError:
-            pass
     return path

@@ -11,7 +11,9 @@ from pathlib import Path
 KEY = "agent:main:tui:default"
 
 
-def neotask(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def neotask(
+    *args: str, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     e = dict(os.environ)
     e.update(env or {})
     return subprocess.run([sys.executable, "-m", "neotask_tui", *args], capture_output=True, text=True, env=e,

@@ -27,8 +27,8 @@ async def _reset(engine: Any, key: str, args: str) -> CommandResult:
     if args:
         return usage_error("reset", "no arguments expected")
     r = await engine.reset_session(key)
-    return CommandResult(text=f"session reset: {r.new_session_id} (previous {r.old_session_id} archived, state cleared)",
-                         events=[r])
+    text = f"session reset: {r.new_session_id} (previous {r.old_session_id} archived, state cleared)"
+    return CommandResult(text=text, events=[r])
 
 
 @command("undo-reset", "/undo-reset", "Bring back the session replaced by the last automatic reset")

@@ -88,7 +88,8 @@ class Engine:
             if not readonly:
                 fixed = self.store.repair_orphans()
                 if fixed:
-                    self.store.notices.append(f"archived {len(fixed)} orphaned transcript(s) left by an interrupted switch")
+                    self.store.notices.append(
+                        f"archived {len(fixed)} orphaned transcript(s) left by an interrupted switch")
         except BaseException:
             self._lock.release()
             raise
@@ -410,6 +411,8 @@ class Engine:
             max_message_tokens=cs.max_message_tokens, count_event=lambda e: self.count_event(e, sid),
             new_event_id=new_event_id,
         )
+        if self.compactor is not None:  # recall of compacted-away turns (engine/compaction.py)
+            await asyncio.to_thread(self.compactor.augment_context, key, inp)
         return build_context(inp)
 
     async def context(self, key: str, new_message: str | None = None) -> AssembledContext:
@@ -522,8 +525,9 @@ class Engine:
                 return
             yield ev.ModelLoading("model ready", done=True)
             yield ev.ProviderInfo(provider=prov.name, model=prov.model, reason=self._provider_reason)
-        prov = self._provider
-        assert prov is not None
+        prov_ = self._provider
+        assert prov_ is not None
+        prov = prov_
         tools = self._tools() if getattr(prov, "supports_tools", False) else []
         retried_overflow = False
         rounds = 0

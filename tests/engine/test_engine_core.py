@@ -44,7 +44,7 @@ async def test_turn_stores_messages_and_counters() -> None:
     engine, prov = make()
     prov.queue({"text": "Hello there", "usage": {"input": 20, "output": 3, "cache_read": 5, "cache_write": 2}})
     out = await run(engine, "hi")
-    done = [e for e in out if isinstance(e, ev.TurnDone)][0]
+    done = next(e for e in out if isinstance(e, ev.TurnDone))
     assert done.text == "Hello there" and done.usage["reported"] is True
     assert "".join(e.text for e in out if isinstance(e, ev.TokenDelta)) == "Hello there"
     evs = engine.events(KEY)
@@ -62,7 +62,7 @@ async def test_unreported_usage_is_estimated_and_labelled() -> None:
     engine, prov = make()
     prov.queue("no usage here")
     out = await run(engine, "hello")
-    done = [e for e in out if isinstance(e, ev.TurnDone)][0]
+    done = next(e for e in out if isinstance(e, ev.TurnDone))
     assert done.usage["reported"] is False and done.usage["output"] > 0
     assert done.usage["input"] == done.ledger["total"]
     assert engine.store.get(KEY).counters.estimated_turns == 1  # type: ignore[union-attr]
@@ -70,7 +70,7 @@ async def test_unreported_usage_is_estimated_and_labelled() -> None:
 
 
 async def test_routing_same_key_same_session_and_restart_survives() -> None:
-    engine, prov = make()
+    engine, _prov = make()
     await run(engine, "one")
     sid = engine.current_record(KEY).session_id
     await run(engine, "two")
@@ -116,7 +116,7 @@ async def test_daily_reset_on_next_message_and_undo() -> None:
     new = engine.current_record(KEY)
     assert new.session_id != old and new.auto_reset and new.auto_reset["previous_session_id"] == old
     # the morning message went to the new session
-    assert [e.content for e in engine.events(KEY) if e.type == "message"][0] == "morning"
+    assert next(e.content for e in engine.events(KEY) if e.type == "message") == "morning"
     rec = await engine.undo_reset(KEY)
     assert rec.session_id == old
     assert [e.content for e in engine.events(KEY) if e.role == "user"] == ["evening", "still night"]
@@ -143,7 +143,7 @@ async def test_provider_failure_keeps_user_message_and_partial() -> None:
     engine, prov = make()
     prov.queue({"text": "partial answer that is cut", "error": {"kind": "connection", "after_chars": 7}})
     out = await run(engine, "question")
-    failed = [e for e in out if isinstance(e, ev.TurnFailed)][0]
+    failed = next(e for e in out if isinstance(e, ev.TurnFailed))
     assert failed.partial_text == "partial" and failed.error_kind == "connection"
     msgs = [e for e in engine.events(KEY) if e.type == "message"]
     assert msgs[0].content == "question"
@@ -152,7 +152,7 @@ async def test_provider_failure_keeps_user_message_and_partial() -> None:
     # retry works
     prov.queue({"text": "full", "usage": {"input": 5, "output": 1}})
     out = await run(engine, "question")
-    assert [e for e in out if isinstance(e, ev.TurnDone)][0].text == "full"
+    assert next(e for e in out if isinstance(e, ev.TurnDone)).text == "full"
     await engine.aclose()
 
 
@@ -190,13 +190,13 @@ async def test_bad_key_and_empty_message_are_user_errors() -> None:
 async def test_lone_surrogates_and_nul_are_stored() -> None:
     engine, _ = make()
     await run(engine, "bad \udc80 text \x00 end")
-    user = [e for e in engine.events(KEY) if e.role == "user"][0]
+    user = next(e for e in engine.events(KEY) if e.role == "user")
     assert "\ufffd" in user.content and "\x00" in user.content
     await engine.aclose()
 
 
 async def test_context_ledger_sums_to_total() -> None:
-    engine, prov = make()
+    engine, _prov = make()
     for i in range(5):
         await run(engine, f"message number {i} " * 10)
     ctx = await engine.context(KEY, "next question")

@@ -1,0 +1,445 @@
+"""The Neotask Textual app: main screen, bindings, engine workers.
+
+Build it with :func:`make_app` (tests inject an ``Engine`` with a scripted provider). Without an
+injected engine the app paints first and opens the engine in a thread worker (it takes the data-dir
+lock and reads the index); providers, LanceDB and embeddings load later, when first needed.
+Every engine call runs in a worker; widgets only render what the engine yields.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.worker import Worker
+
+from neotask_tui.config import Settings
+from neotask_tui.engine import events as ev
+from neotask_tui.tui.commands import SlashCommandProvider
+from neotask_tui.tui.screens.inbox import InboxChanged
+from neotask_tui.tui.screens.modals import InputModal, TextModal
+from neotask_tui.tui.themes import load_themes
+from neotask_tui.tui.turns import TurnRenderer
+from neotask_tui.tui.widgets.gauge import TokenGauge
+from neotask_tui.tui.widgets.prompt import Prompt
+from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
+from neotask_tui.tui.widgets.status import StatusBar
+from neotask_tui.tui.widgets.transcript import Entry, Transcript, entries_from_events
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.api import Engine
+
+LOCKED_EXIT = 3
+
+
+class NeotaskApp(App[int]):
+    """Chat with the engine: transcript, gauge, state panel, recall sidebar, prompt."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "Neotask"
+    COMMANDS = App.COMMANDS | {SlashCommandProvider}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+        Binding("escape", "stop", "Stop reply", id="stop", show=False),
+        Binding("ctrl+c", "interrupt", "Stop reply", id="interrupt", priority=True, show=False),
+        Binding("ctrl+n", "new_session", "New", id="new_session"),
+        Binding("ctrl+o", "sessions", "Sessions", id="sessions"),
+        Binding("f5", "compact", "Compact", id="compact"),
+        Binding("f4", "context", "Context", id="context"),
+        Binding("ctrl+b", "open_inbox", "Inbox", id="inbox"),
+        Binding("f2", "toggle_state", "State", id="toggle_state"),
+        Binding("f3", "toggle_recall", "Recall", id="toggle_recall"),
+        Binding("ctrl+u", "undo_reset", "Restore previous", id="undo_reset", priority=True),
+        Binding("f6", "focus_next_panel", "Panels", id="focus_panels", show=False),
+        Binding("f1", "help", "Help", id="help"),
+    ]
+
+    def __init__(self, settings: Settings, engine: Engine | None = None, key: str | None = None) -> None:
+        super().__init__()
+        self.settings = settings
+        self.engine: Any = engine
+        self.owns_engine = engine is None
+        self.key = key or settings.general.default_key
+        self.ready = asyncio.Event()
+        self.startup_error: tuple[int, str] | None = None
+        self.streaming = False
+        self.undo_reset_available = False
+        self._turn: Worker[None] | None = None
+        self.turns = TurnRenderer(self)
+        self.set_keymap(dict(settings.ui.bindings))
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> Any:
+        yield StatusBar(id="status")
+        with Horizontal(id="main"):
+            with Vertical(id="chat"):
+                yield Transcript(id="transcript")
+                yield TokenGauge(threshold=self.settings.compaction.threshold, id="gauge")
+                yield Prompt(id="prompt")
+            with Vertical(id="side"):
+                yield StatePanel(id="state")
+                yield RecallSidebar(id="recall")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        themes = load_themes()
+        for theme in themes.themes.values():
+            self.register_theme(theme)
+        for err in themes.errors:
+            self.notify(err, title="theme skipped", severity="warning", timeout=10)
+        wanted = self.settings.ui.theme
+        if wanted in self.available_themes:
+            self.theme = wanted
+        else:
+            self.notify(f"unknown theme {wanted!r}; using neotask-dark", severity="warning")
+            self.theme = "neotask-dark" if "neotask-dark" in self.available_themes else "textual-dark"
+        self.query_one("#state").display = self.settings.ui.show_state_panel
+        self.query_one("#recall").display = self.settings.ui.show_recall_sidebar
+        self.query_one(StatusBar).key = self.key
+        self.query_one("#prompt-input").focus()
+        self.start_engine()
+        self.set_interval(1.0, self._tick)
+
+    def watch_theme(self, _theme: str) -> None:
+        for gauge in self.query(TokenGauge):
+            gauge.refresh_colours()
+
+    # ------------------------------------------------------------------ engine startup
+    @work(group="startup")
+    async def start_engine(self) -> None:
+        """Open the engine off the event loop (unless injected), then load the session."""
+        if self.engine is None:
+            try:
+                self.engine = await asyncio.to_thread(_open_engine, self.settings)
+            except Exception as e:
+                from neotask_tui.errors import LockedError
+
+                code = LOCKED_EXIT if isinstance(e, LockedError) else 1
+                self.startup_error = (code, f"neotask: {e}")
+                self.exit(code)
+                return
+        for note in list(self.engine.notices):
+            self.notify(note, severity="warning", timeout=10)
+        self.ready.set()
+        await self.load_session()
+
+    async def load_session(self) -> None:
+        """(Re)load the transcript, gauge, state, status for ``self.key``."""
+        eng = self.engine
+        events = await asyncio.to_thread(lambda: list(eng.events(self.key)))
+        await self.query_one(Transcript).load(entries_from_events(events))
+        await self.refresh_panels(full=True)
+
+    async def refresh_panels(self, *, full: bool = False) -> None:
+        """Status line, gauge totals/ledger, state panel and inbox count."""
+        eng = self.engine
+        status = self.query_one(StatusBar)
+        status.key = self.key
+        info = await asyncio.to_thread(eng.session_info, self.key)
+        gauge = self.query_one(TokenGauge)
+        gauge.totals = info.get("totals") or {}
+        if full and eng.provider is None:
+            try:
+                choice = await asyncio.to_thread(eng.choose_provider)
+                status.provider = f"{choice.name} · {choice.model}"
+                status.reason = f"{choice.reason}; loads on first message"
+            except Exception as e:  # no provider configured: say so, the app still works
+                status.provider, status.reason = "no provider", str(e)
+        elif eng.provider is not None:
+            status.provider = f"{eng.provider.name} · {eng.provider.model}"
+            status.reason = eng.provider_reason
+        ledger = eng.last_ledger.get(self.key)
+        if ledger is None and full:
+            ctx = await eng.context(self.key)
+            ledger = ctx.ledger.to_dict()
+        if ledger is not None:
+            gauge.ledger = ledger
+        await self.refresh_state()
+        await self.refresh_inbox_count()
+        self._tick()
+
+    async def refresh_state(self) -> None:
+        """Re-read the session state into the panel."""
+        eng = self.engine
+        panel = self.query_one(StatePanel)
+        view = None
+        if eng.state is not None:
+            view = await asyncio.to_thread(eng.state.get, self.key)
+            if inspect.isawaitable(view):
+                view = await view
+        panel.show(view, eng.now())
+
+    async def refresh_inbox_count(self) -> None:
+        """Pending memory candidates, shown in the recall sidebar."""
+        eng = self.engine
+        n = 0
+        if eng.state is not None and hasattr(eng.state, "inbox_list"):
+            try:
+                n = len(await eng.state.inbox_list(eng.parse_key(self.key).agent_id))
+            except Exception:  # a broken inbox file must not break the main screen
+                n = 0
+        side = self.query_one(RecallSidebar)
+        side.set_foot(side.summary(), inbox=n)
+
+    def on_inbox_changed(self, message: InboxChanged) -> None:
+        side = self.query_one(RecallSidebar)
+        side.set_foot(side.summary(), inbox=message.pending)
+
+    def _tick(self) -> None:
+        if not self.ready.is_set() or self.engine is None:
+            return
+        now = self.engine.now()
+        try:
+            nr = self.engine.next_reset(self.key)
+        except Exception:
+            nr = None
+        self.query_one(StatusBar).set_reset(nr, now)
+        panel = self.query_one(StatePanel)
+        if panel.view is not None:
+            panel.show(panel.view, now)
+
+    # ------------------------------------------------------------------ sending
+    @on(Prompt.Submitted)
+    def on_prompt_submitted(self, message: Prompt.Submitted) -> None:
+        text = message.text
+        stripped = text.strip()
+        if stripped.startswith("/") and not stripped.startswith("//"):
+            self.run_command(stripped)
+            return
+        if stripped.startswith("//"):
+            text = text.lstrip()[1:]
+        if self.streaming:
+            self.notify("a reply is still streaming — Esc stops it", severity="warning")
+            return
+        self._turn = self.send_message(text)
+
+    @work(exclusive=True, group="turn")
+    async def send_message(self, text: str) -> None:
+        """One turn: stream the engine's events into the transcript and panels."""
+        await self.ready.wait()
+        await self.turns.run(text)
+
+    def action_stop(self) -> None:
+        """Stop a streaming reply (the partial text is kept, marked interrupted)."""
+        if self.streaming and self._turn is not None:
+            self._turn.cancel()
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: stop a streaming reply, else copy the selection, else explain how to quit."""
+        if self.streaming:
+            self.action_stop()
+            return
+        area = self.query_one("#prompt-input")
+        selected = getattr(area, "selected_text", "")
+        if selected:
+            self.copy_to_clipboard(selected)
+            return
+        self.notify("nothing to stop — Ctrl+Q quits", timeout=3)
+
+    # ------------------------------------------------------------------ commands
+    @work(group="command")
+    async def run_command(self, line: str) -> None:
+        """Run a slash command via the shared registry and perform its UI action."""
+        await self.ready.wait()
+        from neotask_tui.tui.actions import run_slash
+
+        await run_slash(self, line)
+
+    def palette_command(self, name: str) -> None:
+        """Run a command chosen in the palette (commands with arguments prefill the prompt)."""
+        from neotask_tui.commands import load_all
+
+        cmd = load_all().get(name)
+        prompt = self.query_one(Prompt)
+        if cmd is not None and cmd.usage.strip() != f"/{name}" and "[" not in cmd.usage.split(" ", 1)[-1][:1]:
+            prompt.text = f"/{name} "
+            prompt.area.focus()
+        else:
+            self.run_command(f"/{name}")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for title, help_, callback in (
+            ("New session", "Start a fresh session (the old one is archived)", self.action_new_session),
+            ("Sessions", "Browse, resume, view and restore sessions", self.action_sessions),
+            ("Compact", "Summarize older messages (review first)", self.action_compact),
+            ("Context", "What the next call sends, section by section", self.action_context),
+            ("Inbox", "Memory candidates to accept, edit or reject", self.action_open_inbox),
+            ("Toggle state panel", "Show or hide the session state", self.action_toggle_state),
+            ("Toggle recall sidebar", "Show or hide recalled memory", self.action_toggle_recall),
+        ):
+            yield SystemCommand(title, help_, callback)
+
+    def action_new_session(self) -> None:
+        """``/new``."""
+        self.run_command("/new")
+
+    def action_sessions(self) -> None:
+        """``/sessions``."""
+        self.run_command("/sessions")
+
+    def action_compact(self) -> None:
+        """``/compact`` (opens the review modal)."""
+        self.run_command("/compact")
+
+    def action_context(self) -> None:
+        """``/context``."""
+        self.run_command("/context")
+
+    def action_open_inbox(self) -> None:
+        """``/inbox``."""
+        self.run_command("/inbox")
+
+    def action_help(self) -> None:
+        """``/help``."""
+        self.run_command("/help")
+
+    def action_toggle_state(self) -> None:
+        """Show/hide the state panel."""
+        w = self.query_one("#state")
+        w.display = not w.display
+
+    def action_toggle_recall(self) -> None:
+        """Show/hide the recall sidebar."""
+        w = self.query_one("#recall")
+        w.display = not w.display
+
+    def action_focus_next_panel(self) -> None:
+        """Cycle focus: prompt → state → recall → transcript."""
+        order = ["#prompt-input", "#state-list", "#recall-list", "#transcript"]
+        focused = self.focused
+        ids = [f"#{focused.id}" if focused is not None and focused.id else ""]
+        i = order.index(ids[0]) if ids[0] in order else -1
+        for step in range(1, len(order) + 1):
+            w = self.query_one(order[(i + step) % len(order)])
+            if w.display and (w.parent is None or getattr(w.parent, "display", True)):
+                w.focus()
+                return
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo_reset":
+            return self.undo_reset_available
+        if action == "stop":
+            return self.streaming
+        return True
+
+    @work(group="command")
+    async def action_undo_reset(self) -> None:
+        """Bring back the session replaced by the last automatic reset."""
+        if not self.undo_reset_available:
+            return
+        self.undo_reset_available = False
+        self.query_one(StatusBar).offer = ""
+        try:
+            rec = await self.engine.undo_reset(self.key)
+        except Exception as e:
+            self.notify(f"cannot restore: {e}", severity="error")
+            return
+        self.notify(f"restored session {rec.session_id}")
+        await self.load_session()
+        self.refresh_bindings()
+
+    def binding_key(self, action: str) -> str:
+        """The key currently bound to ``action`` (after keymap remapping), for hints."""
+        for key, bindings in self._bindings.key_to_bindings.items():
+            if any(b.action == action for b in bindings):
+                return key
+        return "?"
+
+    async def action_view_session(self, session_id: str) -> None:
+        """Open a (usually archived) transcript read-only."""
+        from neotask_tui.tui.screens.sessions import TranscriptScreen
+
+        await self.push_screen(TranscriptScreen(self.engine, session_id, archived=True))
+
+    # ------------------------------------------------------------------ panels → engine
+    @on(StatePanel.EditRequested)
+    @work(group="state-edit")
+    async def edit_state(self, message: StatePanel.EditRequested) -> None:
+        e = message.entry
+        value = await self.push_screen_wait(InputModal(f"Edit {e.field}", str(e.value)))
+        if value is None:
+            return
+        try:
+            await self.engine.state.clear(self.key, e.field, item=e.id, source="user edit")
+            if value.strip():
+                await self.engine.state.set(self.key, e.field, value, scope=e.scope, ttl=e.ttl,
+                                            until_event=e.until_event)
+        except Exception as err:
+            self.notify(f"cannot edit {e.field}: {err}", severity="error")
+        await self.refresh_panels()
+
+    @on(StatePanel.ClearRequested)
+    @work(group="state-edit")
+    async def clear_state(self, message: StatePanel.ClearRequested) -> None:
+        e = message.entry
+        try:
+            await self.engine.state.clear(self.key, e.field, item=e.id)
+            self.notify(f"cleared {e.field}")
+        except Exception as err:
+            self.notify(f"cannot clear {e.field}: {err}", severity="error")
+        await self.refresh_panels()
+
+    @on(RecallSidebar.Action)
+    @work(group="recall")
+    async def recall_action(self, message: RecallSidebar.Action) -> None:
+        item, act = message.item, message.action
+        side = self.query_one(RecallSidebar)
+        if act == "open":
+            title = f"{item.get('source')} · score {float(item.get('score', 0)):.2f} · {item.get('scope')}"
+            await self.push_screen(TextModal(title, str(item.get("text", ""))))
+        elif act == "forget":
+            from neotask_tui.commands import dispatch
+
+            res = await dispatch(self.engine, self.key, f"/forget {item.get('id')}")
+            self.notify(res.text or "forgotten", severity="error" if res.error else "information")
+            if not res.error:
+                side.remove_item(str(item.get("id")))
+        elif act == "never":
+            rec = self.engine.current_record(self.key)
+            ids = [*rec.config.get("never_recall", []), str(item.get("id"))]
+            await self.engine.set_session_config(self.key, never_recall=ids)
+            side.remove_item(str(item.get("id")))
+            self.notify("won't be recalled again in this session")
+
+    # ------------------------------------------------------------------ transcript helpers
+    async def add_entry(self, entry: Entry) -> None:
+        """Append an entry to the transcript."""
+        await self.query_one(Transcript).add(entry)
+
+    async def on_unmount(self) -> None:
+        if self.engine is not None and self.owns_engine:
+            await self.engine.aclose()
+
+
+def _open_engine(settings: Settings) -> Any:
+    from neotask_tui.engine.api import Engine
+
+    return Engine(settings)
+
+
+def make_app(settings: Settings, engine: Engine | None = None, key: str | None = None) -> NeotaskApp:
+    """Build the app. With ``engine=None`` the app opens (and closes) its own engine."""
+    return NeotaskApp(settings, engine=engine, key=key)
+
+
+def run_app(settings: Settings, key: str | None = None) -> int:
+    """Run the app until it exits; returns the exit code (3 when the data dir is locked)."""
+    app = make_app(settings, key=key)
+    code = app.run()
+    if app.startup_error is not None:
+        sys.stderr.write(app.startup_error[1] + "\n")
+        return app.startup_error[0]
+    return int(code or 0)
+
+
+__all__ = ["NeotaskApp", "ev", "make_app", "run_app"]

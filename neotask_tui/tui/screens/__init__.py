@@ -1,0 +1,1 @@
+"""Screens and modals (each with a ``.tcss`` beside it)."""

@@ -1,0 +1,114 @@
+"""The compaction review modal: draft summary, dropped items, accept / edit instructions / cancel."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Markdown, Static, TextArea
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def dropped_markdown(dropped: list[Any]) -> str:
+    """The dropped items as a Markdown list (each with its kind and cited ids)."""
+    lines = []
+    for d in dropped:
+        kind = _get(d, "kind", "item")
+        text = _get(d, "text", str(d))
+        cites = _get(d, "cites", None) or _get(d, "ids", None) or []
+        ref = f" _(e:{', e:'.join(str(c) for c in cites)})_" if cites else ""
+        lines.append(f"- **{kind}**: {text}{ref}")
+    return "\n".join(lines)
+
+
+class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
+    """Review a compaction preview.
+
+    Dismisses with ``("accept", summary)`` — the draft, or the user's edit of it (``e`` turns the
+    summary into an editor) — or ``None`` (cancel: nothing is written).
+    """
+
+    CSS_PATH = "compact_review.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "accept", "Accept", id="compact_accept"),
+        Binding("ctrl+s", "accept", "Accept", id="compact_accept_edited", priority=True, show=False),
+        Binding("e", "edit", "Edit summary", id="compact_edit"),
+        Binding("escape,c", "cancel", "Cancel", id="compact_cancel"),
+    ]
+
+    def __init__(self, result: Any) -> None:
+        super().__init__()
+        self.result = result
+
+    def compose(self) -> Any:
+        r = self.result
+        before, after = int(_get(r, "tokens_before", 0)), int(_get(r, "tokens_after", 0))
+        dropped = list(_get(r, "dropped", []) or [])
+        repaired = list(_get(r, "repaired", []) or [])
+        instr = _get(r, "instructions") or ""
+        head = f"Compact this session: {before:,} → {after:,} tokens"
+        notes = [f"summary by {_get(r, 'model', '?')}"]
+        if _get(r, "fallback"):
+            notes.append(f"extractive fallback ({_get(r, 'fallback_reason') or 'model failed'})")
+        if instr:
+            notes.append(f"focus: {instr}")
+        notes.append(f"{len(_get(r, 'kept_ids', []) or [])} recent event(s) kept raw")
+        with Vertical(id="review"):
+            yield Static(head, id="review-title")
+            yield Static(" · ".join(notes), id="review-notes", markup=False)
+            with VerticalScroll(id="review-body"):
+                yield Static("Draft summary", classes="section-title")
+                yield Markdown(str(_get(r, "summary", "")) or "_(empty)_", id="review-summary")
+                yield TextArea(str(_get(r, "summary", "")), id="review-editor", soft_wrap=True)
+                yield Static(f"Not covered by the summary ({len(dropped)})", classes="section-title")
+                yield Markdown(dropped_markdown(dropped) or "_nothing dropped_", id="review-dropped")
+                if repaired:
+                    yield Static(f"Repaired by the guard ({len(repaired)})", classes="section-title")
+                    yield Markdown(dropped_markdown(repaired), id="review-repaired")
+            with Horizontal(id="review-buttons"):
+                yield Button("Accept (a)", variant="primary", id="accept")
+                yield Button("Edit summary (e)", id="edit")
+                yield Button("Cancel (esc)", variant="error", id="cancel")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        actions = {"accept": self.action_accept, "edit": self.action_edit, "cancel": self.action_cancel}
+        actions[str(event.button.id)]()
+
+    def on_mount(self) -> None:
+        self.query_one("#review-editor").display = False
+
+    @property
+    def editing(self) -> bool:
+        """Whether the summary editor is open."""
+        return bool(self.query_one("#review-editor").display)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Plain letters type into the editor while it is open; Ctrl+S still accepts.
+        return not (self.editing and action == "edit")
+
+    def action_accept(self) -> None:
+        """Write the compaction with the draft (or the edited) summary."""
+        if self.editing:
+            text = self.query_one("#review-editor", TextArea).text
+        else:
+            text = str(_get(self.result, "summary", ""))
+        self.dismiss(("accept", text))
+
+    def action_edit(self) -> None:
+        """Edit the summary before accepting (the guard still checks the edit)."""
+        editor = self.query_one("#review-editor", TextArea)
+        self.query_one("#review-summary").display = False
+        editor.display = True
+        editor.focus()
+        self.notify("editing the summary — Ctrl+S accepts, Esc cancels", timeout=4)
+
+    def action_cancel(self) -> None:
+        """Close; nothing is written."""
+        self.dismiss(None)

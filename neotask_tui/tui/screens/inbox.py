@@ -1,0 +1,119 @@
+"""The promotion inbox: memory candidates to accept, edit or reject."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from neotask_tui.tui.screens.modals import InputModal
+
+
+class InboxChanged(Message):
+    """The number of pending inbox entries changed."""
+
+    def __init__(self, pending: int) -> None:
+        super().__init__()
+        self.pending = pending
+
+
+class InboxScreen(Screen[None]):
+    """Pending candidates for long-term memory, with the criteria each meets or fails."""
+
+    CSS_PATH = "inbox.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back", id="inbox_close"),
+        Binding("a", "accept", "Accept", id="inbox_accept"),
+        Binding("e", "edit", "Edit", id="inbox_edit"),
+        Binding("r", "reject", "Reject", id="inbox_reject"),
+    ]
+
+    def __init__(self, engine: Any, key: str) -> None:
+        super().__init__()
+        self.engine = engine
+        self.key = key
+        self.agent = engine.parse_key(key).agent_id
+        self.entries: list[Any] = []
+
+    def compose(self) -> Any:
+        with Vertical(id="inbox-box"):
+            yield Static(f"Memory inbox · agent {self.agent}", id="inbox-title")
+            yield DataTable(id="inbox-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="inbox-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("#", "candidate", "scope", "why", "missing criteria")
+        self.reload()
+
+    @work(exclusive=True, group="inbox-load")
+    async def reload(self) -> None:
+        """Read the pending entries."""
+        table = self.query_one(DataTable)
+        state = self.engine.state
+        if state is None or not hasattr(state, "inbox_list"):
+            self.query_one("#inbox-detail", Static).update("inbox: not available in this build")
+            return
+        self.entries = list(await state.inbox_list(self.agent))
+        table.clear()
+        for e in self.entries:
+            table.add_row(str(e.n), e.text[:70], e.scope, e.reason[:30], ", ".join(e.failed) or "—")
+        self.query_one("#inbox-detail", Static).update(
+            f"{len(self.entries)} pending · a accept (writes to long-term memory with source and time) · "
+            "e edit · r reject (never proposed again)" if self.entries else "inbox is empty")
+        self.app.post_message(InboxChanged(len(self.entries)))
+
+    def _selected(self) -> Any:
+        row = self.query_one(DataTable).cursor_row
+        return self.entries[row] if 0 <= row < len(self.entries) else None
+
+    @work(group="inbox-act")
+    async def action_accept(self) -> None:
+        """Accept the selected candidate."""
+        e = self._selected()
+        if e is None:
+            return
+        try:
+            done = await self.engine.state.inbox_accept(self.agent, e.n)
+            self.notify(f"remembered #{done.n} in {done.memory or 'long-term memory'}")
+        except Exception as err:
+            self.notify(f"cannot accept #{e.n}: {err}", severity="error")
+        self.reload()
+
+    @work(group="inbox-act")
+    async def action_edit(self) -> None:
+        """Edit the selected candidate's text."""
+        e = self._selected()
+        if e is None:
+            return
+        text = await self.app.push_screen_wait(InputModal(f"Edit candidate #{e.n}", e.text))
+        if not text:
+            return
+        try:
+            await self.engine.state.inbox_edit(self.agent, e.n, text)
+        except Exception as err:
+            self.notify(f"cannot edit #{e.n}: {err}", severity="error")
+        self.reload()
+
+    @work(group="inbox-act")
+    async def action_reject(self) -> None:
+        """Reject the selected candidate."""
+        e = self._selected()
+        if e is None:
+            return
+        try:
+            await self.engine.state.inbox_reject(self.agent, e.n)
+            self.notify(f"rejected #{e.n}")
+        except Exception as err:
+            self.notify(f"cannot reject #{e.n}: {err}", severity="error")
+        self.reload()
+
+    def action_close(self) -> None:
+        """Back to the chat."""
+        self.dismiss(None)
+

@@ -1,0 +1,141 @@
+"""Colour themes from TOML files, turned into Textual :class:`~textual.theme.Theme` objects.
+
+Built-in themes ship as package data (``neotask_tui/themes/*.toml`` in a wheel, the repository's
+top-level ``themes/`` in a checkout). User themes in :func:`neotask_tui.paths.user_themes_dir`
+override built-ins of the same name. A bad file is reported (one message per file) and skipped;
+the others still load.
+
+File format::
+
+    name = "neotask-dark"        # required: lowercase letters, digits and dashes
+    dark = true                  # optional (default true)
+    [colors]                     # primary is required; every value must parse as a colour
+    primary = "#5fafff"
+    background = "#16181d"
+    [variables]                  # optional Textual design variables (colours or plain values)
+    footer-key-foreground = "#5fafff"
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from textual.color import Color, ColorParseError
+from textual.theme import Theme
+
+import neotask_tui
+from neotask_tui import paths
+
+COLOR_KEYS = (
+    "primary", "secondary", "accent", "warning", "error", "success",
+    "foreground", "background", "surface", "panel", "boost",
+)
+_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+_TOP_KEYS = {"name", "dark", "colors", "variables", "luminosity_spread", "text_alpha"}
+
+
+class ThemeError(ValueError):
+    """A theme file is invalid (the message names the file and the problem)."""
+
+
+@dataclass
+class ThemeSet:
+    """Loaded themes by name, where each came from, and the problems found."""
+
+    themes: dict[str, Theme] = field(default_factory=dict)
+    origin: dict[str, Path] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+def builtin_themes_dir() -> Path:
+    """Where the shipped theme files are: package data in a wheel, ``themes/`` in a checkout."""
+    pkg = Path(neotask_tui.__file__).resolve().parent
+    inside = pkg / "themes"
+    return inside if inside.is_dir() else pkg.parent / "themes"
+
+
+def _color(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise ThemeError(f"{where}: expected a colour string, got {value!r}")
+    try:
+        Color.parse(value)
+    except ColorParseError:
+        raise ThemeError(f"{where}: not a colour: {value!r}") from None
+    return value
+
+
+def parse_theme(data: dict[str, Any], source: str = "<theme>") -> Theme:
+    """Validate a theme table and build a :class:`Theme`.
+
+    Raises:
+        ThemeError: unknown keys, a missing/bad name, a missing primary colour, a bad colour.
+    """
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise ThemeError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}")
+    name = data.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ThemeError(f"{source}: 'name' must be lowercase letters, digits and dashes")
+    colors = data.get("colors", {})
+    if not isinstance(colors, dict):
+        raise ThemeError(f"{source}: [colors] must be a table")
+    bad = set(colors) - set(COLOR_KEYS)
+    if bad:
+        raise ThemeError(f"{source}: unknown colour(s) {', '.join(sorted(bad))}; "
+                         f"known: {', '.join(COLOR_KEYS)}")
+    if "primary" not in colors:
+        raise ThemeError(f"{source}: [colors] needs at least 'primary'")
+    checked = {k: _color(v, f"{source}: colors.{k}") for k, v in colors.items()}
+    variables = data.get("variables", {})
+    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+        raise ThemeError(f"{source}: [variables] must be a table of strings")
+    for k, v in variables.items():
+        # Colour-like variables must parse; others (e.g. "bold") are passed through.
+        if v.startswith(("#", "rgb", "hsl")):
+            _color(v, f"{source}: variables.{k}")
+    dark = data.get("dark", True)
+    if not isinstance(dark, bool):
+        raise ThemeError(f"{source}: 'dark' must be true or false")
+    extra: dict[str, Any] = dict(checked)
+    for k in ("luminosity_spread", "text_alpha"):
+        if k in data:
+            if not isinstance(data[k], int | float) or isinstance(data[k], bool):
+                raise ThemeError(f"{source}: '{k}' must be a number")
+            extra[k] = float(data[k])
+    return Theme(name=name, dark=dark, variables=dict(variables), **extra)
+
+
+def load_theme_file(path: Path) -> Theme:
+    """Read and validate one theme file (raises :class:`ThemeError`)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ThemeError(f"{path}: cannot read: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ThemeError(f"{path}: {e}") from None
+    return parse_theme(data, str(path))
+
+
+def _load_dir(directory: Path, out: ThemeSet) -> None:
+    if not directory.is_dir():
+        return
+    for path in sorted(directory.glob("*.toml")):
+        try:
+            theme = load_theme_file(path)
+        except ThemeError as e:
+            out.errors.append(str(e))
+            continue
+        out.themes[theme.name] = theme
+        out.origin[theme.name] = path
+
+
+def load_themes(builtin_dir: Path | None = None, user_dir: Path | None = None) -> ThemeSet:
+    """Built-in themes, then user themes (which override built-ins by name)."""
+    out = ThemeSet()
+    _load_dir(builtin_dir or builtin_themes_dir(), out)
+    _load_dir(user_dir or paths.user_themes_dir(), out)
+    return out

@@ -1,0 +1,159 @@
+"""Rendering one turn: engine events → transcript entries, gauge, panels, status."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from neotask_tui.engine import events as ev
+from neotask_tui.errors import NeotaskError
+from neotask_tui.tui.widgets.gauge import TokenGauge
+from neotask_tui.tui.widgets.side import RecallSidebar
+from neotask_tui.tui.widgets.status import StatusBar
+from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title
+
+if TYPE_CHECKING:
+    from neotask_tui.tui.app import NeotaskApp
+
+
+RESET_WHY = {"daily": "daily reset", "idle": "idle expiry", "new": "/new", "reset": "/reset"}
+
+
+def usage_meta(event_id: int | None, usage: dict[str, Any], cost: float | None) -> str:
+    """The header detail of a finished reply."""
+    label = "reported" if usage.get("reported") else "estimated"
+    parts = [f"e:{event_id}"] if event_id is not None else []
+    parts.append(f"in {int(usage.get('input', 0)):,} out {int(usage.get('output', 0)):,} ({label})")
+    if usage.get("cache_read") or usage.get("cache_write"):
+        parts.append(f"cache r {int(usage.get('cache_read', 0)):,} w {int(usage.get('cache_write', 0)):,}")
+    if cost is not None:
+        parts.append(f"${cost:.4f}")
+    return " · ".join(parts)
+
+
+class TurnRenderer:
+    """Drives one ``engine.send`` and renders what it yields (used by the app's turn worker)."""
+
+    def __init__(self, app: NeotaskApp) -> None:
+        self.app = app
+        self.reply: MessageView | None = None
+
+    @property
+    def transcript(self) -> Transcript:
+        """The main transcript."""
+        return self.app.query_one("#transcript", Transcript)
+
+    async def _reply_view(self) -> MessageView:
+        if self.reply is None:
+            self.reply = await self.transcript.add(Entry(kind="assistant", status="streaming"))
+        return self.reply
+
+    async def run(self, text: str) -> None:
+        """Send ``text`` and render the turn; cancellation keeps the partial reply (marked)."""
+        app = self.app
+        status = app.query_one(StatusBar)
+        self.reply = None
+        await self.transcript.add(Entry(kind="user", text=text))
+        app.streaming = True
+        app.refresh_bindings()
+        status.activity = "thinking…"
+        if app.undo_reset_available:
+            app.undo_reset_available = False
+            status.offer = ""
+        gen = app.engine.send(text, app.key)
+        try:
+            async for e in gen:
+                await self.handle(e)
+        except asyncio.CancelledError:
+            if self.reply is not None:
+                await self.reply.finish()
+                self.reply.set_status("interrupted")
+            else:
+                await self.transcript.add(Entry(kind="notice", text="stopped before the reply started",
+                                                level="warning"))
+            app.notify("reply stopped — the partial text is kept", timeout=3)
+            raise
+        except NeotaskError as e:
+            await self.transcript.add(Entry(kind="notice", text=str(e), level="error"))
+        finally:
+            await gen.aclose()
+            if self.reply is not None:
+                await self.reply.finish()
+            app.streaming = False
+            status.activity = ""
+            app.refresh_bindings()
+            if app.is_running:
+                await app.refresh_panels()
+
+    async def handle(self, e: ev.EngineEvent) -> None:
+        """Render one engine event."""
+        app = self.app
+        status = app.query_one(StatusBar)
+        if isinstance(e, ev.TokenDelta):
+            view = await self._reply_view()
+            if status.activity:
+                status.activity = "streaming… (Esc stops)"
+            await view.write(e.text)
+        elif isinstance(e, ev.ContextBuilt):
+            app.query_one(TokenGauge).ledger = e.ledger
+        elif isinstance(e, ev.TurnDone):
+            view = await self._reply_view()
+            await view.finish()
+            view.set_status("complete", usage_meta(e.event_id, e.usage, e.cost_usd))
+            gauge = app.query_one(TokenGauge)
+            gauge.reported = bool(e.usage.get("reported"))
+            gauge.totals = e.totals
+            gauge.ledger = e.ledger or gauge.ledger
+            status.provider = f"{e.provider} · {e.model}"
+        elif isinstance(e, ev.TurnFailed):
+            if self.reply is not None:
+                await self.reply.finish()
+                self.reply.set_status("failed", f"e:{e.partial_event_id}" if e.partial_event_id else "")
+            hint = " — send again to retry" if e.retryable else ""
+            await self.transcript.add(Entry(kind="notice", text=f"{e.error_kind}: {e.error}{hint}",
+                                            level="error"))
+        elif isinstance(e, ev.ProviderInfo):
+            status.provider, status.reason = f"{e.provider} · {e.model}", e.reason
+        elif isinstance(e, ev.ModelLoading):
+            status.activity = "" if e.done else e.message
+        elif isinstance(e, ev.Recalled):
+            app.query_one(RecallSidebar).show(e.query, e.items)
+        elif isinstance(e, ev.Notice):
+            await self.transcript.add(Entry(kind="notice", text=e.text, level=e.level))
+        elif isinstance(e, ev.ToolCallStarted):
+            await self._close_reply()
+            import json
+
+            await self.transcript.add(Entry(kind="tool", title=f"→ {e.name}",
+                                            text=json.dumps(e.arguments, ensure_ascii=False)))
+        elif isinstance(e, ev.ToolCallFinished):
+            await self.transcript.add(Entry(kind="tool", title=f"← {e.name}", text=e.result,
+                                            status="failed" if e.is_error else "complete"))
+        elif isinstance(e, ev.Compacted):
+            await self.transcript.add(Entry(kind="marker", title=compaction_title(
+                e.tokens_before, e.tokens_after, e.old_session_id)))
+        elif isinstance(e, ev.SessionReset):
+            await self.render_reset(e)
+
+    async def _close_reply(self) -> None:
+        """Text before a tool call is its own (complete) message; the next text starts a new one."""
+        if self.reply is not None:
+            await self.reply.finish()
+            self.reply.set_status("complete")
+            self.reply = None
+
+    async def render_reset(self, e: ev.SessionReset) -> None:
+        """A marker for a new session; an automatic one comes with a one-key restore offer."""
+        app = self.app
+        what = RESET_WHY.get(e.reason, e.reason)
+        text = f"new session {e.new_session_id} ({what})"
+        if e.old_session_id:
+            text += f" — previous {e.old_session_id} archived"
+        if e.detail:
+            text += f" · {e.detail}"
+        if e.undoable:
+            app.undo_reset_available = True
+            restore = app.binding_key("undo_reset")
+            app.query_one(StatusBar).offer = f"auto reset — {restore} restores the previous session"
+            app.refresh_bindings()
+        await self.transcript.add(Entry(kind="notice", text=text, level="warning" if e.undoable else "info"))

@@ -1,0 +1,151 @@
+"""Token/cost gauge: context-window fill split by ledger section, totals and cost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+# Ledger sections in the order they are assembled, with the colour variable of their bar part.
+SECTIONS: tuple[tuple[str, str, str], ...] = (
+    ("system", "sys", "$secondary"),
+    ("state", "state", "$accent"),
+    ("summary", "summary", "$success"),
+    ("recall", "recall", "$warning"),
+    ("recent", "recent", "$primary"),
+    ("tool", "tools", "$error"),
+    ("new_message", "new", "$foreground"),
+)
+_FALLBACK = {"$secondary": "grey62", "$accent": "dark_orange", "$success": "green", "$warning": "yellow",
+             "$primary": "dodger_blue2", "$error": "red", "$foreground": "white"}
+
+
+def fmt_tokens(n: int | float) -> str:
+    """Compact token count: 950, 12.3k, 1.2M."""
+    n = int(n)
+    if n < 10_000:
+        return f"{n:,}"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.2f}M"
+
+
+class TokenGauge(Widget):
+    """Two lines: the section bar with fill %, then session totals and cost.
+
+    ``ledger`` is :meth:`Ledger.to_dict` (``engine.last_ledger[key]``); ``totals`` the session
+    counters (``TurnDone.totals``); ``threshold`` the compaction threshold (fraction of the window).
+    """
+
+    DEFAULT_CSS = """
+    TokenGauge { height: 2; padding: 0 1; }
+    TokenGauge.-warn { color: $warning; }
+    TokenGauge.-danger { color: $error; text-style: bold; }
+    """
+
+    ledger: reactive[dict[str, Any] | None] = reactive(None, always_update=True)
+    totals: reactive[dict[str, Any]] = reactive(dict, always_update=True)
+    reported: reactive[bool | None] = reactive(None)
+
+    def __init__(self, threshold: float = 0.8, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.threshold = threshold
+        self._vars: dict[str, str] | None = None
+
+    @property
+    def fill(self) -> float:
+        """Fraction of the window the last context used (0 without a ledger)."""
+        return float((self.ledger or {}).get("fill") or 0.0)
+
+    @property
+    def total(self) -> int:
+        """Tokens of the last context."""
+        return int((self.ledger or {}).get("total") or 0)
+
+    @property
+    def window(self) -> int:
+        """Context window in tokens."""
+        return int((self.ledger or {}).get("window") or 0)
+
+    def watch_ledger(self) -> None:
+        self.set_class(self.threshold - 0.1 <= self.fill < self.threshold, "-warn")
+        self.set_class(self.fill >= self.threshold, "-danger")
+
+    def _colour(self, var: str) -> str:
+        if self._vars is None:
+            try:
+                self._vars = self.app.get_css_variables()
+            except Exception:  # no app yet (rendering outside an app)
+                return _FALLBACK[var]
+        return self._vars.get(var.lstrip("$"), _FALLBACK[var])
+
+    def refresh_colours(self) -> None:
+        """Re-read theme colours (after a theme switch)."""
+        self._vars = None
+        self.refresh()
+
+    def bar_parts(self, width: int) -> list[tuple[str, int]]:
+        """(section, cells) of the bar for a given width; the rest is empty space."""
+        led = self.ledger or {}
+        window = self.window
+        secs = led.get("sections") or {}
+        if not window or width <= 0:
+            return []
+        parts: list[tuple[str, int]] = []
+        used = 0
+        for name, _label, _c in SECTIONS:
+            n = int(secs.get(name) or 0)
+            if n <= 0:
+                continue
+            cells = max(1, round(width * n / window))
+            cells = min(cells, width - used)
+            if cells <= 0:
+                break
+            parts.append((name, cells))
+            used += cells
+        return parts
+
+    def render(self) -> Text:
+        width = max(self.size.width - 2, 10)
+        led = self.ledger
+        line1 = Text()
+        if not led:
+            line1.append("context: nothing sent yet", style="dim")
+        else:
+            bar_w = max(min(width // 2, 60), 10)
+            used = 0
+            for name, cells in self.bar_parts(bar_w):
+                colour = self._colour(dict((n, c) for n, _l, c in SECTIONS)[name])
+                line1.append("█" * cells, style=colour)
+                used += cells
+            thr = int(bar_w * self.threshold)
+            rest = "".join("┊" if used + i == thr else "░" for i in range(bar_w - used))
+            line1.append(rest, style="dim")
+            label = "reported" if self.reported else "estimated"
+            line1.append(f" {self.fill:.0%} · {fmt_tokens(self.total)}/{fmt_tokens(self.window)} ({label})")
+            if self.fill >= self.threshold:
+                line1.append(" · compaction due", style="bold")
+            elif self.fill >= self.threshold - 0.1:
+                line1.append(" · nearing compaction")
+            legend = Text(" ")
+            secs = led.get("sections") or {}
+            for name, short, var in SECTIONS:
+                if int(secs.get(name) or 0) > 0:
+                    legend.append("■", style=self._colour(var))
+                    legend.append(f"{short} {fmt_tokens(secs[name])} ", style="dim")
+            if line1.cell_len + legend.cell_len <= width:
+                line1.append_text(legend)
+        t = self.totals or {}
+        cost = t.get("cost_usd")
+        cost_s = "cost n/a" if cost is None else f"${float(cost):.4f}"
+        line2 = Text(
+            f"session: in {fmt_tokens(t.get('input', 0))} · out {fmt_tokens(t.get('output', 0))} · "
+            f"cache read {fmt_tokens(t.get('cache_read', 0))} · "
+            f"write {fmt_tokens(t.get('cache_write', 0))} · {cost_s}",
+            style="dim",
+        )
+        if t.get("estimated_turns"):
+            line2.append(f" ({t['estimated_turns']} turn(s) estimated)", style="dim")
+        return Text("\n").join([line1, line2])

@@ -1,0 +1,218 @@
+"""The prompt: multi-line input with history and slash-command autocomplete.
+
+Enter sends; Ctrl+J / Alt+Enter / Shift+Enter insert a newline. Up/Down on the first/last line walk
+the history, which is the same file the plain REPL uses (prompt-toolkit ``FileHistory`` format).
+Typing ``/`` shows matching commands with their descriptions; Tab (or Enter) completes.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from neotask_tui import paths
+from neotask_tui.commands import completions
+
+HISTORY_MAX = 1000
+
+
+def read_history(path: Path) -> list[str]:
+    """Entries of a prompt-toolkit history file, oldest first (missing file = empty)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    out: list[str] = []
+    cur: list[str] = []
+    for line in lines:
+        if line.startswith("+"):
+            cur.append(line[1:])
+        elif cur:
+            out.append("\n".join(cur))
+            cur = []
+    if cur:
+        out.append("\n".join(cur))
+    return out[-HISTORY_MAX:]
+
+
+def append_history(path: Path, text: str) -> None:
+    """Append one entry in prompt-toolkit's format (file created 0600, dir 0700)."""
+    paths.ensure_dir(path.parent)
+    body = f"\n# {datetime.now()}\n" + "".join(f"+{line}\n" for line in text.split("\n"))
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, paths.FILE_MODE)
+    with os.fdopen(fd, "a", encoding="utf-8") as f:
+        f.write(body)
+
+
+class PromptArea(TextArea):
+    """The text area; keys that belong to the prompt as a whole are forwarded to :class:`Prompt`."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", show=False, id="prompt_newline"),
+    ]
+
+    def action_newline(self) -> None:
+        """Insert a line break."""
+        self.insert("\n")
+
+    async def _on_key(self, event: events.Key) -> None:
+        prompt = self.parent
+        if isinstance(prompt, Prompt) and prompt.prompt_key(event.key, self):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+
+class Prompt(Vertical):
+    """Suggestions list above a multi-line text area."""
+
+    class Submitted(Message):
+        """The user sent ``text`` (a message or a slash command)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, history_path: Path | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.history_path = history_path or paths.history_file()
+        self.history: list[str] = []
+        self._hist_pos: int | None = None
+        self._draft = ""
+        self._matches: list[tuple[str, str]] = []
+
+    def compose(self) -> Any:
+        yield OptionList(id="suggestions")
+        yield PromptArea(id="prompt-input", soft_wrap=True, show_line_numbers=False, compact=True,
+                         placeholder="Message, or / for commands — Enter sends, Ctrl+J newline")
+
+    def on_mount(self) -> None:
+        self.query_one("#suggestions").display = False
+        self.run_worker(self._load_history, thread=True, group="history")
+
+    def _load_history(self) -> None:
+        self.history = read_history(self.history_path) + self.history
+
+    @property
+    def area(self) -> PromptArea:
+        """The text area."""
+        return self.query_one(PromptArea)
+
+    @property
+    def text(self) -> str:
+        """Current text."""
+        return self.area.text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.area.text = value
+        lines = value.split("\n")
+        self.area.move_cursor((len(lines) - 1, len(lines[-1])))
+
+    # --- suggestions -------------------------------------------------------------------------
+    @property
+    def suggesting(self) -> bool:
+        """Whether the suggestion list is shown."""
+        return bool(self.query_one("#suggestions").display)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._update_suggestions(event.text_area.text)
+
+    def _update_suggestions(self, text: str) -> None:
+        ol = self.query_one("#suggestions", OptionList)
+        if text.startswith("/") and " " not in text and "\n" not in text:
+            self._matches = completions(text[1:])
+        else:
+            self._matches = []
+        ol.clear_options()
+        if not self._matches:
+            ol.display = False
+            return
+        width = max(len(n) for n, _ in self._matches)
+        ol.add_options([Option(Text.assemble((n.ljust(width + 2), "bold"), (h, "dim")))
+                        for n, h in self._matches])
+        ol.highlighted = 0
+        ol.display = True
+
+    def _complete(self) -> bool:
+        ol = self.query_one("#suggestions", OptionList)
+        idx = ol.highlighted if ol.highlighted is not None else 0
+        if not self._matches:
+            return False
+        name = self._matches[idx][0]
+        if self.text.strip() == name:
+            return False
+        self.text = name + " "
+        ol.display = False
+        return True
+
+    # --- keys --------------------------------------------------------------------------------
+    def prompt_key(self, key: str, area: PromptArea) -> bool:
+        """Keys with prompt-wide meaning; True when handled."""
+        ol = self.query_one("#suggestions", OptionList)
+        if self.suggesting:
+            if key in ("up", "down"):
+                n = ol.option_count
+                cur = ol.highlighted or 0
+                ol.highlighted = (cur + (1 if key == "down" else -1)) % n
+                return True
+            if key == "tab":
+                self._complete()
+                return True
+            if key == "escape":
+                ol.display = False
+                return True
+            if key == "enter" and self._complete():
+                return True
+        if key == "enter":
+            self.submit()
+            return True
+        if key == "up" and area.cursor_location[0] == 0:
+            return self._history_step(-1)
+        if key == "down" and area.cursor_location[0] == area.document.line_count - 1:
+            return self._history_step(1)
+        return False
+
+    def _history_step(self, step: int) -> bool:
+        if not self.history:
+            return False
+        if self._hist_pos is None:
+            if step > 0:
+                return False
+            self._draft = self.text
+            self._hist_pos = len(self.history)
+        pos = self._hist_pos + step
+        if pos < 0:
+            return True
+        if pos >= len(self.history):
+            self._hist_pos = None
+            self.text = self._draft
+            return True
+        self._hist_pos = pos
+        self.text = self.history[pos]
+        return True
+
+    def submit(self) -> None:
+        """Send the current text (ignored when blank)."""
+        text = self.text
+        if not text.strip():
+            return
+        self.area.text = ""
+        self._hist_pos = None
+        self.query_one("#suggestions").display = False
+        if not self.history or self.history[-1] != text:
+            self.history.append(text)
+            path = self.history_path
+            self.run_worker(lambda: append_history(path, text), thread=True, group="history")
+        self.post_message(self.Submitted(text))

@@ -1,0 +1,234 @@
+"""The live transcript: role-styled messages, streaming Markdown, collapsible tool calls, markers.
+
+Long sessions stay smooth because only the newest :attr:`Transcript.PAGE` entries are mounted as
+widgets; older entries stay as plain :class:`Entry` records and are mounted a page at a time when
+the user scrolls to the top (or presses the "earlier messages" line).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.markup import escape
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+ROLE_LABEL = {"user": "you", "assistant": "assistant", "tool": "tool", "marker": "", "notice": ""}
+
+
+@dataclass
+class Entry:
+    """One transcript item as data (mounted lazily as a :class:`MessageView`).
+
+    Attributes:
+        kind: ``user``, ``assistant``, ``tool``, ``marker`` (compaction/reset) or ``notice``.
+        text: Markdown (assistant), plain text (user), or the body of a tool/marker.
+        meta: Short right-hand detail (event id, usage, cost).
+        status: ``complete``, ``streaming``, ``interrupted`` or ``failed``.
+        event_id: Transcript event id, when stored.
+        title: Tool name, or a marker's headline.
+        level: Notice level (info/warning/error).
+    """
+
+    kind: str
+    text: str = ""
+    meta: str = ""
+    status: str = "complete"
+    event_id: int | None = None
+    title: str = ""
+    level: str = "info"
+
+
+def entries_from_events(events: Iterable[Any]) -> list[Entry]:
+    """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries."""
+    out: list[Entry] = []
+    for e in events:
+        d = e.data
+        if e.type == "message" and e.role in ("user", "assistant"):
+            meta = f"e:{e.id}"
+            u = d.get("usage")
+            if isinstance(u, dict):
+                meta += f" · in {u.get('input', 0):,} out {u.get('output', 0):,}"
+            out.append(Entry(kind=str(e.role), text=e.content, meta=meta, event_id=e.id,
+                             status=str(d.get("status") or "complete")))
+        elif e.type == "tool_call":
+            args = json.dumps(d.get("arguments", {}), ensure_ascii=False)
+            out.append(Entry(kind="tool", title=f"→ {d.get('name', '?')}", text=args, event_id=e.id,
+                             meta=f"e:{e.id}"))
+        elif e.type == "tool_result":
+            out.append(Entry(kind="tool", title=f"← {d.get('name', '?')}", text=e.content, event_id=e.id,
+                             meta=f"e:{e.id}", status="failed" if d.get("is_error") else "complete"))
+        elif e.type == "compaction":
+            before, after = int(d.get("tokens_before") or 0), int(d.get("tokens_after") or 0)
+            src = str(d.get("source_session_id") or "")
+            out.append(Entry(kind="marker", title=compaction_title(before, after, src),
+                             text=str(d.get("summary", "")), event_id=e.id))
+        elif e.type == "marker":
+            out.append(Entry(kind="notice", text=str(d.get("text", "")), event_id=e.id))
+        elif e.type == "session" and d.get("reason") not in (None, "new", "compaction"):
+            out.append(Entry(kind="notice", text=f"session started ({d.get('reason')})", event_id=e.id))
+    return out
+
+
+def compaction_title(before: int, after: int, archived_session: str = "") -> str:
+    """The inline compaction marker text (with a link to the archived transcript)."""
+    link = f" — [@click=app.view_session('{archived_session}')]view archived[/]" if archived_session else ""
+    return f"compacted {before:,} → {after:,} tokens{link}"
+
+
+class MessageView(Vertical):
+    """One mounted transcript entry."""
+
+    def __init__(self, entry: Entry) -> None:
+        classes = f"-{entry.kind}"
+        if entry.status in ("interrupted", "failed", "streaming"):
+            classes += f" -{entry.status}"
+        if entry.kind == "notice":
+            classes += f" -level-{entry.level}"
+        super().__init__(classes=classes)
+        self.entry = entry
+        self.body: Markdown | Static | None = None
+        self._stream: MarkdownStream | None = None
+
+    def _header_text(self) -> str:
+        e = self.entry
+        label = ROLE_LABEL.get(e.kind, e.kind)
+        status = {"interrupted": " · [b]⏸ interrupted — partial reply kept[/b]",
+                  "failed": " · [b]✗ failed[/b]", "streaming": " · …"}.get(e.status, "")
+        meta = f" [dim]{escape(e.meta)}[/dim]" if e.meta else ""
+        return f"[b]{label}[/b]{status}{meta}"
+
+    def compose(self) -> Any:
+        e = self.entry
+        if e.kind in ("user", "assistant"):
+            yield Static(self._header_text(), classes="msg-header")
+        if e.kind == "assistant":
+            self.body = Markdown(e.text, classes="msg-body")
+            yield self.body
+        elif e.kind == "user":
+            self.body = Static(e.text, markup=False, classes="msg-body")
+            yield self.body
+        elif e.kind == "tool":
+            title = f"{e.title}  {e.meta}" + ("  (error)" if e.status == "failed" else "")
+            with Collapsible(title=title, collapsed=True, classes="tool"):
+                yield Static(e.text, markup=False)
+        elif e.kind == "marker":
+            yield Static(f"── {e.title} ──", classes="marker-title")
+            if e.text:
+                with Collapsible(title="summary", collapsed=True):
+                    yield Markdown(e.text)
+        else:
+            yield Static(escape(e.text), classes="notice")
+
+    def set_status(self, status: str, meta: str | None = None) -> None:
+        """Update the status (and meta) shown in the header."""
+        for s in ("streaming", "interrupted", "failed"):
+            self.remove_class(f"-{s}")
+        if status != "complete":
+            self.add_class(f"-{status}")
+        self.entry.status = status
+        if meta is not None:
+            self.entry.meta = meta
+        for header in self.query(".msg-header").results(Static):
+            header.update(self._header_text())
+
+    # --- streaming ---------------------------------------------------------------------------
+    async def write(self, fragment: str) -> None:
+        """Append a streamed fragment (batched by Textual's MarkdownStream)."""
+        self.entry.text += fragment
+        if not isinstance(self.body, Markdown):
+            return
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.body)
+        await self._stream.write(fragment)
+
+    async def finish(self) -> None:
+        """Flush and stop the stream."""
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+
+class Transcript(VerticalScroll):
+    """The scrolling transcript with lazy mounting of older entries."""
+
+    PAGE = 60
+    can_focus = True
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.entries: list[Entry] = []
+        self._first = 0  # index in ``entries`` of the first mounted entry
+        self._loading_older = False
+
+    def compose(self) -> Any:
+        yield Static("", id="earlier", classes="earlier")
+
+    @property
+    def mounted_count(self) -> int:
+        """How many entries are mounted as widgets."""
+        return len(self.entries) - self._first
+
+    def _earlier_label(self) -> None:
+        label = self.query_one("#earlier", Static)
+        label.display = self._first > 0
+        label.update(f"▲ {self._first:,} earlier message(s) — [@click=load_older]load more[/] or scroll up")
+
+    async def load(self, entries: list[Entry]) -> None:
+        """Replace everything with ``entries`` (only the newest page is mounted)."""
+        await self.query(MessageView).remove()
+        self.entries = list(entries)
+        self._first = max(0, len(self.entries) - self.PAGE)
+        views = [MessageView(e) for e in self.entries[self._first :]]
+        if views:
+            await self.mount_all(views)
+        self._earlier_label()
+        self.scroll_end(animate=False, immediate=True)
+        self.anchor()
+
+    async def add(self, entry: Entry) -> MessageView:
+        """Append an entry and mount it at the bottom."""
+        self.entries.append(entry)
+        view = MessageView(entry)
+        await self.mount(view)
+        self.anchor()
+        return view
+
+    async def action_load_older(self) -> None:
+        """Mount the previous page of entries above the current ones."""
+        if self._first <= 0 or self._loading_older:
+            return
+        self._loading_older = True
+        try:
+            start = max(0, self._first - self.PAGE)
+            views = [MessageView(e) for e in self.entries[start : self._first]]
+            first = next(iter(self.query(MessageView)), None)
+            old_height = self.virtual_size.height
+            if first is not None:
+                await self.mount_all(views, before=first)
+            else:
+                await self.mount_all(views)
+            self._first = start
+            self._earlier_label()
+            self.refresh(layout=True)
+            # Keep what the user was looking at in place.
+            def keep_place() -> None:
+                self.scroll_to(y=self.scroll_y + self.virtual_size.height - old_height, animate=False)
+
+            self.call_after_refresh(keep_place)
+        finally:
+            self._loading_older = False
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value <= 0 < old_value and self._first > 0:
+            self.run_worker(self.action_load_older(), group="older", exclusive=True)
+
+    def last_view(self) -> MessageView | None:
+        """The newest mounted entry."""
+        views = list(self.query(MessageView))
+        return views[-1] if views else None

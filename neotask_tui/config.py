@@ -206,21 +206,34 @@ def _coerce(value: Any, typ: Any, where: str) -> Any:
     raise ConfigError(f"{where}: unsupported value {value!r}")
 
 
+class _RangeError(ValueError):
+    def __init__(self, section: str, key: str, msg: str) -> None:
+        super().__init__(msg)
+        self.section, self.key, self.msg = section, key, msg
+
+
 def _validate(s: Settings) -> None:
+    def bad(section: str, key: str, msg: str) -> None:
+        raise _RangeError(section, key, msg)
+
     if not -1 <= s.session.daily_reset_hour <= 23:
-        raise ConfigError("session.daily_reset_hour: must be -1 (off) or 0..23")
+        bad("session", "daily_reset_hour", "must be -1 (off) or 0..23")
     if s.session.idle_reset_minutes < 0:
-        raise ConfigError("session.idle_reset_minutes: must be >= 0")
+        bad("session", "idle_reset_minutes", "must be >= 0")
     if s.session.cleanup_days < 1:
-        raise ConfigError("session.cleanup_days: must be >= 1")
+        bad("session", "cleanup_days", "must be >= 1")
     if not 0.05 <= s.compaction.threshold <= 1.0:
-        raise ConfigError("compaction.threshold: must be between 0.05 and 1.0")
+        bad("compaction", "threshold", "must be between 0.05 and 1.0")
     if s.compaction.min_messages < 0:
-        raise ConfigError("compaction.min_messages: must be >= 0")
+        bad("compaction", "min_messages", "must be >= 0")
     if s.context.strategy not in {"summary", "window"}:
-        raise ConfigError("context.strategy: must be 'summary' or 'window'")
-    if s.memory.chunk_tokens < 16 or not 0 <= s.memory.chunk_overlap < s.memory.chunk_tokens:
-        raise ConfigError("memory.chunk_tokens/chunk_overlap: need chunk_tokens >= 16 and 0 <= overlap < size")
+        bad("context", "strategy", "must be 'summary' or 'window'")
+    if s.context.window_tokens < 0:
+        bad("context", "window_tokens", "must be >= 0")
+    if s.memory.chunk_tokens < 16:
+        bad("memory", "chunk_tokens", "must be >= 16")
+    if not 0 <= s.memory.chunk_overlap < s.memory.chunk_tokens:
+        bad("memory", "chunk_overlap", "must be >= 0 and smaller than chunk_tokens")
 
 
 def _line_of(text: str, section: str, key: str) -> int | None:
@@ -282,7 +295,19 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
         s.provider.model = env["NEOTASK_MODEL"]
     if env.get("NEOTASK_SCRIPT"):
         s.provider.script = env["NEOTASK_SCRIPT"]
-    _validate(s)
+    try:
+        _validate(s)
+    except ConfigError as e:
+        # Fault-suite fix: a range error names where the bad value came from (env var or file:line).
+        dotted = str(e).split(":", 1)[0].split("/")[0]
+        sect, _, key = dotted.partition(".")
+        var = f"NEOTASK_{sect.upper()}_{key.upper()}"
+        if var in env:
+            raise ConfigError(f"env {var}: {e}") from None
+        line = _line_of(text, sect, key) if text else None
+        if line is not None:
+            raise ConfigError(f"{path}:{line}: {e}") from None
+        raise
     return s
 
 

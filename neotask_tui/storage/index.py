@@ -105,7 +105,8 @@ def load_index(path: Path | None = None, *, repair: bool = True) -> IndexLoad:
                 raise ValueError("unexpected structure")
             recs = {k: SessionRecord.from_dict(v) for k, v in raw["sessions"].items()}
             return IndexLoad(records=recs)
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
+        # AttributeError: a record that is not an object (found by tests/faults).
+        except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
             problem = f"sessions.json was corrupt ({str(e)[:80]})"
             if repair:
                 qdir = paths.ensure_dir(paths.quarantine_dir())

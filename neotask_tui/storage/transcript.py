@@ -107,7 +107,8 @@ def _parse_into(out: LoadedTranscript, path: Path, data: bytes, repair: bool) ->
             continue
         try:
             ev = from_dict(loads(raw))
-        except (ValueError, UnicodeDecodeError, TypeError) as e:
+        # RecursionError: a deeply nested line must not make the whole transcript unreadable (tests/faults).
+        except (ValueError, UnicodeDecodeError, TypeError, RecursionError) as e:
             reason = "torn trailing line (incomplete write)" if is_tail else f"corrupt line: {e}"[:200]
             qp = ""
             if repair and (i + 1) not in seen_q:
@@ -156,7 +157,7 @@ def read_header(path: Path) -> Event | None:
         return None
     try:
         ev = Event.from_dict(json.loads(first))
-    except (ValueError, UnicodeDecodeError, TypeError):
+    except (ValueError, UnicodeDecodeError, TypeError, RecursionError):
         return None
     return ev if ev.type == "session" else None
 
@@ -175,7 +176,7 @@ def read_last_event(path: Path, max_bytes: int = 65536) -> Event | None:
             continue
         try:
             return Event.from_dict(json.loads(raw))
-        except (ValueError, UnicodeDecodeError, TypeError):
+        except (ValueError, UnicodeDecodeError, TypeError, RecursionError):
             continue
     return None
 

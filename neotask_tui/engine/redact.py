@@ -6,10 +6,11 @@ deliberately eager — a false positive costs a ``[REDACTED:...]`` marker, a fal
 credential into ``MEMORY.md`` and from there into every future context.
 
 Covered formats: OpenAI (``sk-``, ``sk-proj-``), Anthropic (``sk-ant-``), GitHub (``ghp_``,
-``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), AWS access key ids (``AKIA``/``ASIA``),
-Slack (``xoxb-``/``xoxp-``/...), Google API keys (``AIza``), JWTs, PEM private keys, ``Bearer``
-tokens, ``password=`` / ``token:`` / ``api_key=`` style assignments (English and Russian key
-words), "my password is ..." phrasing, and long high-entropy strings.
+``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), GitLab (``glpat-``), AWS access key ids
+(``AKIA``/``ASIA``), Slack (``xoxb-``/``xoxp-``/...), Google API keys (``AIza``), JWTs, PEM private
+keys, ``Bearer`` tokens, passwords in URLs (``https://user:pw@host``), ``password=`` / ``token:`` /
+``api_key=`` style assignments (English and Russian key words), "my password is ..." phrasing, and
+long high-entropy strings.
 """
 
 from __future__ import annotations
@@ -55,7 +56,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("openai_key", re.compile(r"\bsk-(?:live-|test-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"), 0),
     ("github_token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), 0),
     ("github_token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), 0),
+    ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}"), 0),
     ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0),
+    # user:password@ in URLs: only the password part is redacted.
+    ("url_password", re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:([^\s@/]+)@"), 1),
     ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), 0),
     ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), 0),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}"), 0),

@@ -47,6 +47,8 @@ def test_known_formats_are_found_and_redacted(secret: str, kind: str) -> None:
     ("пароль: qwerty12", "пароль: [REDACTED:password]"),
     ("токен = abc123def456", "токен = [REDACTED:credential]"),
     ("Authorization: Bearer abcdefghijklmnop0123", "Authorization: Bearer [REDACTED:bearer_token]"),
+    ("clone https://bob:s3cretpw@git.example.com/x.git", "clone https://bob:[REDACTED:url_password]@git.example.com/x.git"),
+    ("ci token glpat-" + "Ab12Cd34Ef56Gh78Ij90", "ci token [REDACTED:gitlab_token]"),
 ])
 def test_assignments_keep_their_key(text: str, expected: str) -> None:
     assert redact_secrets(text) == expected

@@ -11,6 +11,7 @@ through ``CommandResult.action`` and performed by the UI.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import shlex
 from collections.abc import Awaitable, Callable
@@ -144,3 +145,6 @@ async def dispatch(engine: Any, key: str, line: str) -> CommandResult:
     except (NeotaskError, ValueError, KeyError, IndexError, TypeError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         return CommandResult(text=f"/{name}: {msg[:300]}", error=True)
+    except OSError as e:  # fault-suite fix: a failed write (disk full, I/O error) is an inline error
+        code = errno.errorcode.get(e.errno or 0, "error")
+        return CommandResult(text=f"/{name}: could not write: {code} ({e.strerror})", error=True)

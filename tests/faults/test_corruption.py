@@ -174,7 +174,7 @@ async def test_garbage_in_the_middle_of_a_transcript(name: str, data_dir: Path) 
         last = max(ev.id for ev in evs)
         turn = await run_turn(e, "still works", KEY)
         assert any(isinstance(x, Notice) and "line 4" in x.text for x in turn)
-        done = [x for x in turn if isinstance(x, TurnDone)][0]
+        done = next(x for x in turn if isinstance(x, TurnDone))
         assert done.event_id == last + 2
     finally:
         await e.aclose()

@@ -297,17 +297,12 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
         s.provider.script = env["NEOTASK_SCRIPT"]
     try:
         _validate(s)
-    except ConfigError as e:
-        # Fault-suite fix: a range error names where the bad value came from (env var or file:line).
-        dotted = str(e).split(":", 1)[0].split("/")[0]
-        sect, _, key = dotted.partition(".")
-        var = f"NEOTASK_{sect.upper()}_{key.upper()}"
-        if var in env:
-            raise ConfigError(f"env {var}: {e}") from None
-        line = _line_of(text, sect, key) if text else None
-        if line is not None:
-            raise ConfigError(f"{path}:{line}: {e}") from None
-        raise
+    except _RangeError as e:
+        # A range error names where the bad value came from: the env var, or the file and line.
+        var = f"NEOTASK_{e.section.upper()}_{e.key.upper()}"
+        line = _line_of(text, e.section, e.key) if text else None
+        where = f"env {var}" if var in env else f"{path}:{line or '?'}"
+        raise ConfigError(f"{where}: {e.section}.{e.key}: {e.msg}") from None
     return s
 
 

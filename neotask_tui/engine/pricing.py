@@ -177,7 +177,10 @@ def lookup_model(provider: str, model: str) -> ModelInfo:
     if key is None:
         if provider == "scripted":  # a testing aid: nothing is ever billed
             zero = dict.fromkeys(_PRICE_FIELDS, 0.0)
-        return ModelInfo(name=model, provider=provider, context_window=DEFAULT_CONTEXT_WINDOW, **zero)
+        return ModelInfo(
+            name=model, provider=provider, context_window=DEFAULT_CONTEXT_WINDOW, input=zero["input"],
+            output=zero["output"], cache_read=zero["cache_read"], cache_write=zero["cache_write"],
+        )
     entry = table[key]
     same = entry.get("provider") == provider or provider == "scripted"
     prices: dict[str, float | None] = {
@@ -189,9 +192,12 @@ def lookup_model(provider: str, model: str) -> ModelInfo:
         name=model,
         provider=provider,
         context_window=int(entry.get("context_window", DEFAULT_CONTEXT_WINDOW)),
+        input=prices["input"],
+        output=prices["output"],
+        cache_read=prices["cache_read"],
+        cache_write=prices["cache_write"],
         known=same,
         entry=key,
-        **prices,
     )
 
 

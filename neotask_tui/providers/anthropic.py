@@ -8,6 +8,7 @@ summary) carry ``cache_control: {"type": "ephemeral"}``. Usage maps ``input_toke
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ from neotask_tui.providers.openai_compat import _cause_text
 if TYPE_CHECKING:
     from neotask_tui.config import Settings
 
-DEFAULT_MODEL = "claude-haiku-4-5"
+DEFAULT_MODEL = "claude-haiku-4-5"  # fast and cheap; not on the SDK's deprecation list
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls"}
 _EPHEMERAL = {"type": "ephemeral"}
 
@@ -136,15 +137,23 @@ class AnthropicProvider:
             max_retries=p.max_retries, max_tokens=p.max_tokens, prompt_caching=p.prompt_caching,
         )
 
-    def _get_client(self) -> Any:
+    async def _get_client(self) -> Any:
+        """The SDK client, created on first use; the slow SDK import runs in a thread."""
         if self._client is None:
             if not self._api_key:
                 raise ProviderError("auth", "no API key set: check your API key (ANTHROPIC_API_KEY)")
-            import anthropic  # lazy: slow import
+            key = self._api_key
 
-            self._client = anthropic.AsyncAnthropic(
-                api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=self._timeout
-            )
+            def make() -> Any:
+                import anthropic  # seconds on a busy machine: never on the event loop
+
+                return anthropic.AsyncAnthropic(
+                    api_key=key, base_url=self.base_url, max_retries=0, timeout=self._timeout
+                )
+
+            client = await asyncio.to_thread(make)
+            if self._client is None:
+                self._client = client
         return self._client
 
     def stream(
@@ -177,7 +186,7 @@ class AnthropicProvider:
         )
 
     async def _attempt(self, payload: dict[str, Any]) -> AsyncGenerator[StreamEvent, None]:
-        client = self._get_client()
+        client = await self._get_client()
         try:
             stream = await client.messages.create(**payload)
         except ProviderError:

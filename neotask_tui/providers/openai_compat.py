@@ -8,6 +8,7 @@ usage chunk (``stream_options.include_usage``); ``prompt_tokens_details.cached_t
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -143,18 +144,23 @@ class OpenAICompatProvider:
         """Whether this talks to api.openai.com (which wants ``max_completion_tokens``)."""
         return self.base_url == OPENAI_BASE_URL
 
-    def _get_client(self) -> Any:
+    async def _get_client(self) -> Any:
+        """The SDK client, created on first use; the slow SDK import runs in a thread."""
         if self._client is None:
             key = self._api_key
             if not key:
                 if self.is_official:
                     raise ProviderError("auth", f"no API key set: check your API key ({self._key_env})")
                 key = "not-needed"  # local servers ignore it, the SDK insists on one
-            import openai  # lazy: slow import
 
-            self._client = openai.AsyncOpenAI(
-                api_key=key, base_url=self.base_url, max_retries=0, timeout=self._timeout
-            )
+            def make() -> Any:
+                import openai  # seconds on a busy machine: never on the event loop
+
+                return openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=self._timeout)
+
+            client = await asyncio.to_thread(make)
+            if self._client is None:
+                self._client = client
         return self._client
 
     def stream(
@@ -184,7 +190,7 @@ class OpenAICompatProvider:
         )
 
     async def _attempt(self, payload: dict[str, Any]) -> AsyncGenerator[StreamEvent, None]:
-        client = self._get_client()
+        client = await self._get_client()
         try:
             stream = await client.chat.completions.create(**payload)
         except ProviderError:

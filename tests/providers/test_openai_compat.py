@@ -1,0 +1,229 @@
+"""OpenAI-compatible provider against a local server speaking the chat-completions SSE protocol."""
+
+from __future__ import annotations
+
+import pytest
+
+from neotask_tui.providers.base import ChatMessage, StreamEnd, ToolCall, ToolCallEvent, ToolSpec
+from neotask_tui.providers.openai_compat import OpenAICompatProvider
+from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage, ScriptedToolCall, collect, refused_url
+
+MESSAGES = [ChatMessage("system", "Be brief."), ChatMessage("user", "Say hello.")]
+
+
+def make(server_url: str, **kw: object) -> OpenAICompatProvider:
+    opts: dict[str, object] = {"model": "gpt-4o", "api_key": "sk-test", "timeout": 5.0, "max_retries": 2,
+                               "backoff_base": 0.01}
+    opts.update(kw)
+    return OpenAICompatProvider(base_url=server_url, **opts)  # type: ignore[arg-type]
+
+
+async def test_streams_text_and_maps_usage_with_cached_tokens() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["Hel", "lo", " there."], usage=ReplyUsage(input=30, output=3, cache_read=1024)))
+        p = make(srv.base_url)
+        got = await collect(p.stream(MESSAGES, max_tokens=64))
+        await p.aclose()
+    assert got.error is None
+    assert got.text == "Hello there."
+    assert isinstance(got.events[-1], StreamEnd)
+    usage = got.end.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens) == (
+        30, 3, 1024, 0)
+    assert usage.prompt_tokens == 1054
+    assert got.end.stop_reason == "stop"
+    body = srv.requests[0]
+    assert srv.paths == ["/v1/chat/completions"]
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["max_tokens"] == 64
+    assert body["model"] == "gpt-4o"
+    assert body["messages"] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]
+    assert srv.request_headers[0]["authorization"] == "Bearer sk-test"
+
+
+async def test_tool_call_deltas_accumulate_into_one_event() -> None:
+    tool = ToolSpec("get_weather", "Weather for a city", {"type": "object", "properties": {"city": {"type": "string"}}})
+    history = [
+        *MESSAGES,
+        ChatMessage("assistant", "", tool_calls=[ToolCall("call_0", "get_weather", {"city": "Oslo"})]),
+        ChatMessage("tool", "rain", tool_call_id="call_0", name="get_weather"),
+    ]
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["Checking."], tool_calls=[ScriptedToolCall("get_weather", {"city": "Paris, FR"},
+                                                                            id="call_9", pieces=4)],
+                        usage=ReplyUsage(input=50, output=12)))
+        p = make(srv.base_url)
+        got = await collect(p.stream(history, tools=[tool]))
+    calls = [e.call for e in got.events if isinstance(e, ToolCallEvent)]
+    assert calls == [ToolCall("call_9", "get_weather", {"city": "Paris, FR"})]
+    assert got.end.stop_reason == "tool_calls"
+    body = srv.requests[0]
+    assert body["tools"][0]["function"]["name"] == "get_weather"
+    assert body["messages"][2]["tool_calls"][0]["function"] == {"name": "get_weather", "arguments": '{"city": "Oslo"}'}
+    assert body["messages"][3] == {"role": "tool", "tool_call_id": "call_0", "content": "rain"}
+
+
+async def test_invalid_tool_arguments_are_a_protocol_error() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(tool_calls=[ScriptedToolCall("f", '{"a": ', pieces=2)]))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    assert got.error is not None and got.error.kind == "protocol"
+    assert len(srv.requests) == 1
+
+
+async def test_401_is_auth_with_key_hint_and_not_retried() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply.status(401, message="Incorrect API key provided"))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    assert got.error.kind == "auth"
+    assert "check your API key (OPENAI_API_KEY)" in str(got.error)
+    assert len(srv.requests) == 1
+
+
+async def test_429_honours_retry_after_then_succeeds() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply.status(429, headers={"Retry-After": "1"}, message="Rate limit reached"),
+                  Reply(chunks=["ok"], usage=ReplyUsage(input=5, output=1)))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    assert got.error is None and got.text == "ok"
+    assert len(srv.requests) == 2
+
+
+async def test_429_retries_are_bounded_and_report_retry_after() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(*[Reply.status(429, headers={"retry-after-ms": "20"}) for _ in range(5)])
+        got = await collect(make(srv.base_url, max_retries=2).stream(MESSAGES))
+    assert got.error.kind == "rate_limit"
+    assert got.error.retry_after == pytest.approx(0.02)
+    assert got.error.retryable
+    assert len(srv.requests) == 3  # first try + 2 retries
+
+
+async def test_429_insufficient_quota_is_not_retried() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply.status(429, code_name="insufficient_quota", message="You exceeded your quota"))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    assert got.error.kind == "rate_limit" and not got.error.retryable
+    assert len(srv.requests) == 1
+
+
+async def test_500_is_retried_then_succeeds() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply.status(500, message="boom"), Reply(chunks=["fine"]))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    assert got.text == "fine" and got.error is None
+    assert len(srv.requests) == 2
+
+
+async def test_500_retries_are_bounded() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(*[Reply.status(500) for _ in range(4)])
+        got = await collect(make(srv.base_url, max_retries=1).stream(MESSAGES))
+    assert got.error.kind == "server" and got.error.retryable
+    assert len(srv.requests) == 2
+
+
+async def test_connection_refused() -> None:
+    got = await collect(make(refused_url()).stream(MESSAGES))
+    assert got.error.kind == "connection"
+    assert "connection refused" in str(got.error)
+    assert got.events == []
+
+
+async def test_server_that_never_answers_times_out_with_bounded_retries() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(fault="hang"), Reply(fault="hang"))
+        got = await collect(make(srv.base_url, timeout=0.3, max_retries=1).stream(MESSAGES))
+    assert got.error.kind == "timeout"
+    assert len(srv.requests) == 2
+
+
+async def test_stall_mid_reply_times_out_keeping_partial_text_without_retry() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["partial ", "answer"], fault="stall"), Reply(chunks=["never"]))
+        got = await collect(make(srv.base_url, timeout=0.3).stream(MESSAGES))
+    assert got.error.kind == "timeout"
+    assert got.text == "partial answer"
+    assert len(srv.requests) == 1
+
+
+async def test_malformed_chunk_is_protocol_error_after_partial_text() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["Half a "], fault="malformed"), Reply(chunks=["never"]))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    assert got.error.kind == "protocol"
+    assert got.text == "Half a "
+    assert len(srv.requests) == 1  # never retried once text was streamed
+
+
+async def test_malformed_first_chunk_is_reported_retryable() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(fault="malformed"), Reply(chunks=["recovered"]))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    # A protocol error before any text is not retried automatically (could be a misconfigured
+    # server), but it is reported as retryable for the user.
+    assert got.error is not None and got.error.kind == "protocol" and got.error.retryable
+    assert len(srv.requests) == 1
+
+
+async def test_stream_cut_mid_reply_keeps_partial_text() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["The answer is", " forty"], fault="cut"))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    assert got.error.kind in ("connection", "protocol")
+    assert got.text == "The answer is forty"
+    assert not any(isinstance(e, StreamEnd) for e in got.events)
+    assert len(srv.requests) == 1
+
+
+async def test_error_event_mid_stream_is_server_error_with_partial_text() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["Some"], fault="error_event"))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    assert got.error.kind == "server"
+    assert got.text == "Some"
+
+
+async def test_context_length_error_is_context_overflow() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply.status(400, code_name="context_length_exceeded",
+                               message="This model's maximum context length is 128000 tokens."))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    assert got.error.kind == "context_overflow"
+    assert len(srv.requests) == 1
+
+
+async def test_unknown_model_404_is_model_error() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply.status(404, code_name="model_not_found", message="The model `nope` does not exist"))
+        got = await collect(make(srv.base_url, model="nope").stream(MESSAGES))
+    assert got.error.kind == "model" and "nope" in str(got.error)
+
+
+async def test_server_without_usage_support_ends_with_no_usage() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["hi"], usage=None))
+        got = await collect(make(srv.base_url).stream(MESSAGES))
+    assert got.error is None and got.end.usage is None
+
+
+async def test_official_api_without_key_fails_before_any_request() -> None:
+    p = OpenAICompatProvider(model="gpt-4o", api_key=None)
+    got = await collect(p.stream(MESSAGES))
+    assert got.error.kind == "auth"
+    assert "check your API key (OPENAI_API_KEY)" in str(got.error)
+
+
+async def test_local_server_needs_no_key_and_consumer_may_stop_early() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["a", "b", "c"]), Reply(chunks=["again"]))
+        p = make(srv.base_url, api_key=None)
+        stream = p.stream(MESSAGES)
+        first = await anext(stream)
+        await stream.aclose()  # type: ignore[attr-defined]
+        again = await collect(p.stream(MESSAGES))
+        await p.aclose()
+    assert getattr(first, "text", None) == "a"
+    assert again.text == "again"
+    assert srv.request_headers[0]["authorization"] == "Bearer not-needed"

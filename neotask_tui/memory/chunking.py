@@ -1,0 +1,283 @@
+"""Markdown chunking by tokens that respects headings, paragraphs and dated entries.
+
+A memory file is parsed into *blocks*: heading lines, paragraphs (a fenced code block stays one
+paragraph) and dated entries written by :func:`format_entry`::
+
+    - 2025-06-01 14:03 [inbox scope=project:foo] Prefers dark themes.
+      continuation lines are indented by two spaces
+
+Blocks are packed into chunks of at most ``size`` tokens. A heading always starts a new chunk, and a
+chunk never mixes entries of different source or scope (so scope filters stay exact). When a chunk
+is closed only because it is full, the next one starts with the last ``overlap`` tokens of lines
+of the previous one. A block larger than ``size`` is split by lines, and a huge line by words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+ENTRY_RE = re.compile(
+    r"^- (\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?) \[([a-z]+)(?: scope=(\S+))?\] ?"
+)
+_WORDS = re.compile(r"\w+|[^\w\s]")
+
+
+def approx_tokens(text: str) -> int:
+    """Rough cl100k token estimate used until/unless the engine's counter is importable."""
+    n = 0
+    for tok in _WORDS.findall(text):
+        if tok.isascii():
+            n += 1 + len(tok) // 6
+        else:
+            n += 1 + len(tok) // 3
+    return n
+
+
+def token_counter() -> Callable[[str], int]:
+    """The engine's ``count_text`` when available, else :func:`approx_tokens`."""
+    try:
+        from neotask_tui.engine.tokens import count_text  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return approx_tokens
+    return count_text  # type: ignore[no-any-return,unused-ignore]
+
+
+def format_entry(text: str, *, when: datetime, source: str, scope: str | None) -> str:
+    """Render one dated entry (as appended by ``MemoryService.add``).
+
+    Args:
+        text: Entry body; later lines are indented so the entry stays one block.
+        when: Entry time (local).
+        source: ``user``, ``inbox``, ``agent``...
+        scope: Explicit scope, or ``None`` for the file's default scope.
+
+    Returns:
+        The entry lines, ending with a newline.
+    """
+    body = [ln.rstrip() for ln in text.strip().splitlines()] or [""]
+    tag = source if scope is None else f"{source} scope={scope}"
+    first = f"- {when:%Y-%m-%d %H:%M} [{tag}] {body[0]}".rstrip()
+    rest = [f"  {ln}" if ln else "  " for ln in body[1:]]
+    return "\n".join([first, *rest]) + "\n"
+
+
+@dataclass
+class Block:
+    """A parsed unit of a markdown file."""
+
+    lines: list[tuple[int, str]]
+    heading: str
+    kind: str  # "heading" | "para" | "entry"
+    source: str = "memory"
+    scope: str | None = None
+    ts: float | None = None
+
+
+@dataclass
+class ChunkDraft:
+    """A chunk before it is embedded: text plus where it came from."""
+
+    text: str
+    line_start: int
+    own_start: int
+    line_end: int
+    heading: str
+    source: str
+    scope: str | None
+    ts: float | None
+    hash: str = ""
+    lines: list[tuple[int, str]] = field(default_factory=list, repr=False)
+
+    def plain_text(self) -> str:
+        """The text without entry tags (``- 2025-06-01 14:03 [user]`` becomes ``2025-06-01 14:03``)."""
+        return strip_entry_tags(self.text)
+
+    def embed_text(self) -> str:
+        """What the embedder sees: the heading path gives context to short passages."""
+        body = self.plain_text()
+        return f"{self.heading}\n{body}" if self.heading else body
+
+
+def strip_entry_tags(text: str) -> str:
+    """Drop the ``- `` bullet and ``[source scope=...]`` tag of entry lines (noise for ranking)."""
+    return "\n".join(ENTRY_RE.sub(lambda m: f"{m.group(1)} ", ln) for ln in text.splitlines())
+
+
+def content_hash(*parts: str) -> str:
+    """Short stable hash of the given strings."""
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode("utf-8"))
+        h.update(b"\x00")
+    return h.hexdigest()[:24]
+
+
+def _entry_ts(stamp: str) -> float | None:
+    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(stamp, fmt).timestamp()
+        except ValueError:
+            continue
+    return None
+
+
+def parse_blocks(text: str) -> list[Block]:
+    """Split markdown into heading / paragraph / entry blocks with 1-based line numbers."""
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    stack: list[tuple[int, str]] = []
+    i = 0
+
+    def heading_path() -> str:
+        return " > ".join(t for _, t in stack)
+
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        m = _HEADING.match(line)
+        if m:
+            level = len(m.group(1))
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, m.group(2)))
+            blocks.append(Block([(i + 1, line)], heading_path(), "heading"))
+            i += 1
+            continue
+        em = ENTRY_RE.match(line)
+        if em:
+            cur = [(i + 1, line)]
+            i += 1
+            while i < len(lines) and lines[i].startswith("  ") and lines[i].strip():
+                cur.append((i + 1, lines[i]))
+                i += 1
+            src = "inbox" if em.group(2) == "inbox" else "memory"
+            blocks.append(Block(cur, heading_path(), "entry", src, em.group(3), _entry_ts(em.group(1))))
+            continue
+        cur = []
+        in_fence = False
+        while i < len(lines):
+            ln = lines[i]
+            if _FENCE.match(ln):
+                in_fence = not in_fence
+            elif not in_fence and (not ln.strip() or _HEADING.match(ln) or ENTRY_RE.match(ln)):
+                break
+            cur.append((i + 1, ln))
+            i += 1
+        blocks.append(Block(cur, heading_path(), "para"))
+    return blocks
+
+
+def _split_line(n: int, line: str, size: int, count: Callable[[str], int]) -> Iterator[tuple[int, str]]:
+    words = line.split(" ")
+    cur: list[str] = []
+    for w in words:
+        if cur and count(" ".join([*cur, w])) > size:
+            yield n, " ".join(cur)
+            cur = []
+        cur.append(w)
+    if cur:
+        yield n, " ".join(cur)
+
+
+def chunk_markdown(
+    text: str, *, size: int = 400, overlap: int = 80, count: Callable[[str], int] | None = None
+) -> list[ChunkDraft]:
+    """Chunk a markdown document.
+
+    Args:
+        text: The file contents.
+        size: Maximum chunk size in tokens.
+        overlap: Tokens of trailing lines repeated at the start of the next chunk when a chunk
+            closes because it is full.
+        count: Token counter (defaults to :func:`token_counter`).
+
+    Returns:
+        Chunks in file order, each with its line range, heading path, source, scope and hash.
+    """
+    count = count or token_counter()
+    out: list[ChunkDraft] = []
+    cur: list[tuple[int, str, int]] = []  # (line, text, tokens)
+    cur_tokens = 0
+    own_start = 0
+    attrs: tuple[str, str | None] = ("memory", None)
+    heading = ""
+    ts: float | None = None
+
+    def flush(with_overlap: bool) -> None:
+        nonlocal cur, cur_tokens, own_start, ts
+        if cur and any(t.strip() for _, t, _ in cur):
+            body = "\n".join(t for _, t, _ in cur)
+            src, scope = attrs
+            out.append(
+                ChunkDraft(
+                    text=body,
+                    line_start=cur[0][0],
+                    own_start=max(own_start, cur[0][0]),
+                    line_end=cur[-1][0],
+                    heading=heading,
+                    source=src,
+                    scope=scope,
+                    ts=ts,
+                    hash=content_hash(heading, src, scope or "", body),
+                    lines=[(n, t) for n, t, _ in cur],
+                )
+            )
+        keep: list[tuple[int, str, int]] = []
+        if with_overlap and overlap > 0:
+            total = 0
+            for piece in reversed(cur):
+                if total + piece[2] > overlap or len(keep) + 1 >= len(cur):
+                    break
+                keep.insert(0, piece)
+                total += piece[2]
+        cur = keep
+        cur_tokens = sum(p[2] for p in keep)
+        own_start = 0
+        if not keep:
+            ts = None
+
+    def add(piece: tuple[int, str, int]) -> None:
+        nonlocal cur_tokens, own_start
+        if cur and cur_tokens + piece[2] > size:
+            flush(True)
+        if not own_start:
+            own_start = piece[0]
+        cur.append(piece)
+        cur_tokens += piece[2]
+
+    for block in parse_blocks(text):
+        if block.kind == "heading":
+            if any(not _HEADING.match(t) for _, t, _ in cur):
+                flush(False)
+            attrs = ("memory", None)
+            heading = block.heading
+            add((block.lines[0][0], block.lines[0][1], count(block.lines[0][1])))
+            continue
+        battrs = (block.source, block.scope)
+        if battrs != attrs:
+            if any(not _HEADING.match(t) for _, t, _ in cur):
+                flush(False)
+            attrs = battrs
+        heading = block.heading
+        pieces = [(n, t, count(t)) for n, t in block.lines]
+        btok = sum(p[2] for p in pieces)
+        if cur and cur_tokens + btok > size and btok <= size:
+            flush(True)
+        if block.ts is not None:
+            ts = max(ts or 0.0, block.ts)
+        for n, t, c in pieces:
+            if c > size:
+                for m, part in _split_line(n, t, size, count):
+                    add((m, part, count(part)))
+            else:
+                add((n, t, c))
+    flush(False)
+    return out

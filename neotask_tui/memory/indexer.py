@@ -1,0 +1,326 @@
+"""Incremental indexing of an agent's memory files and archived transcripts into the store.
+
+Content hashes decide what to (re)embed: an unchanged file (same mtime and size, or same content
+hash) costs nothing; a changed file re-embeds only chunks whose hash is new (moved chunks keep their
+vectors and only have their rows rewritten); a deleted file's rows are removed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from neotask_tui.memory import lexical
+from neotask_tui.memory.chunking import ChunkDraft, chunk_markdown, content_hash, token_counter
+from neotask_tui.memory.secrets import redact
+from neotask_tui.memory.types import ReindexStats
+
+if TYPE_CHECKING:
+    from neotask_tui.memory.embedder import Embedder
+    from neotask_tui.memory.store import ChunkStore
+    from neotask_tui.storage.events import Event
+
+MEMORY_FILE = "MEMORY.md"
+MEMORY_DIR = "memory"
+FILE_SOURCES = ("memory", "inbox")
+
+Progress = Callable[[str, int, int], None]
+
+
+def default_scope(agent_id: str) -> str:
+    """The scope of an agent's own memory."""
+    return f"agent:{agent_id}"
+
+
+def memory_files(workspace: Path) -> dict[str, Path]:
+    """Workspace-relative path -> absolute path of every memory file (MEMORY.md, memory/**/*.md)."""
+    out: dict[str, Path] = {}
+    top = workspace / MEMORY_FILE
+    if top.is_file():
+        out[MEMORY_FILE] = top
+    mdir = workspace / MEMORY_DIR
+    if mdir.is_dir():
+        for p in sorted(mdir.rglob("*.md")):
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(workspace).parts):
+                out[p.relative_to(workspace).as_posix()] = p
+    return out
+
+
+@dataclass
+class FileState:
+    """What the index knows about one file."""
+
+    mtime: float
+    size: int
+    hash: str
+
+
+def chunk_id(agent_id: str, path: str, chash: str, occurrence: int) -> str:
+    """Stable chunk id: same text at the same path keeps its id when lines move."""
+    return content_hash(agent_id, path, chash, str(occurrence))[:16]
+
+
+class Indexer:
+    """Turns files and transcripts into store rows, embedding only what is new.
+
+    Args:
+        store: The chunk store.
+        embedder: The embedding model.
+        chunk_tokens: Chunk size.
+        chunk_overlap: Chunk overlap.
+    """
+
+    def __init__(self, store: ChunkStore, embedder: Embedder, chunk_tokens: int, chunk_overlap: int) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.size = chunk_tokens
+        self.overlap = chunk_overlap
+        self.count = token_counter()
+        self.seen: dict[tuple[str, str], FileState] = {}
+
+    # -- files ----------------------------------------------------------------------------------
+
+    def _known(self, agent_id: str) -> dict[str, list[dict[str, Any]]]:
+        snap = self.store.snapshot()
+        by_path: dict[str, list[dict[str, Any]]] = {}
+        cols = snap.cols
+        for i, a in enumerate(cols.get("agent_id", [])):
+            if a == agent_id and cols["source"][i] in FILE_SOURCES:
+                by_path.setdefault(cols["path"][i], []).append(snap.row(i))
+        return by_path
+
+    def sync_files(
+        self, agent_id: str, workspace: Path, *, full: bool = False, only: Sequence[str] | None = None,
+        progress: Progress | None = None,
+    ) -> ReindexStats:
+        """Bring the agent's file rows up to date with the disk.
+
+        Args:
+            agent_id: The agent.
+            workspace: The agent's workspace directory.
+            full: Re-embed every chunk even if unchanged.
+            only: Restrict to these workspace-relative paths (others untouched).
+            progress: ``(phase, done, total)`` callback.
+
+        Returns:
+            Counters of what was done.
+        """
+        t0 = time.perf_counter()
+        stats = ReindexStats()
+        with self.store.lock:
+            known = self._known(agent_id)
+            disk = memory_files(workspace)
+            if only is not None:
+                disk = {p: v for p, v in disk.items() if p in only}
+                known = {p: v for p, v in known.items() if p in only}
+            todo: list[tuple[str, Path, str, FileState]] = []
+            for rel, abspath in disk.items():
+                stats.files_seen += 1
+                try:
+                    st = abspath.stat()
+                except FileNotFoundError:
+                    continue
+                rows = known.get(rel, [])
+                prev = self.seen.get((agent_id, rel))
+                if prev is None and rows:
+                    prev = FileState(rows[0]["file_mtime"], rows[0]["file_size"], rows[0]["file_hash"])
+                if not full and prev and prev.mtime == st.st_mtime and prev.size == st.st_size:
+                    stats.chunks_unchanged += len(rows)
+                    continue
+                text = abspath.read_text(encoding="utf-8", errors="replace")
+                fhash = content_hash(text)
+                state = FileState(st.st_mtime, st.st_size, fhash)
+                if not full and prev and prev.hash == fhash:
+                    self.seen[(agent_id, rel)] = state
+                    stats.chunks_unchanged += len(rows)
+                    continue
+                todo.append((rel, abspath, text, state))
+            for rel in set(known) - set(disk):
+                ids = [r["id"] for r in known[rel]]
+                stats.chunks_deleted += self.store.delete_ids(ids)
+                stats.files_changed.append(rel)
+                self.seen.pop((agent_id, rel), None)
+            for n, (rel, _abspath, text, state) in enumerate(todo):
+                if progress:
+                    progress(f"indexing {rel}", n, len(todo))
+                self._index_file(agent_id, rel, text, state, known.get(rel, []), full, stats, progress)
+                self.seen[(agent_id, rel)] = state
+                stats.files_changed.append(rel)
+            if progress and todo:
+                progress("indexed", len(todo), len(todo))
+        stats.seconds = time.perf_counter() - t0
+        return stats
+
+    def _index_file(
+        self, agent_id: str, rel: str, text: str, state: FileState, old: list[dict[str, Any]], full: bool,
+        stats: ReindexStats, progress: Progress | None,
+    ) -> None:
+        drafts = chunk_markdown(text, size=self.size, overlap=self.overlap, count=self.count)
+        old_by_id = {r["id"]: r for r in old}
+        occurrences: dict[str, int] = {}
+        new_rows: list[dict[str, Any]] = []
+        to_embed: list[tuple[int, ChunkDraft]] = []
+        reuse_vecs: dict[str, str] = {}  # new row id -> old row id to copy the vector from
+        for d in drafts:
+            occ = occurrences.get(d.hash, 0)
+            occurrences[d.hash] = occ + 1
+            cid = chunk_id(agent_id, rel, d.hash, occ)
+            row = self._file_row(agent_id, rel, d, cid, state)
+            if cid in old_by_id and not full:
+                # same text at the same path: keep the vector, rewrite the row (lines/file state)
+                stats.chunks_unchanged += 1
+                reuse_vecs[cid] = cid
+                new_rows.append(row)
+                continue
+            to_embed.append((len(new_rows), d))
+            new_rows.append(row)
+        drop = [r["id"] for r in old]
+        stats.chunks_deleted += len([i for i in drop if i not in reuse_vecs])
+        if reuse_vecs:
+            vecs = self._vectors_of(list(reuse_vecs.values()))
+            for row in new_rows:
+                if row["id"] in reuse_vecs:
+                    row["vector"] = vecs[reuse_vecs[row["id"]]]
+        if to_embed:
+            def prog(done: int, total: int) -> None:
+                if progress:
+                    progress(f"embedding {rel}", done, total)
+
+            vecs_new = self.embedder.embed([d.embed_text() for _, d in to_embed], progress=prog)
+            for (pos, _), v in zip(to_embed, vecs_new, strict=True):
+                new_rows[pos]["vector"] = v.tolist()
+            stats.chunks_embedded += len(to_embed)
+        self.store.delete_ids(drop)
+        self.store.add(new_rows)
+
+    def _vectors_of(self, ids: list[str]) -> dict[str, list[float]]:
+        snap = self.store.snapshot()
+        return {i: snap.vectors[snap.index[i]].tolist() for i in ids if i in snap.index}
+
+    def _file_row(self, agent_id: str, rel: str, d: ChunkDraft, cid: str, state: FileState) -> dict[str, Any]:
+        return {
+            "id": cid,
+            "agent_id": agent_id,
+            "scope": d.scope or default_scope(agent_id),
+            "source": d.source,
+            "path": rel,
+            "line_start": d.line_start,
+            "own_start": d.own_start,
+            "line_end": d.line_end,
+            "heading": d.heading,
+            "text": d.text,
+            "etext": d.embed_text(),
+            "lex": lexical.normalize(d.plain_text()),
+            "ctx": lexical.normalize(d.heading),
+            "hash": d.hash,
+            "file_hash": state.hash,
+            "file_mtime": state.mtime,
+            "file_size": state.size,
+            "ts": d.ts or state.mtime,
+            "event_ids": [],
+            "session_id": "",
+            "vector": None,
+        }
+
+    # -- transcripts ----------------------------------------------------------------------------
+
+    def index_transcript(
+        self, agent_id: str, session_id: str, events: Sequence[Event], scope: str, tombstones: set[str],
+        context_turns: int = 1,
+    ) -> tuple[int, int]:
+        """Index one transcript: one chunk per message (split when longer than the chunk size).
+
+        Each chunk is embedded together with its neighbouring messages (``context_turns`` each
+        side, the message first so truncation never cuts it), and the neighbours' terms go into the
+        weaker ``ctx`` BM25 column; the hit still maps back to the message's own event id.
+
+        Returns:
+            ``(chunks indexed, chunks embedded)``.
+        """
+        msgs: list[tuple[int, str, str, float]] = []
+        for ev in events:
+            if ev.type != "message" or ev.role not in ("user", "assistant"):
+                continue
+            content = ev.content.strip()
+            if not content:
+                continue
+            content, _ = redact(content)
+            msgs.append((ev.id, ev.role or "", content, _parse_ts(ev.ts)))
+        pieces: list[tuple[int, int, str]] = []  # (message index, event id, text)
+        for mi, (eid, _role, content, _ts) in enumerate(msgs):
+            if self.count(content) <= self.size:
+                pieces.append((mi, eid, content))
+                continue
+            for d in chunk_markdown(content, size=self.size, overlap=self.overlap, count=self.count):
+                pieces.append((mi, eid, d.text))
+        path = f"transcripts/{session_id}"
+        with self.store.lock:
+            old = {
+                r["hash"]: r["id"]
+                for r in self.store.rows_where(
+                    f"agent_id = {_q(agent_id)} AND session_id = {_q(session_id)} AND source = 'transcript'",
+                    ["id", "hash"],
+                )
+            }
+            rows: list[dict[str, Any]] = []
+            embed_pos: list[int] = []
+            reuse: dict[int, str] = {}
+            occ: dict[str, int] = {}
+            for mi, eid, text in pieces:
+                _, role, _, ts = msgs[mi]
+                before = [msgs[j][2] for j in range(max(0, mi - context_turns), mi)]
+                after = [msgs[j][2] for j in range(mi + 1, min(len(msgs), mi + 1 + context_turns))]
+                etext = "\n".join([*before, text, *after])
+                chash = content_hash("transcript", role, text, etext)
+                if chash in tombstones:
+                    continue
+                n = occ.get(chash, 0)
+                occ[chash] = n + 1
+                cid = chunk_id(agent_id, path, chash, n)
+                when = datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
+                rows.append({
+                    "id": cid, "agent_id": agent_id, "scope": scope, "source": "transcript", "path": path,
+                    "line_start": 0, "own_start": 0, "line_end": 0,
+                    "heading": f"{when} · {role}" if when else role,
+                    "text": text, "etext": etext, "lex": lexical.normalize(text),
+                    "ctx": lexical.normalize(" ".join(before + after)), "hash": chash, "file_hash": "",
+                    "file_mtime": 0.0, "file_size": 0, "ts": ts, "event_ids": [eid],
+                    "session_id": session_id, "vector": None,
+                })
+                if chash in old:
+                    reuse[len(rows) - 1] = old[chash]
+                else:
+                    embed_pos.append(len(rows) - 1)
+            if reuse:
+                vecs = self._vectors_of(list(reuse.values()))
+                for pos, oid in reuse.items():
+                    if oid in vecs:
+                        rows[pos]["vector"] = vecs[oid]
+                    else:
+                        embed_pos.append(pos)
+            if embed_pos:
+                vv = self.embedder.embed([rows[p]["etext"] for p in embed_pos])
+                for p, v in zip(embed_pos, vv, strict=True):
+                    rows[p]["vector"] = v.tolist()
+            self.store.delete_where(
+                f"agent_id = {_q(agent_id)} AND session_id = {_q(session_id)} AND source = 'transcript'"
+            )
+            self.store.add(rows)
+        return len(rows), len(embed_pos)
+
+
+def _q(s: str) -> str:
+    from neotask_tui.memory.store import sql_str
+
+    return sql_str(s)
+
+
+def _parse_ts(ts: str) -> float:
+    try:
+        return datetime.fromisoformat(ts).timestamp()
+    except (TypeError, ValueError):
+        return 0.0

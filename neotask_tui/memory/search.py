@@ -1,0 +1,219 @@
+"""Hybrid ranking: dense cosine + BM25, normalised and fused, with optional decay, PRF and MMR.
+
+Plain reciprocal-rank fusion throws away how *sure* each retriever is, and measured below BM25 alone
+here. Instead each side is normalised per query:
+
+- dense: cosine mapped to ``(cos - mean) / (max - mean)`` over the candidate pool, where ``mean`` is
+  the mean cosine of the query against every visible chunk (how similar an unrelated chunk is);
+- lexical: BM25 divided by the best BM25 of the query.
+
+Both are clipped to ``[0, 1]`` and combined with weights (default 0.5 / 0.5). The lexical query is
+built from normalised terms (stemmed, stopwords removed, see :mod:`.lexical`); a second, weaker BM25
+over the ``ctx`` column (neighbouring turns of a transcript) adds context. Pseudo-relevance feedback
+re-embeds nothing: it moves the query vector towards the centroid of the top dense+lexical hits
+(Rocchio) for a second dense pass. Time decay (half-life in days) and MMR are opt-in.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from neotask_tui.memory import lexical
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+
+@dataclass
+class RankParams:
+    """Knobs of the hybrid ranker (defaults are what the benches measure)."""
+
+    dense_weight: float = 0.5
+    """Weight of the normalised dense score."""
+    lexical_weight: float = 0.5
+    """Weight of the normalised BM25 score."""
+    ctx_boost: float = 0.3
+    """Boost of BM25 over neighbouring-context terms relative to the chunk's own terms."""
+    pool: int = 200
+    """BM25 candidates fetched per query."""
+    prf_docs: int = 0
+    """Pseudo-relevance feedback: top fused hits averaged into the query vector (0 = off)."""
+    prf_weight: float = 0.3
+    """Weight of the feedback centroid in the second dense pass."""
+    half_life_days: float | None = None
+    """Exponential time decay of dated chunks; ``None`` = off."""
+    mmr_lambda: float | None = None
+    """MMR trade-off (1 = relevance only); ``None`` = off."""
+    min_score: float = 0.0
+    """Drop hits whose fused score is below this."""
+
+
+@dataclass
+class Ranked:
+    """One ranked row of the snapshot."""
+
+    row: int
+    score: float
+    components: dict[str, float] = field(default_factory=dict)
+    matched: list[str] = field(default_factory=list)
+
+
+def lexical_query(text: str, ctx_boost: float) -> tuple[Any, list[str]]:
+    """Build the LanceDB FTS query for ``text``.
+
+    Returns:
+        The query object (``None`` when no term survives normalisation) and the distinct terms.
+    """
+    terms = list(dict.fromkeys(lexical.terms(text)))
+    if not terms:
+        return None, []
+    from lancedb import query as lq
+
+    q: Any = lq
+    joined = " ".join(terms)
+    clauses = [(q.Occur.SHOULD, q.MatchQuery(joined, "lex"))]
+    if ctx_boost > 0:
+        clauses.append((q.Occur.SHOULD, q.MatchQuery(joined, "ctx", boost=ctx_boost)))
+    return q.BooleanQuery(clauses), terms
+
+
+def rank(
+    qvec: npt.NDArray[np.float32],
+    vectors: npt.NDArray[np.float32],
+    rows: npt.NDArray[np.int64],
+    bm25: dict[int, float],
+    *,
+    k: int,
+    params: RankParams,
+    ts: npt.NDArray[np.float64] | None = None,
+    now: float | None = None,
+) -> list[Ranked]:
+    """Fuse dense and BM25 evidence over the visible rows.
+
+    Args:
+        qvec: Unit query vector.
+        vectors: All cached vectors (snapshot order).
+        rows: Indices of the rows the caller may see (agent/scope/source filtered).
+        bm25: BM25 score per visible row index (only rows that matched).
+        k: Number of results.
+        params: Ranking knobs.
+        ts: Per-row timestamps (seconds) for time decay.
+        now: Reference time for decay (defaults to now).
+
+    Returns:
+        Up to ``k`` rows, best first, with score components.
+    """
+    import numpy as np
+
+    if len(rows) == 0:
+        return []
+    sub = vectors[rows]
+    cos = sub @ qvec
+    fused, parts = _fuse(cos, rows, bm25, params)
+    if params.prf_docs > 0 and len(rows) > params.prf_docs:
+        top = np.argpartition(-fused, params.prf_docs - 1)[: params.prf_docs]
+        centroid = sub[top].mean(axis=0)
+        q2 = (1 - params.prf_weight) * qvec + params.prf_weight * centroid
+        q2 = q2 / max(float(np.linalg.norm(q2)), 1e-12)
+        cos = sub @ q2
+        fused, parts = _fuse(cos, rows, bm25, params)
+    decay = None
+    if params.half_life_days and ts is not None:
+        age_days = np.maximum(0.0, ((now or time.time()) - ts[rows]) / 86400.0)
+        decay = np.where(ts[rows] > 0, np.power(0.5, age_days / params.half_life_days), 1.0)
+        fused = fused * (0.5 + 0.5 * decay)
+    n_pool = min(len(rows), max(k * 4, 32) if params.mmr_lambda is not None else k)
+    pool = np.argpartition(-fused, n_pool - 1)[:n_pool] if n_pool < len(rows) else np.arange(len(rows))
+    pool = pool[np.argsort(-fused[pool], kind="stable")]
+    if params.mmr_lambda is not None:
+        pool = _mmr(pool, fused, sub, params.mmr_lambda, k)
+    out: list[Ranked] = []
+    dn, ln, raw_bm = parts
+    for j in pool[:k]:
+        score = float(fused[j])
+        if score < params.min_score:
+            continue
+        comp = {
+            "dense": float(cos[j]),
+            "dense_norm": float(dn[j]),
+            "lexical": float(raw_bm[j]),
+            "lexical_norm": float(ln[j]),
+        }
+        if decay is not None:
+            comp["decay"] = float(decay[j])
+        out.append(Ranked(int(rows[j]), score, comp))
+    return out
+
+
+def _fuse(
+    cos: npt.NDArray[np.float32], rows: npt.NDArray[np.int64], bm25: dict[int, float], params: RankParams
+) -> tuple[npt.NDArray[np.float64], tuple[Any, Any, Any]]:
+    import numpy as np
+
+    cos64 = cos.astype(np.float64)
+    mean = float(cos64.mean())
+    top = float(cos64.max())
+    dn = np.clip((cos64 - mean) / max(top - mean, 1e-6), 0.0, 1.0)
+    raw = np.zeros(len(rows), dtype=np.float64)
+    if bm25:
+        pos = {int(r): j for j, r in enumerate(rows)}
+        for r, s in bm25.items():
+            j = pos.get(r)
+            if j is not None:
+                raw[j] = s
+    best = float(raw.max()) if len(raw) else 0.0
+    ln = raw / best if best > 0 else raw
+    wsum = params.dense_weight + params.lexical_weight
+    fused = (params.dense_weight * dn + params.lexical_weight * ln) / (wsum or 1.0)
+    return fused, (dn, ln, raw)
+
+
+def _mmr(
+    pool: npt.NDArray[np.int64], fused: npt.NDArray[np.float64], sub: npt.NDArray[np.float32],
+    lam: float, k: int,
+) -> npt.NDArray[np.int64]:
+    import numpy as np
+
+    chosen: list[int] = []
+    rest = list(pool)
+    vecs = sub[pool]
+    index = {int(j): i for i, j in enumerate(pool)}
+    while rest and len(chosen) < k:
+        best, best_val = rest[0], -math.inf
+        for j in rest:
+            red = 0.0
+            if chosen:
+                red = float(np.max(vecs[[index[c] for c in chosen]] @ vecs[index[int(j)]]))
+            val = lam * float(fused[j]) - (1 - lam) * red
+            if val > best_val:
+                best, best_val = j, val
+        chosen.append(int(best))
+        rest.remove(best)
+    return np.asarray(chosen, dtype=np.int64)
+
+
+def explain(comp: dict[str, float], matched: Sequence[str], heading: str) -> str:
+    """One line saying why a hit was returned."""
+    bits = []
+    if comp.get("lexical_norm", 0) > 0 and matched:
+        bits.append("matched " + ", ".join(matched[:5]))
+    if comp.get("dense_norm", 0) >= 0.5:
+        bits.append(f"semantically close (cos {comp.get('dense', 0):.2f})")
+    elif not bits:
+        bits.append(f"nearest in meaning (cos {comp.get('dense', 0):.2f})")
+    if "decay" in comp and comp["decay"] < 0.99:
+        bits.append(f"age weight {comp['decay']:.2f}")
+    if heading:
+        bits.append(f"under {heading!r}")
+    return "; ".join(bits)
+
+
+def matched_terms(query_terms: Sequence[str], text: str, norm: Callable[[str], list[str]]) -> list[str]:
+    """Query terms that occur in ``text`` (after the same normalisation)."""
+    have = set(norm(text))
+    return [t for t in query_terms if t in have]

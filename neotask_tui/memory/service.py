@@ -1,0 +1,438 @@
+"""``MemoryService``: the blocking facade the engine calls via ``asyncio.to_thread``.
+
+Everything heavy (fastembed, LanceDB, numpy) is imported on first use. A single re-entrant lock
+serialises writers; searches take it only to refresh the snapshot and check staleness.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from neotask_tui import paths
+from neotask_tui.config import MemorySettings
+from neotask_tui.memory import lexical
+from neotask_tui.memory.chunking import ENTRY_RE, format_entry, token_counter
+from neotask_tui.memory.indexer import (
+    FILE_SOURCES,
+    MEMORY_DIR,
+    MEMORY_FILE,
+    Indexer,
+    default_scope,
+)
+from neotask_tui.memory.search import RankParams, explain, lexical_query, matched_terms, rank
+from neotask_tui.memory.secrets import redact
+from neotask_tui.memory.store import ChunkStore, sql_str
+from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
+from neotask_tui.storage.atomic import atomic_write_text
+
+if TYPE_CHECKING:
+    from neotask_tui.memory.embedder import Embedder
+    from neotask_tui.memory.watcher import Watcher
+    from neotask_tui.storage.events import Event
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+TOMBSTONES = ".memory-tombstones.json"
+
+
+def check_rel_path(path: str) -> str:
+    """Validate a workspace-relative memory file path.
+
+    Raises:
+        ValueError: (one line) for absolute paths, ``..``, or files outside MEMORY.md / memory/*.md.
+    """
+    p = path.strip().replace("\\", "/")
+    if not p or p.startswith("/") or (len(p) > 1 and p[1] == ":"):
+        raise ValueError(f"memory file must be a relative path, got {path!r}")
+    parts = p.split("/")
+    if any(part in ("..", "") or part.startswith(".") for part in parts):
+        raise ValueError(f"memory file path may not contain '..', empty or hidden parts: {path!r}")
+    if p != MEMORY_FILE and not (parts[0] == MEMORY_DIR and len(parts) > 1 and p.endswith(".md")):
+        raise ValueError(f"memory file must be MEMORY.md or memory/<name>.md, got {path!r}")
+    return p
+
+
+class MemoryService:
+    """Long-term memory of every agent: files, transcripts, hybrid search, recall and forget.
+
+    Args:
+        settings: Memory settings.
+        progress: Optional ``(phase, done, total)`` callback for long (re)indexing.
+    """
+
+    def __init__(self, settings: MemorySettings, *, progress: Progress | None = None) -> None:
+        self.settings = settings
+        self.progress = progress
+        self.params = RankParams(min_score=0.0)
+        self._lock = threading.RLock()
+        self._embedder: Embedder | None = None
+        self._store: ChunkStore | None = None
+        self._indexer: Indexer | None = None
+        self._watcher: Watcher | None = None
+        self._count = token_counter()
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedding model (created lazily)."""
+        if self._embedder is None:
+            from neotask_tui.memory.embedder import Embedder
+
+            self._embedder = Embedder(self.settings.embedding_model)
+        return self._embedder
+
+    @property
+    def store(self) -> ChunkStore:
+        """The LanceDB store (opened lazily; migrates rows after a model change)."""
+        with self._lock:
+            if self._store is None:
+                uri = self.settings.db_uri or str(paths.ensure_dir(paths.memory_db_dir()))
+                emb = self.embedder
+                self._store = ChunkStore(uri, emb.model_id, emb.dim)
+                self._indexer = Indexer(
+                    self._store, emb, self.settings.chunk_tokens, self.settings.chunk_overlap
+                )
+                self._migrate_stale_tables()
+            return self._store
+
+    @property
+    def indexer(self) -> Indexer:
+        """The indexer bound to the store."""
+        _ = self.store
+        assert self._indexer is not None
+        return self._indexer
+
+    def _migrate_stale_tables(self) -> None:
+        """After a model change: re-embed transcript rows from the old table, then drop it.
+
+        File rows are not copied: the new table is empty, so the next sync re-chunks and embeds
+        every memory file (a full reindex).
+        """
+        assert self._store is not None
+        for name in self._store.stale_tables():
+            rows = self._store.read_table(name, ["agent_id", "source", "session_id", "scope"])
+            olds = [r for r in self._store.read_table(name, [c for c in _ROW_COLS]) if r["source"] == "transcript"]
+            if olds:
+                texts = [r["etext"] for r in olds]
+                vecs = self.embedder.embed(texts, progress=self._embed_progress("migrating transcripts"))
+                for r, v in zip(olds, vecs, strict=True):
+                    r["vector"] = v.tolist()
+                self._store.add(olds)
+            log.info("memory: dropped table %s (%d rows) after an embedding model change", name, len(rows))
+            self._store.drop_table(name)
+
+    def _embed_progress(self, phase: str) -> Callable[[int, int], None]:
+        def cb(done: int, total: int) -> None:
+            if self.progress:
+                self.progress(phase, done, total)
+
+        return cb
+
+    def workspace(self, agent_id: str) -> Path:
+        """The agent's workspace directory (not created)."""
+        return paths.workspace_dir(agent_id)
+
+    def _resolve(self, agent_id: str, rel: str) -> Path:
+        rel = check_rel_path(rel)
+        ws = self.workspace(agent_id)
+        target = (ws / rel).resolve()
+        if not target.is_relative_to(ws.resolve()):
+            raise ValueError(f"memory file escapes the workspace: {rel!r}")
+        return ws / rel
+
+    def _tombstones(self, agent_id: str) -> set[str]:
+        f = self.workspace(agent_id) / TOMBSTONES
+        try:
+            return set(json.loads(f.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return set()
+
+    def _sync(self, agent_id: str, *, full: bool = False, only: Sequence[str] | None = None) -> ReindexStats:
+        with self._lock:
+            return self.indexer.sync_files(
+                agent_id, self.workspace(agent_id), full=full, only=only, progress=self.progress
+            )
+
+    # -- public API -----------------------------------------------------------------------------
+
+    def add(
+        self, agent_id: str, text: str, *, file: str = MEMORY_FILE, source: str = "user",
+        scope: str | None = None,
+    ) -> AddReceipt:
+        """Append a dated entry to a memory file (atomic rewrite) and index it.
+
+        Args:
+            agent_id: Whose memory.
+            text: The entry. Text from any source but ``user`` is redacted before it is written.
+            file: ``MEMORY.md`` or ``memory/<name>.md`` (relative to the agent workspace).
+            source: ``user``, ``inbox``, ``agent``... (written into the entry tag).
+            scope: Scope of the entry; ``None`` = the agent's own (``agent:<id>``).
+
+        Returns:
+            Where the entry landed and what the reindex did.
+
+        Raises:
+            ValueError: for an empty text, a bad source/scope, or an unsafe path.
+        """
+        body = text.strip()
+        if not body:
+            raise ValueError("nothing to remember: the text is empty")
+        if not source.isalpha() or not source.islower():
+            raise ValueError(f"source must be a lower-case word, got {source!r}")
+        if scope is not None and (not scope or any(c.isspace() or c == "]" for c in scope)):
+            raise ValueError(f"scope may not be empty or contain spaces or ']': {scope!r}")
+        n_red = 0
+        if source != "user":
+            body, n_red = redact(body)
+        if scope == default_scope(agent_id):
+            scope = None
+        path = self._resolve(agent_id, file)
+        with self._lock:
+            old = path.read_text(encoding="utf-8") if path.exists() else ""
+            if not old and file == MEMORY_FILE:
+                old = "# Memory\n"
+            sep = "" if not old or old.endswith("\n\n") else ("\n" if old.endswith("\n") else "\n\n")
+            entry = format_entry(body, when=datetime.now(), source=source, scope=scope)
+            new = old + sep + entry
+            start = new[: len(new) - len(entry)].count("\n") + 1
+            end = start + entry.count("\n") - 1
+            paths.ensure_dir(path.parent)
+            atomic_write_text(path, new)
+            rel = check_rel_path(file)
+            stats = self._sync(agent_id, only=[rel])
+            snap = self.store.snapshot()
+            ids = [
+                snap.ids[i] for i in range(len(snap.ids))
+                if snap.cols["agent_id"][i] == agent_id and snap.cols["path"][i] == rel
+                and snap.cols["line_start"][i] <= end and snap.cols["line_end"][i] >= start
+            ]
+        return AddReceipt(rel, start, end, body, n_red, ids, stats)
+
+    def search(
+        self, query: str, *, agent_id: str, k: int = 8, scopes: Sequence[str] | None = None,
+        sources: Sequence[str] = ("memory", "transcript"), exclude: Collection[str] = (),
+        params: RankParams | None = None,
+    ) -> list[MemoryHit]:
+        """Hybrid search over one agent's memory (files are re-checked first: never stale).
+
+        Args:
+            query: Natural-language query.
+            agent_id: Whose memory; other agents' chunks are never visible.
+            k: Maximum hits.
+            scopes: Restrict to these scopes (``None`` = all of the agent's scopes).
+            sources: ``memory`` (includes accepted ``inbox`` entries), ``transcript``, ``inbox``.
+            exclude: Chunk ids to leave out (e.g. "never recall in this session").
+            params: Ranking knobs (defaults to :attr:`params`).
+
+        Returns:
+            Hits, best first.
+        """
+        import numpy as np
+
+        if not query.strip() or k <= 0:
+            return []
+        srcs = set(sources)
+        if "memory" in srcs:
+            srcs.add("inbox")
+        if srcs & set(FILE_SOURCES):
+            self._sync(agent_id)
+        p = params or self.params
+        snap = self.store.snapshot()
+        if not snap.ids:
+            return []
+        mask = snap.agent == agent_id
+        mask &= np.isin(snap.source, list(srcs))
+        if scopes is not None:
+            mask &= np.isin(snap.scope, list(scopes))
+        if exclude:
+            ex = [snap.index[e] for e in exclude if e in snap.index]
+            mask[ex] = False
+        rows = np.flatnonzero(mask)
+        if len(rows) == 0:
+            return []
+        qvec = self.embedder.embed_query(query)
+        fts_q, terms = lexical_query(query, p.ctx_boost)
+        bm25: dict[int, float] = {}
+        if fts_q is not None:
+            where = f"agent_id = {sql_str(agent_id)} AND source IN ({', '.join(sql_str(s) for s in srcs)})"
+            if scopes is not None:
+                where += f" AND scope IN ({', '.join(sql_str(s) for s in scopes) or sql_str('')})"
+            for cid, score in self.store.fts(fts_q, where, max(p.pool, k * 4)):
+                i = snap.index.get(cid)
+                if i is not None and mask[i]:
+                    bm25[i] = score
+        ranked = rank(qvec, snap.vectors, rows, bm25, k=k, params=p, ts=snap.ts)
+        hits = []
+        for r in ranked:
+            row = snap.row(r.row)
+            matched = matched_terms(terms, row["text"], lexical.terms) if terms else []
+            hits.append(
+                MemoryHit(
+                    id=row["id"], text=row["text"], score=r.score, components=r.components,
+                    source=row["source"], path=row["path"], line_start=int(row["line_start"]),
+                    line_end=int(row["line_end"]), event_ids=list(row["event_ids"] or []),
+                    scope=row["scope"], heading=row["heading"],
+                    why=explain(r.components, matched, row["heading"]),
+                )
+            )
+        return hits
+
+    def recall(
+        self, query: str, *, agent_id: str, budget_tokens: int, k: int, exclude: Collection[str] = ()
+    ) -> list[MemoryHit]:
+        """Hits for auto-recall that fit in ``budget_tokens`` (counted on the hit text).
+
+        Uses MMR so recalled passages are not near-duplicates, and the configured ``min_score``.
+        Transcripts are included only when ``include_transcripts`` is set.
+        """
+        if budget_tokens <= 0 or k <= 0:
+            return []
+        sources = ("memory", "transcript") if self.settings.include_transcripts else ("memory",)
+        params = RankParams(
+            dense_weight=self.params.dense_weight, lexical_weight=self.params.lexical_weight,
+            ctx_boost=self.params.ctx_boost, mmr_lambda=0.7, min_score=self.settings.min_score,
+        )
+        hits = self.search(query, agent_id=agent_id, k=k * 2, sources=sources, exclude=exclude, params=params)
+        out: list[MemoryHit] = []
+        used = 0
+        for h in hits:
+            cost = self._count(h.text) + 12  # fence + source line overhead
+            if used + cost > budget_tokens:
+                continue
+            out.append(h)
+            used += cost
+            if len(out) >= k:
+                break
+        return out
+
+    def reindex(self, agent_id: str, *, full: bool = False) -> ReindexStats:
+        """Bring the agent's file index up to date (``full`` re-embeds everything)."""
+        stats = self._sync(agent_id, full=full)
+        if full or stats.chunks_embedded > 500:
+            self.store.optimize()
+        return stats
+
+    def get(self, agent_id: str, path: str, lines: tuple[int, int] | None = None) -> str:
+        """Text of a memory file (optionally lines ``(start, end)``, 1-based inclusive).
+
+        ``transcripts/<session>`` returns the indexed (redacted) messages of that session.
+
+        Raises:
+            ValueError: for unsafe paths or a missing file.
+        """
+        if path.startswith("transcripts/"):
+            sid = path.split("/", 1)[1]
+            rows = self.store.rows_where(
+                f"agent_id = {sql_str(agent_id)} AND session_id = {sql_str(sid)}",
+                ["event_ids", "heading", "text"],
+            )
+            rows.sort(key=lambda r: (r["event_ids"] or [0])[0])
+            if lines:
+                rows = [r for r in rows if lines[0] <= (r["event_ids"] or [0])[0] <= lines[1]]
+            return "\n".join(f"[e:{(r['event_ids'] or [0])[0]}] {r['heading']}: {r['text']}" for r in rows)
+        target = self._resolve(agent_id, path)
+        if not target.is_file():
+            raise ValueError(f"no such memory file: {path}")
+        text = target.read_text(encoding="utf-8", errors="replace")
+        if lines is None:
+            return text
+        all_lines = text.splitlines()
+        a, b = max(1, lines[0]), min(len(all_lines), lines[1])
+        return "\n".join(all_lines[a - 1 : b])
+
+    def index_transcript(self, agent_id: str, session_id: str, events: Sequence[Event], scope: str) -> int:
+        """Index an archived transcript as the ``transcript`` source (idempotent, redacted).
+
+        Returns:
+            Number of chunks now indexed for that session.
+        """
+        if not self.settings.include_transcripts:
+            return 0
+        with self._lock:
+            n, _ = self.indexer.index_transcript(agent_id, session_id, events, scope, self._tombstones(agent_id))
+        return n
+
+    def forget(self, agent_id: str, id_or_query: str) -> ForgetReceipt:
+        """Remove a chunk by id, or the best match of a query, from file/store; then verify.
+
+        A file chunk's own lines are cut from the file (headings kept) and the file reindexed; a
+        transcript chunk is tombstoned (its hash recorded so re-indexing skips it) and deleted.
+
+        Raises:
+            ValueError: when nothing matches.
+        """
+        from neotask_tui.memory.forget import forget_chunk
+
+        with self._lock:
+            snap = self.store.snapshot()
+            target: dict[str, Any] | None = None
+            i = snap.index.get(id_or_query.strip())
+            if i is not None and snap.cols["agent_id"][i] == agent_id:
+                target = snap.row(i)
+            else:
+                hits = self.search(id_or_query, agent_id=agent_id, k=1, sources=("memory", "transcript"))
+                if hits and hits[0].components.get("lexical_norm", 0) + hits[0].components.get("dense", 0) > 0.3:
+                    target = self.store.snapshot().row(self.store.snapshot().index[hits[0].id])
+            if target is None:
+                raise ValueError(f"nothing in memory matches {id_or_query!r}")
+            return forget_chunk(self, agent_id, target, id_or_query)
+
+    def start_watcher(self, agent_id: str, on_change: Callable[[ReindexStats], None] | None = None) -> None:
+        """Watch the agent's memory files and reindex on change (background thread)."""
+        from neotask_tui.memory.watcher import Watcher
+
+        self.stop_watcher()
+        paths.ensure_dir(self.workspace(agent_id))
+        self._watcher = Watcher(self, agent_id, on_change)
+        self._watcher.start()
+
+    def stop_watcher(self) -> None:
+        """Stop the watcher if running."""
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+
+    def close(self) -> None:
+        """Stop the watcher and release the store."""
+        self.stop_watcher()
+        with self._lock:
+            self._store = None
+            self._indexer = None
+
+    def stats(self, agent_id: str | None = None) -> dict[str, Any]:
+        """Row counts by source (for ``doctor`` and the CLI)."""
+        snap = self.store.snapshot()
+        out: dict[str, Any] = {"table": self.store.name, "rows": 0, "by_source": {}}
+        for i, a in enumerate(snap.cols.get("agent_id", [])):
+            if agent_id is None or a == agent_id:
+                out["rows"] += 1
+                s = snap.cols["source"][i]
+                out["by_source"][s] = out["by_source"].get(s, 0) + 1
+        return out
+
+    def _verify_gone(self, agent_id: str, query: str, texts: Sequence[str]) -> bool:
+        probes = [query, *texts]
+        for probe in probes:
+            for h in self.search(probe[:500], agent_id=agent_id, k=10, sources=("memory", "transcript")):
+                if any(t.strip() and t.strip() in h.text for t in texts):
+                    return False
+        return True
+
+    def _now(self) -> float:
+        return time.time()
+
+
+_ROW_COLS = (
+    "id", "agent_id", "scope", "source", "path", "line_start", "own_start", "line_end", "heading", "text",
+    "etext", "lex", "ctx", "hash", "file_hash", "file_mtime", "file_size", "ts", "event_ids", "session_id",
+)
+__all__ = ["ENTRY_RE", "MemoryService", "check_rel_path"]

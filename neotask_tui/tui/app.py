@@ -159,6 +159,7 @@ class NeotaskApp(App[int]):
             status.reason = eng.provider_reason
         ledger = eng.last_ledger.get(self.key)
         if ledger is None and full:
+            await asyncio.to_thread(eng.count_text, "warm up")  # loads the tokenizer off the event loop
             ctx = await eng.context(self.key)
             ledger = ctx.ledger.to_dict()
         if ledger is not None:

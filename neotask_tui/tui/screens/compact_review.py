@@ -46,6 +46,7 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
     def __init__(self, result: Any) -> None:
         super().__init__()
         self.result = result
+        self.editing = False
 
     def compose(self) -> Any:
         r = self.result
@@ -84,10 +85,6 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
     def on_mount(self) -> None:
         self.query_one("#review-editor").display = False
 
-    @property
-    def editing(self) -> bool:
-        """Whether the summary editor is open."""
-        return bool(self.query_one("#review-editor").display)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Plain letters type into the editor while it is open; Ctrl+S still accepts.
@@ -106,6 +103,7 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
         editor = self.query_one("#review-editor", TextArea)
         self.query_one("#review-summary").display = False
         editor.display = True
+        self.editing = True
         editor.focus()
         self.notify("editing the summary — Ctrl+S accepts, Esc cancels", timeout=4)
 

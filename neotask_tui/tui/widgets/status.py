@@ -43,16 +43,16 @@ class StatusBar(Widget):
         if self.provider:
             t.append("  ·  ")
             t.append(self.provider, style="bold")
-            if self.reason:
-                t.append(f" ({self.reason})", style="dim")
         if self.next_reset and self.now:
             when, kind = self.next_reset
             t.append("  ·  ")
-            t.append(f"{kind} reset in {countdown(when, self.now)}", style="dim")
+            t.append(f"{kind} reset in {countdown(when, self.now)}")
         if self.offer:
             t.append("  ·  ")
             t.append(self.offer, style="bold reverse")
         if self.activity:
             t.append("  ·  ")
             t.append(self.activity, style="italic")
+        if self.reason:
+            t.append(f"  ·  {self.reason}", style="dim")
         return t

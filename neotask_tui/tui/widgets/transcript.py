@@ -17,7 +17,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-ROLE_LABEL = {"user": "you", "assistant": "assistant", "tool": "tool", "marker": "", "notice": ""}
+ROLE_LABEL = {"user": "you", "assistant": "assistant", "tool": "tool", "marker": "", "notice": "", "command": ""}
 
 
 @dataclass
@@ -25,7 +25,8 @@ class Entry:
     """One transcript item as data (mounted lazily as a :class:`MessageView`).
 
     Attributes:
-        kind: ``user``, ``assistant``, ``tool``, ``marker`` (compaction/reset) or ``notice``.
+        kind: ``user``, ``assistant``, ``tool``, ``marker`` (compaction), ``notice`` or ``command``
+            (a slash command's output, Markdown).
         text: Markdown (assistant), plain text (user), or the body of a tool/marker.
         meta: Short right-hand detail (event id, usage, cost).
         status: ``complete``, ``streaming``, ``interrupted`` or ``failed``.
@@ -106,7 +107,10 @@ class MessageView(Vertical):
         e = self.entry
         if e.kind in ("user", "assistant"):
             yield Static(self._header_text(), classes="msg-header")
-        if e.kind == "assistant":
+        if e.kind == "command":
+            yield Static(escape(e.title), classes="msg-header")
+            yield Markdown(e.text, classes="msg-body")
+        elif e.kind == "assistant":
             self.body = Markdown(e.text, classes="msg-body")
             yield self.body
         elif e.kind == "user":

@@ -1,0 +1,213 @@
+"""``neotask chat --plain``: the same engine and slash commands in a line-based REPL.
+
+prompt-toolkit reads the input (history file shared with the app, slash-command completion with
+descriptions, Esc+Enter or Ctrl+J… for a newline); rich renders replies as Markdown once they are
+complete, while the raw text streams as it arrives (readable by screen readers). After each turn a
+one-line status shows the context fill and the session totals. Ctrl+C stops a streaming reply (the
+partial text is kept, marked interrupted); Ctrl+D or ``/quit`` leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.output import Output
+from rich.console import Console
+from rich.markdown import Markdown
+
+from neotask_tui import paths
+from neotask_tui.commands import completions, dispatch
+from neotask_tui.config import Settings
+from neotask_tui.engine import events as ev
+
+
+class SlashCompleter(Completer):
+    """Completes ``/command`` names with their one-line help."""
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        text = document.text_before_cursor
+        if not text.startswith("/") or " " in text or "\n" in text:
+            return
+        for name, help_ in completions(text[1:]):
+            yield Completion(name, start_position=-len(text), display_meta=help_)
+
+
+def status_line(ledger: dict[str, Any] | None, totals: dict[str, Any], reported: bool | None) -> str:
+    """The gauge as one line: context fill, session totals and cost."""
+    parts = []
+    if ledger:
+        label = "reported" if reported else "estimated"
+        parts.append(f"context {float(ledger.get('fill', 0)):.0%} {int(ledger.get('total', 0)):,}/"
+                     f"{int(ledger.get('window', 0)):,} ({label})")
+    parts.append(f"in {int(totals.get('input', 0)):,} out {int(totals.get('output', 0)):,} "
+                 f"cache r/w {int(totals.get('cache_read', 0)):,}/{int(totals.get('cache_write', 0)):,}")
+    cost = totals.get("cost_usd")
+    parts.append("cost n/a" if cost is None else f"${float(cost):.4f}")
+    return " · ".join(parts)
+
+
+def _bindings() -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return kb
+
+
+class Repl:
+    """The loop, separated from terminal setup so tests can drive it with a pipe input."""
+
+    def __init__(self, engine: Any, key: str, *, console: Console | None = None, input: Input | None = None,
+                 output: Output | None = None) -> None:
+        self.engine = engine
+        self.key = key
+        self.console = console or Console(highlight=False)
+        self.session: PromptSession[str] = PromptSession(
+            history=FileHistory(str(paths.ensure_dir(paths.history_file().parent) / paths.history_file().name)),
+            completer=SlashCompleter(), complete_while_typing=True, key_bindings=_bindings(),
+            input=input, output=output,
+        )
+        self.reported: bool | None = None
+
+    def print_md(self, text: str) -> None:
+        """Render Markdown."""
+        self.console.print(Markdown(text))
+
+    async def run(self) -> int:
+        """Read-eval-print until /quit or end of input."""
+        self.console.print(f"[bold]neotask[/bold] {self.key} — /help lists commands, Ctrl+D quits")
+        while True:
+            try:
+                line = await self.session.prompt_async("› ")
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                return 0
+            text = line.strip()
+            if not text:
+                continue
+            if text.startswith("/") and not text.startswith("//"):
+                if await self.command(text) == "quit":
+                    return 0
+            else:
+                await self.turn(line[1:] if text.startswith("//") else line)
+
+    async def command(self, line: str) -> str | None:
+        """Run a slash command; UI-only actions get a plain-text equivalent."""
+        res = await dispatch(self.engine, self.key, line)
+        if res.action == "quit":
+            return "quit"
+        if res.error:
+            self.console.print(f"[red]{res.text}[/red]")
+            return None
+        if res.action == "theme":
+            self.console.print("themes apply to the full-screen app (`neotask`); this REPL uses your terminal's colours")
+            return None
+        if res.action == "compact_review":
+            self.print_md(res.text)
+            answer = (await self.session.prompt_async("accept this compaction? [y/N] ")).strip().lower()
+            if answer in ("y", "yes"):
+                from neotask_tui.commands.compaction import apply_review
+
+                done = await apply_review(self.engine, self.key, str((res.data or {}).get("summary", "")),
+                                          ((res.data or {}).get("apply") or {}).get("instructions"))
+                self.print_md(done.text)
+            else:
+                self.console.print("compaction cancelled — nothing changed")
+            return None
+        if res.text:
+            self.print_md(res.text)
+        return None
+
+    async def turn(self, text: str) -> None:
+        """Stream one reply; Ctrl+C stops it and keeps the partial text."""
+        task = asyncio.ensure_future(self._stream(text))
+        loop = asyncio.get_running_loop()
+        installed = False
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGINT, task.cancel)
+            installed = True
+        try:
+            await task
+        except asyncio.CancelledError:
+            self.console.print("\n[yellow]⏸ interrupted — the partial reply is kept[/yellow]")
+        finally:
+            if installed:
+                loop.remove_signal_handler(signal.SIGINT)
+
+    async def _stream(self, text: str) -> None:
+        out = self.console.file
+        ledger: dict[str, Any] | None = None
+        totals: dict[str, Any] = {}
+        streamed = False
+        gen = self.engine.send(text, self.key)
+        try:
+            async for e in gen:
+                if isinstance(e, ev.TokenDelta):
+                    out.write(e.text)
+                    out.flush()
+                    streamed = True
+                elif isinstance(e, ev.ContextBuilt):
+                    ledger = e.ledger
+                elif isinstance(e, ev.TurnDone):
+                    if streamed:
+                        out.write("\n")
+                    if any(mark in e.text for mark in ("```", "|", "**", "# ", "\n- ")):
+                        self.console.rule(style="dim")
+                        self.print_md(e.text)
+                    self.reported = bool(e.usage.get("reported"))
+                    totals = e.totals
+                    ledger = e.ledger or ledger
+                elif isinstance(e, ev.TurnFailed):
+                    self.console.print(f"\n[red]{e.error_kind}: {e.error}[/red]")
+                elif isinstance(e, ev.Notice):
+                    self.console.print(f"[dim]{e.text}[/dim]")
+                elif isinstance(e, ev.SessionReset):
+                    self.console.print(f"[yellow]new session {e.new_session_id} ({e.reason}); "
+                                       "/undo-reset restores the previous one[/yellow]")
+                elif isinstance(e, ev.Compacted):
+                    self.console.print(f"[dim]compacted {e.tokens_before:,} → {e.tokens_after:,} tokens[/dim]")
+                elif isinstance(e, ev.Recalled) and e.items:
+                    srcs = ", ".join(str(i.get("source")) for i in e.items[:4])
+                    self.console.print(f"[dim]recalled {len(e.items)}: {srcs}[/dim]")
+                elif isinstance(e, ev.ToolCallStarted):
+                    self.console.print(f"[dim]→ {e.name}[/dim]")
+                elif isinstance(e, ev.ModelLoading) and not e.done:
+                    self.console.print(f"[dim]{e.message}[/dim]")
+        finally:
+            await gen.aclose()
+        if totals or ledger:
+            self.console.print(f"[dim]{status_line(ledger, totals, self.reported)}[/dim]")
+
+
+def run_repl(settings: Settings, key: str | None = None) -> int:
+    """Open the engine and run the REPL; returns the exit code (3 when the data dir is locked)."""
+    from neotask_tui.engine.api import Engine
+    from neotask_tui.errors import LockedError
+
+    try:
+        engine = Engine(settings)
+    except LockedError as e:
+        sys.stderr.write(f"neotask: {e}\n")
+        return 3
+
+    async def main() -> int:
+        try:
+            return await Repl(engine, key or engine.default_key()).run()
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(main())

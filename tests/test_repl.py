@@ -1,0 +1,89 @@
+"""The plain REPL: same engine and commands, driven through a pipe input (no terminal)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from neotask_tui import paths
+from neotask_tui.config import Settings
+from neotask_tui.engine.api import Engine
+from neotask_tui.providers.scripted import ScriptedProvider
+from neotask_tui.repl import Repl, SlashCompleter, status_line
+
+
+def _settings() -> Settings:
+    s = Settings()
+    s.memory.enabled = False
+    s.provider.name = "scripted"
+    s.context.window_tokens = 8192
+    return s
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[Engine]:
+    prov = ScriptedProvider()
+    eng = Engine(_settings(), provider=prov, clock=lambda: datetime(2026, 3, 14, 12, tzinfo=UTC), tz=UTC)
+    yield eng
+    await eng.aclose()
+
+
+async def _drive(engine: Engine, keys: str) -> str:
+    buf = io.StringIO()
+    console = Console(file=buf, width=100, force_terminal=False, color_system=None)
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        inp.send_text(keys)
+        repl = Repl(engine, engine.default_key(), console=console, input=inp, output=DummyOutput())
+        assert await repl.run() == 0
+    return buf.getvalue()
+
+
+async def test_message_streams_reply_and_status_line(engine: Engine) -> None:
+    engine.provider.queue({"text": "Hi! **Bold** reply.", "usage": {"input": 30, "output": 5}})  # type: ignore[union-attr]
+    out = await _drive(engine, "hello there\r/quit\r")
+    assert "Hi! **Bold** reply." in out  # streamed raw
+    assert "context " in out and "in 30 out 5" in out
+    msgs = [e for e in engine.events(engine.default_key()) if e.type == "message"]
+    assert [m.role for m in msgs] == ["user", "assistant"]
+    assert paths.history_file().read_text(encoding="utf-8").count("+hello there") == 1
+
+
+async def test_commands_run_on_engine_and_bad_input_is_inline(engine: Engine) -> None:
+    out = await _drive(engine, "/goal ship the REPL\r/nonsense\r/theme dark\r\x04")  # Ctrl+D leaves
+    view = engine.state.get(engine.default_key())
+    assert view.value("current_goal") == "ship the REPL"
+    assert "unknown command /nonsense" in out
+    assert "full-screen app" in out
+
+
+async def test_compaction_review_cancel_changes_nothing(engine: Engine) -> None:
+    key = engine.default_key()
+    for i in range(8):
+        engine.provider.queue(f"reply number {i} " + "words " * 200)  # type: ignore[union-attr]
+        async for _ in engine.send(f"question {i} " + "detail " * 200, key):
+            pass
+    before = engine.current_record(key).session_id
+    out = await _drive(engine, "/compact\rn\r/quit\r")
+    assert "cancelled" in out
+    assert engine.current_record(key).session_id == before
+    out = await _drive(engine, "/compact\ry\r/quit\r")
+    assert engine.current_record(key).session_id != before
+
+
+def test_completer_and_status_line() -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    names = [c.text for c in SlashCompleter().get_completions(Document("/com"), CompleteEvent())]
+    assert "/compact" in names
+    assert not list(SlashCompleter().get_completions(Document("hello /com"), CompleteEvent()))
+    line = status_line({"fill": 0.5, "total": 4096, "window": 8192}, {"input": 1, "output": 2, "cost_usd": None},
+                       reported=False)
+    assert line.startswith("context 50% 4,096/8,192 (estimated)") and "cost n/a" in line

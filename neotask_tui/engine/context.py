@@ -134,7 +134,10 @@ def _event_messages(ev: Event, *, trim_tool: int, trim_msg: int, count: Callable
         return [ChatMessage(role="assistant", content="", tool_calls=[call])], False
     if ev.type == "tool_result":
         text, trimmed = trim_middle(ev.content, trim_tool, count)
-        fenced = f"<tool-output name=\"{ev.data.get('name', '')}\">\n{text}\n</tool-output>"
+        # Fault-suite fix: tool output cannot close its own fence early (same rule as fence_recall).
+        text = text.replace("</tool-output>", "</ tool-output>")
+        name = str(ev.data.get("name", "")).replace('"', "'")
+        fenced = f"<tool-output name=\"{name}\">\n{text}\n</tool-output>"
         return [ChatMessage(role="tool", content=fenced, tool_call_id=str(ev.data.get("call_id", "")),
                             name=str(ev.data.get("name", "")))], trimmed
     return [], False

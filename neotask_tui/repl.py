@@ -114,7 +114,7 @@ class Repl:
             self.console.print(f"[red]{res.text}[/red]")
             return None
         if res.action == "theme":
-            self.console.print("themes apply to the full-screen app (`neotask`); this REPL uses your terminal's colours")
+            self.console.print("themes apply to the full-screen app (`neotask`); here your terminal colours rule")
             return None
         if res.action == "compact_review":
             self.print_md(res.text)

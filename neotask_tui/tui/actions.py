@@ -92,11 +92,11 @@ async def compact_flow(app: NeotaskApp, line: str) -> None:
     """Preview → review modal → accept (commit the reviewed summary) / edit / cancel."""
     from neotask_tui.tui.screens.compact_review import CompactReviewScreen
 
-    app.query_one("#status").activity = "drafting the compaction summary…"  # type: ignore[attr-defined]
+    app.main.query_one("#status").activity = "drafting the compaction summary…"  # type: ignore[attr-defined]
     try:
         res = await dispatch(app.engine, app.key, line)
     finally:
-        app.query_one("#status").activity = ""  # type: ignore[attr-defined]
+        app.main.query_one("#status").activity = ""  # type: ignore[attr-defined]
     if res.error or res.action != "compact_review":
         await show_result(app, line, res)
         await app.refresh_panels()

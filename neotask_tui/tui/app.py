@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker
@@ -102,16 +103,23 @@ class NeotaskApp(App[int]):
         else:
             self.notify(f"unknown theme {wanted!r}; using neotask-dark", severity="warning")
             self.theme = "neotask-dark" if "neotask-dark" in self.available_themes else "textual-dark"
-        self.query_one("#state").display = self.settings.ui.show_state_panel
-        self.query_one("#recall").display = self.settings.ui.show_recall_sidebar
-        self.query_one(StatusBar).key = self.key
-        self.query_one("#prompt-input").focus()
+        self.main.query_one("#state").display = self.settings.ui.show_state_panel
+        self.main.query_one("#recall").display = self.settings.ui.show_recall_sidebar
+        self.main.query_one(StatusBar).key = self.key
+        self.main.query_one("#prompt-input").focus()
         self.start_engine()
         self.set_interval(1.0, self._tick)
 
     def watch_theme(self, _theme: str) -> None:
-        for gauge in self.query(TokenGauge):
+        if not self.screen_stack:
+            return
+        for gauge in self.main.query(TokenGauge):
             gauge.refresh_colours()
+
+    @property
+    def main(self) -> Screen[Any]:
+        """The main screen (queries on the app itself only see the active screen)."""
+        return self.screen_stack[0]
 
     # ------------------------------------------------------------------ engine startup
     @work(group="startup")
@@ -136,16 +144,16 @@ class NeotaskApp(App[int]):
         """(Re)load the transcript, gauge, state, status for ``self.key``."""
         eng = self.engine
         events = await asyncio.to_thread(lambda: list(eng.events(self.key)))
-        await self.query_one(Transcript).load(entries_from_events(events))
+        await self.main.query_one(Transcript).load(entries_from_events(events))
         await self.refresh_panels(full=True)
 
     async def refresh_panels(self, *, full: bool = False) -> None:
         """Status line, gauge totals/ledger, state panel and inbox count."""
         eng = self.engine
-        status = self.query_one(StatusBar)
+        status = self.main.query_one(StatusBar)
         status.key = self.key
         info = await asyncio.to_thread(eng.session_info, self.key)
-        gauge = self.query_one(TokenGauge)
+        gauge = self.main.query_one(TokenGauge)
         gauge.totals = info.get("totals") or {}
         if full and eng.provider is None:
             try:
@@ -171,7 +179,7 @@ class NeotaskApp(App[int]):
     async def refresh_state(self) -> None:
         """Re-read the session state into the panel."""
         eng = self.engine
-        panel = self.query_one(StatePanel)
+        panel = self.main.query_one(StatePanel)
         view = None
         if eng.state is not None:
             view = await asyncio.to_thread(eng.state.get, self.key)
@@ -188,23 +196,27 @@ class NeotaskApp(App[int]):
                 n = len(await eng.state.inbox_list(eng.parse_key(self.key).agent_id))
             except Exception:  # a broken inbox file must not break the main screen
                 n = 0
-        side = self.query_one(RecallSidebar)
+        side = self.main.query_one(RecallSidebar)
         side.set_foot(side.summary(), inbox=n)
 
     def on_inbox_changed(self, message: InboxChanged) -> None:
-        side = self.query_one(RecallSidebar)
+        side = self.main.query_one(RecallSidebar)
         side.set_foot(side.summary(), inbox=message.pending)
 
     def _tick(self) -> None:
-        if not self.ready.is_set() or self.engine is None:
+        """Once a second: the reset countdown and the state TTL countdowns."""
+        if not self.ready.is_set() or self.engine is None or not self.is_running:
             return
         now = self.engine.now()
         try:
             nr = self.engine.next_reset(self.key)
-        except Exception:
+        except Exception:  # a session that cannot be read yet has no countdown
             nr = None
-        self.query_one(StatusBar).set_reset(nr, now)
-        panel = self.query_one(StatePanel)
+        try:
+            self.main.query_one(StatusBar).set_reset(nr, now)
+            panel = self.main.query_one(StatePanel)
+        except NoMatches:  # shutting down
+            return
         if panel.view is not None:
             panel.show(panel.view, now)
 
@@ -239,7 +251,7 @@ class NeotaskApp(App[int]):
         if self.streaming:
             self.action_stop()
             return
-        area = self.query_one("#prompt-input")
+        area = self.main.query_one("#prompt-input")
         selected = getattr(area, "selected_text", "")
         if selected:
             self.copy_to_clipboard(selected)
@@ -260,7 +272,7 @@ class NeotaskApp(App[int]):
         from neotask_tui.commands import load_all
 
         cmd = load_all().get(name)
-        prompt = self.query_one(Prompt)
+        prompt = self.main.query_one(Prompt)
         if cmd is not None and cmd.usage.strip() != f"/{name}" and "[" not in cmd.usage.split(" ", 1)[-1][:1]:
             prompt.text = f"/{name} "
             prompt.area.focus()
@@ -306,12 +318,12 @@ class NeotaskApp(App[int]):
 
     def action_toggle_state(self) -> None:
         """Show/hide the state panel."""
-        w = self.query_one("#state")
+        w = self.main.query_one("#state")
         w.display = not w.display
 
     def action_toggle_recall(self) -> None:
         """Show/hide the recall sidebar."""
-        w = self.query_one("#recall")
+        w = self.main.query_one("#recall")
         w.display = not w.display
 
     def action_focus_next_panel(self) -> None:
@@ -321,7 +333,7 @@ class NeotaskApp(App[int]):
         ids = [f"#{focused.id}" if focused is not None and focused.id else ""]
         i = order.index(ids[0]) if ids[0] in order else -1
         for step in range(1, len(order) + 1):
-            w = self.query_one(order[(i + step) % len(order)])
+            w = self.main.query_one(order[(i + step) % len(order)])
             if w.display and (w.parent is None or getattr(w.parent, "display", True)):
                 w.focus()
                 return
@@ -339,7 +351,7 @@ class NeotaskApp(App[int]):
         if not self.undo_reset_available:
             return
         self.undo_reset_available = False
-        self.query_one(StatusBar).offer = ""
+        self.main.query_one(StatusBar).offer = ""
         try:
             rec = await self.engine.undo_reset(self.key)
         except Exception as e:
@@ -394,7 +406,7 @@ class NeotaskApp(App[int]):
     @work(group="recall")
     async def recall_action(self, message: RecallSidebar.Action) -> None:
         item, act = message.item, message.action
-        side = self.query_one(RecallSidebar)
+        side = self.main.query_one(RecallSidebar)
         if act == "open":
             title = f"{item.get('source')} · score {float(item.get('score', 0)):.2f} · {item.get('scope')}"
             await self.push_screen(TextModal(title, str(item.get("text", ""))))
@@ -415,7 +427,7 @@ class NeotaskApp(App[int]):
     # ------------------------------------------------------------------ transcript helpers
     async def add_entry(self, entry: Entry) -> None:
         """Append an entry to the transcript."""
-        await self.query_one(Transcript).add(entry)
+        await self.main.query_one(Transcript).add(entry)
 
     async def on_unmount(self) -> None:
         if self.engine is not None and self.owns_engine:

@@ -41,7 +41,7 @@ class TurnRenderer:
     @property
     def transcript(self) -> Transcript:
         """The main transcript."""
-        return self.app.query_one("#transcript", Transcript)
+        return self.app.main.query_one("#transcript", Transcript)
 
     async def _reply_view(self) -> MessageView:
         if self.reply is None:
@@ -51,7 +51,7 @@ class TurnRenderer:
     async def run(self, text: str) -> None:
         """Send ``text`` and render the turn; cancellation keeps the partial reply (marked)."""
         app = self.app
-        status = app.query_one(StatusBar)
+        status = app.main.query_one(StatusBar)
         self.reply = None
         await self.transcript.add(Entry(kind="user", text=text))
         app.streaming = True
@@ -88,19 +88,19 @@ class TurnRenderer:
     async def handle(self, e: ev.EngineEvent) -> None:
         """Render one engine event."""
         app = self.app
-        status = app.query_one(StatusBar)
+        status = app.main.query_one(StatusBar)
         if isinstance(e, ev.TokenDelta):
             view = await self._reply_view()
             if status.activity:
                 status.activity = "streaming… (Esc stops)"
             await view.write(e.text)
         elif isinstance(e, ev.ContextBuilt):
-            app.query_one(TokenGauge).ledger = e.ledger
+            app.main.query_one(TokenGauge).ledger = e.ledger
         elif isinstance(e, ev.TurnDone):
             view = await self._reply_view()
             await view.finish()
             view.set_status("complete", usage_meta(e.event_id, e.usage, e.cost_usd))
-            gauge = app.query_one(TokenGauge)
+            gauge = app.main.query_one(TokenGauge)
             gauge.reported = bool(e.usage.get("reported"))
             gauge.totals = e.totals
             gauge.ledger = e.ledger or gauge.ledger
@@ -117,7 +117,7 @@ class TurnRenderer:
         elif isinstance(e, ev.ModelLoading):
             status.activity = "" if e.done else e.message
         elif isinstance(e, ev.Recalled):
-            app.query_one(RecallSidebar).show(e.query, e.items)
+            app.main.query_one(RecallSidebar).show(e.query, e.items)
         elif isinstance(e, ev.Notice):
             await self.transcript.add(Entry(kind="notice", text=e.text, level=e.level))
         elif isinstance(e, ev.ToolCallStarted):
@@ -154,6 +154,6 @@ class TurnRenderer:
         if e.undoable:
             app.undo_reset_available = True
             restore = app.binding_key("undo_reset")
-            app.query_one(StatusBar).offer = f"auto reset — {restore} restores the previous session"
+            app.main.query_one(StatusBar).offer = f"auto reset — {restore} restores the previous session"
             app.refresh_bindings()
         await self.transcript.add(Entry(kind="notice", text=text, level="warning" if e.undoable else "info"))

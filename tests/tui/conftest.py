@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -29,6 +29,40 @@ def test_settings(**ui: Any) -> Settings:
     return s
 
 
+class Clock:
+    """A settable engine clock (countdowns and resets are deterministic in tests)."""
+
+    def __init__(self, now: datetime = FIXED_NOW) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kw: float) -> None:
+        """Move time forward."""
+        self.now += timedelta(**kw)
+
+
+async def wait_for(pilot: Any, cond: Callable[[], Any], what: str = "condition", tries: int = 400) -> None:
+    """Let the app run until ``cond()`` holds (fails after ``tries`` short pauses)."""
+    for _ in range(tries):
+        if cond():
+            return
+        await pilot.pause(0.025)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def drain(gen: Awaitable[Any] | AsyncIterator[Any]) -> list[Any]:
+    """Consume an engine event stream."""
+    return [e async for e in gen]  # type: ignore[union-attr]
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """The engine's clock."""
+    return Clock()
+
+
 @pytest.fixture
 def provider() -> ScriptedProvider:
     """The scripted provider the engine answers with (tests queue replies)."""
@@ -36,9 +70,9 @@ def provider() -> ScriptedProvider:
 
 
 @pytest.fixture
-async def engine(provider: ScriptedProvider) -> AsyncIterator[Engine]:
-    """An engine on the tmp NEOTASK_HOME with a fixed clock."""
-    eng = Engine(test_settings(), provider=provider, clock=lambda: FIXED_NOW, tz=UTC)
+async def engine(provider: ScriptedProvider, clock: Clock) -> AsyncIterator[Engine]:
+    """An engine on the tmp NEOTASK_HOME with a settable clock."""
+    eng = Engine(test_settings(), provider=provider, clock=clock, tz=UTC)
     yield eng
     await eng.aclose()
 

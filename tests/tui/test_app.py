@@ -1,0 +1,210 @@
+"""Pilot tests of the main screen: streaming, stopping, the gauge, prompt, lazy transcript, resets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from neotask_tui.engine.api import Engine
+from neotask_tui.providers.scripted import ScriptedProvider
+from neotask_tui.tui.app import NeotaskApp
+from neotask_tui.tui.widgets.gauge import TokenGauge
+from neotask_tui.tui.widgets.prompt import Prompt
+from neotask_tui.tui.widgets.status import StatusBar
+from neotask_tui.tui.widgets.transcript import MessageView, Transcript
+from tests.tui.conftest import SIZE, Clock, drain, wait_for
+
+REPLY = "Here is **the plan**:\n\n1. write tests\n2. ship\n\n```python\nprint('ok')\n```\n"
+
+
+def _views(app: NeotaskApp, kind: str) -> list[MessageView]:
+    return [v for v in app.query(MessageView) if v.entry.kind == kind]
+
+
+async def _send(pilot: object, app: NeotaskApp, text: str) -> None:
+    app.query_one(Prompt).text = text
+    await pilot.press("enter")  # type: ignore[attr-defined]
+
+
+async def test_sending_streams_a_reply(app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider,
+                                       engine: Engine) -> None:
+    provider.queue({"text": REPLY, "usage": {"input": 40, "output": 20}, "delay": 0.02, "chunk_chars": 3})
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _send(pilot, app, "what's the plan?")
+        await wait_for(pilot, lambda: _views(app, "assistant") and 0 < len(_views(app, "assistant")[0].entry.text)
+                       < len(REPLY), "a partial reply")
+        view = _views(app, "assistant")[0]
+        assert view.has_class("-streaming") and app.streaming
+        assert REPLY.startswith(view.entry.text)
+        await wait_for(pilot, lambda: not app.streaming, "the end of the turn")
+        assert view.entry.text == REPLY and view.entry.status == "complete"
+        assert "in 40 out 20 (reported)" in view.entry.meta
+        assert [v.entry.text for v in _views(app, "user")] == ["what's the plan?"]
+        stored = [e for e in engine.events(engine.default_key()) if e.type == "message"]
+        assert [(e.role, e.content) for e in stored] == [("user", "what's the plan?"), ("assistant", REPLY)]
+
+
+async def test_escape_stops_streaming_and_keeps_the_partial_text(
+        app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider, engine: Engine) -> None:
+    long = "word " * 400
+    provider.queue({"text": long, "delay": 0.03, "chunk_chars": 5})
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _send(pilot, app, "talk a lot")
+        await wait_for(pilot, lambda: _views(app, "assistant") and len(_views(app, "assistant")[0].entry.text) >= 20,
+                       "some streamed text")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.streaming, "the stop")
+        view = _views(app, "assistant")[0]
+        assert view.entry.status == "interrupted" and view.has_class("-interrupted")
+        partial = view.entry.text
+        assert 20 <= len(partial) < len(long)
+
+        def stored() -> list[object]:
+            return [e for e in engine.events(engine.default_key())
+                    if e.type == "message" and e.role == "assistant"]
+
+        await wait_for(pilot, stored, "the stored partial reply")
+        msg = stored()[0]
+        assert msg.data["status"] == "interrupted"  # type: ignore[attr-defined]
+        assert long.startswith(msg.content) and partial.startswith(msg.content)  # type: ignore[attr-defined]
+        # The app is usable again: the next message gets a reply.
+        provider.queue("second answer")
+        await _send(pilot, app, "again")
+        await wait_for(pilot, lambda: len(_views(app, "assistant")) == 2 and not app.streaming, "the next reply")
+        assert _views(app, "assistant")[1].entry.text == "second answer"
+
+
+async def test_ctrl_c_also_stops_streaming(app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider) -> None:
+    provider.queue({"text": "tick " * 300, "delay": 0.03})
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _send(pilot, app, "go")
+        await wait_for(pilot, lambda: _views(app, "assistant") and _views(app, "assistant")[0].entry.text,
+                       "streaming")
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: not app.streaming, "the stop")
+        assert _views(app, "assistant")[0].entry.status == "interrupted"
+
+
+async def test_gauge_matches_the_engine_ledger(app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider,
+                                               engine: Engine) -> None:
+    provider.queue({"text": "ok", "usage": {"input": 120, "output": 7, "cache_read": 100, "cache_write": 3}})
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _send(pilot, app, "measure me " * 50)
+        await wait_for(pilot, lambda: not app.streaming and _views(app, "assistant"), "the reply")
+        gauge = app.query_one(TokenGauge)
+        key = engine.default_key()
+        assert gauge.ledger == engine.last_ledger[key]
+        assert gauge.totals == engine.session_info(key)["totals"]
+        assert gauge.reported is True
+        rendered = str(gauge.render())
+        led = engine.last_ledger[key]
+        assert f"{led['fill']:.0%}" in rendered and f"{led['total']:,}" in rendered
+        assert "cache read 100" in rendered and "(reported)" in rendered
+        secs = {name for name, _cells in gauge.bar_parts(60)}
+        assert secs == {k for k, v in led["sections"].items() if v > 0}
+
+
+async def test_gauge_warns_near_the_compaction_threshold() -> None:
+    gauge = TokenGauge(threshold=0.8)
+    gauge.ledger = {"fill": 0.75, "total": 6144, "window": 8192, "sections": {"recent": 6144}}
+    assert gauge.has_class("-warn") and "nearing compaction" in str(gauge.render())
+    gauge.ledger = {"fill": 0.85, "total": 6963, "window": 8192, "sections": {"recent": 6963}}
+    assert gauge.has_class("-danger") and "compaction due" in str(gauge.render())
+
+
+async def test_prompt_autocomplete_history_and_multiline(app_factory: Callable[..., NeotaskApp],
+                                                         provider: ScriptedProvider) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        prompt = app.query_one(Prompt)
+        await pilot.press("slash", "c", "o", "m")
+        assert prompt.suggesting
+        await pilot.press("tab")
+        assert prompt.text == "/compact " and not prompt.suggesting
+        prompt.text = ""
+        await pilot.press("l", "i", "n", "e", "1", "ctrl+j", "l", "i", "n", "e", "2")
+        assert prompt.text == "line1\nline2"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: _views(app, "assistant") and not app.streaming, "the reply")
+        assert _views(app, "user")[0].entry.text == "line1\nline2"
+        assert prompt.text == ""
+        await pilot.press("up")
+        assert prompt.text == "line1\nline2"
+        await pilot.press("down")
+        assert prompt.text == ""
+
+
+async def test_unknown_command_and_bad_arguments_give_inline_help(app_factory: Callable[..., NeotaskApp]) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _send(pilot, app, "/frobnicate now")
+        await wait_for(pilot, lambda: _views(app, "notice"), "the inline error")
+        assert "unknown command /frobnicate" in _views(app, "notice")[-1].entry.text
+        await _send(pilot, app, "/export pdf")
+        await wait_for(pilot, lambda: len(_views(app, "notice")) == 2, "the usage line")
+        assert "usage: /export" in _views(app, "notice")[-1].entry.text
+        await _send(pilot, app, "/help")
+        await wait_for(pilot, lambda: _views(app, "command"), "the help table")
+        assert "/compact" in _views(app, "command")[-1].entry.text
+        assert app.is_running
+
+
+async def test_long_sessions_mount_lazily(app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    key = engine.default_key()
+    sid = engine.current_record(key).session_id
+    items = [("message", {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"})
+             for i in range(2400)]
+    engine.store.append_many(sid, items)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        transcript = app.query_one(Transcript)
+        await wait_for(pilot, lambda: len(transcript.entries) == 2400, "the transcript")
+        assert transcript.mounted_count == Transcript.PAGE
+        assert len(app.query(MessageView)) == Transcript.PAGE
+        assert _views(app, "assistant")[-1].entry.text == "message 2399"
+        await transcript.action_load_older()
+        await pilot.pause()
+        assert transcript.mounted_count == 2 * Transcript.PAGE
+        assert next(iter(app.query(MessageView))).entry.text == f"message {2400 - 2 * Transcript.PAGE}"
+
+
+async def test_automatic_reset_offers_a_one_key_restore(app_factory: Callable[..., NeotaskApp],
+                                                        provider: ScriptedProvider, engine: Engine,
+                                                        clock: Clock) -> None:
+    key = engine.default_key()
+    await drain(engine.send("before the night", key))
+    old = engine.current_record(key).session_id
+    clock.advance(days=1)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _send(pilot, app, "good morning")
+        await wait_for(pilot, lambda: app.undo_reset_available and not app.streaming, "the reset offer")
+        assert engine.current_record(key).session_id != old
+        assert "restores the previous session" in app.query_one(StatusBar).offer
+        await pilot.press("ctrl+u")
+        await wait_for(pilot, lambda: engine.current_record(key).session_id == old, "the restore")
+        assert not app.undo_reset_available
+
+
+async def test_bindings_are_remappable(app_factory: Callable[..., NeotaskApp]) -> None:
+    from neotask_tui.tui.screens.sessions import SessionsScreen
+
+    app = app_factory(bindings={"sessions": "f9"})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert not isinstance(app.screen, SessionsScreen)
+        await pilot.press("f9")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")

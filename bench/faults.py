@@ -1,0 +1,164 @@
+"""Fault figures as JSON: kill -9 campaign, disk faults, hostile input.
+
+Usage::
+
+    .venv/bin/python bench/faults.py                  # 1,000 turns, >= 200 kills (several minutes)
+    .venv/bin/python bench/faults.py --turns 100 --kills 20 --skip-hostile   # quick look
+
+Every part runs on a fresh temporary ``NEOTASK_HOME``; nothing outside it is touched. The kill -9
+campaign uses the same harness as ``tests/faults/test_kill9.py`` (see ``tests/faults/kill_harness.py``),
+the disk and hostile parts run the same case tables as the tests. Never part of pass/fail: the tests
+assert; this prints figures (and timings, which tests must not assert on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def _fresh_home(root: Path, name: str) -> Path:
+    home = root / name
+    home.mkdir(parents=True)
+    os.environ["NEOTASK_HOME"] = str(home / "home")
+    return home
+
+
+def _base_env() -> None:
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "NEOTASK_SCRIPT"):
+        os.environ.pop(var, None)
+    os.environ["NEOTASK_PROVIDER"] = "scripted"
+    os.environ["NEOTASK_PROVIDER_PROBE_OLLAMA"] = "false"
+    os.environ["NEOTASK_SESSION_DAILY_RESET_HOUR"] = "-1"
+    os.environ["NEOTASK_MEMORY_ENABLED"] = "false"
+    os.environ["HF_HUB_OFFLINE"] = "1"
+
+
+def kill9(root: Path, turns: int, kills: int, seed: int) -> dict[str, Any]:
+    """The kill -9 campaign."""
+    from tests.faults.kill_harness import run_campaign
+
+    _fresh_home(root, "kill9")
+    fig = run_campaign(turns=turns, kills=kills, seed=seed, cli_doctor_every=20)
+    return fig.to_dict()
+
+
+def disk(root: Path) -> dict[str, Any]:
+    """Every disk-fault case (ENOSPC/EIO/EDQUOT/EROFS at each write of each storage operation)."""
+    from neotask_tui.storage import atomic
+    from tests.faults.disk_cases import all_cases, run_case
+
+    tried = passed = 0
+    failures: list[str] = []
+    for i, case in enumerate(all_cases()):
+        _fresh_home(root, f"disk-{i}")
+        try:
+            ok, detail = asyncio.run(run_case(case))
+        finally:
+            atomic.io_hooks.before_write = None
+        tried += 1
+        passed += ok
+        if not ok:
+            failures.append(f"{case.id}: {detail}")
+    return {"tried": tried, "passed": passed, "failures": failures}
+
+
+def hostile(root: Path) -> dict[str, Any]:
+    """Every hostile-input case, with per-group counts and the 10 MB paste's event-loop stall."""
+    from tests.faults.hostile_cases import all_cases
+
+    tried: Counter[str] = Counter()
+    passed: Counter[str] = Counter()
+    failures: list[str] = []
+    paste: dict[str, Any] = {}
+    for i, case in enumerate(all_cases()):
+        _fresh_home(root, f"hostile-{i}")
+        t0 = time.perf_counter()
+        if case.group == "paste":
+            ok, detail, stall = asyncio.run(_with_loop_monitor(case.run))
+            paste = {"seconds": round(time.perf_counter() - t0, 2), "max_event_loop_stall_s": round(stall, 3),
+                     "detail": detail}
+        else:
+            ok, detail = asyncio.run(_call(case.run))
+        tried[case.group] += 1
+        passed[case.group] += ok
+        if not ok:
+            failures.append(f"{case.id}: {detail}")
+    return {"tried": sum(tried.values()), "passed": sum(passed.values()), "by_group": {
+        g: {"tried": tried[g], "passed": passed[g]} for g in sorted(tried)}, "paste_10mb": paste,
+        "failures": failures}
+
+
+async def _call(run: Any) -> tuple[bool, str]:
+    ok, detail = await run()
+    return bool(ok), str(detail)
+
+
+async def _with_loop_monitor(run: Any) -> tuple[bool, str, float]:
+    """Run a case while measuring the longest time the event loop was blocked (UI responsiveness)."""
+    worst = 0.0
+    stop = asyncio.Event()
+
+    async def tick() -> None:
+        nonlocal worst
+        last = time.perf_counter()
+        while not stop.is_set():
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            worst = max(worst, now - last - 0.01)
+            last = now
+
+    t = asyncio.create_task(tick())
+    try:
+        ok, detail = await run()
+    finally:
+        stop.set()
+        await t
+    return ok, detail, worst
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the selected parts and print one JSON object."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--turns", type=int, default=1000, help="acknowledged turns for the kill -9 campaign")
+    p.add_argument("--kills", type=int, default=200, help="SIGKILLs for the kill -9 campaign")
+    p.add_argument("--seed", type=int, default=20261129)
+    p.add_argument("--skip-kill", action="store_true")
+    p.add_argument("--skip-disk", action="store_true")
+    p.add_argument("--skip-hostile", action="store_true")
+    a = p.parse_args(argv)
+    _base_env()
+    out: dict[str, Any] = {"python": sys.version.split()[0]}
+    with tempfile.TemporaryDirectory(prefix="neotask-bench-faults-") as tmp:
+        root = Path(tmp)
+        t0 = time.perf_counter()
+        if not a.skip_kill:
+            k = kill9(root, a.turns, a.kills, a.seed)
+            out["kill9"] = k
+            out.update(kills=k["kills"], acknowledged=k["acknowledged"], lost=k["lost"], unreadable=k["unreadable"])
+        if not a.skip_disk:
+            d = disk(root)
+            out["disk_faults"] = d
+            out.update(disk_fault_cases=d["tried"], disk_fault_cases_passed=d["passed"])
+        if not a.skip_hostile:
+            h = hostile(root)
+            out["hostile"] = h
+            out.update(hostile_cases_tried=h["tried"], hostile_cases_passed=h["passed"])
+        out["seconds"] = round(time.perf_counter() - t0, 1)
+    print(json.dumps(out, indent=2, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

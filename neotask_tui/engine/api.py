@@ -15,17 +15,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from neotask_tui import paths
 from neotask_tui.config import Settings, load_settings
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.context import AssembledContext, ContextInputs, RecallItem, build_context
 from neotask_tui.engine.lifecycle import check_stale, local_zone, next_reset_at
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.providers.base import Provider, ProviderError, StreamEnd, TextDelta, ToolCall, ToolCallEvent, Usage
+from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
@@ -218,7 +221,10 @@ class Engine:
         prov = await asyncio.to_thread(build_provider, choice, self.settings)
         loader = getattr(prov, "load", None)
         if callable(loader):
-            await asyncio.to_thread(loader, progress)
+            if asyncio.iscoroutinefunction(loader):
+                await loader(progress)
+            else:
+                await asyncio.to_thread(loader, progress)
         self._provider = prov
         self._provider_reason = str(getattr(choice, "reason", ""))
         return prov
@@ -264,10 +270,15 @@ class Engine:
         """Auto-recall for a turn (empty if disabled); never raises."""
         if not (self.settings.memory.enabled and self.settings.memory.auto_recall) or not query.strip():
             return []
+        agent = self.parse_key(key).agent_id
+        archived = [a for a in self.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
+        if not archived and not self._has_memory_files(agent):
+            return []  # nothing to recall from: don't pay for loading the embedder and LanceDB
         mem = await self.get_memory()
         if mem is None:
             return []
-        agent = self.parse_key(key).agent_id
+        if archived and self.settings.memory.include_transcripts:
+            await asyncio.to_thread(self._index_archived, mem, agent, archived)
         excl = set(self.current_record(key).config.get("never_recall", []))
         hits = await asyncio.to_thread(
             mem.recall, query, agent_id=agent, budget_tokens=self.settings.memory.recall_budget_tokens,
@@ -278,6 +289,35 @@ class Engine:
                        scope=h.scope)
             for h in hits
         ]
+
+    @staticmethod
+    def _has_memory_files(agent: str) -> bool:
+        ws = paths.workspace_dir(agent)
+        if (ws / "MEMORY.md").exists():
+            return True
+        mdir = ws / "memory"
+        return mdir.is_dir() and any(mdir.rglob("*.md"))
+
+    def _index_archived(self, mem: Any, agent: str, archived: list[Any]) -> int:
+        """Index archived transcripts of this agent not indexed yet (a manifest remembers which)."""
+        manifest = paths.data_dir() / "memory-transcripts.json"
+        try:
+            done: dict[str, str] = json.loads(manifest.read_text(encoding="utf-8"))
+            if not isinstance(done, dict):
+                done = {}
+        except (OSError, ValueError):
+            done = {}
+        new = 0
+        for a in archived:
+            if a.session_id in done:
+                continue
+            events = self.store.events(a.session_id)
+            mem.index_transcript(agent, a.session_id, events, f"agent:{agent}")
+            done[a.session_id] = self.now_iso()
+            new += 1
+        if new and not self.readonly:
+            atomic_write_text(manifest, json.dumps(done, indent=0, sort_keys=True))
+        return new
 
     # ------------------------------------------------------------------ routing and lifecycle
     def next_reset(self, key: str) -> tuple[datetime, str] | None:

@@ -64,6 +64,8 @@ async def _send(args: argparse.Namespace) -> int:
                     label = "reported" if u.get("reported") else "estimated"
                     console.print(f"[dim]{e.provider} · {e.model} · in {u['input']} out {u['output']} "
                                   f"({label}) · {cost}[/dim]")
+            elif isinstance(e, ev.Recalled):
+                out["recalled"] = e.items
             elif isinstance(e, ev.TurnFailed):
                 out.update(error=e.error, error_kind=e.error_kind, partial=e.partial_text)
                 sys.stderr.write(f"neotask: {e.error_kind}: {e.error}\n")

@@ -1,0 +1,295 @@
+"""Pilot tests: each command does its job on the engine (state, sessions, compaction, inbox, theme...)."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+
+import pytest
+
+from neotask_tui.engine.api import Engine
+from neotask_tui.engine.inbox import Candidate
+from neotask_tui.providers.scripted import ScriptedProvider
+from neotask_tui.tui.app import NeotaskApp
+from neotask_tui.tui.screens.compact_review import CompactReviewScreen
+from neotask_tui.tui.screens.context import ContextScreen
+from neotask_tui.tui.screens.inbox import InboxScreen
+from neotask_tui.tui.screens.modals import InputModal
+from neotask_tui.tui.screens.sessions import SessionsScreen, TranscriptScreen
+from neotask_tui.tui.widgets.prompt import Prompt
+from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
+from neotask_tui.tui.widgets.transcript import MessageView, Transcript
+from tests.tui.conftest import SIZE, drain, wait_for
+
+
+async def _run(pilot: object, app: NeotaskApp, line: str) -> None:
+    app.main.query_one(Prompt).text = line
+    app.main.query_one("#prompt-input").focus()
+    await pilot.press("enter")  # type: ignore[attr-defined]
+
+
+async def _fill_session(engine: Engine, provider: ScriptedProvider, turns: int = 8) -> None:
+    key = engine.default_key()
+    for i in range(turns):
+        provider.queue(f"Answer {i}: we decided to use option {i}. " + "detail " * 120)
+        await drain(engine.send(f"Question {i}: should we use option {i}? " + "context " * 120, key))
+
+
+async def test_state_commands_fill_the_panel_and_the_panel_edits_and_clears(
+        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    key = engine.default_key()
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        panel = app.main.query_one(StatePanel)
+        await _run(pilot, app, "/goal ship the TUI")
+        await wait_for(pilot, lambda: panel.entries, "the goal in the panel")
+        await _run(pilot, app, "/pref short answers --for 2h")
+        await wait_for(pilot, lambda: len(panel.entries) == 2, "the preference in the panel")
+        assert engine.state.get(key).value("current_goal") == "ship the TUI"
+        pref = next(e for e in panel.entries if e.field == "temporary_preferences")
+        assert pref.expires_at is not None
+        # Edit the goal from the panel.
+        app.main.query_one("#state-list").focus()
+        await pilot.press("home")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputModal), "the edit dialog")
+        app.screen.query_one("#modal-input").value = "ship the TUI and the REPL"  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: engine.state.get(key).value("current_goal") == "ship the TUI and the REPL",
+                       "the edited goal")
+        # Clear the preference from the panel.
+        await wait_for(pilot, lambda: any(e.field == "temporary_preferences" for e in panel.entries), "refresh")
+        idx = next(i for i, e in enumerate(panel.entries) if e.field == "temporary_preferences")
+        app.main.query_one("#state-list").focus()
+        app.main.query_one("#state-list").highlighted = idx  # type: ignore[attr-defined]
+        await pilot.press("d")
+        await wait_for(pilot, lambda: not engine.state.get(key).values("temporary_preferences"), "the clear")
+        await wait_for(pilot, lambda: any(e.expired_at is not None for e in panel.entries), "a struck-through entry")
+        await _run(pilot, app, "/done")
+        await wait_for(pilot, lambda: engine.state.get(key).value("current_goal") is None, "the workflow end")
+
+
+async def test_new_and_reset_start_fresh_sessions(app_factory: Callable[..., NeotaskApp], engine: Engine,
+                                                  provider: ScriptedProvider) -> None:
+    key = engine.default_key()
+    await drain(engine.send("remember this conversation", key))
+    old = engine.current_record(key).session_id
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        transcript = app.main.query_one(Transcript)
+        await wait_for(pilot, lambda: len(transcript.entries) == 2, "the old transcript")
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: engine.current_record(key).session_id != old, "the new session")
+        await wait_for(pilot, lambda: [e.kind for e in transcript.entries] == ["notice"], "the marker")
+        assert "/new" in transcript.entries[0].text
+
+
+async def test_sessions_browser_resumes_views_and_restores(app_factory: Callable[..., NeotaskApp],
+                                                           engine: Engine) -> None:
+    other = "agent:main:tui:side-project"
+    await drain(engine.send("hello from the side project", other))
+    await drain(engine.send("hello main", engine.default_key()))
+    archived = engine.current_record(engine.default_key()).session_id
+    await engine.new_session(engine.default_key())
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.shown, "the browser")
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        # Search narrows the list.
+        screen.query_one("#sessions-search").value = "side-project"  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: len(screen.shown) == 1, "the filtered list")
+        screen.query_one("#sessions-table").focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.key == other, "the resumed key")
+        await wait_for(pilot, lambda: any("side project" in e.text for e in app.main.query_one(Transcript).entries),
+                       "the other transcript")
+        # View an archived session read-only, then restore it.
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.shown, "the browser")
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        row = next(i for i, r in enumerate(screen.shown) if r["session_id"] == archived)
+        table = screen.query_one("#sessions-table")
+        table.move_cursor(row=row)  # type: ignore[attr-defined]
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the viewer")
+        viewer = app.screen
+        await wait_for(pilot, lambda: viewer.query_one(Transcript).entries, "the archived transcript")
+        assert any(e.text == "hello main" for e in viewer.query_one(Transcript).entries)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "back to the browser")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: engine.current_record(engine.default_key()).session_id == archived,
+                       "the restored session")
+        await wait_for(pilot, lambda: app.key == engine.default_key(), "the app on the restored key")
+
+
+async def test_compaction_review_cancel_then_accept(app_factory: Callable[..., NeotaskApp], engine: Engine,
+                                                    provider: ScriptedProvider) -> None:
+    key = engine.default_key()
+    await _fill_session(engine, provider)
+    before = engine.current_record(key).session_id
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen)
+                       and app.screen.query("#review-summary"), "the review modal")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, CompactReviewScreen), "the cancel")
+        await wait_for(pilot, lambda: any("cancelled" in v.entry.text for v in app.main.query(MessageView)),
+                       "the cancel notice")
+        assert engine.current_record(key).session_id == before
+        await _run(pilot, app, "/compact focus on the decisions")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review modal")
+        draft = app.screen.result["summary"]  # type: ignore[attr-defined]
+        await pilot.press("a")
+        await wait_for(pilot, lambda: engine.current_record(key).session_id != before, "the compaction")
+        head = [e for e in engine.events(key) if e.type == "compaction"]
+        assert head and head[0].data["summary"].strip() and head[0].data.get("instructions") == "focus on the decisions"
+        assert draft.splitlines()[0] in head[0].data["summary"]
+        transcript = app.main.query_one(Transcript)
+        await wait_for(pilot, lambda: transcript.entries and transcript.entries[0].kind == "marker", "the marker")
+        assert transcript.entries[0].title.startswith("compacted ")
+        # And /undo-compact brings the old session back.
+        await _run(pilot, app, "/undo-compact")
+        await wait_for(pilot, lambda: engine.current_record(key).session_id == before, "the undo")
+
+
+async def test_compaction_review_edit_commits_the_edited_summary(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
+    key = engine.default_key()
+    await _fill_session(engine, provider)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review modal")
+        await wait_for(pilot, lambda: app.screen.query("#review-editor"), "the modal's widgets")
+        await pilot.press("e")
+        editor = app.screen.query_one("#review-editor")
+        assert editor.display and app.screen.editing  # type: ignore[attr-defined]
+        await pilot.press("a")  # types into the editor, does not accept
+        assert isinstance(app.screen, CompactReviewScreen)
+        editor.text = editor.text + "\n\n## Notes\n- reviewed by hand [e:2]\n"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: any(e.type == "compaction" for e in engine.events(key)), "the compaction")
+        summary = next(e for e in engine.events(key) if e.type == "compaction").data["summary"]
+        assert "reviewed by hand" in summary
+
+
+async def test_context_screen_shows_the_ledger(app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    await drain(engine.send("hello", engine.default_key()))
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await pilot.press("f4")
+        await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen), "the context screen")
+        data = app.screen.data  # type: ignore[attr-defined]
+        assert data["ledger"]["sections"]["system"] > 0
+        assert [m["section"] for m in data["messages"]][0] == "system"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ContextScreen), "back")
+
+
+async def test_inbox_accept_edit_reject(app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    agent = engine.parse_key(engine.default_key()).agent_id
+    for text in ("I always prefer tabs over spaces", "Our team deploys on Fridays only"):
+        await engine.state.inbox_add(agent, Candidate(text=text, scope="user", reason="stated preference",
+                                                      source_ids=[2], explicit=True))
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        side = app.main.query_one(RecallSidebar)
+        await wait_for(pilot, lambda: "inbox: 2 pending" in str(side.query_one("#recall-foot").render()),
+                       "the inbox count")
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
+        screen = app.screen
+        assert isinstance(screen, InboxScreen)
+        screen.query_one("#inbox-table").focus()
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputModal), "the edit dialog")
+        app.screen.query_one("#modal-input").value = "I prefer tabs over spaces, always"  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.entries and screen.entries[0].text == "I prefer tabs over spaces, always",
+                       "the edited text")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: len(screen.entries) == 1, "the accept")
+        accepted = await engine.state.inbox_list(agent, status="accepted")
+        assert [e.text for e in accepted] == ["I prefer tabs over spaces, always"]
+        await pilot.press("r")
+        await wait_for(pilot, lambda: not screen.entries, "the reject")
+        assert len(await engine.state.inbox_list(agent, status="rejected")) == 1
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "inbox:" not in str(side.query_one("#recall-foot").render()), "count cleared")
+
+
+async def test_recall_sidebar_never_recall_here(app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        side = app.main.query_one(RecallSidebar)
+        side.show("tabs?", [{"id": "m1", "text": "prefers tabs", "source": "MEMORY.md:3-3", "score": 0.9,
+                             "scope": "user"}])
+        side.query_one("#recall-list").focus()
+        await pilot.press("down")
+        await pilot.press("n")
+        key = engine.default_key()
+        await wait_for(pilot, lambda: engine.current_record(key).config.get("never_recall") == ["m1"], "the config")
+        assert side.items == []
+
+
+@pytest.mark.skipif(importlib.util.find_spec("neotask_tui.memory.service") is None,
+                    reason="the memory service (neotask_tui.memory.service) has not landed yet")
+async def test_forget_from_the_recall_sidebar(app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    engine.settings.memory.enabled = True
+    key = engine.default_key()
+    mem = await engine.get_memory()
+    assert mem is not None
+    agent = engine.parse_key(key).agent_id
+    added = mem.add(agent, "The deploy password rotates every Monday", source="test")
+    hits = mem.search("deploy password rotates", agent_id=agent, k=3)
+    assert hits
+    app = app_factory()
+    app.settings.memory.enabled = True
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        side = app.main.query_one(RecallSidebar)
+        side.show("deploy", [h.to_dict() | {"source": f"{h.path}:{h.line_start}-{h.line_end}"} for h in hits[:1]])
+        side.query_one("#recall-list").focus()
+        await pilot.press("down")
+        await pilot.press("f")
+        await wait_for(pilot, lambda: not side.items, "the forget")
+    assert added is not None
+    assert not [h for h in mem.search("deploy password rotates", agent_id=agent, k=3) if "rotates" in h.text]
+
+
+async def test_theme_switch_and_unknown_theme(app_factory: Callable[..., NeotaskApp]) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        assert app.theme == "neotask-dark"
+        await _run(pilot, app, "/theme neotask-light")
+        await wait_for(pilot, lambda: app.theme == "neotask-light", "the light theme")
+        await _run(pilot, app, "/theme solarized-purple")
+        await wait_for(pilot, lambda: any("unknown theme" in v.entry.text for v in app.main.query(MessageView)),
+                       "the inline error")
+        assert app.theme == "neotask-light"
+        await _run(pilot, app, "/theme")
+        await wait_for(pilot, lambda: any("neotask-high-contrast" in v.entry.text
+                                          for v in app.main.query(MessageView)), "the theme list")
+
+
+async def test_quit_command_exits(app_factory: Callable[..., NeotaskApp]) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _run(pilot, app, "/quit")
+        await wait_for(pilot, lambda: not app.is_running, "the exit")
+    assert app.return_code == 0

@@ -192,7 +192,7 @@ async def test_context_screen_shows_the_ledger(app_factory: Callable[..., Neotas
         await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen), "the context screen")
         data = app.screen.data  # type: ignore[attr-defined]
         assert data["ledger"]["sections"]["system"] > 0
-        assert [m["section"] for m in data["messages"]][0] == "system"
+        assert data["messages"][0]["section"] == "system"
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ContextScreen), "back")
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "claude-haiku-4-5"  # fast and cheap; not on the SDK's deprecation list
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls"}
 _EPHEMERAL = {"type": "ephemeral"}
+MAX_BREAKPOINTS = 4
 
 
 def to_anthropic(messages: list[ChatMessage], *, caching: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -77,7 +78,17 @@ def to_anthropic(messages: list[ChatMessage], *, caching: bool) -> tuple[list[di
             out.append({"role": role, "content": blocks})
     if caching and system and not any("cache_control" in b for b in system):
         system[-1]["cache_control"] = dict(_EPHEMERAL)
+    if caching:
+        _limit_breakpoints(system, out)
     return system, out
+
+
+def _limit_breakpoints(system: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
+    """The API rejects more than 4 cache breakpoints: keep the system one and the last ones."""
+    marked = [b for b in system if "cache_control" in b]
+    marked += [b for m in messages for b in m["content"] if "cache_control" in b]
+    for block in marked[1 : max(1, len(marked) - (MAX_BREAKPOINTS - 1))]:
+        del block["cache_control"]
 
 
 class AnthropicProvider:
@@ -168,6 +179,15 @@ class AnthropicProvider:
         Raises:
             ProviderError: on failure, after bounded retries of what is safe to retry.
         """
+        payload = self.request_body(messages, tools=tools, max_tokens=max_tokens)
+        return with_retries(
+            lambda: self._attempt(payload), max_retries=self._max_retries, backoff_base=self._backoff_base
+        )
+
+    def request_body(
+        self, messages: list[ChatMessage], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None
+    ) -> dict[str, Any]:
+        """The exact JSON body :meth:`stream` sends (also useful to show the user what is sent)."""
         system, msgs = to_anthropic(messages, caching=self.prompt_caching)
         payload: dict[str, Any] = {
             "model": self.model,
@@ -181,9 +201,7 @@ class AnthropicProvider:
             payload["tools"] = [
                 {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools
             ]
-        return with_retries(
-            lambda: self._attempt(payload), max_retries=self._max_retries, backoff_base=self._backoff_base
-        )
+        return payload
 
     async def _attempt(self, payload: dict[str, Any]) -> AsyncGenerator[StreamEvent, None]:
         client = await self._get_client()

@@ -175,19 +175,26 @@ class OpenAICompatProvider:
         Raises:
             ProviderError: on failure, after bounded retries of what is safe to retry.
         """
+        payload = self.request_body(messages, tools=tools, max_tokens=max_tokens)
+        return with_retries(
+            lambda: self._attempt(payload), max_retries=self._max_retries, backoff_base=self._backoff_base
+        )
+
+    def request_body(
+        self, messages: list[ChatMessage], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None
+    ) -> dict[str, Any]:
+        """The exact JSON body :meth:`stream` sends (also useful to show the user what is sent)."""
         payload: dict[str, Any] = {
             "model": self.model,
             "messages": to_openai_messages(messages),
             "stream": True,
             "stream_options": {"include_usage": True},
         }
-        limit = max_tokens or self._max_tokens
-        payload["max_completion_tokens" if self.is_official else "max_tokens"] = limit
+        # OpenAI's newer models only accept max_completion_tokens; other servers know max_tokens.
+        payload["max_completion_tokens" if self.is_official else "max_tokens"] = max_tokens or self._max_tokens
         if tools:
             payload["tools"] = to_openai_tools(tools)
-        return with_retries(
-            lambda: self._attempt(payload), max_retries=self._max_retries, backoff_base=self._backoff_base
-        )
+        return payload
 
     async def _attempt(self, payload: dict[str, Any]) -> AsyncGenerator[StreamEvent, None]:
         client = await self._get_client()

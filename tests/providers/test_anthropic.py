@@ -178,3 +178,13 @@ async def test_prompt_too_long_is_context_overflow() -> None:
         srv.queue(Reply.status(400, message="prompt is too long: 210000 tokens > 200000 maximum"))
         got = await collect(make(srv.base_url).stream(MESSAGES))
     assert got.error.kind == "context_overflow"
+
+
+def test_at_most_four_cache_breakpoints_are_sent() -> None:
+    history = [ChatMessage("system", "sys")] + [
+        ChatMessage("user" if i % 2 == 0 else "assistant", f"m{i}", cache=True) for i in range(7)]
+    body = make("http://127.0.0.1:1").request_body(history)
+    marks = str(body).count("cache_control")
+    assert marks == 4
+    assert "cache_control" in body["system"][0]
+    assert "cache_control" in body["messages"][-1]["content"][-1]

@@ -227,3 +227,10 @@ async def test_local_server_needs_no_key_and_consumer_may_stop_early() -> None:
     assert getattr(first, "text", None) == "a"
     assert again.text == "again"
     assert srv.request_headers[0]["authorization"] == "Bearer not-needed"
+
+
+def test_official_api_gets_max_completion_tokens_others_max_tokens() -> None:
+    official = OpenAICompatProvider(model="o3-mini", api_key="k").request_body(MESSAGES, max_tokens=99)
+    assert official["max_completion_tokens"] == 99 and "max_tokens" not in official
+    other = make("http://127.0.0.1:1/v1").request_body(MESSAGES)
+    assert other["max_tokens"] == 512 and "max_completion_tokens" not in other

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from neotask_tui.engine import tokens
+from neotask_tui.engine.context import RecallItem
 from neotask_tui.engine.extractive import extractive_summary
 from neotask_tui.engine.guard import attributor, extract_items, guard
 from neotask_tui.engine.summary import Summary, build_summary_prompt, parse_summary
@@ -42,6 +43,7 @@ from neotask_tui.engine.summary_inputs import (
     previous_items,
     split_recent,
 )
+from neotask_tui.engine.summary_recall import ArchiveRecall, format_turn, select_turns
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import ChatMessage, StreamEnd, TextDelta
 from neotask_tui.storage.events import Event
@@ -136,6 +138,60 @@ class Compactor:
 
     def __init__(self, engine: Any) -> None:
         self.engine = engine
+        self.use_model = True
+        """False = always use the deterministic extractive summarizer (benches, offline use)."""
+        self._archive: ArchiveRecall | None = None
+
+    # ----- context assembly support
+    def _archive_recall(self) -> ArchiveRecall:
+        if self._archive is None:
+            embedder = None
+            if self.engine.settings.memory.enabled:
+                try:
+                    from neotask_tui.memory.embedder import Embedder
+
+                    embedder = Embedder(self.engine.settings.memory.embedding_model)
+                except Exception as e:  # BM25 alone still recalls
+                    log.warning("archive recall without embeddings: %s", e)
+            self._archive = ArchiveRecall(embedder)
+        return self._archive
+
+    def augment_context(self, key: str, inp: Any) -> None:
+        """Add the most relevant compacted-away turns of the lineage to ``inp.recall``.
+
+        Only for the ``summary`` strategy and only once the session has been compacted. The turns
+        are quoted data with their event ids and timestamps, within the recall token budget
+        (``memory.recall_budget_tokens``) left after the memories already recalled.
+        """
+        eng = self.engine
+        if inp.strategy != "summary":
+            return
+        events = list(eng.events(key))
+        if head_summary(events) is None:
+            return
+        live = {e.id for e in events}
+        primary, sessions = lineage_events(events, eng.store.events)
+        archived = [e for e in primary if e.type == "message" and e.id not in live and e.content.strip()]
+        query = inp.new_message
+        if not query:
+            pinned = next((e for e in events if e.id == inp.new_event_id), None)
+            last_user = next((e for e in reversed(events) if e.type == "message" and e.role == "user"), None)
+            found = pinned or last_user
+            query = found.content if found is not None else ""
+        if not archived or not query:
+            return
+        count = tokens.count_text
+        already = sum(count(r.text) + 20 for r in inp.recall)
+        budget = int(eng.settings.memory.recall_budget_tokens) - already - 60
+        if budget <= 0:
+            return
+        turns = select_turns(self._archive_recall().rank(archived, query), archived, budget, count)
+        if turns:
+            inp.recall = [*inp.recall, RecallItem(
+                id=f"archive:{turns[0].id}-{turns[-1].id}", text="\n".join(format_turn(t) for t in turns),
+                source=f"archived transcripts of this session ({len(sessions) - 1} compacted)",
+                scope="session",
+            )]
 
     # ----- triggers
     def should_auto(self, key: str, ledger: Any) -> bool:
@@ -146,7 +202,13 @@ class Compactor:
         window = int(getattr(ledger, "window", 0) or 0)
         budget = int(getattr(ledger, "budget", 0) or window)
         total = int(getattr(ledger, "total", 0) or 0)
-        if budget <= 0 or total < cs.threshold * budget:
+        # Recall is elastic (it takes what the budget leaves, by relevance): only the history-driven
+        # part of the context — summary, raw window, tool output — is what compaction can shrink.
+        sections = getattr(ledger, "sections", None) or {}
+        total -= int(sections.get("recall", 0))
+        # Raw history that no longer fits the window would be dropped silently: compact it instead.
+        dropping = bool(getattr(ledger, "dropped_event_ids", None))
+        if budget <= 0 or (total < cs.threshold * budget and not dropping):
             return False
         msgs = [e for e in self.engine.events(key) if e.type == "message" and e.role in ("user", "assistant")]
         return len(msgs) >= cs.min_messages
@@ -252,7 +314,7 @@ class Compactor:
                                    instructions=instructions, previous=previous)
             return s, EXTRACTIVE_MODEL, why, []
 
-        if not source:
+        if not source or not self.use_model:
             return extractive(None)
         provider = getattr(eng, "provider", None)
         if provider is None and callable(getattr(eng, "get_provider", None)):

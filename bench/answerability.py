@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Answerability on LoCoMo: is the evidence of a question inside the assembled context?
+
+Each LoCoMo conversation is streamed through the real :class:`~neotask_tui.engine.api.Engine`
+(turns in order; ``speaker_a`` → user, ``speaker_b`` → assistant, the scripted provider replying
+with the next assistant turn; session dates as timestamps through the engine's injectable clock)
+with a small context budget (default 4096 tokens). Then, for every question of categories 1–4, the
+context for that question is assembled and we check whether the text of every evidence turn is
+inside it. Reported per strategy, side by side, as JSON:
+
+- ``window``: the last N tokens only (no compaction, no summary, no recall).
+- ``summary`` (the default): rolling summary + recall (memories, and compacted-away turns from the
+  session's archived transcripts) + window, with auto-compaction at the configured threshold. The
+  deterministic extractive summarizer is used unless ``--model`` is given (then the provider writes
+  the summaries; slow).
+
+Usage::
+
+    python bench/answerability.py --data ../shared/bench/locomo/locomo-dev.json [--budget 4096]
+        [--conversations N] [--strategies window,summary] [--no-dense] [--model] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KEY = "agent:bench:locomo:default"
+
+
+def norm_evidence(ev: list[str], valid: set[str]) -> list[str]:
+    """Normalise evidence ids as the reference baseline does ('D8:6; D9:17', 'D:11:26', 'D30:05')."""
+    out: list[str] = []
+    for e in ev:
+        for p in re.split(r"[;,\s]+", e.strip()):
+            m = re.fullmatch(r"D:?(\d+):0*(\d+)", p)
+            if m:
+                p = f"D{m.group(1)}:{m.group(2)}"
+            if p in valid and p not in out:
+                out.append(p)
+    return out
+
+
+def session_turns(conv: dict[str, Any]) -> list[tuple[datetime, list[dict[str, Any]]]]:
+    """Sessions in order with their start time."""
+    nums = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
+    out = []
+    for n in nums:
+        raw = conv.get(f"session_{n}_date_time", "")
+        try:
+            when = datetime.strptime(raw, "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+        except ValueError:
+            when = datetime(2023, 1, 1, tzinfo=UTC) + timedelta(days=n)
+        out.append((when, conv[f"session_{n}"]))
+    return out
+
+
+def turn_text(t: dict[str, Any]) -> str:
+    """A turn as stored: ``Speaker: text [shares caption]`` (as in the reference baseline)."""
+    text = f"{t['speaker']}: {t['text']}"
+    if t.get("blip_caption"):
+        text += f" [shares {t['blip_caption']}]"
+    return text
+
+
+def squash(s: str) -> str:
+    return " ".join(s.split())
+
+
+class Clock:
+    """The engine's clock: set to each session's date, advancing 30 s per call."""
+
+    def __init__(self) -> None:
+        self.t = datetime(2023, 1, 1, tzinfo=UTC)
+
+    def set(self, when: datetime) -> None:
+        self.t = max(when, self.t)
+
+    def __call__(self) -> datetime:
+        self.t += timedelta(seconds=30)
+        return self.t
+
+
+def make_settings(strategy: str, budget: int, dense: bool) -> Any:
+    from neotask_tui.config import Settings
+
+    s = Settings()
+    s.context.strategy = strategy
+    s.context.reply_reserve_tokens = 512
+    s.context.window_tokens = budget + s.context.reply_reserve_tokens
+    s.session.daily_reset_hour = -1
+    s.session.idle_reset_minutes = 0
+    s.memory.enabled = dense and strategy == "summary"
+    s.memory.auto_recall = True
+    # Of the 4k budget, most goes to recall of old turns; the summary and a raw window keep the rest.
+    s.memory.recall_budget_tokens = int(budget * 0.62)
+    s.compaction.enabled = strategy == "summary"
+    s.compaction.keep_recent_tokens = int(budget * 0.12)
+    s.compaction.rebuild_every = 0
+    return s
+
+
+async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, dense: bool,
+                           use_model: bool) -> dict[str, Any]:
+    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.events import Compacted
+    from neotask_tui.providers.scripted import ScriptedProvider
+
+    conv = sample["conversation"]
+    speaker_a = conv["speaker_a"]
+    clock = Clock()
+    provider = ScriptedProvider(model="locomo-replay")
+    engine = Engine(make_settings(strategy, budget, dense), provider=provider, clock=clock)
+    if engine.compactor is not None:
+        engine.compactor.use_model = use_model
+    texts: dict[str, str] = {}
+    compactions = 0
+    t0 = time.perf_counter()
+    try:
+        for when, turns in session_turns(conv):
+            clock.set(when)
+            i = 0
+            while i < len(turns):
+                t = turns[i]
+                texts[t["dia_id"]] = squash(turn_text(t))
+                role = "user" if t["speaker"] == speaker_a else "assistant"
+                nxt = turns[i + 1] if i + 1 < len(turns) else None
+                if role == "user" and nxt is not None and nxt["speaker"] != speaker_a:
+                    texts[nxt["dia_id"]] = squash(turn_text(nxt))
+                    provider.queue(turn_text(nxt))
+                    async for e in engine.send(turn_text(t), KEY):
+                        compactions += isinstance(e, Compacted)
+                    i += 2
+                    continue
+                await engine.append(KEY, "message", {"role": role, "content": turn_text(t), "status": "complete"})
+                i += 1
+        stream_s = time.perf_counter() - t0
+        valid = set(texts)
+        per_q: list[dict[str, Any]] = []
+        fills: list[float] = []
+        for qa in sample["qa"]:
+            cat = qa.get("category")
+            if cat not in CATEGORIES:
+                continue
+            ev = norm_evidence(qa.get("evidence", []), valid)
+            if not ev:
+                continue
+            recall = await engine.recall(KEY, qa["question"]) if strategy == "summary" else []
+            ctx = await engine.build(KEY, qa["question"], recall=recall)
+            blob = squash("\n".join(m.content for m in ctx.messages))
+            inside = [e for e in ev if texts[e] in blob]
+            fills.append(ctx.ledger.total / max(ctx.ledger.budget, 1))
+            per_q.append({"category": cat, "all": len(inside) == len(ev), "frac": len(inside) / len(ev)})
+        return {"per_q": per_q, "compactions": compactions, "turns": len(texts), "stream_s": stream_s,
+                "max_fill": max(fills, default=0.0), "mean_fill": sum(fills) / max(len(fills), 1)}
+    finally:
+        await engine.aclose()
+
+
+def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
+    per_q = [q for r in results for q in r["per_q"]]
+    by_cat: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for q in per_q:
+        by_cat[q["category"]].append(q)
+    n = len(per_q)
+    return {
+        "questions": n,
+        "all_evidence_in_context": round(sum(q["all"] for q in per_q) / max(n, 1), 3),
+        "evidence_recall": round(sum(q["frac"] for q in per_q) / max(n, 1), 3),
+        "by_category": {
+            f"{c} {CATEGORIES[c]}": {
+                "n": len(v), "all_evidence_in_context": round(sum(q["all"] for q in v) / len(v), 3),
+            }
+            for c, v in sorted(by_cat.items())
+        },
+        "compactions": sum(r["compactions"] for r in results),
+        "max_fill_of_budget": round(max((r["max_fill"] for r in results), default=0.0), 3),
+        "stream_seconds": round(sum(r["stream_s"] for r in results), 1),
+    }
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    data = json.loads(Path(args.data).read_text(encoding="utf-8"))[: args.conversations or None]
+    out: dict[str, Any] = {
+        "data": str(args.data), "conversations": len(data), "budget_tokens": args.budget,
+        "summarizer": "model" if args.model else "extractive", "dense": not args.no_dense,
+        "metric": "fraction of category 1-4 questions whose evidence turns' text is inside the assembled context",
+        "reference": {"last_4k_tokens": 0.169, "last_4k_plus_top10_bm25_dense": 0.570, "target_default": 0.90},
+        "strategies": {},
+    }
+    for strategy in args.strategies.split(","):
+        t0 = time.perf_counter()
+        results = []
+        for sample in data:
+            with tempfile.TemporaryDirectory(prefix="neotask-bench-") as home:
+                os.environ["NEOTASK_HOME"] = home
+                results.append(await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model))
+        res = summarize(results)
+        res["seconds"] = round(time.perf_counter() - t0, 1)
+        out["strategies"][strategy] = res
+        print(f"{strategy}: {res['all_evidence_in_context']}", file=sys.stderr)
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", required=True, help="locomo-dev.json")
+    p.add_argument("--budget", type=int, default=4096, help="context budget in tokens (reply reserve excluded)")
+    p.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
+    p.add_argument("--strategies", default="window,summary")
+    p.add_argument("--no-dense", action="store_true", help="BM25 only for archive recall (no embeddings)")
+    p.add_argument("--model", action="store_true", help="let the provider write summaries (slow)")
+    p.add_argument("--out", default="", help="also write the JSON here")
+    args = p.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    result = asyncio.run(main_async(args))
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from neotask_tui.engine.api import Engine
 
 LOCKED_EXIT = 3
+MAIN_ONLY = frozenset({"new_session", "sessions", "compact", "context", "open_inbox", "toggle_state",
+                       "toggle_recall", "undo_reset", "focus_next_panel", "help", "stop"})
 
 
 class NeotaskApp(App[int]):
@@ -339,6 +341,9 @@ class NeotaskApp(App[int]):
                 return
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Main-screen actions are hidden (and off) while another screen or a modal is on top.
+        if action in MAIN_ONLY and len(self.screen_stack) > 1:
+            return False
         if action == "undo_reset":
             return self.undo_reset_available
         if action == "stop":

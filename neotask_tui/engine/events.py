@@ -113,7 +113,7 @@ class Compacted(EngineEvent):
     new_session_id: str
     tokens_before: int
     tokens_after: int
-    repaired: list[str] = field(default_factory=list)
+    repaired: list[Any] = field(default_factory=list)
     fallback: bool = False
 
 

@@ -197,6 +197,16 @@ class Indexer:
         self.store.delete_ids(drop)
         self.store.add(new_rows)
 
+    def embed_in_context(self, texts: Sequence[str], contexts: Sequence[str]) -> Any:
+        """Unit vectors of ``normalise(embed(text) + embed(context))`` (context-expanded chunks)."""
+        import numpy as np
+
+        a = self.embedder.embed(list(texts))
+        b = self.embedder.embed(list(contexts))
+        m = a + b
+        m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+        return m
+
     def _vectors_of(self, ids: list[str]) -> dict[str, list[float]]:
         snap = self.store.snapshot()
         return {i: snap.vectors[snap.index[i]].tolist() for i in ids if i in snap.index}
@@ -234,9 +244,10 @@ class Indexer:
     ) -> tuple[int, int]:
         """Index one transcript: one chunk per message (split when longer than the chunk size).
 
-        Each chunk is embedded together with its neighbouring messages (``context_turns`` each
-        side, the message first so truncation never cuts it), and the neighbours' terms go into the
-        weaker ``ctx`` BM25 column; the hit still maps back to the message's own event id.
+        A message alone is often elliptic ("Yes, last Friday!"), so its vector is the normalised mean
+        of the message's embedding and the embedding of the message preceded by ``context_turns``
+        earlier messages; the terms of up to ``2 * context_turns`` neighbours on each side go into the
+        weaker ``ctx`` BM25 column. The hit still maps back to the message's own event id.
 
         Returns:
             ``(chunks indexed, chunks embedded)``.
@@ -273,8 +284,12 @@ class Indexer:
             for mi, eid, text in pieces:
                 _, role, _, ts = msgs[mi]
                 before = [msgs[j][2] for j in range(max(0, mi - context_turns), mi)]
-                after = [msgs[j][2] for j in range(mi + 1, min(len(msgs), mi + 1 + context_turns))]
-                etext = "\n".join([*before, text, *after])
+                near = [
+                    msgs[j][2]
+                    for j in range(max(0, mi - 2 * context_turns), min(len(msgs), mi + 1 + 2 * context_turns))
+                    if j != mi
+                ]
+                etext = "\n".join([*before, text])
                 chash = content_hash("transcript", role, text, etext)
                 if chash in tombstones:
                     continue
@@ -287,7 +302,7 @@ class Indexer:
                     "line_start": 0, "own_start": 0, "line_end": 0,
                     "heading": f"{when} · {role}" if when else role,
                     "text": text, "etext": etext, "lex": lexical.normalize(text),
-                    "ctx": lexical.normalize(" ".join(before + after)), "hash": chash, "file_hash": "",
+                    "ctx": lexical.normalize(" ".join(near)), "hash": chash, "file_hash": "",
                     "file_mtime": 0.0, "file_size": 0, "ts": ts, "event_ids": [eid],
                     "session_id": session_id, "vector": None,
                 })
@@ -303,7 +318,7 @@ class Indexer:
                     else:
                         embed_pos.append(pos)
             if embed_pos:
-                vv = self.embedder.embed([rows[p]["etext"] for p in embed_pos])
+                vv = self.embed_in_context([rows[p]["text"] for p in embed_pos], [rows[p]["etext"] for p in embed_pos])
                 for p, v in zip(embed_pos, vv, strict=True):
                     rows[p]["vector"] = v.tolist()
             self.store.delete_where(

@@ -3,11 +3,12 @@
 Plain reciprocal-rank fusion throws away how *sure* each retriever is, and measured below BM25 alone
 here. Instead each side is normalised per query:
 
-- dense: cosine mapped to ``(cos - mean) / (max - mean)`` over the candidate pool, where ``mean`` is
-  the mean cosine of the query against every visible chunk (how similar an unrelated chunk is);
+- dense: cosine mapped to ``(cos - base) / max(best - base, 0.4)``, where ``base`` is the mean
+  cosine of the query against every visible chunk (how similar an unrelated chunk is, clamped to
+  ``[0, 0.2]``) and the 0.4 floor keeps a weak best match from getting full marks;
 - lexical: BM25 divided by the best BM25 of the query.
 
-Both are clipped to ``[0, 1]`` and combined with weights (default 0.5 / 0.5). The lexical query is
+Both are clipped to ``[0, 1]`` and combined with weights (default 0.4 dense / 0.6 lexical). The lexical query is
 built from normalised terms (stemmed, stopwords removed, see :mod:`.lexical`); a second, weaker BM25
 over the ``ctx`` column (neighbouring turns of a transcript) adds context. Pseudo-relevance feedback
 re-embeds nothing: it moves the query vector towards the centroid of the top dense+lexical hits
@@ -33,9 +34,9 @@ if TYPE_CHECKING:
 class RankParams:
     """Knobs of the hybrid ranker (defaults are what the benches measure)."""
 
-    dense_weight: float = 0.5
+    dense_weight: float = 0.4
     """Weight of the normalised dense score."""
-    lexical_weight: float = 0.5
+    lexical_weight: float = 0.6
     """Weight of the normalised BM25 score."""
     ctx_boost: float = 0.3
     """Boost of BM25 over neighbouring-context terms relative to the chunk's own terms."""
@@ -156,9 +157,11 @@ def _fuse(
     import numpy as np
 
     cos64 = cos.astype(np.float64)
-    mean = float(cos64.mean())
+    # Floor: how similar an unrelated chunk is (the pool mean, kept within [0, 0.2] so tiny pools
+    # stay sane); span: at least 0.4 so a best match that is itself weak does not get full marks.
+    base = min(max(float(cos64.mean()), 0.0), 0.2)
     top = float(cos64.max())
-    dn = np.clip((cos64 - mean) / max(top - mean, 1e-6), 0.0, 1.0)
+    dn = np.clip((cos64 - base) / max(top - base, 0.4), 0.0, 1.0)
     raw = np.zeros(len(rows), dtype=np.float64)
     if bm25:
         pos = {int(r): j for j, r in enumerate(rows)}

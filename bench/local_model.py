@@ -2,8 +2,13 @@
 
 Both sides load the same bundled GGUF with the same context, threads and greedy sampling, get the
 same ChatML prompt and the same max tokens; the KV cache is reset before every run so each pays the
-full prompt evaluation. Runs are interleaved (ours/direct, then direct/ours, ...) and medians
-reported. ``ratio`` = our decode tokens/s divided by direct decode tokens/s (target >= 0.9).
+full prompt evaluation. Runs are interleaved (rotating order) and medians reported.
+
+``direct`` calls ``Llama.create_completion(stream=True)`` from a worker thread, as our provider does
+(and as any async app must); ``direct_main_thread`` calls it from the main thread, for information:
+on a busy 2-core machine it was sometimes several times slower than the same call from a worker
+thread, sometimes equal. ``ratio_decode_tps`` = our decode tokens/s divided by ``direct``'s
+(target >= 0.9). ``load_avg_1m`` tells how busy the machine was.
 
 Usage: ``python bench/local_model.py [--runs 5] [--max-tokens 64]``
 """
@@ -102,26 +107,31 @@ async def main() -> None:
     await run_ours(ours, 8)
     run_direct(direct, prompt, 8)
 
-    ours_runs: list[dict[str, Any]] = []
-    direct_runs: list[dict[str, Any]] = []
+    runs: dict[str, list[dict[str, Any]]] = {"ours": [], "direct": [], "direct_main_thread": []}
     same_text = True
+    sides = list(runs)
     for i in range(args.runs):
-        order = ("ours", "direct") if i % 2 == 0 else ("direct", "ours")
         texts = {}
-        for side in order:
+        for side in sides[i % 3:] + sides[: i % 3]:
             if side == "ours":
-                r, texts["ours"] = await run_ours(ours, args.max_tokens)
-                ours_runs.append(r)
+                r, texts[side] = await run_ours(ours, args.max_tokens)
+            elif side == "direct":
+                r, texts[side] = await asyncio.to_thread(run_direct, direct, prompt, args.max_tokens)
             else:
-                r, texts["direct"] = run_direct(direct, prompt, args.max_tokens)
-                direct_runs.append(r)
-        same_text = same_text and texts["ours"] == texts["direct"]
+                r, texts[side] = run_direct(direct, prompt, args.max_tokens)
+            runs[side].append(r)
+        same_text = same_text and len(set(texts.values())) == 1
 
     def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         return {k: median([r[k] for r in runs]) for k in ("ttft_s", "decode_tps", "total_tps", "tokens")}
 
-    s_ours, s_direct = summary(ours_runs), summary(direct_runs)
+    stats = {side: summary(r) for side, r in runs.items()}
+    s_ours, s_direct = stats["ours"], stats["direct"]
     ratio = (s_ours["decode_tps"] / s_direct["decode_tps"]) if s_ours["decode_tps"] and s_direct["decode_tps"] else None
+
+    def rounded(d: dict[str, Any]) -> dict[str, Any]:
+        return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in d.items()}
+
     print(json.dumps({
         "model": ours.model,
         "runs": args.runs,
@@ -130,8 +140,7 @@ async def main() -> None:
         "import_llama_cpp_s": round(import_s, 3),
         "load_s": round(load_s, 3),
         "direct_load_s": round(direct_load_s, 3),
-        "ours": {k: (round(v, 4) if isinstance(v, float) else v) for k, v in s_ours.items()},
-        "direct": {k: (round(v, 4) if isinstance(v, float) else v) for k, v in s_direct.items()},
+        **{side: rounded(st) for side, st in stats.items()},
         "ratio_decode_tps": None if ratio is None else round(ratio, 3),
         "ratio_total_tps": round(s_ours["total_tps"] / s_direct["total_tps"], 3),
         "same_text": same_text,

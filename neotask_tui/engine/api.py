@@ -243,6 +243,9 @@ class Engine:
         """The context window in tokens for the next call."""
         if self.settings.context.window_tokens > 0:
             return self.settings.context.window_tokens
+        loaded = getattr(self._provider, "context_window", None)
+        if isinstance(loaded, int) and loaded > 0:
+            return loaded  # what the model was actually loaded with (local GGUFs)
         info = self.model_info()
         return int(getattr(info, "context_window", 8192) or 8192)
 

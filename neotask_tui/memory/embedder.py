@@ -104,12 +104,17 @@ class Embedder:
     """Lazily loaded, thread-safe fastembed model producing L2-normalised float32 vectors.
 
     Args:
-        model: fastembed model name; empty = the bundled offline MiniLM.
+        model: fastembed model name (downloaded when online); ``name@/local/dir`` loads that
+            model's architecture from a local directory (offline); empty = the bundled MiniLM.
     """
 
     def __init__(self, model: str = "") -> None:
-        self.model_name = model or DEFAULT_MODEL
+        name, _, local = model.partition("@")
+        self.model_name = name or DEFAULT_MODEL
+        self.local_dir = local
         self.model_id = model or DEFAULT_MODEL_ID
+        if local:
+            self.model_id = f"{self.model_name}@{Path(local).name}"
         self._model: Any = None
         self._dim: int | None = None
         self._lock = threading.Lock()
@@ -125,10 +130,9 @@ class Embedder:
             raise EmbedderError(f"fastembed is not installed: {e}") from None
         threads = max(1, os.cpu_count() or 1)
         try:
-            if self.model_id == DEFAULT_MODEL_ID:
-                self._model = TextEmbedding(
-                    DEFAULT_MODEL, specific_model_path=str(bundled_model_dir()), threads=threads
-                )
+            if self.model_id == DEFAULT_MODEL_ID or self.local_dir:
+                where = self.local_dir or str(bundled_model_dir())
+                self._model = TextEmbedding(self.model_name, specific_model_path=where, threads=threads)
             else:
                 self._model = TextEmbedding(
                     self.model_name,
@@ -146,7 +150,7 @@ class Embedder:
         """Vector dimension (loads the model on first call if it is not the bundled one)."""
         if self._dim is None:
             if self.model_id == DEFAULT_MODEL_ID:
-                self._dim = 384
+                self._dim = 384  # known without loading the model
             else:
                 self._dim = int(self.embed(["dimension probe"]).shape[1])
         return self._dim

@@ -71,6 +71,8 @@ def _local_redact(text: str) -> tuple[str, int]:
     text = _ASSIGN.sub(assign, text)
 
     def rand(m: re.Match[str]) -> str:
+        if "REDACTED" in m.group(0):
+            return m.group(0)
         nonlocal n
         if _looks_random(m.group(0)):
             n += 1
@@ -98,7 +100,7 @@ def redact(text: str) -> tuple[str, int]:
     else:
         shared = redact_secrets(text)
         if shared != text:
-            n += 1
+            n += max(1, shared.count("[REDACTED") - text.count("[REDACTED"))
             text = shared
     text, m = _local_redact(text)
     return text, n + m

@@ -213,6 +213,15 @@ class ChunkStore:
                 self._create_fts(col)
 
     def _create_fts(self, col: str) -> None:
+        import warnings
+
+        with warnings.catch_warnings():
+            # The sync LanceTable.create_index() is the vector-index API in 0.40; the FTS form of it
+            # is only documented for the async table, so we keep the (deprecated) direct call.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self._create_fts_index(col)
+
+    def _create_fts_index(self, col: str) -> None:
         self._tbl.create_fts_index(
             col,
             replace=True,

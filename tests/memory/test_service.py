@@ -1,0 +1,280 @@
+"""MemoryService on real fastembed + LanceDB: add/search/forget, reindex counts, scopes, recall."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from neotask_tui.config import MemorySettings
+from neotask_tui.memory.service import MemoryService
+from neotask_tui.storage.events import Event
+
+
+def _ws(mem: MemoryService, agent: str = "main") -> Path:
+    return mem.workspace(agent)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    # make sure the mtime differs from the previous version even on coarse clocks
+    st = path.stat()
+    import os
+
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+def test_add_search_forget_roundtrip(mem: MemoryService) -> None:
+    rec = mem.add("main", "My cat is called Pixel and she loves tuna.")
+    assert rec.path == "MEMORY.md"
+    assert rec.stats.chunks_embedded >= 1
+    assert rec.chunk_ids
+    mem.add("main", "The staging database is PostgreSQL 16 on port 5433.", file="memory/infra.md")
+    hits = mem.search("what is my cat's name", agent_id="main", k=3)
+    assert hits[0].path == "MEMORY.md"
+    assert "Pixel" in hits[0].text
+    assert set(hits[0].components) >= {"dense", "lexical", "dense_norm", "lexical_norm"}
+    assert hits[0].why
+    hit = mem.search("staging database port", agent_id="main", k=1)[0]
+    assert hit.path == "memory/infra.md" and hit.line_start >= 1 and hit.line_end >= hit.line_start
+    assert "5433" in mem.get("main", hit.path, (hit.line_start, hit.line_end))
+
+    receipt = mem.forget("main", "cat called Pixel")
+    assert receipt.verified and not receipt.tombstoned
+    assert any("Pixel" in t for t in receipt.removed)
+    assert "Pixel" not in (_ws(mem) / "MEMORY.md").read_text(encoding="utf-8")
+    assert all("Pixel" not in h.text for h in mem.search("Pixel cat tuna", agent_id="main", k=10))
+    # the other file is untouched
+    assert "5433" in (_ws(mem) / "memory" / "infra.md").read_text(encoding="utf-8")
+
+
+def test_forget_by_id(mem: MemoryService) -> None:
+    mem.add("main", "I am allergic to peanuts.")
+    hit = mem.search("allergy", agent_id="main", k=1)[0]
+    receipt = mem.forget("main", hit.id)
+    assert receipt.verified
+    assert hit.id in receipt.chunk_ids
+    assert "peanuts" not in (_ws(mem) / "MEMORY.md").read_text(encoding="utf-8")
+    assert all("peanuts" not in h.text for h in mem.search("peanuts allergy", agent_id="main"))
+
+
+def test_forget_nothing_matches(mem: MemoryService) -> None:
+    with pytest.raises(ValueError, match="nothing in memory"):
+        mem.forget("main", "anything at all")
+
+
+def test_incremental_reindex_counts(mem: MemoryService) -> None:
+    ws = _ws(mem)
+    paras = [f"Paragraph {i} is about topic number {i} with a few distinct words like w{i}x." for i in range(12)]
+    _write(ws / "memory" / "notes.md", "# Notes\n\n" + "\n\n".join(paras) + "\n")
+    _write(ws / "MEMORY.md", "# Memory\n\nPrefers tabs over spaces.\n")
+    first = mem.reindex("main")
+    assert first.chunks_embedded > 2 and first.files_seen == 2
+    total = first.chunks_embedded
+
+    again = mem.reindex("main")
+    assert again.chunks_embedded == 0
+    assert again.chunks_unchanged == total
+    assert again.chunks_deleted == 0
+
+    # change one paragraph at the end: only the chunk(s) holding it are re-embedded
+    paras[-1] = "Paragraph eleven was rewritten entirely to mention zebras."
+    _write(ws / "memory" / "notes.md", "# Notes\n\n" + "\n\n".join(paras) + "\n")
+    changed = mem.reindex("main")
+    assert 1 <= changed.chunks_embedded < total - 1
+    assert changed.chunks_embedded + changed.chunks_unchanged == total
+    assert "zebras" in mem.search("zebras", agent_id="main", k=1)[0].text
+
+    # touching a file without changing it costs nothing
+    _write(ws / "MEMORY.md", "# Memory\n\nPrefers tabs over spaces.\n")
+    assert mem.reindex("main").chunks_embedded == 0
+
+    # deleting a file removes its chunks
+    (ws / "memory" / "notes.md").unlink()
+    gone = mem.reindex("main")
+    assert gone.chunks_deleted >= total - 1
+    assert all(h.path != "memory/notes.md" for h in mem.search("paragraph topic zebras", agent_id="main", k=10))
+
+
+def test_search_never_answers_from_stale_index(mem: MemoryService) -> None:
+    ws = _ws(mem)
+    _write(ws / "MEMORY.md", "# Memory\n\nThe deploy day is Tuesday.\n")
+    assert "Tuesday" in mem.search("deploy day", agent_id="main", k=1)[0].text
+    _write(ws / "MEMORY.md", "# Memory\n\nThe deploy day is Thursday.\n")
+    hits = mem.search("deploy day", agent_id="main", k=5)
+    assert "Thursday" in hits[0].text
+    assert all("Tuesday" not in h.text for h in hits)
+
+
+def test_full_reindex_reembeds_everything(mem: MemoryService) -> None:
+    mem.add("main", "Favourite colour is teal.")
+    stats = mem.reindex("main", full=True)
+    assert stats.chunks_embedded >= 1 and stats.chunks_unchanged == 0
+
+
+def test_model_change_triggers_full_reindex(neotask_home: Path) -> None:
+    svc = MemoryService(MemorySettings())
+    svc.add("main", "Favourite colour is teal.")
+    svc.index_transcript("main", "s1", [Event("message", 1, None, "2025-01-01T10:00:00+00:00",
+                                              {"role": "user", "content": "We chose Kubernetes."})], "agent:main")
+    old_table = svc.store.name
+    assert svc.reindex("main").chunks_embedded == 0
+    svc.close()
+
+    # A copy of the bundled weights loaded as a local model stands in for "another model" offline.
+    import shutil
+
+    from neotask_tui.memory.embedder import DEFAULT_MODEL, bundled_model_dir
+
+    copy = neotask_home / "other-model"
+    shutil.copytree(bundled_model_dir(), copy)
+    other = MemoryService(MemorySettings(embedding_model=f"{DEFAULT_MODEL}@{copy}"))
+    assert other.store.name != old_table
+    assert old_table not in other.store.table_names()  # migrated, then dropped
+    stats = other.reindex("main")
+    assert stats.chunks_embedded >= 1  # memory files re-embedded for the new model
+    assert "teal" in other.search("colour", agent_id="main", k=1)[0].text
+    hits = other.search("Kubernetes", agent_id="main", k=1, sources=("transcript",))
+    assert hits and "Kubernetes" in hits[0].text  # transcripts carried over, re-embedded
+    other.close()
+
+
+def test_scope_isolation_between_agents(mem: MemoryService) -> None:
+    mem.add("alice", "Alice's secret project codename is BLUEFIN.")
+    mem.add("bob", "Bob's project codename is REDWOOD.")
+    mem.index_transcript("alice", "s1", [Event("message", 1, None, "2025-01-01T10:00:00+00:00",
+                                               {"role": "user", "content": "BLUEFIN ships in May."})], "agent:alice")
+    for q in ("project codename", "BLUEFIN", "BLUEFIN ships in May"):
+        hits = mem.search(q, agent_id="bob", k=10, sources=("memory", "transcript", "inbox"))
+        assert hits, q
+        assert all("BLUEFIN" not in h.text for h in hits)
+        assert all(h.scope != "agent:alice" for h in hits)
+    assert all("REDWOOD" not in h.text for h in mem.search("REDWOOD codename", agent_id="alice", k=10))
+    assert mem.recall("BLUEFIN", agent_id="bob", budget_tokens=500, k=5) == [] or all(
+        "BLUEFIN" not in h.text for h in mem.recall("BLUEFIN", agent_id="bob", budget_tokens=500, k=5)
+    )
+
+
+def test_scopes_filter_within_an_agent(mem: MemoryService) -> None:
+    mem.add("main", "Use black for formatting in project foo.", file="memory/foo.md", scope="project:foo")
+    mem.add("main", "The user prefers British spelling.", scope="user")
+    mem.add("main", "The agent should answer briefly.")
+    only_foo = mem.search("formatting spelling answer", agent_id="main", k=10, scopes=["project:foo"])
+    assert only_foo and {h.scope for h in only_foo} == {"project:foo"}
+    only_user = mem.search("formatting spelling answer", agent_id="main", k=10, scopes=["user"])
+    assert only_user and {h.scope for h in only_user} == {"user"}
+    everything = mem.search("formatting spelling answer", agent_id="main", k=10)
+    assert {h.scope for h in everything} == {"project:foo", "user", "agent:main"}
+
+
+def test_recall_respects_budget_and_exclude(mem: MemoryService) -> None:
+    from neotask_tui.memory.chunking import token_counter
+
+    count = token_counter()
+    for i in range(8):
+        mem.add("main", f"Fact {i}: the user enjoys hiking trail number {i} in the Alps during summer.",
+                file=f"memory/f{i}.md")
+    for budget in (40, 90, 400):
+        hits = mem.recall("hiking in the Alps", agent_id="main", budget_tokens=budget, k=6)
+        assert sum(count(h.text) + 12 for h in hits) <= budget
+        assert len(hits) <= 6
+    full = mem.recall("hiking in the Alps", agent_id="main", budget_tokens=2000, k=3)
+    assert len(full) == 3
+    again = mem.recall("hiking in the Alps", agent_id="main", budget_tokens=2000, k=3, exclude={full[0].id})
+    assert full[0].id not in {h.id for h in again}
+    assert mem.recall("hiking", agent_id="main", budget_tokens=0, k=3) == []
+
+
+def test_inbox_secrets_never_indexed(mem: MemoryService) -> None:
+    key = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 3
+    gh = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
+    rec = mem.add("main", f"Deploy key for staging is {key} and the GitHub token is {gh}.", source="inbox",
+                  scope="project:foo")
+    assert rec.redacted >= 2
+    text = (_ws(mem) / "MEMORY.md").read_text(encoding="utf-8")
+    assert key not in text and gh not in text
+    snap = mem.store.snapshot()
+    for col in ("text",):
+        assert all(key not in (v or "") and gh not in (v or "") for v in snap.cols[col])
+    rows = mem.store.rows_where("agent_id = 'main'", ["text", "etext", "lex", "ctx"])
+    blob = repr(rows)
+    assert key not in blob and gh not in blob and key.lower() not in blob
+    hits = mem.search("staging deploy key", agent_id="main", k=3)
+    assert hits[0].source == "inbox" and hits[0].scope == "project:foo"
+    assert key not in hits[0].text
+
+
+def test_transcript_secrets_redacted_and_event_ids_kept(mem: MemoryService) -> None:
+    events = [
+        Event("session", 1, None, "2025-03-01T09:00:00+00:00", {"session_id": "s1"}),
+        Event("message", 2, 1, "2025-03-01T09:00:01+00:00",
+              {"role": "user", "content": "my password=hunter2hunter2 for the VPN"}),
+        Event("message", 3, 2, "2025-03-01T09:00:02+00:00",
+              {"role": "assistant", "content": "Noted that the VPN is WireGuard."}),
+    ]
+    assert mem.index_transcript("main", "s1", events, "agent:main") == 2
+    rows = mem.store.rows_where("agent_id = 'main'", ["text", "etext", "lex", "ctx", "event_ids"])
+    assert "hunter2hunter2" not in repr(rows)
+    hits = mem.search("which VPN", agent_id="main", k=2, sources=("transcript",))
+    assert hits and all(h.source == "transcript" and h.path == "transcripts/s1" for h in hits)
+    assert {e for h in hits for e in h.event_ids} <= {2, 3}
+    # re-indexing the same transcript embeds nothing
+    before = mem.embedder.calls
+    mem.index_transcript("main", "s1", events, "agent:main")
+    assert mem.embedder.calls == before
+    # forgetting a transcript chunk tombstones it: re-indexing does not bring it back
+    target = next(h for h in hits if "WireGuard" in h.text)
+    rec = mem.forget("main", target.id)
+    assert rec.tombstoned and rec.verified
+    mem.index_transcript("main", "s1", events, "agent:main")
+    assert all("WireGuard" not in h.text for h in mem.search("WireGuard VPN", agent_id="main", k=5))
+    assert "[e:2]" in mem.get("main", "transcripts/s1")
+
+
+def test_russian_text_round_trips(mem: MemoryService) -> None:
+    mem.add("main", "Пользователь предпочитает тёмную тему и пишет на Rust.")
+    mem.add("main", "Сервер развёрнут в Амстердаме.", file="memory/инфраструктура.md")
+    hits = mem.search("какую тему предпочитает пользователь", agent_id="main", k=2)
+    assert "тёмную тему" in hits[0].text
+    hit = mem.search("где развёрнут сервер", agent_id="main", k=1)[0]
+    assert hit.path == "memory/инфраструктура.md"
+    assert "Амстердаме" in mem.get("main", hit.path)
+    assert hit.to_dict()["text"] == hit.text
+
+
+@pytest.mark.parametrize(
+    "bad", ["/etc/passwd", "../x.md", "memory/../../x.md", "memory/.hidden.md", "notes.md", "memory/x.txt", ""]
+)
+def test_traversal_and_bad_paths_refused(mem: MemoryService, bad: str) -> None:
+    with pytest.raises(ValueError) as ei:
+        mem.add("main", "text", file=bad)
+    assert "\n" not in str(ei.value)
+    with pytest.raises(ValueError):
+        mem.get("main", bad)
+
+
+def test_watcher_picks_up_an_edit(mem: MemoryService) -> None:
+    ws = _ws(mem)
+    _write(ws / "MEMORY.md", "# Memory\n\nThe office plant is a fern.\n")
+    seen = []
+    mem.start_watcher("main", on_change=seen.append)
+    try:
+        _write(ws / "memory" / "new.md", "The coffee machine is on floor three.\n")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any("memory/new.md" in s.files_changed for s in seen):
+            time.sleep(0.1)
+        assert any("memory/new.md" in s.files_changed for s in seen)
+        # the index already holds it: a search needs no embedding of files
+        stats = mem.reindex("main")
+        assert stats.chunks_embedded == 0
+        assert "floor three" in mem.search("coffee machine", agent_id="main", k=1)[0].text
+    finally:
+        mem.stop_watcher()
+
+
+def test_hits_serialise(mem: MemoryService) -> None:
+    mem.add("main", "Lunch is at noon.")
+    d = mem.search("lunch", agent_id="main", k=1)[0].to_dict()
+    assert d["location"].startswith("MEMORY.md:") and 0 <= d["score"] <= 1

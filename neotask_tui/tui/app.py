@@ -9,9 +9,11 @@ Every engine call runs in a worker; widgets only render what the engine yields.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -26,8 +28,7 @@ from textual.worker import Worker
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
 from neotask_tui.tui.commands import SlashCommandProvider
-from neotask_tui.tui.screens.inbox import InboxChanged
-from neotask_tui.tui.screens.modals import InputModal, TextModal
+from neotask_tui.tui.messages import InboxChanged
 from neotask_tui.tui.themes import load_themes
 from neotask_tui.tui.turns import TurnRenderer
 from neotask_tui.tui.widgets.gauge import TokenGauge
@@ -47,7 +48,7 @@ MAIN_ONLY = frozenset({"new_session", "sessions", "compact", "context", "open_in
 class NeotaskApp(App[int]):
     """Chat with the engine: transcript, gauge, state panel, recall sidebar, prompt."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
     TITLE = "Neotask"
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -109,7 +110,8 @@ class NeotaskApp(App[int]):
         self.main.query_one("#recall").display = self.settings.ui.show_recall_sidebar
         self.main.query_one(StatusBar).key = self.key
         self.main.query_one("#prompt-input").focus()
-        self.start_engine()
+        # The engine (lock, index, later the tokenizer) opens after the first paint, off the loop.
+        self.call_after_refresh(self.start_engine)
         self.set_interval(1.0, self._tick)
 
     def watch_theme(self, _theme: str) -> None:
@@ -117,6 +119,15 @@ class NeotaskApp(App[int]):
             return
         for gauge in self.main.query(TokenGauge):
             gauge.refresh_colours()
+
+    @contextlib.contextmanager
+    def shutdown_tolerant(self) -> Iterator[None]:
+        """Workers may outlive the widgets they update when the app exits mid-task: ignore that."""
+        try:
+            yield
+        except NoMatches:
+            if self.is_running:
+                raise
 
     @property
     def main(self) -> Screen[Any]:
@@ -140,7 +151,8 @@ class NeotaskApp(App[int]):
         for note in list(self.engine.notices):
             self.notify(note, severity="warning", timeout=10)
         self.ready.set()
-        await self.load_session()
+        with self.shutdown_tolerant():
+            await self.load_session()
 
     async def load_session(self) -> None:
         """(Re)load the transcript, gauge, state, status for ``self.key``."""
@@ -241,7 +253,8 @@ class NeotaskApp(App[int]):
     async def send_message(self, text: str) -> None:
         """One turn: stream the engine's events into the transcript and panels."""
         await self.ready.wait()
-        await self.turns.run(text)
+        with self.shutdown_tolerant():
+            await self.turns.run(text)
 
     def action_stop(self) -> None:
         """Stop a streaming reply (the partial text is kept, marked interrupted)."""
@@ -267,7 +280,8 @@ class NeotaskApp(App[int]):
         await self.ready.wait()
         from neotask_tui.tui.actions import run_slash
 
-        await run_slash(self, line)
+        with self.shutdown_tolerant():
+            await run_slash(self, line)
 
     def palette_command(self, name: str) -> None:
         """Run a command chosen in the palette (commands with arguments prefill the prompt)."""
@@ -363,7 +377,8 @@ class NeotaskApp(App[int]):
             self.notify(f"cannot restore: {e}", severity="error")
             return
         self.notify(f"restored session {rec.session_id}")
-        await self.load_session()
+        with self.shutdown_tolerant():
+            await self.load_session()
         self.refresh_bindings()
 
     def binding_key(self, action: str) -> str:
@@ -384,6 +399,8 @@ class NeotaskApp(App[int]):
     @work(group="state-edit")
     async def edit_state(self, message: StatePanel.EditRequested) -> None:
         e = message.entry
+        from neotask_tui.tui.screens.modals import InputModal
+
         value = await self.push_screen_wait(InputModal(f"Edit {e.field}", str(e.value)))
         if value is None:
             return
@@ -394,7 +411,8 @@ class NeotaskApp(App[int]):
                                             until_event=e.until_event)
         except Exception as err:
             self.notify(f"cannot edit {e.field}: {err}", severity="error")
-        await self.refresh_panels()
+        with self.shutdown_tolerant():
+            await self.refresh_panels()
 
     @on(StatePanel.ClearRequested)
     @work(group="state-edit")
@@ -405,7 +423,8 @@ class NeotaskApp(App[int]):
             self.notify(f"cleared {e.field}")
         except Exception as err:
             self.notify(f"cannot clear {e.field}: {err}", severity="error")
-        await self.refresh_panels()
+        with self.shutdown_tolerant():
+            await self.refresh_panels()
 
     @on(RecallSidebar.Action)
     @work(group="recall")
@@ -413,6 +432,8 @@ class NeotaskApp(App[int]):
         item, act = message.item, message.action
         side = self.main.query_one(RecallSidebar)
         if act == "open":
+            from neotask_tui.tui.screens.modals import TextModal
+
             title = f"{item.get('source')} · score {float(item.get('score', 0)):.2f} · {item.get('scope')}"
             await self.push_screen(TextModal(title, str(item.get("text", ""))))
         elif act == "forget":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -43,12 +44,13 @@ class Clock:
         self.now += timedelta(**kw)
 
 
-async def wait_for(pilot: Any, cond: Callable[[], Any], what: str = "condition", tries: int = 400) -> None:
-    """Let the app run until ``cond()`` holds (fails after ``tries`` short pauses)."""
-    for _ in range(tries):
+async def wait_for(pilot: Any, cond: Callable[[], Any], what: str = "condition", limit: float = 60.0) -> None:
+    """Let the app run until ``cond()`` holds; a generous limit only turns a hang into a failure."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
         if cond():
             return
-        await pilot.pause(0.025)
+        await pilot.pause(0.02)
     raise AssertionError(f"timed out waiting for {what}")
 
 

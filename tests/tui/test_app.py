@@ -27,7 +27,7 @@ async def _send(pilot: object, app: NeotaskApp, text: str) -> None:
 
 async def test_sending_streams_a_reply(app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider,
                                        engine: Engine) -> None:
-    provider.queue({"text": REPLY, "usage": {"input": 40, "output": 20}, "delay": 0.02, "chunk_chars": 3})
+    provider.queue({"text": REPLY, "usage": {"input": 40, "output": 20}, "delay": 0.04, "chunk_chars": 3})
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")

@@ -7,19 +7,13 @@ from typing import Any, ClassVar
 from textual import work
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from neotask_tui.tui.messages import InboxChanged
 from neotask_tui.tui.screens.modals import InputModal
 
-
-class InboxChanged(Message):
-    """The number of pending inbox entries changed."""
-
-    def __init__(self, pending: int) -> None:
-        super().__init__()
-        self.pending = pending
+__all__ = ["InboxChanged", "InboxScreen"]
 
 
 class InboxScreen(Screen[None]):

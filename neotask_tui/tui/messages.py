@@ -1,0 +1,13 @@
+"""Messages shared between screens and the app (kept in a light module: no screen imports)."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+
+class InboxChanged(Message):
+    """The number of pending inbox entries changed."""
+
+    def __init__(self, pending: int) -> None:
+        super().__init__()
+        self.pending = pending

@@ -456,7 +456,8 @@ class Engine:
         )
         if self.compactor is not None:  # recall of compacted-away turns (engine/compaction.py)
             await asyncio.to_thread(self.compactor.augment_context, key, inp)
-        return build_context(inp)
+        # Counting tokens of a huge paste takes seconds: never on the event loop.
+        return await asyncio.to_thread(build_context, inp)
 
     async def context(self, key: str, new_message: str | None = None) -> AssembledContext:
         """What the next call would send (for ``/context`` and ``neotask context``)."""

@@ -59,6 +59,19 @@ def _optional(module: str, attr: str) -> Any:
     return getattr(mod, attr, None)
 
 
+def scope_admits(scope: str, config: dict[str, Any]) -> bool:
+    """Whether a memory of ``scope`` may enter this session's context.
+
+    Project- and workspace-bound memories (``project:acme``, ``workspace:acme-prod``) only reach a
+    session working on that project/workspace (per-session config); agent-, user- and team-wide
+    memories always do (agent isolation itself is enforced by the memory store's agent filter).
+    """
+    kind, _, name = scope.partition(":")
+    if kind in ("project", "workspace") and name:
+        return str(config.get(kind, "")) == name
+    return True
+
+
 class Engine:
     """Sessions, turns, lifecycle, compaction, state and memory behind one async API.
 
@@ -287,10 +300,11 @@ class Engine:
             mem.recall, query, agent_id=agent, budget_tokens=self.settings.memory.recall_budget_tokens,
             k=self.settings.memory.recall_k, exclude=excl,
         )
+        cfg = self.current_record(key).config
         return [
             RecallItem(id=h.id, text=h.text, source=f"{h.path}:{h.line_start}-{h.line_end}", score=h.score,
                        scope=h.scope)
-            for h in hits
+            for h in hits if scope_admits(h.scope, cfg)
         ]
 
     @staticmethod

@@ -230,3 +230,12 @@ def test_store_rebuild_matches_engine_counters() -> None:
     st = SessionStore()
     assert st.get(KEY) is not None and st.get(KEY).counters.input == 7  # type: ignore[union-attr]
     assert any("missing" in n for n in st.notices)
+
+
+def test_scope_admits_only_matching_project() -> None:
+    from neotask_tui.engine.api import scope_admits
+
+    assert scope_admits("agent:main", {}) and scope_admits("user", {"project": "beta"})
+    assert not scope_admits("project:acme", {}) and not scope_admits("project:acme", {"project": "beta"})
+    assert scope_admits("project:acme", {"project": "acme"})
+    assert not scope_admits("workspace:acme-prod", {"workspace": "acme-dev"})

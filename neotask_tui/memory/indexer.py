@@ -84,14 +84,8 @@ class Indexer:
 
     # -- files ----------------------------------------------------------------------------------
 
-    def _known(self, agent_id: str) -> dict[str, list[dict[str, Any]]]:
-        snap = self.store.snapshot()
-        by_path: dict[str, list[dict[str, Any]]] = {}
-        cols = snap.cols
-        for i, a in enumerate(cols.get("agent_id", [])):
-            if a == agent_id and cols["source"][i] in FILE_SOURCES:
-                by_path.setdefault(cols["path"][i], []).append(snap.row(i))
-        return by_path
+    def _known(self, agent_id: str) -> dict[str, list[int]]:
+        return self.store.snapshot().files_of(agent_id, FILE_SOURCES)
 
     def sync_files(
         self, agent_id: str, workspace: Path, *, full: bool = False, only: Sequence[str] | None = None,
@@ -112,6 +106,7 @@ class Indexer:
         t0 = time.perf_counter()
         stats = ReindexStats()
         with self.store.lock:
+            snap = self.store.snapshot()
             known = self._known(agent_id)
             disk = memory_files(workspace)
             if only is not None:
@@ -127,7 +122,8 @@ class Indexer:
                 rows = known.get(rel, [])
                 prev = self.seen.get((agent_id, rel))
                 if prev is None and rows:
-                    prev = FileState(rows[0]["file_mtime"], rows[0]["file_size"], rows[0]["file_hash"])
+                    c, r0 = snap.cols, rows[0]
+                    prev = FileState(c["file_mtime"][r0], c["file_size"][r0], c["file_hash"][r0])
                 if not full and prev and prev.mtime == st.st_mtime and prev.size == st.st_size:
                     stats.chunks_unchanged += len(rows)
                     continue
@@ -140,14 +136,15 @@ class Indexer:
                     continue
                 todo.append((rel, abspath, text, state))
             for rel in set(known) - set(disk):
-                ids = [r["id"] for r in known[rel]]
+                ids = [snap.ids[i] for i in known[rel]]
                 stats.chunks_deleted += self.store.delete_ids(ids)
                 stats.files_changed.append(rel)
                 self.seen.pop((agent_id, rel), None)
             for n, (rel, _abspath, text, state) in enumerate(todo):
                 if progress:
                     progress(f"indexing {rel}", n, len(todo))
-                self._index_file(agent_id, rel, text, state, known.get(rel, []), full, stats, progress)
+                old = [snap.row(i) for i in known.get(rel, [])]
+                self._index_file(agent_id, rel, text, state, old, full, stats, progress)
                 self.seen[(agent_id, rel)] = state
                 stats.files_changed.append(rel)
             if progress and todo:

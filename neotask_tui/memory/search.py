@@ -113,16 +113,23 @@ def rank(
 
     if len(rows) == 0:
         return []
-    sub = vectors[rows]
-    cos = sub @ qvec
-    fused, parts = _fuse(cos, rows, bm25, params)
+    everything = len(rows) == len(vectors)
+    # One BLAS pass over the whole matrix beats copying the visible rows out first.
+    cos = vectors @ qvec if everything or len(rows) * 4 > len(vectors) else vectors[rows] @ qvec
+    if not everything and len(cos) != len(rows):
+        cos = cos[rows]
+    lex_full = np.zeros(len(vectors), dtype=np.float64)
+    if bm25:
+        lex_full[np.fromiter(bm25.keys(), dtype=np.int64)] = np.fromiter(bm25.values(), dtype=np.float64)
+    raw = lex_full if everything else lex_full[rows]
+    fused, parts = _fuse(cos, raw, params)
     if params.prf_docs > 0 and len(rows) > params.prf_docs:
         top = np.argpartition(-fused, params.prf_docs - 1)[: params.prf_docs]
-        centroid = sub[top].mean(axis=0)
+        centroid = vectors[rows[top]].mean(axis=0)
         q2 = (1 - params.prf_weight) * qvec + params.prf_weight * centroid
         q2 = q2 / max(float(np.linalg.norm(q2)), 1e-12)
-        cos = sub @ q2
-        fused, parts = _fuse(cos, rows, bm25, params)
+        cos = vectors[rows] @ q2
+        fused, parts = _fuse(cos, raw, params)
     decay = None
     if params.half_life_days and ts is not None:
         age_days = np.maximum(0.0, ((now or time.time()) - ts[rows]) / 86400.0)
@@ -132,7 +139,7 @@ def rank(
     pool = np.argpartition(-fused, n_pool - 1)[:n_pool] if n_pool < len(rows) else np.arange(len(rows))
     pool = pool[np.argsort(-fused[pool], kind="stable")]
     if params.mmr_lambda is not None:
-        pool = _mmr(pool, fused, sub, params.mmr_lambda, k)
+        pool = _mmr(pool, fused, vectors[rows[pool]], params.mmr_lambda, k)
     out: list[Ranked] = []
     dn, ln, raw_bm = parts
     for j in pool[:k]:
@@ -152,7 +159,7 @@ def rank(
 
 
 def _fuse(
-    cos: npt.NDArray[np.float32], rows: npt.NDArray[np.int64], bm25: dict[int, float], params: RankParams
+    cos: npt.NDArray[np.float32], raw: npt.NDArray[np.float64], params: RankParams
 ) -> tuple[npt.NDArray[np.float64], tuple[Any, Any, Any]]:
     import numpy as np
 
@@ -162,13 +169,6 @@ def _fuse(
     base = min(max(float(cos64.mean()), 0.0), 0.2)
     top = float(cos64.max())
     dn = np.clip((cos64 - base) / max(top - base, 0.4), 0.0, 1.0)
-    raw = np.zeros(len(rows), dtype=np.float64)
-    if bm25:
-        pos = {int(r): j for j, r in enumerate(rows)}
-        for r, s in bm25.items():
-            j = pos.get(r)
-            if j is not None:
-                raw[j] = s
     best = float(raw.max()) if len(raw) else 0.0
     ln = raw / best if best > 0 else raw
     wsum = params.dense_weight + params.lexical_weight
@@ -177,14 +177,14 @@ def _fuse(
 
 
 def _mmr(
-    pool: npt.NDArray[np.int64], fused: npt.NDArray[np.float64], sub: npt.NDArray[np.float32],
+    pool: npt.NDArray[np.int64], fused: npt.NDArray[np.float64], vecs: npt.NDArray[np.float32],
     lam: float, k: int,
 ) -> npt.NDArray[np.int64]:
+    """Maximal marginal relevance over ``pool`` (``vecs`` are the pool's vectors, same order)."""
     import numpy as np
 
     chosen: list[int] = []
     rest = list(pool)
-    vecs = sub[pool]
     index = {int(j): i for i, j in enumerate(pool)}
     while rest and len(chosen) < k:
         best, best_val = rest[0], -math.inf

@@ -91,9 +91,27 @@ class Snapshot:
     ts: Any = None
     vectors: Any = None  # (n, dim) float32
 
+    file_rows: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+
     def row(self, i: int) -> dict[str, Any]:
         """Metadata of cache row ``i``."""
         return {c: self.cols[c][i] for c in META_COLUMNS}
+
+    def files_of(self, agent_id: str, sources: tuple[str, ...]) -> dict[str, list[int]]:
+        """``path -> row indices`` of an agent's file-backed rows (cached per snapshot)."""
+        key = agent_id + "\x00" + ",".join(sources)
+        got = self.file_rows.get(key)
+        if got is None:
+            import numpy as np
+
+            got = {}
+            if self.ids:
+                hit = np.flatnonzero((self.agent == agent_id) & np.isin(self.source, list(sources)))
+                paths = self.cols["path"]
+                for i in hit.tolist():
+                    got.setdefault(paths[i], []).append(i)
+            self.file_rows[key] = got
+        return got
 
 
 class ChunkStore:
@@ -114,6 +132,8 @@ class ChunkStore:
         self.lock = threading.RLock()
         self._db = lancedb.connect(uri)
         self._snap = Snapshot()
+        self._dirty = True
+        self._checked = 0.0
         existing = self.table_names()
         if self.name in existing:
             self._tbl = self._db.open_table(self.name)
@@ -157,6 +177,7 @@ class ChunkStore:
 
         with self.lock:
             data = pa.Table.from_pylist(list(rows), schema=self._tbl.schema)
+            self._dirty = True
             self._tbl.add(data)
             self._maintain_fts()
 
@@ -169,6 +190,7 @@ class ChunkStore:
             flat = pa.array(vectors.reshape(-1), type=pa.float32())
             vec = pa.FixedSizeListArray.from_arrays(flat, self.dim)
             arrays = [vec if f.name == "vector" else pa.array(meta[f.name], type=f.type) for f in schema]
+            self._dirty = True
             self._tbl.add(pa.Table.from_arrays(arrays, schema=schema))
             self._maintain_fts()
 
@@ -178,6 +200,7 @@ class ChunkStore:
         if not ids:
             return 0
         with self.lock:
+            self._dirty = True
             for i in range(0, len(ids), 500):
                 part = ", ".join(sql_str(x) for x in ids[i : i + 500])
                 self._tbl.delete(f"id IN ({part})")
@@ -186,6 +209,7 @@ class ChunkStore:
     def delete_where(self, where: str) -> None:
         """Delete rows matching a LanceDB filter."""
         with self.lock:
+            self._dirty = True
             self._tbl.delete(where)
 
     def _has_index(self, column: str) -> bool:
@@ -237,6 +261,7 @@ class ChunkStore:
     def optimize(self) -> None:
         """Compact fragments and bring indices up to date (after big reindexes)."""
         with self.lock:
+            self._dirty = True
             try:
                 self._tbl.optimize()
             except Exception as e:  # pragma: no cover - best effort housekeeping
@@ -249,13 +274,25 @@ class ChunkStore:
         with self.lock:
             return int(self._tbl.count_rows())
 
-    def snapshot(self) -> Snapshot:
-        """The cached columns, reloaded if the table changed since the last call."""
+    def snapshot(self, max_age: float = 1.0) -> Snapshot:
+        """The cached columns, reloaded if the table changed.
+
+        Our own writes invalidate the cache at once; writes by another process (the CLI while the
+        app runs) are noticed within ``max_age`` seconds (checking the table version costs a round
+        trip through LanceDB's event loop, so it is not done on every search).
+        """
+        import time
+
         import numpy as np
 
         with self.lock:
+            now = time.monotonic()
+            if not self._dirty and now - self._checked < max_age:
+                return self._snap
             self._tbl.checkout_latest()
             version = int(self._tbl.version)
+            self._checked = now
+            self._dirty = False
             if version == self._snap.version:
                 return self._snap
             arrow = self._tbl.to_arrow()
@@ -290,9 +327,10 @@ class ChunkStore:
         with self.lock:
             if not self._fts_ready:
                 return []
-            q = self._tbl.search(query, query_type="fts")
             if isinstance(query, str):
                 q = self._tbl.search(query, query_type="fts", fts_columns="lex")
+            else:
+                q = self._tbl.search(query, query_type="fts")
             res = q.where(where, prefilter=True).select(["id", "_score"]).limit(limit).to_arrow()
         ids = res.column("id").to_pylist()
         scores = res.column("_score").to_pylist()

@@ -249,10 +249,9 @@ class MemoryService:
         snap = self.store.snapshot()
         if not snap.ids:
             return []
-        mask = snap.agent == agent_id
-        mask &= np.isin(snap.source, list(srcs))
+        mask = snap.mask("agent", [agent_id]) & snap.mask("source", sorted(srcs))
         if scopes is not None:
-            mask &= np.isin(snap.scope, list(scopes))
+            mask &= snap.mask("scope", list(scopes))
         if exclude:
             ex = [snap.index[e] for e in exclude if e in snap.index]
             mask[ex] = False

@@ -92,6 +92,20 @@ class Snapshot:
     vectors: Any = None  # (n, dim) float32
 
     file_rows: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    masks: dict[tuple[str, str], Any] = field(default_factory=dict)
+
+    def mask(self, column: str, values: Sequence[str]) -> Any:
+        """Boolean row mask ``column in values`` (per-value masks cached per snapshot)."""
+        import numpy as np
+
+        arr = {"agent": self.agent, "source": self.source, "scope": self.scope}[column]
+        out = np.zeros(len(self.ids), dtype=bool)
+        for v in values:
+            m = self.masks.get((column, v))
+            if m is None:
+                m = self.masks[(column, v)] = arr == v
+            out |= m
+        return out
 
     def row(self, i: int) -> dict[str, Any]:
         """Metadata of cache row ``i``."""

@@ -8,7 +8,6 @@ import sys
 from typing import Any
 
 from neotask_tui.cli import print_json
-from neotask_tui.engine import events as ev
 
 
 def open_engine(readonly: bool = False, **kw: Any) -> Any:
@@ -42,6 +41,8 @@ def run_app(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------------- send
 async def _send(args: argparse.Namespace) -> int:
+    from neotask_tui.engine import events as ev  # not at import time: `neotask` alone starts the app
+
     engine = open_engine()
     try:
         key = _key(args, engine)

@@ -25,12 +25,9 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker
 
-from neotask_tui.config import Settings
-from neotask_tui.engine import events as ev
 from neotask_tui.tui.commands import SlashCommandProvider
 from neotask_tui.tui.messages import InboxChanged
-from neotask_tui.tui.themes import load_themes
-from neotask_tui.tui.turns import TurnRenderer
+from neotask_tui.tui.themes import install_themes
 from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
@@ -38,7 +35,9 @@ from neotask_tui.tui.widgets.status import StatusBar
 from neotask_tui.tui.widgets.transcript import Entry, Transcript, entries_from_events
 
 if TYPE_CHECKING:
+    from neotask_tui.config import Settings
     from neotask_tui.engine.api import Engine
+    from neotask_tui.tui.turns import TurnRenderer
 
 LOCKED_EXIT = 3
 MAIN_ONLY = frozenset({"new_session", "sessions", "compact", "context", "open_inbox", "toggle_state",
@@ -78,37 +77,33 @@ class NeotaskApp(App[int]):
         self.streaming = False
         self.undo_reset_available = False
         self._turn: Worker[None] | None = None
-        self.turns = TurnRenderer(self)
+        self._turns: TurnRenderer | None = None
         self.set_keymap(dict(settings.ui.bindings))
+        # Themes are registered and the configured one selected before any CSS is parsed.
+        self._theme_notes = install_themes(self, settings.ui.theme)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> Any:
-        yield StatusBar(id="status")
+        # Widgets start in their first-frame state (no toggling after mount: each costs a restyle).
+        status = StatusBar(id="status")
+        status.set_reactive(StatusBar.key, self.key)
+        yield status
         with Horizontal(id="main"):
             with Vertical(id="chat"):
                 yield Transcript(id="transcript")
                 yield TokenGauge(threshold=self.settings.compaction.threshold, id="gauge")
                 yield Prompt(id="prompt")
             with Vertical(id="side"):
-                yield StatePanel(id="state")
-                yield RecallSidebar(id="recall")
+                state, recall = StatePanel(id="state"), RecallSidebar(id="recall")
+                state.display = self.settings.ui.show_state_panel
+                recall.display = self.settings.ui.show_recall_sidebar
+                yield state
+                yield recall
         yield Footer()
 
     def on_mount(self) -> None:
-        themes = load_themes()
-        for theme in themes.themes.values():
-            self.register_theme(theme)
-        for err in themes.errors:
-            self.notify(err, title="theme skipped", severity="warning", timeout=10)
-        wanted = self.settings.ui.theme
-        if wanted in self.available_themes:
-            self.theme = wanted
-        else:
-            self.notify(f"unknown theme {wanted!r}; using neotask-dark", severity="warning")
-            self.theme = "neotask-dark" if "neotask-dark" in self.available_themes else "textual-dark"
-        self.main.query_one("#state").display = self.settings.ui.show_state_panel
-        self.main.query_one("#recall").display = self.settings.ui.show_recall_sidebar
-        self.main.query_one(StatusBar).key = self.key
+        for text, title, timeout in self._theme_notes:
+            self.notify(text, title=title, severity="warning", timeout=timeout)
         self.main.query_one("#prompt-input").focus()
         # The engine (lock, index, later the tokenizer) opens after the first paint, off the loop.
         self.call_after_refresh(self.start_engine)
@@ -119,6 +114,15 @@ class NeotaskApp(App[int]):
             return
         for gauge in self.main.query(TokenGauge):
             gauge.refresh_colours()
+
+    @property
+    def turns(self) -> TurnRenderer:
+        """Renders engine events of a turn (engine events load with the first turn, not at startup)."""
+        if self._turns is None:
+            from neotask_tui.tui.turns import TurnRenderer
+
+            self._turns = TurnRenderer(self)
+        return self._turns
 
     @contextlib.contextmanager
     def shutdown_tolerant(self) -> Iterator[None]:
@@ -481,4 +485,12 @@ def run_app(settings: Settings, key: str | None = None) -> int:
     return int(code or 0)
 
 
-__all__ = ["NeotaskApp", "ev", "make_app", "run_app"]
+def __getattr__(name: str) -> Any:
+    if name == "ev":  # kept importable from here; loaded on demand (not needed for the first paint)
+        from neotask_tui.engine import events
+
+        return events
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["NeotaskApp", "make_app", "run_app"]

@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from neotask_tui.commands import load_all
-
 if TYPE_CHECKING:
     from neotask_tui.tui.app import NeotaskApp
 
@@ -17,6 +15,8 @@ class SlashCommandProvider(Provider):
     """Lists ``/commands`` with their help; commands needing arguments prefill the prompt."""
 
     def _commands(self) -> list[Any]:
+        from neotask_tui.commands import load_all  # the registry loads when the palette opens
+
         return sorted(load_all().values(), key=lambda c: c.name)
 
     def _run(self, name: str) -> None:

@@ -22,13 +22,16 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 import neotask_tui
 from neotask_tui import paths
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 COLOR_KEYS = (
     "primary", "secondary", "accent", "warning", "error", "success",
@@ -139,3 +142,29 @@ def load_themes(builtin_dir: Path | None = None, user_dir: Path | None = None) -
     _load_dir(builtin_dir or builtin_themes_dir(), out)
     _load_dir(user_dir or paths.user_themes_dir(), out)
     return out
+
+
+def install_themes(app: App[Any], wanted: str) -> list[tuple[str, str, float | None]]:
+    """Register the themes on a not yet running ``app`` and select ``wanted`` (else neotask-dark).
+
+    Call it from the app's ``__init__``: setting ``App.theme`` once the app runs re-parses every
+    stylesheet and re-applies it to every widget (a large part of the startup time), so the first
+    theme is applied directly and the stylesheet is built with its variables from the start.
+    Returns ``(message, title, timeout)`` notifications to show once mounted.
+    """
+    from textual.app import App
+
+    themes = load_themes()
+    for theme in themes.themes.values():
+        app.register_theme(theme)
+    notes: list[tuple[str, str, float | None]] = [(e, "theme skipped", 10) for e in themes.errors]
+    if wanted not in app.available_themes:
+        notes.append((f"unknown theme {wanted!r}; using neotask-dark", "", None))
+        wanted = "neotask-dark" if "neotask-dark" in app.available_themes else "textual-dark"
+    # What App._watch_theme does, minus the CSS refresh: nothing is parsed or mounted yet.
+    app.set_reactive(App.theme, wanted)
+    dark = app.current_theme.dark
+    app.update_classes({f"-theme-{wanted}": True, "-dark-mode": dark, "-light-mode": not dark}, update=False)
+    app._refresh_truecolor_filter(app.ansi_theme)
+    app.stylesheet.set_variables(app.get_css_variables())
+    return notes

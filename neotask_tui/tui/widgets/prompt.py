@@ -21,7 +21,6 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from neotask_tui import paths
-from neotask_tui.commands import completions
 
 HISTORY_MAX = 1000
 
@@ -132,6 +131,8 @@ class Prompt(Vertical):
     def _update_suggestions(self, text: str) -> None:
         ol = self.query_one("#suggestions", OptionList)
         if text.startswith("/") and " " not in text and "\n" not in text:
+            from neotask_tui.commands import completions  # the registry loads on the first "/"
+
             self._matches = completions(text[1:])
         else:
             self._matches = []

@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
+
+if TYPE_CHECKING:  # Markdown (markdown-it, pygments) loads with the first message, after the first paint
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownStream
 
 ROLE_LABEL = {"user": "you", "assistant": "assistant", "tool": "tool", "marker": "", "notice": "", "command": ""}
 
@@ -104,6 +107,8 @@ class MessageView(Vertical):
         return f"[b]{label}[/b]{status}{meta}"
 
     def compose(self) -> Any:
+        from textual.widgets import Collapsible, Markdown
+
         e = self.entry
         if e.kind in ("user", "assistant"):
             yield Static(self._header_text(), classes="msg-header")
@@ -143,6 +148,8 @@ class MessageView(Vertical):
     # --- streaming ---------------------------------------------------------------------------
     async def write(self, fragment: str) -> None:
         """Append a streamed fragment (batched by Textual's MarkdownStream)."""
+        from textual.widgets import Markdown
+
         self.entry.text += fragment
         if not isinstance(self.body, Markdown):
             return

@@ -218,27 +218,11 @@ class SessionStore:
 
     def archive_transcript(self, session_id: str) -> Path:
         """Move a live transcript to the archive (idempotent)."""
-        src = paths.transcript_path(session_id)
-        dst = paths.archived_transcript_path(session_id)
-        if not src.exists():
-            return dst
-        paths.ensure_dir(dst.parent)
-        os.replace(src, dst)
-        fsync_dir(dst.parent)
-        fsync_dir(src.parent)
-        return dst
+        return _move(paths.transcript_path(session_id), paths.archived_transcript_path(session_id))
 
     def unarchive_transcript(self, session_id: str) -> Path:
         """Move an archived transcript back to the live folder (idempotent)."""
-        src = paths.archived_transcript_path(session_id)
-        dst = paths.transcript_path(session_id)
-        if not src.exists():
-            return dst
-        paths.ensure_dir(dst.parent)
-        os.replace(src, dst)
-        fsync_dir(dst.parent)
-        fsync_dir(src.parent)
-        return dst
+        return _move(paths.archived_transcript_path(session_id), paths.transcript_path(session_id))
 
     def make_current(self, session_id: str, *, key: str | None = None) -> SessionRecord:
         """Make an existing (archived or live) session the current one of its key.
@@ -331,6 +315,17 @@ class SessionStore:
             for r in stale:
                 self.archive_transcript(r.session_id)
         return stale
+
+
+def _move(src: Path, dst: Path) -> Path:
+    """Durably rename ``src`` to ``dst`` (no-op if ``src`` is already gone)."""
+    if not src.exists():
+        return dst
+    paths.ensure_dir(dst.parent)
+    os.replace(src, dst)
+    fsync_dir(dst.parent)
+    fsync_dir(src.parent)
+    return dst
 
 
 def _parse(ts: str) -> datetime:

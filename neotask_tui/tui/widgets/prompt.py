@@ -92,12 +92,13 @@ class Prompt(Vertical):
         self._matches: list[tuple[str, str]] = []
 
     def compose(self) -> Any:
-        yield OptionList(id="suggestions")
+        suggestions = OptionList(id="suggestions")
+        suggestions.display = False  # shown while typing a /command
+        yield suggestions
         yield PromptArea(id="prompt-input", soft_wrap=True, show_line_numbers=False, compact=True,
                          placeholder="Message, or / for commands — Enter sends, Ctrl+J newline")
 
     def on_mount(self) -> None:
-        self.query_one("#suggestions").display = False
         self.run_worker(self._load_history, thread=True, group="history")
 
     def _load_history(self) -> None:

@@ -110,7 +110,8 @@ def fence_recall(items: list[RecallItem]) -> str:
     ]
     for it in items:
         body = it.text.replace("</recalled-memory>", "</ recalled-memory>")
-        parts.append(f'<recalled-memory source="{it.source}" scope="{it.scope}" id="{it.id}">\n{body}\n</recalled-memory>')
+        tag = f'<recalled-memory source="{it.source}" scope="{it.scope}" id="{it.id}">'
+        parts.append(f"{tag}\n{body}\n</recalled-memory>")
     return "\n".join(parts)
 
 
@@ -121,7 +122,9 @@ def _msg_tokens(m: ChatMessage, count: Callable[[str], int]) -> int:
     return n
 
 
-def _event_messages(ev: Event, *, trim_tool: int, trim_msg: int, count: Callable[[str], int]) -> tuple[list[ChatMessage], bool]:
+def _event_messages(
+    ev: Event, *, trim_tool: int, trim_msg: int, count: Callable[[str], int]
+) -> tuple[list[ChatMessage], bool]:
     """Provider messages for one history event (and whether it was trimmed)."""
     if ev.type == "message" and ev.role in ("user", "assistant"):
         text, trimmed = trim_middle(ev.content, trim_msg, count)

@@ -14,7 +14,13 @@ headless driver: everything but the terminal write), each in a fresh interpreter
 ``NEOTASK_HOME`` in a temporary directory and the scripted provider (no network probe). The child
 also reports which heavy modules were already imported at first paint (they must not be).
 
-Prints JSON: median/min/max seconds per variant over ``--runs`` runs (default 7). Not a test.
+Bytecode: with ``PYTHONDONTWRITEBYTECODE=1`` in the environment every module is compiled from source
+on every start, which inflates all variants and weighs code volume, not work. ``--bytecode-cache``
+runs the children with a private ``PYTHONPYCACHEPREFIX`` (a temporary directory, after one discarded
+warm-up run per variant), as an installed package runs. The report says which mode was used.
+
+Prints JSON: median/min/max seconds per variant over ``--runs`` runs (default 7), and the ratio of
+the app's median first paint to the bare app's (the number to watch on a busy machine). Not a test.
 """
 
 from __future__ import annotations
@@ -29,7 +35,9 @@ import tempfile
 import time
 from typing import Any
 
-HEAVY = ("openai", "anthropic", "llama_cpp", "lancedb", "fastembed", "tiktoken", "pyarrow", "numpy")
+HEAVY = ("openai", "anthropic", "llama_cpp", "lancedb", "fastembed", "tiktoken", "pyarrow", "numpy",
+         # UI and engine modules the first frame does not need (see tests/tui/test_startup.py)
+         "markdown_it", "pygments", "neotask_tui.engine.api", "neotask_tui.commands")
 
 
 def _say(line: str) -> None:
@@ -96,7 +104,7 @@ def _measure(args: list[str], env: dict[str, str]) -> dict[str, Any]:
     proc.wait(timeout=120)
     out["exit"] = time.perf_counter() - t0
     if proc.returncode != 0:
-        raise RuntimeError(f"{args} failed: {proc.stderr.read() if proc.stderr else ''}")  # type: ignore[union-attr]
+        raise RuntimeError(f"{args} failed: {proc.stderr.read() if proc.stderr else ''}")
     return out
 
 
@@ -107,6 +115,8 @@ def _stats(xs: list[float]) -> dict[str, float]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=7)
+    p.add_argument("--bytecode-cache", action="store_true",
+                   help="children cache bytecode in a private temporary directory (warm-up run first)")
     p.add_argument("--child", choices=["bare", "app"], help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:
@@ -117,9 +127,14 @@ def main() -> None:
     results: dict[str, list[float]] = {"import_textual": [], "bare_textual_app": [], "neotask_app": [],
                                        "neotask_engine_ready": []}
     heavy: set[str] = set()
-    with tempfile.TemporaryDirectory() as home:
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as pycache:
         env = dict(os.environ, NEOTASK_HOME=home, NEOTASK_PROVIDER="scripted",
                    NEOTASK_PROVIDER_PROBE_OLLAMA="false", TEXTUAL="")
+        if a.bytecode_cache:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = pycache
+            _measure([py, me, "--child", "bare"], env)
+            _measure([py, me, "--child", "app"], env)
         for _ in range(a.runs):  # interleaved so machine noise hits every variant alike
             results["import_textual"].append(_measure([py, "-c", "import textual"], env)["exit"])
             results["bare_textual_app"].append(_measure([py, me, "--child", "bare"], env)["paint"])
@@ -132,7 +147,12 @@ def main() -> None:
         "runs": a.runs,
         "python": sys.version.split()[0],
         "target_first_paint_s": 0.8,
+        "bytecode": "cached (private prefix)" if a.bytecode_cache else (
+            "compiled on every start (PYTHONDONTWRITEBYTECODE)" if os.environ.get("PYTHONDONTWRITEBYTECODE")
+            else "default"),
         **{k: _stats(v) for k, v in results.items()},
+        "neotask_over_bare": round(statistics.median(results["neotask_app"])
+                                   / statistics.median(results["bare_textual_app"]), 2),
         "heavy_modules_imported_before_first_paint": sorted(heavy),
     }
     print(json.dumps(report, indent=2))

@@ -6,8 +6,10 @@ serialises writers; searches take it only to refresh the snapshot and check stal
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import shutil
 import threading
 import time
 from collections.abc import Callable, Collection, Sequence
@@ -97,7 +99,7 @@ class MemoryService:
             if self._store is None:
                 uri = self.settings.db_uri or str(paths.ensure_dir(paths.memory_db_dir()))
                 emb = self.embedder
-                self._store = ChunkStore(uri, emb.model_id, emb.dim)
+                self._store = self._open_store(uri, emb.model_id, emb.dim)
                 self._indexer = Indexer(
                     self._store, emb, self.settings.chunk_tokens, self.settings.chunk_overlap
                 )
@@ -110,6 +112,35 @@ class MemoryService:
         _ = self.store
         assert self._indexer is not None
         return self._indexer
+
+    def _open_store(self, uri: str, model_id: str, dim: int) -> ChunkStore:
+        """Open the store; a damaged table is dropped and rebuilt (the memory files are the truth).
+
+        Only file-backed rows can be rebuilt here; archived transcripts come back when the engine
+        indexes them again.
+        """
+        try:
+            store = ChunkStore(uri, model_id, dim)
+            store.snapshot()
+            return store
+        except Exception as e:
+            log.error("memory: the LanceDB store at %s is unreadable (%s); rebuilding it from memory files",
+                      uri, str(e).splitlines()[0] if str(e) else type(e).__name__)
+        from neotask_tui.memory.store import table_name
+
+        name = table_name(model_id, dim)
+        local = Path(uri)
+        if "://" not in uri and (local / f"{name}.lance").exists():
+            damaged = paths.ensure_dir(paths.quarantine_dir()) / f"{name}.lance.{int(time.time())}"
+            shutil.move(str(local / f"{name}.lance"), damaged)
+        else:
+            import lancedb
+
+            with contextlib.suppress(Exception):
+                lancedb.connect(uri).drop_table(name)
+        store = ChunkStore(uri, model_id, dim)
+        store.snapshot()
+        return store
 
     def _migrate_stale_tables(self) -> None:
         """After a model change: re-embed transcript rows from the old table, then drop it.

@@ -278,3 +278,18 @@ def test_hits_serialise(mem: MemoryService) -> None:
     mem.add("main", "Lunch is at noon.")
     d = mem.search("lunch", agent_id="main", k=1)[0].to_dict()
     assert d["location"].startswith("MEMORY.md:") and 0 <= d["score"] <= 1
+
+
+def test_damaged_store_is_rebuilt_from_files(neotask_home: Path) -> None:
+    svc = MemoryService(MemorySettings())
+    svc.add("main", "The deploy target is Frankfurt.")
+    svc.close()
+    for p in (neotask_home / "data" / "lancedb").rglob("*"):
+        if p.is_file():
+            p.write_bytes(p.read_bytes()[: max(1, p.stat().st_size // 3)])
+    again = MemoryService(MemorySettings())
+    try:
+        assert "Frankfurt" in again.search("where do we deploy", agent_id="main", k=1)[0].text
+        assert any((neotask_home / "data" / "quarantine").iterdir())
+    finally:
+        again.close()

@@ -102,6 +102,10 @@ class Engine:
         try:
             self.store = SessionStore(readonly=readonly)
             if not readonly:
+                caught_up = self.store.reconcile_counters()
+                if caught_up:
+                    self.store.notices.append(
+                        f"token counters caught up with the transcript for {len(caught_up)} session(s)")
                 fixed = self.store.repair_orphans()
                 if fixed:
                     self.store.notices.append(

@@ -303,6 +303,26 @@ class SessionStore:
             done.append(p.stem)
         return done
 
+    def reconcile_counters(self) -> list[str]:
+        """Catch the index up with transcripts written after its last save (a crash between the
+        reply append and the index rewrite): usage of events newer than ``last_activity_at`` is
+        added to the counters and the activity time advanced. Returns the keys fixed."""
+        self._check_writable()
+        fixed = []
+        for rec in self.records.values():
+            path = paths.transcript_path(rec.session_id)
+            last = read_last_event(path)
+            if last is None or not _newer(last.ts, rec.last_activity_at):
+                continue
+            for ev in self.events(rec.session_id):
+                if _newer(ev.ts, rec.last_activity_at) and isinstance(ev.data.get("usage"), dict):
+                    rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
+            rec.last_activity_at = last.ts
+            fixed.append(rec.key)
+        if fixed:
+            self.save()
+        return fixed
+
     def cleanup(self, days: int, now: datetime | None = None) -> list[SessionRecord]:
         """Archive sessions untouched for ``days`` days; returns what was archived."""
         now = now or datetime.now(UTC)
@@ -326,6 +346,13 @@ def _move(src: Path, dst: Path) -> Path:
     fsync_dir(dst.parent)
     fsync_dir(src.parent)
     return dst
+
+
+def _newer(a: str, b: str) -> bool:
+    try:
+        return _parse(a) > _parse(b)
+    except ValueError:
+        return False
 
 
 def _parse(ts: str) -> datetime:

@@ -190,3 +190,18 @@ def test_readonly_store_never_writes() -> None:
     ro = SessionStore(readonly=True)
     with pytest.raises(UserError):
         ro.append(rec.session_id, "message", {"role": "user", "content": "x"})
+
+
+def test_counters_catch_up_after_crash_between_append_and_index_save() -> None:
+    st = SessionStore()
+    rec = st.create_session(KEY, reason="new")
+    # the reply is on disk, but the process died before sessions.json was rewritten
+    st.append(rec.session_id, "message", {"role": "assistant", "content": "ok",
+                                          "usage": {"input": 9, "output": 4, "cache_read": 2, "cache_write": 1}},
+              ts="2099-01-01T00:00:00+00:00")
+    st2 = SessionStore()
+    assert st2.get(KEY).counters.input == 0  # type: ignore[union-attr]
+    assert st2.reconcile_counters() == [KEY]
+    c = SessionStore().get(KEY).counters  # type: ignore[union-attr]
+    assert (c.input, c.output, c.cache_read, c.cache_write) == (9, 4, 2, 1)
+    assert SessionStore().reconcile_counters() == []  # idempotent

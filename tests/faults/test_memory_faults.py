@@ -45,15 +45,7 @@ def _damage_lancedb(root: Path, how: str) -> None:
             p.write_bytes(p.read_bytes()[: max(1, p.stat().st_size // 3)])
 
 
-LANCE_XFAIL = pytest.mark.xfail(
-    strict=True, raises=RuntimeError,
-    reason="memory owner: a LanceDB table whose files are damaged raises 'lance error: file size is too small' "
-           "from search instead of being dropped and rebuilt from the memory files (the source of truth)",
-)
-
-
-@pytest.mark.parametrize("how", ["deleted", pytest.param("garbage", marks=LANCE_XFAIL),
-                                 pytest.param("truncated", marks=LANCE_XFAIL)])
+@pytest.mark.parametrize("how", ["deleted", "garbage", "truncated"])
 def test_damaged_lancedb_is_rebuilt_from_memory_files(how: str, data_dir: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")

@@ -328,6 +328,9 @@ class Engine:
                 done = {}
         except (OSError, ValueError):
             done = {}
+        if done and not mem.stats(agent).get("by_source", {}).get("transcript"):
+            # The store lost its transcript rows (e.g. a damaged table was rebuilt): index again.
+            done = {k: v for k, v in done.items() if k not in {a.session_id for a in archived}}
         new = 0
         for a in archived:
             if a.session_id in done:

@@ -18,12 +18,19 @@ Usage::
 
     python bench/answerability.py --data ../shared/bench/locomo/locomo-dev.json [--budget 4096]
         [--conversations N] [--strategies window,summary] [--no-dense] [--model] [--out FILE]
+        [--cache DIR] [--details FILE]
+
+``--cache DIR`` keeps each streamed conversation's data directory and reuses it when the settings
+that shape streaming (strategy, budget, compaction, summarizer) are unchanged, so iterating on
+recall/assembly only re-runs the questions. ``--details`` writes one JSON line per question
+(evidence, what was missing, ledger sections) for analysis.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import re
@@ -113,8 +120,22 @@ def make_settings(strategy: str, budget: int, dense: bool) -> Any:
     return s
 
 
+def stream_fingerprint(strategy: str, budget: int, dense: bool, use_model: bool) -> str:
+    """What decides the streamed state (transcripts, compactions): a cached home is reused only if equal."""
+    s = make_settings(strategy, budget, dense)
+    key = json.dumps([strategy, budget, dense, use_model, vars(s.compaction), s.context.strategy,
+                      s.memory.recall_budget_tokens, s.context.window_tokens, s.context.reply_reserve_tokens],
+                     sort_keys=True, default=str)
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def conversation_texts(conv: dict[str, Any]) -> dict[str, str]:
+    """dia_id → the turn's text as streamed (squashed)."""
+    return {t["dia_id"]: squash(turn_text(t)) for _, turns in session_turns(conv) for t in turns}
+
+
 async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, dense: bool,
-                           use_model: bool) -> dict[str, Any]:
+                           use_model: bool, streamed: bool = False) -> dict[str, Any]:
     from neotask_tui.engine.api import Engine
     from neotask_tui.engine.events import Compacted
     from neotask_tui.providers.scripted import ScriptedProvider
@@ -126,11 +147,11 @@ async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, d
     engine = Engine(make_settings(strategy, budget, dense), provider=provider, clock=clock)
     if engine.compactor is not None:
         engine.compactor.use_model = use_model
-    texts: dict[str, str] = {}
+    texts: dict[str, str] = conversation_texts(conv) if streamed else {}
     compactions = 0
     t0 = time.perf_counter()
     try:
-        for when, turns in session_turns(conv):
+        for when, turns in ([] if streamed else session_turns(conv)):
             clock.set(when)
             i = 0
             while i < len(turns):
@@ -147,6 +168,9 @@ async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, d
                     continue
                 await engine.append(KEY, "message", {"role": role, "content": turn_text(t), "status": "complete"})
                 i += 1
+        if streamed:
+            clock.set(max(when for when, _ in session_turns(conv)) + timedelta(hours=1))
+            compactions = engine.current_record(KEY).compaction_count
         stream_s = time.perf_counter() - t0
         valid = set(texts)
         per_q: list[dict[str, Any]] = []
@@ -163,7 +187,9 @@ async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, d
             blob = squash("\n".join(m.content for m in ctx.messages))
             inside = [e for e in ev if texts[e] in blob]
             fills.append(ctx.ledger.total / max(ctx.ledger.budget, 1))
-            per_q.append({"category": cat, "all": len(inside) == len(ev), "frac": len(inside) / len(ev)})
+            per_q.append({"category": cat, "all": len(inside) == len(ev), "frac": len(inside) / len(ev),
+                          "question": qa["question"], "evidence": ev,
+                          "missing": [e for e in ev if e not in inside], "sections": ctx.ledger.sections})
         return {"per_q": per_q, "compactions": compactions, "turns": len(texts), "stream_s": stream_s,
                 "max_fill": max(fills, default=0.0), "mean_fill": sum(fills) / max(len(fills), 1)}
     finally:
@@ -194,6 +220,7 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))[: args.conversations or None]
+    details: list[dict[str, Any]] = []
     out: dict[str, Any] = {
         "data": str(args.data), "conversations": len(data), "budget_tokens": args.budget,
         "summarizer": "model" if args.model else "extractive", "dense": not args.no_dense,
@@ -204,14 +231,28 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     for strategy in args.strategies.split(","):
         t0 = time.perf_counter()
         results = []
-        for sample in data:
-            with tempfile.TemporaryDirectory(prefix="neotask-bench-") as home:
-                os.environ["NEOTASK_HOME"] = home
-                results.append(await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model))
+        fp = stream_fingerprint(strategy, args.budget, not args.no_dense, args.model)
+        for i, sample in enumerate(data):
+            name = str(sample.get("sample_id", i))
+            if args.cache:
+                home = Path(args.cache) / f"{name}-{strategy}-{fp}"
+                done = home / ".streamed"
+                os.environ["NEOTASK_HOME"] = str(home)
+                r = await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model,
+                                           streamed=done.exists())
+                done.write_text("ok\n", encoding="utf-8")
+            else:
+                with tempfile.TemporaryDirectory(prefix="neotask-bench-") as tmp:
+                    os.environ["NEOTASK_HOME"] = tmp
+                    r = await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model)
+            results.append(r)
+            details.extend({"conversation": name, "strategy": strategy, **q} for q in r["per_q"])
         res = summarize(results)
         res["seconds"] = round(time.perf_counter() - t0, 1)
         out["strategies"][strategy] = res
         print(f"{strategy}: {res['all_evidence_in_context']}", file=sys.stderr)
+    if args.details:
+        Path(args.details).write_text("".join(json.dumps(d) + "\n" for d in details), encoding="utf-8")
     return out
 
 
@@ -219,7 +260,10 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", required=True, help="locomo-dev.json")
     p.add_argument("--budget", type=int, default=4096, help="context budget in tokens (reply reserve excluded)")
-    p.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
+    p.add_argument("--conversations", "--limit-conversations", type=int, default=0,
+                   help="only the first N conversations")
+    p.add_argument("--cache", default="", help="keep/reuse streamed data directories here (see above)")
+    p.add_argument("--details", default="", help="write per-question JSON lines here")
     p.add_argument("--strategies", default="window,summary")
     p.add_argument("--no-dense", action="store_true", help="BM25 only for archive recall (no embeddings)")
     p.add_argument("--model", action="store_true", help="let the provider write summaries (slow)")

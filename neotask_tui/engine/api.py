@@ -307,7 +307,7 @@ class Engine:
         cfg = self.current_record(key).config
         return [
             RecallItem(id=h.id, text=h.text, source=f"{h.path}:{h.line_start}-{h.line_end}", score=h.score,
-                       scope=h.scope)
+                       scope=h.scope, event_ids=list(getattr(h, "event_ids", None) or []))
             for h in hits if scope_admits(h.scope, cfg)
         ]
 

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from neotask_tui.engine import tokens
-from neotask_tui.engine.context import RecallItem
+from neotask_tui.engine.context import RecallItem, fence_recall, recall_room
 from neotask_tui.engine.extractive import extractive_summary
 from neotask_tui.engine.guard import attributor, extract_items, guard
 from neotask_tui.engine.summary import Summary, build_summary_prompt, parse_summary
@@ -43,7 +43,7 @@ from neotask_tui.engine.summary_inputs import (
     previous_items,
     split_recent,
 )
-from neotask_tui.engine.summary_recall import ArchiveRecall, format_turn, select_turns
+from neotask_tui.engine.summary_recall import ArchiveRecall, format_turns, select_turns
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import ChatMessage, StreamEnd, TextDelta
 from neotask_tui.storage.events import Event
@@ -160,8 +160,15 @@ class Compactor:
         """Add the most relevant compacted-away turns of the lineage to ``inp.recall``.
 
         Only for the ``summary`` strategy and only once the session has been compacted. The turns
-        are quoted data with their event ids and timestamps, within the recall token budget
-        (``memory.recall_budget_tokens``) left after the memories already recalled.
+        are quoted data with their event ids and dates, one short line each, within the room
+        :func:`~neotask_tui.engine.context.recall_room` gives recall (``memory.recall_budget_tokens``
+        at least, more when the rest of the context leaves it free).
+
+        Ranking: the memory service's hybrid search over the archived transcripts (when it is
+        available), then this lineage's own BM25 + dense ranking with a pseudo-relevance-feedback
+        round for turns it does not reach. Memories already recalled for the turn that quote a turn
+        of this lineage are merged into the turn list (no duplicates, and nothing that is already in
+        the live window).
         """
         eng = self.engine
         if inp.strategy != "summary":
@@ -181,17 +188,53 @@ class Compactor:
         if not archived or not query:
             return
         count = tokens.count_text
-        already = sum(count(r.text) + 20 for r in inp.recall)
-        budget = int(eng.settings.memory.recall_budget_tokens) - already - 60
+        by_id = {e.id: e for e in archived}
+        lineage = set(by_id) | live
+        first: list[int] = []  # turns the memory service already chose for this turn
+        kept: list[RecallItem] = []
+        for r in inp.recall:
+            if r.event_ids and all(i in lineage for i in r.event_ids):
+                first.extend(i for i in r.event_ids if i in by_id and i not in first)
+            else:
+                kept.append(r)
+        inp.recall = kept
+        room = recall_room(inp, int(eng.settings.memory.recall_budget_tokens))
+        budget = room - (count(fence_recall(kept)) + 4 if kept else 40) - 30
         if budget <= 0:
             return
-        turns = select_turns(self._archive_recall().rank(archived, query), archived, budget, count)
+        memory_ids = [*first, *(i for i in self._memory_turns(key, query, set(by_id), k=max(budget // 12, 20))
+                               if i not in first)]
+        fallback = self._archive_recall().rank(archived, query, feedback=5)
+        seen = set(memory_ids)
+        ranked = [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
+        turns = select_turns(ranked, archived, budget, count)
         if turns:
             inp.recall = [*inp.recall, RecallItem(
-                id=f"archive:{turns[0].id}-{turns[-1].id}", text="\n".join(format_turn(t) for t in turns),
+                id=f"archive:{turns[0].id}-{turns[-1].id}", text="\n".join(format_turns(turns)),
                 source=f"archived transcripts of this session ({len(sessions) - 1} compacted)",
-                scope="session",
+                scope="session", event_ids=[t.id for t in turns],
             )]
+
+    def _memory_turns(self, key: str, query: str, wanted: set[int], k: int) -> list[int]:
+        """Event ids among ``wanted`` that the memory service's transcript search ranks for
+        ``query``, best first (empty when memory is off or not built yet; never raises)."""
+        eng = self.engine
+        mem = eng.memory
+        if mem is None or not eng.settings.memory.include_transcripts:
+            return []
+        try:
+            agent = eng.parse_key(key).agent_id
+            excl = set(eng.current_record(key).config.get("never_recall", []))
+            hits = mem.search(query, agent_id=agent, k=k, sources=("transcript",), exclude=excl)
+        except Exception as e:  # memory is a bonus here; the lineage's own ranking still answers
+            log.warning("archive recall: memory search failed (%s)", e)
+            return []
+        out: list[int] = []
+        for h in hits:
+            for i in h.event_ids:
+                if i in wanted and i not in out:
+                    out.append(i)
+        return out
 
     # ----- triggers
     def should_auto(self, key: str, ledger: Any) -> bool:

@@ -32,6 +32,8 @@ class RecallItem:
     source: str
     score: float = 0.0
     scope: str = ""
+    event_ids: list[int] = field(default_factory=list)
+    """Transcript event ids the item quotes (empty for memory files)."""
 
 
 @dataclass
@@ -240,6 +242,36 @@ def build_context(inp: ContextInputs) -> AssembledContext:
         notices=notices,
     )
     return AssembledContext(messages=msgs, ledger=ledger, section_of=section_of)
+
+
+def recall_room(inp: ContextInputs, reserved: int) -> int:
+    """Tokens the recall section may take in this call (its fence included).
+
+    Recall always gets its ``reserved`` share (``memory.recall_budget_tokens``); when the other
+    sections — system, state, summary, the whole live history and the new message — leave more
+    room than that, recall takes the free room too, so the window is filled with the most relevant
+    older turns instead of staying empty. When the history grows into the reserved share, the
+    sliding window drops its oldest messages and auto-compaction fires, as before.
+    """
+    count = inp.count_text
+    budget = max(inp.window - inp.reply_reserve, 0)
+    used = PRIMING + _msg_tokens(ChatMessage(role="system", content=inp.system), count)
+    if inp.state_block:
+        used += _msg_tokens(ChatMessage(role="system", content=inp.state_block), count)
+    if inp.strategy == "summary" and inp.summary:
+        used += _msg_tokens(ChatMessage(role="system", content=f"<conversation-summary>\n{inp.summary}\n"
+                                                             "</conversation-summary>"), count)
+    if inp.new_message is not None:
+        used += _msg_tokens(ChatMessage(role="user", content=trim_middle(inp.new_message, inp.max_message_tokens,
+                                                                         count)[0]), count)
+    most = budget - used
+    for ev in inp.history:
+        if ev.type == "message" and ev.role == "system":
+            continue
+        ms, _ = _event_messages(ev, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens,
+                                count=count)
+        used += sum(_msg_tokens(m, count) for m in ms)
+    return max(min(max(reserved, budget - used), most), 0)
 
 
 def count_messages(messages: list[ChatMessage], count: Callable[[str], int]) -> int:

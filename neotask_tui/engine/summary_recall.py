@@ -49,15 +49,15 @@ class BM25:
         n = len(docs)
         self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in df.items()}
 
-    def scores(self, query: list[str]) -> list[float]:
-        """Score of every document for ``query``."""
+    def scores(self, query: list[str], weights: dict[str, float] | None = None) -> list[float]:
+        """Score of every document for ``query`` (terms optionally weighted)."""
         out = []
         for tf, dl in zip(self.tf, self.dl, strict=True):
             s, norm = 0.0, self.k1 * (1 - self.b + self.b * dl / max(self.avgdl, 1e-9))
             for w in query:
                 f = tf.get(w)
                 if f:
-                    s += self.idf[w] * f * (self.k1 + 1) / (f + norm)
+                    s += self.idf[w] * f * (self.k1 + 1) / (f + norm) * (weights.get(w, 1.0) if weights else 1.0)
             out.append(s)
         return out
 
@@ -102,26 +102,89 @@ class ArchiveRecall:
             self._cache = {sig: idx}  # one lineage at a time is what a turn needs
         return idx
 
-    def rank(self, events: Sequence[Event], query: str) -> list[Event]:
-        """``events`` ordered by relevance to ``query`` (RRF of BM25 and dense ranks)."""
+    def rankings(self, events: Sequence[Event], query: str) -> dict[str, list[int]]:
+        """Separate rankings of ``events`` for ``query`` (positions into ``events``, best first).
+
+        ``bm25`` holds only documents sharing a term with the query; ``dense`` (when embeddings
+        are available) holds every document.
+        """
         if not events or not query.strip():
-            return []
+            return {}
         idx = self._index(events)
         n = len(idx.events)
-        fused = [0.0] * n
+        out: dict[str, list[int]] = {}
         bm = idx.bm25.scores(self._terms(query))
-        for r, j in enumerate(sorted(range(n), key=lambda j: -bm[j])):
-            if bm[j] > 0:
-                fused[j] += 1.0 / (RRF_K + r)
+        out["bm25"] = [j for j in sorted(range(n), key=lambda j: -bm[j]) if bm[j] > 0]
         if idx.vectors is not None and self.embedder is not None:
             try:
                 sims = idx.vectors @ self.embedder.embed_query(query)
-                for r, j in enumerate(sorted(range(n), key=lambda j: -float(sims[j]))):
-                    fused[j] += 1.0 / (RRF_K + r)
+                out["dense"] = sorted(range(n), key=lambda j: -float(sims[j]))
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
-        order = sorted((j for j in range(n) if fused[j] > 0), key=lambda j: -fused[j])
+        return out
+
+    def feedback_ranking(self, events: Sequence[Event], query: str, seeds: Sequence[int],
+                         n_terms: int = 8, weight: float = 0.5) -> list[int]:
+        """Pseudo-relevance feedback: BM25 again with the query plus the most distinctive terms of
+        the ``seeds`` (positions of the first round's best documents), at a lower weight.
+
+        Multi-hop questions name one thing and need another ("what did X's sister bring to the
+        party?"): the first round finds the turn about the sister; her name, taken from it, finds
+        the turn about the party.
+        """
+        if not seeds:
+            return []
+        idx = self._index(events)
+        q = self._terms(query)
+        qset = set(q)
+        tf: dict[str, float] = {}
+        for j in seeds:
+            for w, f in idx.bm25.tf[j].items():
+                if w not in qset:
+                    tf[w] = tf.get(w, 0.0) + 1 + math.log(f)
+        n = len(idx.events)
+        # Distinctive: rare in the archive (idf), recurring in the seeds; terms in a single seed of
+        # very common words carry no information.
+        cand = sorted(tf, key=lambda w: -tf[w] * idx.bm25.idf.get(w, 0.0))
+        extra = [w for w in cand if idx.bm25.idf.get(w, 0.0) > math.log(1 + n / 50)][:n_terms]
+        if not extra:
+            return []
+        weights = {**dict.fromkeys(extra, weight), **dict.fromkeys(q, 1.0)}
+        bm = idx.bm25.scores(list(weights), weights)
+        return [j for j in sorted(range(n), key=lambda j: -bm[j]) if bm[j] > 0]
+
+    def rank(self, events: Sequence[Event], query: str, *, extra: Sequence[Sequence[int]] = (),
+             feedback: int = 0) -> list[Event]:
+        """``events`` ordered by relevance to ``query`` (RRF of BM25 and dense ranks).
+
+        Args:
+            events: Candidate turns.
+            query: The user's message.
+            extra: Further rankings to fuse, as event ids best first (e.g. the memory service's
+                hybrid hits mapped to their turns).
+            feedback: When > 0, a second lexical round seeded by that many best turns of the first
+                (pseudo-relevance feedback) is fused in too.
+        """
+        if not events or not query.strip():
+            return []
+        idx = self._index(events)
+        lists = list(self.rankings(events, query).values())
+        pos = {e.id: j for j, e in enumerate(idx.events)}
+        lists += [[pos[i] for i in ids if i in pos] for ids in extra]
+        order = fuse(lists, len(idx.events))
+        if feedback > 0 and order:
+            lists.append(self.feedback_ranking(events, query, order[:feedback]))
+            order = fuse(lists, len(idx.events))
         return [idx.events[j] for j in order]
+
+
+def fuse(lists: Sequence[Sequence[int]], n: int, k: int = RRF_K, depth: int = 400) -> list[int]:
+    """Reciprocal-rank fusion of rankings over ``n`` documents (each list: positions, best first)."""
+    fused = [0.0] * n
+    for lst in lists:
+        for r, j in enumerate(lst[:depth]):
+            fused[j] += 1.0 / (k + r)
+    return sorted((j for j in range(n) if fused[j] > 0), key=lambda j: -fused[j])
 
 
 def format_turn(ev: Event) -> str:
@@ -131,13 +194,55 @@ def format_turn(ev: Event) -> str:
     return f"[e:{ev.id} · {when}] {who}: {' '.join(event_text(ev).split())}"
 
 
+def _day(ev: Event) -> str:
+    """``2023-05-08 Mon 13:56`` from the event's ISO timestamp (the raw prefix if unparseable)."""
+    try:
+        from datetime import datetime
+
+        d = datetime.fromisoformat(ev.ts)
+        return d.strftime("%Y-%m-%d %a %H:%M")
+    except ValueError:
+        return ev.ts[:16].replace("T", " ")
+
+
+def format_turns(turns: Sequence[Event]) -> list[str]:
+    """Recalled turns as compact lines, chronological.
+
+    The first turn of each day carries its date, weekday and time (``[e:12 · 2023-05-08 Mon 13:56]``);
+    the next turns of that day only their id (``[e:15]``) — the dates are what temporal questions
+    need, and repeating them on every line would cost a third of a short turn.
+    """
+    out: list[str] = []
+    day = ""
+    for ev in turns:
+        who = ev.role or ev.type
+        text = " ".join(event_text(ev).split())
+        if ev.ts[:10] != day:
+            day = ev.ts[:10]
+            out.append(f"[e:{ev.id} · {_day(ev)}] {who}: {text}")
+        else:
+            out.append(f"[e:{ev.id}] {who}: {text}")
+    return out
+
+
+def turn_cost(ev: Event, count: Callable[[str], int]) -> int:
+    """Tokens of one recalled turn line (a dated first line of a day costs a few more, see
+    :func:`format_turns`; budgeting at the undated size plus a margin per new day is close)."""
+    return count(f"[e:{ev.id}] {ev.role or ev.type}: {' '.join(event_text(ev).split())}") + 1
+
+
 def select_turns(
     ranked: Sequence[Event], all_events: Sequence[Event], budget: int, count: Callable[[str], int],
     neighbours: int = 0,
 ) -> list[Event]:
-    """Take ranked turns (plus ``neighbours`` on each side) until ``budget`` tokens; chronological."""
+    """Take ranked turns (plus ``neighbours`` on each side) until ``budget`` tokens; chronological.
+
+    A turn that does not fit is skipped and smaller ones further down still get their chance (a
+    long turn must not end the recall). Every new day costs a dated line (about 10 tokens more).
+    """
     pos = {e.id: i for i, e in enumerate(all_events)}
     chosen: dict[int, Event] = {}
+    days: set[str] = set()
     used = 0
     for ev in ranked:
         i = pos.get(ev.id)
@@ -145,11 +250,12 @@ def select_turns(
         for g in sorted(group, key=lambda e: e.id != ev.id):
             if g.id in chosen:
                 continue
-            cost = count(format_turn(g)) + 1
+            cost = turn_cost(g, count) + (0 if g.ts[:10] in days else 10)
             if used + cost > budget:
-                if g.id == ev.id:
-                    return sorted(chosen.values(), key=lambda e: e.id)
                 continue
             chosen[g.id] = g
+            days.add(g.ts[:10])
             used += cost
+        if budget - used < 12:
+            break
     return sorted(chosen.values(), key=lambda e: e.id)

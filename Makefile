@@ -1,6 +1,8 @@
 # The two commands: `make run` (install what is needed, start the app) and `make test` (install, run
 # every check and the whole test suite). Both create the locked environment in .venv with uv.
 UV := ./scripts/uv.sh
+# uv bootstrapped by scripts/uv.sh lives in .tools/bin; tests that build a wheel look for it on PATH.
+export PATH := $(CURDIR)/.tools/bin:$(PATH)
 # llama-cpp-python builds from source here (~9 min once; uv caches the built wheel).
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2

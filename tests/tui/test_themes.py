@@ -77,7 +77,8 @@ def test_wheel_ships_the_theme_files(tmp_path: Path) -> None:
     src = tmp_path / "src"
     # Build from a copy so nothing is written into the shared working tree.
     shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.egg-info", "dist",
-                                                           "build", ".mypy_cache", ".ruff_cache", ".pytest_cache"))
+                                                           "build", ".mypy_cache", ".ruff_cache", ".pytest_cache",
+                                                           ".tools"))
     out = tmp_path / "dist"
     uv = shutil.which("uv")
     if uv:  # uv has hatchling in its cache, so this works offline

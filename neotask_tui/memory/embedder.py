@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,6 +121,9 @@ class Embedder:
         self._lock = threading.Lock()
         self.calls = 0
         """Number of texts embedded so far (tests and benches read it)."""
+        self._queries: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self.query_cache_size = 512
+        """Query vectors kept (LRU): recall re-asks the same questions, e.g. on every turn."""
 
     def _load(self) -> Any:
         if self._model is not None:
@@ -192,5 +196,21 @@ class Embedder:
         return arr
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
-        """Embed one query; returns a ``(dim,)`` unit vector."""
-        return self.embed([text])[0]
+        """Embed one query; returns a read-only ``(dim,)`` unit vector (LRU-cached by text)."""
+        with self._lock:
+            hit = self._queries.get(text)
+            if hit is not None:
+                self._queries.move_to_end(text)
+                return hit
+        vec = self.embed([text])[0]
+        vec.flags.writeable = False
+        with self._lock:
+            self._queries[text] = vec
+            while len(self._queries) > self.query_cache_size:
+                self._queries.popitem(last=False)
+        return vec
+
+    def clear_query_cache(self) -> None:
+        """Forget cached query vectors (benches time cold queries)."""
+        with self._lock:
+            self._queries.clear()

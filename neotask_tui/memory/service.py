@@ -28,7 +28,7 @@ from neotask_tui.memory.indexer import (
     Indexer,
     default_scope,
 )
-from neotask_tui.memory.search import RankParams, explain, lexical_query, matched_terms, rank
+from neotask_tui.memory.search import RankParams, explain, rank
 from neotask_tui.memory.secrets import redact
 from neotask_tui.memory.store import ChunkStore, sql_str
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
@@ -283,28 +283,27 @@ class MemoryService:
         mask = snap.mask("agent", [agent_id]) & snap.mask("source", sorted(srcs))
         if scopes is not None:
             mask &= snap.mask("scope", list(scopes))
+        stats_mask = mask
         if exclude:
+            stats_mask = mask.copy()
             ex = [snap.index[e] for e in exclude if e in snap.index]
             mask[ex] = False
         rows = np.flatnonzero(mask)
         if len(rows) == 0:
             return []
         qvec = self.embedder.embed_query(query)
-        fts_q, terms = lexical_query(query, p.ctx_boost)
-        bm25: dict[int, float] = {}
-        if fts_q is not None:
-            where = f"agent_id = {sql_str(agent_id)} AND source IN ({', '.join(sql_str(s) for s in srcs)})"
-            if scopes is not None:
-                where += f" AND scope IN ({', '.join(sql_str(s) for s in scopes) or sql_str('')})"
-            for cid, score in self.store.fts(fts_q, where, max(p.pool, k * 4)):
-                i = snap.index.get(cid)
-                if i is not None and mask[i]:
-                    bm25[i] = score
-        ranked = rank(qvec, snap.vectors, rows, bm25, k=k, params=p, ts=snap.ts)
+        terms = list(dict.fromkeys(lexical.terms(query)))
+        lex = np.zeros(len(snap.ids), dtype=np.float64)
+        if terms:
+            # Corpus statistics over what this query may see (before per-session exclusions).
+            snap.field_index("lex").score(terms, stats_mask, lex)
+            if p.ctx_boost > 0:
+                snap.field_index("ctx").score(terms, stats_mask, lex, p.ctx_boost)
+        ranked = rank(qvec, snap.vectors, rows, lex, k=k, params=p, ts=snap.ts)
         hits = []
         for r in ranked:
             row = snap.row(r.row)
-            matched = matched_terms(terms, row["text"], lexical.terms) if terms else []
+            matched = snap.matched(r.row, terms) if terms else []
             hits.append(
                 MemoryHit(
                     id=row["id"], text=row["text"], score=r.score, components=r.components,

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from neotask_tui.memory.bm25 import FieldIndex
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -93,6 +95,20 @@ class Snapshot:
 
     file_rows: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     masks: dict[tuple[str, str], Any] = field(default_factory=dict)
+    lex_columns: dict[str, Any] = field(default_factory=dict)
+    """The raw FTS columns (pyarrow arrays), turned into :class:`FieldIndex` on first use."""
+    _fields: dict[str, FieldIndex] = field(default_factory=dict)
+    _fields_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def field_index(self, column: str) -> FieldIndex:
+        """The in-memory BM25 index of an FTS column (built once per snapshot, thread-safe)."""
+        got = self._fields.get(column)
+        if got is None:
+            with self._fields_lock:
+                got = self._fields.get(column)
+                if got is None:
+                    got = self._fields[column] = FieldIndex(self.lex_columns.get(column, []))
+        return got
 
     def mask(self, column: str, values: Sequence[str]) -> Any:
         """Boolean row mask ``column in values`` (per-value masks cached per snapshot)."""
@@ -106,6 +122,12 @@ class Snapshot:
                 m = self.masks[(column, v)] = arr == v
             out |= m
         return out
+
+    def matched(self, i: int, terms: Sequence[str]) -> list[str]:
+        """The normalised query ``terms`` found in row ``i``'s own text (its ``lex`` column)."""
+        col = self.lex_columns.get("lex")
+        have = set(str(col[i].as_py() or "").split()) if col is not None else set()
+        return [t for t in terms if t in have]
 
     def row(self, i: int) -> dict[str, Any]:
         """Metadata of cache row ``i``."""
@@ -314,6 +336,7 @@ class ChunkStore:
             for c in META_COLUMNS:
                 snap.cols[c] = arrow.column(c).to_pylist()
             snap.ids = snap.cols["id"]
+            snap.lex_columns = {c: arrow.column(c) for c in FTS_COLUMNS}
             snap.index = {x: i for i, x in enumerate(snap.ids)}
             snap.agent = np.asarray(snap.cols["agent_id"], dtype=object)
             snap.scope = np.asarray(snap.cols["scope"], dtype=object)

@@ -293,3 +293,14 @@ def test_damaged_store_is_rebuilt_from_files(neotask_home: Path) -> None:
         assert any((neotask_home / "data" / "quarantine").iterdir())
     finally:
         again.close()
+
+
+def test_query_vectors_are_cached(mem: MemoryService) -> None:
+    emb = mem.embedder
+    before = emb.calls
+    a = emb.embed_query("where did I park the car")
+    b = emb.embed_query("where did I park the car")
+    assert a is b and emb.calls == before + 1
+    assert not a.flags.writeable
+    emb.clear_query_cache()
+    assert emb.embed_query("where did I park the car") is not a and emb.calls == before + 2

@@ -1,0 +1,106 @@
+"""In-process BM25 over the cached ``lex`` / ``ctx`` columns (no LanceDB round trips per query).
+
+LanceDB stays the source of truth and keeps its own full-text indices; a search, though, scores
+BM25 here: a compact inverted index (CSR postings: per term, the rows that contain it and how often)
+is built with pyarrow/numpy from the snapshot's columns the first time a query needs it and dropped
+with the snapshot on every write.
+
+Scoring is the Okapi BM25 that LanceDB's native FTS uses (``k1 = 1.2``, ``b = 0.75``,
+``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, whitespace tokens of at most 64 characters, rows
+without tokens not counted in ``N`` nor in the average length), with
+one deliberate difference: ``N``, ``df`` and the average length are taken over the rows the caller
+may see (one agent's rows of the requested sources/scopes), not over the whole table, so one
+agent's notes never change how another agent's are ranked, and every visible row is scored (no
+candidate pool cut-off).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+K1 = 1.2
+B = 0.75
+MAX_TOKEN = 64
+
+
+class FieldIndex:
+    """Inverted index of one whitespace-tokenised text column.
+
+    Args:
+        column: A pyarrow string array (or anything ``pa.array`` accepts) of normalised texts.
+    """
+
+    def __init__(self, column: Any) -> None:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        arr = column if isinstance(column, pa.Array | pa.ChunkedArray) else pa.array(column, type=pa.string())
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks() if arr.num_chunks else pa.array([], type=pa.string())
+        arr = pc.fill_null(arr, "")
+        n = len(arr)
+        self.n = n
+        split = pc.utf8_split_whitespace(arr)
+        per_doc = pc.list_value_length(split).to_numpy(zero_copy_only=False).astype(np.int64)
+        flat = pc.list_flatten(split)
+        doc = np.repeat(np.arange(n, dtype=np.int64), per_doc)
+        tlen = pc.utf8_length(flat).to_numpy(zero_copy_only=False)
+        keep = (tlen > 0) & (tlen <= MAX_TOKEN)
+        enc = pc.dictionary_encode(flat)
+        tid = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)[keep]
+        doc = doc[keep]
+        words = enc.dictionary.to_pylist()
+        self.vocab: dict[str, int] = {w: i for i, w in enumerate(words)}
+        self.doc_len: npt.NDArray[np.float64] = np.bincount(doc, minlength=n).astype(np.float64)
+        key, tf = np.unique(tid * max(n, 1) + doc, return_counts=True)
+        term = key // max(n, 1)
+        self.rows: npt.NDArray[np.int64] = key % max(n, 1)
+        self.tf: npt.NDArray[np.float64] = tf.astype(np.float64)
+        self.offsets: npt.NDArray[np.int64] = np.searchsorted(term, np.arange(len(words) + 1))
+
+    def score(
+        self, terms: list[str], mask: npt.NDArray[np.bool_] | None, out: npt.NDArray[np.float64], weight: float = 1.0
+    ) -> list[str]:
+        """Add ``weight * BM25(terms)`` of every visible row into ``out`` (length ``n``).
+
+        Args:
+            terms: Distinct normalised query terms.
+            mask: Visible rows (``None`` = all); corpus statistics are taken over them.
+            out: Accumulator, one float per row.
+            weight: Multiplier (field boost).
+
+        Returns:
+            The query terms that occur in at least one visible row.
+        """
+        import numpy as np
+
+        known = [(w, self.vocab[w]) for w in terms if w in self.vocab]
+        if not known or self.n == 0:
+            return []
+        # Rows without a single token are not in a full-text index at all: they count for nothing.
+        lengths = self.doc_len if mask is None else self.doc_len[mask]
+        n_docs = int(np.count_nonzero(lengths))
+        avgdl = float(lengths.sum()) / n_docs if n_docs else 0.0
+        if n_docs == 0 or avgdl <= 0:
+            return []
+        found: list[str] = []
+        for word, t in known:
+            a, b = int(self.offsets[t]), int(self.offsets[t + 1])
+            rows = self.rows[a:b]
+            tf = self.tf[a:b]
+            if mask is not None:
+                vis = mask[rows]
+                rows, tf = rows[vis], tf[vis]
+            df = len(rows)
+            if df == 0:
+                continue
+            found.append(word)
+            idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            norm = K1 * (1.0 - B + B * self.doc_len[rows] / avgdl)
+            out[rows] += weight * idf * (tf * (K1 + 1.0)) / (tf + norm)
+        return found

@@ -202,8 +202,8 @@ class Compactor:
         budget = room - (count(fence_recall(kept)) + 4 if kept else 40) - 30
         if budget <= 0:
             return
-        memory_ids = [*first, *(i for i in self._memory_turns(key, query, set(by_id), k=max(budget // 12, 20))
-                               if i not in first)]
+        found = self._memory_turns(key, query, set(by_id), k=max(budget // 12, 20))
+        memory_ids = [*first, *(i for i in found if i not in first)]
         fallback = self._archive_recall().rank(archived, query, feedback=5)
         seen = set(memory_ids)
         ranked = [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]

@@ -123,10 +123,10 @@ class ArchiveRecall:
                 log.warning("archive recall: dense query failed (%s)", e)
         return out
 
-    def feedback_ranking(self, events: Sequence[Event], query: str, seeds: Sequence[int],
-                         n_terms: int = 8, weight: float = 0.5) -> list[int]:
-        """Pseudo-relevance feedback: BM25 again with the query plus the most distinctive terms of
-        the ``seeds`` (positions of the first round's best documents), at a lower weight.
+    def feedback_terms(self, events: Sequence[Event], query: str, seeds: Sequence[int],
+                       n_terms: int = 8) -> list[str]:
+        """Pseudo-relevance feedback: the most distinctive normalised terms of the ``seeds``
+        (positions of the first round's best documents) that the query does not already have.
 
         Multi-hop questions name one thing and need another ("what did X's sister bring to the
         party?"): the first round finds the turn about the sister; her name, taken from it, finds
@@ -135,23 +135,28 @@ class ArchiveRecall:
         if not seeds:
             return []
         idx = self._index(events)
-        q = self._terms(query)
-        qset = set(q)
+        qset = set(self._terms(query))
         tf: dict[str, float] = {}
         for j in seeds:
             for w, f in idx.bm25.tf[j].items():
                 if w not in qset:
                     tf[w] = tf.get(w, 0.0) + 1 + math.log(f)
         n = len(idx.events)
-        # Distinctive: rare in the archive (idf), recurring in the seeds; terms in a single seed of
-        # very common words carry no information.
+        # Distinctive: rare in the archive (idf), recurring in the seeds.
         cand = sorted(tf, key=lambda w: -tf[w] * idx.bm25.idf.get(w, 0.0))
-        extra = [w for w in cand if idx.bm25.idf.get(w, 0.0) > math.log(1 + n / 50)][:n_terms]
+        return [w for w in cand if idx.bm25.idf.get(w, 0.0) > math.log(1 + n / 50)][:n_terms]
+
+    def feedback_ranking(self, events: Sequence[Event], query: str, seeds: Sequence[int],
+                         n_terms: int = 8, weight: float = 0.5) -> list[int]:
+        """BM25 again with the query plus :meth:`feedback_terms` of the ``seeds`` at a lower weight."""
+        extra = self.feedback_terms(events, query, seeds, n_terms)
         if not extra:
             return []
+        idx = self._index(events)
+        q = self._terms(query)
         weights = {**dict.fromkeys(extra, weight), **dict.fromkeys(q, 1.0)}
         bm = idx.bm25.scores(list(weights), weights)
-        return [j for j in sorted(range(n), key=lambda j: -bm[j]) if bm[j] > 0]
+        return [j for j in sorted(range(len(idx.events)), key=lambda j: -bm[j]) if bm[j] > 0]
 
     def rank(self, events: Sequence[Event], query: str, *, extra: Sequence[Sequence[int]] = (),
              feedback: int = 0) -> list[Event]:
@@ -178,12 +183,14 @@ class ArchiveRecall:
         return [idx.events[j] for j in order]
 
 
-def fuse(lists: Sequence[Sequence[int]], n: int, k: int = RRF_K, depth: int = 400) -> list[int]:
+def fuse(lists: Sequence[Sequence[int]], n: int, k: int = RRF_K, depth: int = 400,
+         weights: Sequence[float] | None = None) -> list[int]:
     """Reciprocal-rank fusion of rankings over ``n`` documents (each list: positions, best first)."""
     fused = [0.0] * n
-    for lst in lists:
+    for li, lst in enumerate(lists):
+        w = weights[li] if weights is not None else 1.0
         for r, j in enumerate(lst[:depth]):
-            fused[j] += 1.0 / (k + r)
+            fused[j] += w / (k + r)
     return sorted((j for j in range(n) if fused[j] > 0), key=lambda j: -fused[j])
 
 

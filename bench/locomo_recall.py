@@ -63,10 +63,44 @@ def _summary(rec: dict[int, dict[str, float]], cnt: Counter[int]) -> dict[str, A
     return out
 
 
+class _EmbedCache:
+    """Wraps the service's embedder with a persistent ``text -> vector`` cache (bench iterations)."""
+
+    def __init__(self, svc: Any, path: Path) -> None:
+        import pickle
+
+        import numpy as np
+
+        self.path = path
+        self.vecs: dict[str, Any] = pickle.loads(path.read_bytes()) if path.exists() else {}
+        self.dirty = False
+        emb = svc.embedder
+        real = emb.embed
+
+        def embed(texts: Any, **kw: Any) -> Any:
+            missing = [t for t in dict.fromkeys(texts) if t not in self.vecs]
+            if missing:
+                for t, v in zip(missing, real(missing, **kw), strict=True):
+                    self.vecs[t] = v
+                self.dirty = True
+            return np.asarray([self.vecs[t] for t in texts], dtype=np.float32).reshape(len(texts), -1)
+
+        emb.embed = embed
+
+    def save(self) -> None:
+        import pickle
+
+        if self.dirty:
+            self.path.write_bytes(pickle.dumps(self.vecs))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, type=Path)
     ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
+    ap.add_argument("--embed-cache", type=Path, default=None,
+                    help="pickle of text -> vector reused across runs (same vectors, no re-embedding)")
+    ap.add_argument("--params", default="", help="JSON overrides of RankParams (for sweeps)")
     args = ap.parse_args()
     os.environ["NEOTASK_HOME"] = tempfile.mkdtemp(prefix="neotask-locomo-")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -83,6 +117,11 @@ def main() -> int:
     ref: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     cnt: Counter[int] = Counter()
     svc = MemoryService(MemorySettings())
+    if args.params:
+        from dataclasses import replace
+
+        svc.params = replace(svc.params, **json.loads(args.params))
+    cache = _EmbedCache(svc, args.embed_cache) if args.embed_cache else None
     index_s = 0.0
     n_turns = 0
     lat: list[float] = []
@@ -132,6 +171,8 @@ def main() -> int:
                 ours[c][f"R@{k}"] += sum(e in ranked[:k] for e in ev) / len(ev)
                 ref[c][f"R@{k}"] += sum(e in order[:k] for e in ev) / len(ev)
     svc.close()
+    if cache is not None:
+        cache.save()
     o, r = _summary(ours, cnt), _summary(ref, cnt)
     ratios = {
         name: {m: round(o[name][m] / r[name][m], 3) if r[name][m] else None for m in ("R@5", "R@10")}

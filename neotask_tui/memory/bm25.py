@@ -104,3 +104,46 @@ class FieldIndex:
             norm = K1 * (1.0 - B + B * self.doc_len[rows] / avgdl)
             out[rows] += weight * idf * (tf * (K1 + 1.0)) / (tf + norm)
         return found
+
+    def group_score(
+        self, terms: list[str], mask: npt.NDArray[np.bool_] | None, groups: npt.NDArray[np.int64], n_groups: int
+    ) -> npt.NDArray[np.float64]:
+        """BM25 of whole groups of rows (a session, a file): each group is one document made of its
+        visible rows' terms. Coarse evidence: a group where the query's terms co-occur, even in
+        different rows, scores high.
+
+        Args:
+            terms: Distinct normalised query terms.
+            mask: Visible rows (``None`` = all).
+            groups: Group code of every row (``0 <= code < n_groups``).
+            n_groups: Number of group codes.
+
+        Returns:
+            One score per group code.
+        """
+        import numpy as np
+
+        out = np.zeros(n_groups, dtype=np.float64)
+        known = [self.vocab[w] for w in terms if w in self.vocab]
+        if not known or self.n == 0:
+            return out
+        vis = np.ones(self.n, dtype=bool) if mask is None else mask
+        glen = np.bincount(groups[vis], weights=self.doc_len[vis], minlength=n_groups)
+        n_docs = int(np.count_nonzero(glen))
+        if n_docs == 0:
+            return out
+        avgdl = float(glen.sum()) / n_docs
+        for t in known:
+            a, b = int(self.offsets[t]), int(self.offsets[t + 1])
+            rows, tf = self.rows[a:b], self.tf[a:b]
+            if mask is not None:
+                keep = mask[rows]
+                rows, tf = rows[keep], tf[keep]
+            if len(rows) == 0:
+                continue
+            gtf = np.bincount(groups[rows], weights=tf, minlength=n_groups)
+            hit = np.flatnonzero(gtf)
+            idf = np.log(1.0 + (n_docs - len(hit) + 0.5) / (len(hit) + 0.5))
+            f = gtf[hit]
+            out[hit] += idf * f * (K1 + 1.0) / (f + K1 * (1.0 - B + B * glen[hit] / avgdl))
+        return out

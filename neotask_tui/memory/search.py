@@ -49,6 +49,9 @@ class RankParams:
     """MMR trade-off (1 = relevance only); ``None`` = off."""
     min_score: float = 0.0
     """Drop hits whose fused score is below this."""
+    group_weight: float = 0.0
+    """Weight of the coarse score: BM25 of the hit's whole group (transcript session or file),
+    normalised by the best group; 0 = off."""
 
 
 @dataclass
@@ -71,6 +74,7 @@ def rank(
     params: RankParams,
     ts: npt.NDArray[np.float64] | None = None,
     now: float | None = None,
+    group: npt.NDArray[np.float64] | None = None,
 ) -> list[Ranked]:
     """Fuse dense and BM25 evidence over the visible rows.
 
@@ -83,6 +87,7 @@ def rank(
         params: Ranking knobs.
         ts: Per-row timestamps (seconds) for time decay.
         now: Reference time for decay (defaults to now).
+        group: Coarse score of every cached row's group (normalised to ``[0, 1]``), or ``None``.
 
     Returns:
         Up to ``k`` rows, best first, with score components.
@@ -97,14 +102,15 @@ def rank(
     if not everything and len(cos) != len(rows):
         cos = cos[rows]
     raw = bm25 if everything else bm25[rows]
-    fused, parts = _fuse(cos, raw, params)
+    coarse = None if group is None else (group if everything else group[rows])
+    fused, parts = _fuse(cos, raw, params, coarse)
     if params.prf_docs > 0 and len(rows) > params.prf_docs:
         top = np.argpartition(-fused, params.prf_docs - 1)[: params.prf_docs]
         centroid = vectors[rows[top]].mean(axis=0)
         q2 = (1 - params.prf_weight) * qvec + params.prf_weight * centroid
         q2 = q2 / max(float(np.linalg.norm(q2)), 1e-12)
         cos = _dot(vectors[rows], q2)
-        fused, parts = _fuse(cos, raw, params)
+        fused, parts = _fuse(cos, raw, params, coarse)
     decay = None
     if params.half_life_days and ts is not None:
         age_days = np.maximum(0.0, ((now or time.time()) - ts[rows]) / 86400.0)
@@ -127,6 +133,8 @@ def rank(
             "lexical": float(raw_bm[j]),
             "lexical_norm": float(ln[j]),
         }
+        if coarse is not None:
+            comp["group_norm"] = float(coarse[j])
         if decay is not None:
             comp["decay"] = float(decay[j])
         out.append(Ranked(int(rows[j]), score, comp))
@@ -148,7 +156,8 @@ def _dot(mat: npt.NDArray[np.float32], vec: npt.NDArray[np.float32]) -> npt.NDAr
 
 
 def _fuse(
-    cos: npt.NDArray[np.float32], raw: npt.NDArray[np.float64], params: RankParams
+    cos: npt.NDArray[np.float32], raw: npt.NDArray[np.float64], params: RankParams,
+    coarse: npt.NDArray[np.float64] | None = None,
 ) -> tuple[npt.NDArray[np.float64], tuple[Any, Any, Any]]:
     import numpy as np
 
@@ -161,7 +170,11 @@ def _fuse(
     best = float(raw.max()) if len(raw) else 0.0
     ln = raw / best if best > 0 else raw
     wsum = params.dense_weight + params.lexical_weight
-    fused = (params.dense_weight * dn + params.lexical_weight * ln) / (wsum or 1.0)
+    fused = params.dense_weight * dn + params.lexical_weight * ln
+    if coarse is not None and params.group_weight > 0:
+        fused = fused + params.group_weight * coarse
+        wsum += params.group_weight
+    fused = fused / (wsum or 1.0)
     return fused, (dn, ln, raw)
 
 

@@ -299,7 +299,13 @@ class MemoryService:
             snap.field_index("lex").score(terms, stats_mask, lex)
             if p.ctx_boost > 0:
                 snap.field_index("ctx").score(terms, stats_mask, lex, p.ctx_boost)
-        ranked = rank(qvec, snap.vectors, rows, lex, k=k, params=p, ts=snap.ts)
+        group = None
+        if terms and p.group_weight > 0:
+            codes, n_codes = snap.groups()
+            gs = snap.field_index("lex").group_score(terms, stats_mask, codes, n_codes)
+            top = float(gs.max()) if len(gs) else 0.0
+            group = gs[codes] / top if top > 0 else None
+        ranked = rank(qvec, snap.vectors, rows, lex, k=k, params=p, ts=snap.ts, group=group)
         hits = []
         for r in ranked:
             row = snap.row(r.row)
@@ -328,7 +334,8 @@ class MemoryService:
         sources = ("memory", "transcript") if self.settings.include_transcripts else ("memory",)
         params = RankParams(
             dense_weight=self.params.dense_weight, lexical_weight=self.params.lexical_weight,
-            ctx_boost=self.params.ctx_boost, mmr_lambda=0.7, min_score=self.settings.min_score,
+            ctx_boost=self.params.ctx_boost, group_weight=self.params.group_weight, mmr_lambda=0.7,
+            min_score=self.settings.min_score,
         )
         hits = self.search(query, agent_id=agent_id, k=k * 2, sources=sources, exclude=exclude, params=params)
         out: list[MemoryHit] = []

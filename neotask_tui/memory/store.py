@@ -99,6 +99,7 @@ class Snapshot:
     """The raw FTS columns (pyarrow arrays), turned into :class:`FieldIndex` on first use."""
     _fields: dict[str, FieldIndex] = field(default_factory=dict)
     _fields_lock: threading.Lock = field(default_factory=threading.Lock)
+    _groups: tuple[Any, int] | None = None
 
     def field_index(self, column: str) -> FieldIndex:
         """The in-memory BM25 index of an FTS column (built once per snapshot, thread-safe)."""
@@ -122,6 +123,17 @@ class Snapshot:
                 m = self.masks[(column, v)] = arr == v
             out |= m
         return out
+
+    def groups(self) -> tuple[Any, int]:
+        """``(code per row, number of codes)``: rows grouped by source path (a file, a session)."""
+        got = self._groups
+        if got is None:
+            import numpy as np
+
+            with self._fields_lock:
+                uniq, inv = np.unique(np.asarray(self.cols.get("path", []), dtype=object), return_inverse=True)
+                got = self._groups = (inv.astype(np.int64), len(uniq))
+        return got
 
     def matched(self, i: int, terms: Sequence[str]) -> list[str]:
         """The normalised query ``terms`` found in row ``i``'s own text (its ``lex`` column)."""

@@ -78,3 +78,14 @@ def test_tokens_and_edge_cases() -> None:
     assert idx.score(["a"], np.zeros(4, dtype=bool), out) == []
     empty = FieldIndex([])
     assert empty.score(["a"], None, np.zeros(0)) == []
+
+
+def test_group_score_rewards_terms_spread_over_a_group() -> None:
+    # group 0 has both terms in different rows; group 1 only one of them; group 2 is hidden
+    lex = ["apple", "pear", "apple", "plum", "apple pear"]
+    groups = np.array([0, 0, 1, 1, 2])
+    idx = FieldIndex(lex)
+    mask = np.array([True, True, True, True, False])
+    gs = idx.group_score(["apple", "pear"], mask, groups, 3)
+    assert gs[0] > gs[1] > 0 and gs[2] == 0
+    assert not idx.group_score(["kiwi"], mask, groups, 3).any()

@@ -7,69 +7,37 @@ in threads via ``asyncio.to_thread``.
 Feature modules plug in through a small internal API: ``settings``, ``now()``, ``parse_key()``,
 ``current_record()``, ``events()``, ``append()``, ``count_text()``/``count_event()``, ``store``,
 ``provider`` — and the engine owns ``state`` (StateManager), ``compactor`` (Compactor) and
-``memory`` (MemoryService) when those modules are present.
+``memory`` (MemoryService) when those modules are present. The turn itself lives in
+:mod:`neotask_tui.engine.turn` and recall in :mod:`neotask_tui.engine.recall`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
-import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from neotask_tui import paths
 from neotask_tui.config import Settings, load_settings
 from neotask_tui.engine import events as ev
+from neotask_tui.engine import recall as _recall
+from neotask_tui.engine import turn as _turn
+from neotask_tui.engine._util import clean_text, optional, totals
 from neotask_tui.engine.context import AssembledContext, ContextInputs, RecallItem, build_context
 from neotask_tui.engine.lifecycle import check_stale, local_zone, next_reset_at
-from neotask_tui.errors import StorageError, UserError
-from neotask_tui.providers.base import Provider, ProviderError, StreamEnd, TextDelta, ToolCall, ToolCallEvent, Usage
-from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.engine.recall import scope_admits
+from neotask_tui.errors import UserError
+from neotask_tui.providers.base import Provider
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
 from neotask_tui.storage.lock import DataLock
-from neotask_tui.storage.store import SessionStore, parse_ts, touch
+from neotask_tui.storage.store import SessionStore, parse_ts
 
 log = logging.getLogger("neotask.engine")
 MAX_TOOL_ROUNDS = 6
-
-
-def clean_text(text: str) -> str:
-    """Make user text storable: lone surrogates become U+FFFD (everything else is kept as is)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def _optional(module: str, attr: str) -> Any:
-    """A feature class if its module exists (features land independently)."""
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as e:
-        if e.name == module:
-            return None
-        raise
-    return getattr(mod, attr, None)
-
-
-def scope_admits(scope: str, config: dict[str, Any]) -> bool:
-    """Whether a memory of ``scope`` may enter this session's context.
-
-    Project- and workspace-bound memories (``project:acme``, ``workspace:acme-prod``) only reach a
-    session working on that project/workspace (per-session config); agent-, user- and team-wide
-    memories always do (agent isolation itself is enforced by the memory store's agent filter).
-    """
-    kind, _, name = scope.partition(":")
-    if kind in ("project", "workspace") and name:
-        return str(config.get(kind, "")) == name
-    return True
 
 
 class Engine:
@@ -121,9 +89,9 @@ class Engine:
         self._turn_lock = asyncio.Lock()
         self._memory = memory
         self._memory_failed = ""
-        state_cls = _optional("neotask_tui.engine.state", "StateManager")
+        state_cls = optional("neotask_tui.engine.state", "StateManager")
         self.state: Any = state_cls(self) if state_cls else None
-        comp_cls = _optional("neotask_tui.engine.compaction", "Compactor")
+        comp_cls = optional("neotask_tui.engine.compaction", "Compactor")
         self.compactor: Any = comp_cls(self) if comp_cls else None
         self.last_ledger: dict[str, dict[str, Any]] = {}
 
@@ -266,20 +234,10 @@ class Engine:
         info = self.model_info()
         return int(getattr(info, "context_window", 8192) or 8192)
 
-    # ------------------------------------------------------------------ memory
+    # ------------------------------------------------------------------ memory (engine/recall.py)
     async def get_memory(self) -> Any:
         """The memory service, built lazily off the event loop (None if disabled/unavailable)."""
-        if self._memory is not None or not self.settings.memory.enabled or self._memory_failed:
-            return self._memory
-        cls = _optional("neotask_tui.memory.service", "MemoryService")
-        if cls is None:
-            return None
-        try:
-            self._memory = await asyncio.to_thread(cls, self.settings.memory)
-        except Exception as e:  # surfaced once, never breaks a turn
-            self._memory_failed = f"memory unavailable: {e}"
-            log.warning(self._memory_failed)
-        return self._memory
+        return await _recall.get_memory(self)
 
     @property
     def memory(self) -> Any:
@@ -287,61 +245,17 @@ class Engine:
         return self._memory
 
     async def recall(self, key: str, query: str) -> list[RecallItem]:
-        """Auto-recall for a turn (empty if disabled); never raises."""
-        if not (self.settings.memory.enabled and self.settings.memory.auto_recall) or not query.strip():
-            return []
-        agent = self.parse_key(key).agent_id
-        archived = [a for a in self.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
-        if not archived and not self._has_memory_files(agent):
-            return []  # nothing to recall from: don't pay for loading the embedder and LanceDB
-        mem = await self.get_memory()
-        if mem is None:
-            return []
-        if archived and self.settings.memory.include_transcripts:
-            await asyncio.to_thread(self._index_archived, mem, agent, archived)
-        excl = set(self.current_record(key).config.get("never_recall", []))
-        hits = await asyncio.to_thread(
-            mem.recall, query, agent_id=agent, budget_tokens=self.settings.memory.recall_budget_tokens,
-            k=self.settings.memory.recall_k, exclude=excl,
-        )
-        cfg = self.current_record(key).config
-        return [
-            RecallItem(id=h.id, text=h.text, source=f"{h.path}:{h.line_start}-{h.line_end}", score=h.score,
-                       scope=h.scope, event_ids=list(getattr(h, "event_ids", None) or []))
-            for h in hits if scope_admits(h.scope, cfg)
-        ]
+        """Auto-recall for a turn (empty if disabled or nothing to recall from)."""
+        return await _recall.recall(self, key, query)
 
-    @staticmethod
-    def _has_memory_files(agent: str) -> bool:
-        ws = paths.workspace_dir(agent)
-        if (ws / "MEMORY.md").exists():
-            return True
-        mdir = ws / "memory"
-        return mdir.is_dir() and any(mdir.rglob("*.md"))
+    # ------------------------------------------------------------------ the turn (engine/turn.py)
+    def send(self, text: str, key: str | None = None) -> AsyncIterator[ev.EngineEvent]:
+        """Run one turn: store the user's message, assemble context, stream the reply, store it.
 
-    def _index_archived(self, mem: Any, agent: str, archived: list[Any]) -> int:
-        """Index archived transcripts of this agent not indexed yet (a manifest remembers which)."""
-        manifest = paths.data_dir() / "memory-transcripts.json"
-        try:
-            done: dict[str, str] = json.loads(manifest.read_text(encoding="utf-8"))
-            if not isinstance(done, dict):
-                done = {}
-        except (OSError, ValueError):
-            done = {}
-        if done and not mem.stats(agent).get("by_source", {}).get("transcript"):
-            # The store lost its transcript rows (e.g. a damaged table was rebuilt): index again.
-            done = {k: v for k, v in done.items() if k not in {a.session_id for a in archived}}
-        new = 0
-        for a in archived:
-            if a.session_id in done:
-                continue
-            events = self.store.events(a.session_id)
-            mem.index_transcript(agent, a.session_id, events, f"agent:{agent}")
-            done[a.session_id] = self.now_iso()
-            new += 1
-        if new and not self.readonly:
-            atomic_write_text(manifest, json.dumps(done, indent=0, sort_keys=True))
-        return new
+        Yields engine events. The user's message is durably on disk before :class:`TurnStarted`.
+        If the consumer stops iterating (Esc/Ctrl+C) the partial reply is kept, marked interrupted.
+        """
+        return _turn.send(self, text, key)
 
     # ------------------------------------------------------------------ routing and lifecycle
     def next_reset(self, key: str) -> tuple[datetime, str] | None:
@@ -504,209 +418,6 @@ class Engine:
         async with self._turn_lock:
             return await self.compactor.undo(key)
 
-    # ------------------------------------------------------------------ the turn
-    def _tools(self) -> list[Any]:
-        tools: list[Any] = []
-        if self.state is not None and hasattr(self.state, "tools"):
-            tools.extend(self.state.tools())
-        mem_tools = _optional("neotask_tui.memory.tools", "tool_specs")
-        if mem_tools is not None and self.settings.memory.enabled:
-            tools.extend(mem_tools())
-        return tools
-
-    async def _run_tool(self, key: str, call: ToolCall) -> tuple[str, bool]:
-        try:
-            if self.state is not None and hasattr(self.state, "handle_tool"):
-                res = await self.state.handle_tool(key, call)
-                if res is not None:
-                    return str(res), False
-            handler = _optional("neotask_tui.memory.tools", "handle_tool")
-            if handler is not None:
-                mem = await self.get_memory()
-                if mem is not None:
-                    res = await asyncio.to_thread(handler, mem, self.parse_key(key).agent_id, call.name, call.arguments)
-                    if res is not None:
-                        return str(res), False
-            return f"unknown tool {call.name!r}", True
-        except (UserError, ValueError, KeyError, TypeError) as e:
-            return f"tool error: {e}", True
-
-    async def send(self, text: str, key: str | None = None) -> AsyncIterator[ev.EngineEvent]:
-        """Run one turn: store the user's message, assemble context, stream the reply, store it.
-
-        Yields engine events. The user's message is durably on disk before :class:`TurnStarted`.
-        If the consumer stops iterating (Esc/Ctrl+C) the partial reply is kept, marked interrupted.
-        """
-        key = validate_key(key or self.default_key())
-        text = clean_text(text)
-        if not text.strip():
-            raise UserError("empty message")
-        async with self._turn_lock:
-            rec, reset = await asyncio.to_thread(self._route, key)
-            if reset is not None:
-                yield reset
-            user_ev = await self.append(key, "message", {"role": "user", "content": text})
-            yield ev.TurnStarted(key=key, session_id=rec.session_id, user_event_id=user_ev.id)
-            for note in self.store.notices:
-                yield ev.Notice(note, level="warning")
-            self.store.notices.clear()
-            if self.state is not None:
-                for n in await self.state.on_user_message(key, user_ev):
-                    yield ev.Notice(getattr(n, "text", str(n)))
-            recall: list[RecallItem] = []
-            try:
-                recall = await self.recall(key, text)
-            except Exception as e:  # recall must never break a turn
-                yield ev.Notice(f"memory recall failed: {e}", level="warning")
-            if recall:
-                yield ev.Recalled(query=text, items=[
-                    {"id": r.id, "text": r.text, "source": r.source, "score": r.score, "scope": r.scope}
-                    for r in recall])
-            async for out in self._answer(key, user_ev.id, recall):
-                yield out
-
-    async def _answer(self, key: str, user_id: int, recall: list[RecallItem]) -> AsyncIterator[ev.EngineEvent]:
-        """Context → (auto-compaction) → provider stream with tool rounds → stored reply."""
-        ctx = await self.build(key, None, recall=recall, new_event_id=user_id)
-        if self.compactor is not None:
-            res = await self.compactor.maybe_auto(key, ctx.ledger)
-            if res is not None:
-                yield self._compacted_event(key, res)
-                ctx = await self.build(key, None, recall=recall, new_event_id=user_id)
-        self.last_ledger[key] = ctx.ledger.to_dict()
-        yield ev.ContextBuilt(ledger=ctx.ledger.to_dict())
-        for note in ctx.ledger.notices:
-            yield ev.Notice(note, level="warning")
-        loading: list[str] = []
-        if self._provider is None:
-            yield ev.ModelLoading("preparing the model…")
-            try:
-                prov = await self.get_provider(progress=loading.append)
-            except ProviderError as e:
-                yield ev.TurnFailed(key=key, error=str(e), error_kind=e.kind)
-                return
-            except Exception as e:
-                yield ev.TurnFailed(key=key, error=f"could not start the model: {e}", error_kind="model")
-                return
-            yield ev.ModelLoading("model ready", done=True)
-            yield ev.ProviderInfo(provider=prov.name, model=prov.model, reason=self._provider_reason)
-        prov_ = self._provider
-        assert prov_ is not None
-        prov = prov_
-        tools = self._tools() if getattr(prov, "supports_tools", False) else []
-        retried_overflow = False
-        rounds = 0
-        while True:
-            rounds += 1
-            parts: list[str] = []
-            calls: list[ToolCall] = []
-            usage: Usage | None = None
-            stored = False
-            try:
-                async for item in prov.stream(ctx.messages, tools=tools or None,
-                                              max_tokens=self.settings.provider.max_tokens):
-                    if isinstance(item, TextDelta):
-                        parts.append(item.text)
-                        yield ev.TokenDelta(item.text)
-                    elif isinstance(item, ToolCallEvent):
-                        calls.append(item.call)
-                    elif isinstance(item, StreamEnd):
-                        usage = item.usage
-            except ProviderError as e:
-                if e.kind == "context_overflow" and not retried_overflow and self.compactor is not None and not parts:
-                    retried_overflow = True
-                    yield ev.Notice("the provider reported a context overflow: compacting and retrying once",
-                                    level="warning")
-                    res = await self.compactor.compact(key, reason="overflow")
-                    yield self._compacted_event(key, res)
-                    ctx = await self.build(key, None, recall=recall, new_event_id=user_id)
-                    continue
-                partial = "".join(parts)
-                pid = None
-                if partial:
-                    pev = await self.append(key, "message", {
-                        "role": "assistant", "content": partial, "status": "interrupted", "error": str(e)[:500],
-                        "error_kind": e.kind, "provider": prov.name, "model": prov.model})
-                    pid = pev.id
-                await self._touch(key)
-                yield ev.TurnFailed(key=key, error=str(e), error_kind=e.kind, partial_event_id=pid,
-                                    partial_text=partial, retryable=e.kind not in ("auth", "bad_request"))
-                return
-            except (asyncio.CancelledError, GeneratorExit):
-                partial = "".join(parts)
-                if partial and not stored:
-                    sid = self.current_record(key).session_id
-                    self.store.append(sid, "message", {
-                        "role": "assistant", "content": partial, "status": "interrupted",
-                        "error_kind": "cancelled", "provider": prov.name, "model": prov.model}, ts=self.now_iso())
-                raise
-            reply = "".join(parts)
-            reported = usage is not None
-            if usage is None:
-                usage = Usage(input_tokens=ctx.ledger.total, output_tokens=self.count_text(reply), reported=False)
-            cost = self._cost(usage)
-            if calls and rounds < MAX_TOOL_ROUNDS:
-                items: list[tuple[str, dict[str, Any]]] = []
-                if reply:
-                    items.append(("message", {"role": "assistant", "content": reply, "status": "complete",
-                                              "provider": prov.name, "model": prov.model}))
-                for c in calls:
-                    items.append(("tool_call", {"call_id": c.id, "name": c.name, "arguments": c.arguments,
-                                                "usage": usage.to_dict(), "cost_usd": cost}))
-                    usage, cost = Usage(reported=reported), 0.0  # count the call's usage once
-                sid = self.current_record(key).session_id
-                await asyncio.to_thread(self.store.append_many, sid, items, ts=self.now_iso())
-                self._add_usage(key, items)
-                for c in calls:
-                    yield ev.ToolCallStarted(call_id=c.id, name=c.name, arguments=c.arguments)
-                    result, is_err = await self._run_tool(key, c)
-                    await self.append(key, "tool_result", {"call_id": c.id, "name": c.name, "content": result,
-                                                           "is_error": is_err})
-                    yield ev.ToolCallFinished(call_id=c.id, name=c.name, result=result, is_error=is_err)
-                ctx = await self.build(key, None, recall=recall, new_event_id=user_id)
-                continue
-            data = {"role": "assistant", "content": reply, "status": "complete", "provider": prov.name,
-                    "model": prov.model, "usage": usage.to_dict(), "cost_usd": cost}
-            aev = await self.append(key, "message", data)
-            stored = True
-            self._add_usage(key, [("message", data)])
-            await self._touch(key)
-            rec = self.current_record(key)
-            yield ev.TurnDone(key=key, session_id=rec.session_id, event_id=aev.id, text=reply, usage=usage.to_dict(),
-                              cost_usd=cost, provider=prov.name, model=prov.model,
-                              totals=_totals(rec), ledger=ctx.ledger.to_dict())
-            return
-
-    def _cost(self, usage: Usage) -> float | None:
-        from neotask_tui.engine.pricing import cost_usd
-
-        p = self._provider
-        if p is None:
-            return None
-        return cost_usd(usage, self.model_info())
-
-    def _add_usage(self, key: str, items: list[tuple[str, dict[str, Any]]]) -> None:
-        rec = self.current_record(key)
-        for _t, d in items:
-            if isinstance(d.get("usage"), dict):
-                rec.counters.add(d["usage"], d.get("cost_usd"))
-
-    async def _touch(self, key: str) -> None:
-        rec = self.current_record(key)
-        touch(rec, self.now_iso())
-        try:
-            await asyncio.to_thread(self.store.save)
-        except StorageError:
-            raise
-
-    def _compacted_event(self, key: str, res: Any) -> ev.Compacted:
-        return ev.Compacted(
-            key=key, old_session_id=str(getattr(res, "old_session_id", "")),
-            new_session_id=str(getattr(res, "new_session_id", "")),
-            tokens_before=int(getattr(res, "tokens_before", 0)), tokens_after=int(getattr(res, "tokens_after", 0)),
-            repaired=list(getattr(res, "repaired", []) or []), fallback=bool(getattr(res, "fallback", False)),
-        )
-
     def session_info(self, key: str) -> dict[str, Any]:
         """Record, totals, next reset and last ledger of a key (for status bars and ``sessions show``)."""
         rec = self.current_record(key, create=not self.readonly)
@@ -714,13 +425,10 @@ class Engine:
         nr = self.next_reset(key)
         d["next_reset_at"] = nr[0].isoformat() if nr else None
         d["next_reset_kind"] = nr[1] if nr else None
-        d["totals"] = _totals(rec)
+        d["totals"] = totals(rec)
         d["last_ledger"] = self.last_ledger.get(key)
         d["events"] = len(self.store.events(rec.session_id))
         return d
 
 
-def _totals(rec: SessionRecord) -> dict[str, Any]:
-    c = rec.counters
-    return {"input": c.input, "output": c.output, "cache_read": c.cache_read, "cache_write": c.cache_write,
-            "cost_usd": c.cost_usd, "estimated_turns": c.estimated_turns}
+__all__ = ["Engine", "clean_text", "scope_admits"]

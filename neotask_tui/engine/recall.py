@@ -1,0 +1,108 @@
+"""Long-term memory for the Engine: lazy service, auto-recall with scope checks, archived transcripts.
+
+Part of the :class:`~neotask_tui.engine.api.Engine` facade (functions it delegates to).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from neotask_tui import paths
+from neotask_tui.engine._util import optional
+from neotask_tui.engine.context import RecallItem
+from neotask_tui.storage.atomic import atomic_write_text
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.api import Engine
+
+log = logging.getLogger("neotask.engine")
+
+
+def scope_admits(scope: str, config: dict[str, Any]) -> bool:
+    """Whether a memory of ``scope`` may enter this session's context.
+
+    Project- and workspace-bound memories (``project:acme``, ``workspace:acme-prod``) only reach a
+    session working on that project/workspace (per-session config); agent-, user- and team-wide
+    memories always do (agent isolation itself is enforced by the memory store's agent filter).
+    """
+    kind, _, name = scope.partition(":")
+    if kind in ("project", "workspace") and name:
+        return str(config.get(kind, "")) == name
+    return True
+
+
+async def get_memory(engine: Engine) -> Any:
+    """The memory service, built lazily off the event loop (None if disabled/unavailable)."""
+    if engine._memory is not None or not engine.settings.memory.enabled or engine._memory_failed:
+        return engine._memory
+    cls = optional("neotask_tui.memory.service", "MemoryService")
+    if cls is None:
+        return None
+    try:
+        engine._memory = await asyncio.to_thread(cls, engine.settings.memory)
+    except Exception as e:  # surfaced once, never breaks a turn
+        engine._memory_failed = f"memory unavailable: {e}"
+        log.warning(engine._memory_failed)
+    return engine._memory
+
+
+async def recall(engine: Engine, key: str, query: str) -> list[RecallItem]:
+    """Auto-recall for a turn (empty if disabled); never raises."""
+    if not (engine.settings.memory.enabled and engine.settings.memory.auto_recall) or not query.strip():
+        return []
+    agent = engine.parse_key(key).agent_id
+    archived = [a for a in engine.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
+    if not archived and not _has_memory_files(agent):
+        return []  # nothing to recall from: don't pay for loading the embedder and LanceDB
+    mem = await engine.get_memory()
+    if mem is None:
+        return []
+    if archived and engine.settings.memory.include_transcripts:
+        await asyncio.to_thread(_index_archived, engine, mem, agent, archived)
+    excl = set(engine.current_record(key).config.get("never_recall", []))
+    hits = await asyncio.to_thread(
+        mem.recall, query, agent_id=agent, budget_tokens=engine.settings.memory.recall_budget_tokens,
+        k=engine.settings.memory.recall_k, exclude=excl,
+    )
+    cfg = engine.current_record(key).config
+    return [
+        RecallItem(id=h.id, text=h.text, source=f"{h.path}:{h.line_start}-{h.line_end}", score=h.score,
+                   scope=h.scope, event_ids=list(getattr(h, "event_ids", None) or []))
+        for h in hits if scope_admits(h.scope, cfg)
+    ]
+
+
+def _has_memory_files(agent: str) -> bool:
+    ws = paths.workspace_dir(agent)
+    if (ws / "MEMORY.md").exists():
+        return True
+    mdir = ws / "memory"
+    return mdir.is_dir() and any(mdir.rglob("*.md"))
+
+
+def _index_archived(engine: Engine, mem: Any, agent: str, archived: list[Any]) -> int:
+    """Index archived transcripts of this agent not indexed yet (a manifest remembers which)."""
+    manifest = paths.data_dir() / "memory-transcripts.json"
+    try:
+        done: dict[str, str] = json.loads(manifest.read_text(encoding="utf-8"))
+        if not isinstance(done, dict):
+            done = {}
+    except (OSError, ValueError):
+        done = {}
+    if done and not mem.stats(agent).get("by_source", {}).get("transcript"):
+        # The store lost its transcript rows (e.g. a damaged table was rebuilt): index again.
+        done = {k: v for k, v in done.items() if k not in {a.session_id for a in archived}}
+    new = 0
+    for a in archived:
+        if a.session_id in done:
+            continue
+        events = engine.store.events(a.session_id)
+        mem.index_transcript(agent, a.session_id, events, f"agent:{agent}")
+        done[a.session_id] = engine.now_iso()
+        new += 1
+    if new and not engine.readonly:
+        atomic_write_text(manifest, json.dumps(done, indent=0, sort_keys=True))
+    return new

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -190,8 +191,9 @@ def main() -> int:
         "index_seconds": round(index_s, 1),
         "search_ms_p50": round(statistics.median(lat_ms), 2) if lat_ms else None,
         "search_ms_p95": round(lat_ms[int(0.95 * (len(lat_ms) - 1))], 2) if lat_ms else None,
-        "method": "hybrid: stemmed BM25 (own + neighbour-context column, LanceDB FTS) 0.6 + dense MiniLM-int8 "
-        "(mean of turn and previous-turn+turn vectors) 0.4, per-query normalised",
+        "method": "hybrid: stemmed BM25 (own + neighbour-context column, in-process, per-agent statistics) + "
+        "dense MiniLM-int8 (mean of turn and previous-turn+turn vectors), per-query normalised and weighted",
+        "params": asdict(svc.params),
     }
     json.dump(out, sys.stdout, indent=2)
     sys.stdout.write("\n")

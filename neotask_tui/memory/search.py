@@ -8,7 +8,8 @@ here. Instead each side is normalised per query:
   ``[0, 0.2]``) and the 0.4 floor keeps a weak best match from getting full marks;
 - lexical: BM25 divided by the best BM25 of the query.
 
-Both are clipped to ``[0, 1]`` and combined with weights (default 0.4 dense / 0.6 lexical). The
+Both are clipped to ``[0, 1]`` and combined with weights (default 0.4 dense / 0.6 lexical), plus a
+coarse score (BM25 of the hit's whole session or file, weight 0.3). The
 lexical query is built from normalised terms (stemmed, stopwords removed, see :mod:`.lexical`) and
 scored in process (:mod:`.bm25`, no LanceDB round trip per query); a second, weaker BM25 over the
 ``ctx`` column (neighbouring turns of a transcript) adds context. Pseudo-relevance feedback
@@ -37,7 +38,7 @@ class RankParams:
     """Weight of the normalised dense score."""
     lexical_weight: float = 0.6
     """Weight of the normalised BM25 score."""
-    ctx_boost: float = 0.3
+    ctx_boost: float = 0.5
     """Boost of BM25 over neighbouring-context terms relative to the chunk's own terms."""
     prf_docs: int = 0
     """Pseudo-relevance feedback: top fused hits averaged into the query vector (0 = off)."""
@@ -49,9 +50,11 @@ class RankParams:
     """MMR trade-off (1 = relevance only); ``None`` = off."""
     min_score: float = 0.0
     """Drop hits whose fused score is below this."""
-    group_weight: float = 0.0
+    group_weight: float = 0.3
     """Weight of the coarse score: BM25 of the hit's whole group (transcript session or file),
-    normalised by the best group; 0 = off."""
+    normalised by the best group; 0 = off. Coarse-to-fine: a passage in the session where the
+    question's terms co-occur beats an equally good passage elsewhere (LoCoMo dev, categories 1-4:
+    R@5 0.631 -> 0.659 with ``ctx_boost`` 0.3, 0.672 with 0.5)."""
 
 
 @dataclass

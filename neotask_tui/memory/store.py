@@ -3,7 +3,10 @@
 LanceDB is the source of truth (vectors, text, metadata, a native full-text index on the normalised
 ``lex`` column and another on the ``ctx`` neighbour-context column). Dense search runs with numpy
 over a cache of the vectors, reloaded when the table version changes: a flat scan over 100k x 384 in
-numpy is ~10x faster than LanceDB's flat vector search here, and needs no index build.
+numpy is ~10x faster than LanceDB's flat vector search here, and needs no index build. BM25 is
+scored in process too (:mod:`.bm25`, an inverted index built from the cached ``lex``/``ctx``
+columns on first use): a LanceDB FTS query costs ~10 round trips into its background thread, which
+dominated search latency on a busy machine. Every write invalidates the cache, indices included.
 
 One table per embedding model (``chunks_<model>_<dim>``): changing the model leaves the old table
 behind, which the service migrates (transcript rows re-embedded) and drops, so a model change is a

@@ -59,8 +59,9 @@ class FieldIndex:
         self.doc_len: npt.NDArray[np.float64] = np.bincount(doc, minlength=n).astype(np.float64)
         key, tf = np.unique(tid * max(n, 1) + doc, return_counts=True)
         term = key // max(n, 1)
-        self.rows: npt.NDArray[np.int64] = key % max(n, 1)
-        self.tf: npt.NDArray[np.float64] = tf.astype(np.float64)
+        # int32/float32 postings: half the memory (100k chunks x ~30 terms ~ 24 MB per column)
+        self.rows: npt.NDArray[np.int32] = (key % max(n, 1)).astype(np.int32)
+        self.tf: npt.NDArray[np.float32] = tf.astype(np.float32)
         self.offsets: npt.NDArray[np.int64] = np.searchsorted(term, np.arange(len(words) + 1))
 
     def score(

@@ -154,9 +154,12 @@ class NeotaskApp(App[int]):
                 return
         for note in list(self.engine.notices):
             self.notify(note, severity="warning", timeout=10)
-        self.ready.set()
-        with self.shutdown_tolerant():
-            await self.load_session()
+        try:
+            with self.shutdown_tolerant():
+                await self.load_session()
+        finally:
+            # Only now: a message sent earlier would be wiped by the transcript load (it waits instead).
+            self.ready.set()
 
     async def load_session(self) -> None:
         """(Re)load the transcript, gauge, state, status for ``self.key``."""

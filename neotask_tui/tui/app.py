@@ -130,12 +130,14 @@ class NeotaskApp(App[int]):
         try:
             yield
         except NoMatches:
-            if self.is_running:
+            if self.is_running and self.screen_stack:
                 raise
 
     @property
     def main(self) -> Screen[Any]:
         """The main screen (queries on the app itself only see the active screen)."""
+        if not self.screen_stack:  # the app is shutting down while a worker still runs
+            raise NoMatches("the app has no screen any more")
         return self.screen_stack[0]
 
     # ------------------------------------------------------------------ engine startup

@@ -159,8 +159,7 @@ class NeotaskApp(App[int]):
         try:
             with self.shutdown_tolerant():
                 await self.load_session()
-        finally:
-            # Only now: a message sent earlier would be wiped by the transcript load (it waits instead).
+        finally:  # only now: a message sent earlier would be wiped by the transcript load
             self.ready.set()
 
     async def load_session(self) -> None:

@@ -75,6 +75,9 @@ class SessionStore:
         self.notices: list[str] = [loaded.problem] if loaded.problem else []
         self.load_issues: dict[str, list[LoadIssue]] = {}
         self._cache: dict[str, list[Event]] = {}
+        # Archive listing reads every archived header; recall asks for it each turn, so it is kept
+        # until this store moves a transcript in or out (the data-dir lock makes us the only writer).
+        self._archived: list[ArchivedInfo] | None = None
 
     # ----- reading
     def get(self, key: str) -> SessionRecord | None:
@@ -218,10 +221,12 @@ class SessionStore:
 
     def archive_transcript(self, session_id: str) -> Path:
         """Move a live transcript to the archive (idempotent)."""
+        self._archived = None
         return _move(paths.transcript_path(session_id), paths.archived_transcript_path(session_id))
 
     def unarchive_transcript(self, session_id: str) -> Path:
         """Move an archived transcript back to the live folder (idempotent)."""
+        self._archived = None
         return _move(paths.archived_transcript_path(session_id), paths.transcript_path(session_id))
 
     def make_current(self, session_id: str, *, key: str | None = None) -> SessionRecord:
@@ -267,7 +272,12 @@ class SessionStore:
 
     # ----- listing and maintenance
     def list_archived(self) -> list[ArchivedInfo]:
-        """Every archived transcript, newest first (reads headers only)."""
+        """Every archived transcript, newest first (reads headers only; cached, see ``_archived``)."""
+        if self._archived is None or self.readonly:
+            self._archived = self._scan_archive()
+        return list(self._archived)
+
+    def _scan_archive(self) -> list[ArchivedInfo]:
         out: list[ArchivedInfo] = []
         adir = paths.archive_dir()
         if not adir.exists():

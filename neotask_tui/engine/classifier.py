@@ -32,7 +32,9 @@ __all__ = [
     "Classification",
     "Kind",
     "classify",
+    "directive_start",
     "permanence_markers",
+    "project_scope",
     "split_statements",
     "temporary_markers",
 ]
@@ -162,6 +164,21 @@ def temporary_markers(text: str) -> list[str]:
 def permanence_markers(text: str) -> list[str]:
     """Explicit-permanence markers in ``text`` ("always", "from now on", "всегда", ...)."""
     return [m.group(0).strip().lower() for m in _PERM.finditer(text)]
+
+
+def project_scope(text: str) -> str | None:
+    """``project`` or ``workspace`` when ``text`` scopes itself to one ("for this repo ..."), else ``None``."""
+    m = _PROJECT.search(text)
+    if m is None:
+        return None
+    word = _first_group(m, "en", "ru").lower()
+    return "workspace" if word.startswith(("workspace", "воркспейс")) else "project"
+
+
+def directive_start(text: str) -> bool:
+    """Whether ``text`` starts with a directive verb ("use ...", "write ...", "не используй ...")."""
+    m = _DIRECTIVE.match(text.lstrip())
+    return m is not None and m.start() == 0
 
 
 def no_store_marker(text: str) -> bool:

@@ -58,6 +58,13 @@ SUMMARY_MAX_TOKENS = 1500
 """Reply budget asked of the model for one summary."""
 PROMPT_SHARE = 0.6
 """Share of the model window a summarization prompt's events may take (rolling chunks beyond)."""
+SUMMARY_SHARE = 0.1
+"""Soft cap of an extractive summary: this share of the usable window (and no more than the raw
+recent window, ``compaction.keep_recent_tokens``). Required lines (identifiers, negated constraints)
+may exceed it; the rest of the window goes to the raw recent messages and to recalled history,
+which quotes the compacted turns themselves."""
+SUMMARY_MIN_TOKENS = 200
+"""Floor of that cap for very small windows."""
 
 
 @dataclass
@@ -350,10 +357,10 @@ class Compactor:
     ) -> tuple[Summary, str, str | None, list[str]]:
         """Ask the model (rolling over chunks that fit its window); fall back to extractive."""
         eng = self.engine
-        budget = int(eng.settings.compaction.keep_recent_tokens)
+        budget = self.summary_budget()
 
         def extractive(why: str | None) -> tuple[Summary, str, str | None, list[str]]:
-            s = extractive_summary(source, budget_tokens=max(budget, 400), count=tokens.count_text,
+            s = extractive_summary(source, budget_tokens=budget, count=tokens.count_text,
                                    instructions=instructions, previous=previous)
             return s, EXTRACTIVE_MODEL, why, []
 
@@ -386,6 +393,13 @@ class Compactor:
             return extractive(f"{getattr(e, 'kind', type(e).__name__)}: {e}")
         final = parse_summary(prev_text or "", valid_ids=valid)
         return final, str(getattr(provider, "model", "") or getattr(provider, "name", "model")), None, issues
+
+    def summary_budget(self) -> int:
+        """Soft token cap of an extractive summary (see :data:`SUMMARY_SHARE`)."""
+        eng = self.engine
+        usable = self._window() - int(eng.settings.context.reply_reserve_tokens)
+        cap = min(int(eng.settings.compaction.keep_recent_tokens), int(usable * SUMMARY_SHARE))
+        return max(cap, SUMMARY_MIN_TOKENS)
 
     def _chunks(self, source: Sequence[Event]) -> list[list[Event]]:
         """Split the range so each summarization prompt fits the model's window."""

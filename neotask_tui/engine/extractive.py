@@ -3,7 +3,10 @@
 Used when the model fails or times out (compaction never blocks on it), by the benchmark, and
 whenever a model-free summary is wanted. It copies sentences verbatim from the events into the
 summary's sections — so it cannot drift — and cites each one. Required items (identifiers and
-negated constraints) are always kept; the rest is trimmed oldest-first to fit a token budget.
+negated constraints) are always kept; the rest is trimmed to fit a token budget, by kind (rules,
+decisions and asks first) and newest first. Extending a rolling summary, its optional lines compete
+with the new ones for that budget, so the summary stays bounded instead of growing with every
+compaction (they are still cited in the archived transcripts, where recall finds them).
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from neotask_tui.engine.guard import SECTION_OF, CriticalItem, extract_items, is_required, sentences
+from neotask_tui.engine.constraints import constraint_kind
+from neotask_tui.engine.guard import SECTION_OF, CriticalItem, extract_items, is_required, sentences, words
 from neotask_tui.engine.summary import Summary, SummaryLine
 from neotask_tui.storage.events import Event
 
@@ -23,6 +27,9 @@ _GOAL_RE = re.compile(
 # Which kinds are kept first when the budget is tight (required kinds are never trimmed).
 _PRIORITY = ("constraint", "decision", "ask", "question", "assumption", "identifier")
 _MAX_LINE_CHARS = 400
+_MIN_WORDS = 3
+"""An optional line needs this many content words: "How was it?" or "Anything fun?" say nothing."""
+_KIND_OF = {section: kind for kind, section in SECTION_OF.items()}
 
 
 def _clip(s: str) -> str:
@@ -60,7 +67,8 @@ def extractive_summary(
         budget_tokens: Soft size limit for the rendered summary; required items may exceed it.
         count: Token counter for the budget (defaults to ~4 characters per token).
         instructions: User focus; sentences sharing words with it are kept first.
-        previous: A rolling summary being extended; its lines are kept (they are already cited).
+        previous: A rolling summary being extended: its goal, identifiers and constraints are kept;
+            its other lines compete with the new items for ``budget_tokens``.
 
     Returns:
         The summary.
@@ -68,26 +76,39 @@ def extractive_summary(
     counter = count or (lambda s: max(1, len(s) // 4))
     items = extract_items(events)
     focus = {w for w in re.findall(r"\w+", (instructions or "").lower()) if len(w) > 3}
-    lines: list[SummaryLine] = list(previous.lines) if previous else []
-    have = {ln.text for ln in lines}
+    lines: list[SummaryLine] = []
+    older: list[CriticalItem] = []  # optional lines of the rolling summary, competing with new items
+    for ln in previous.lines if previous else []:
+        if ln.section in ("Goal", "Exact identifiers") or ln.repaired or (
+            ln.section == "Constraints and rules" and constraint_kind(ln.text)
+        ):
+            lines.append(ln)
+        else:
+            older.append(CriticalItem(_KIND_OF.get(ln.section, "decision"), ln.text, list(ln.cites)))
+    have = {ln.text for ln in lines} | {o.text for o in older}
     for g in goal_lines(events):
         if g.text not in have and not any(ln.section == "Goal" for ln in lines):
             lines.append(g)
     required = [i for i in items if is_required(i)]
-    optional = [i for i in items if not is_required(i)]
+    optional = [i for i in items if not is_required(i) and i.text not in have] + older
 
     def rank(item: CriticalItem) -> tuple[int, int, int]:
         hit = 0 if focus & set(re.findall(r"\w+", item.text.lower())) else 1
         # Newer items first within a kind: the latest decisions and asks matter most.
-        return (hit, _PRIORITY.index(item.kind), -max(item.cites))
+        return (hit, _PRIORITY.index(item.kind), -max(item.cites, default=0))
 
     used = sum(counter(ln.render()) for ln in lines)
     for item in required:
         shown = f"`{item.text}`" if item.kind == "identifier" else _clip(item.text)
+        if shown in have:
+            continue
         ln = SummaryLine(SECTION_OF[item.kind], shown, sorted(item.cites))
         lines.append(ln)
+        have.add(shown)
         used += counter(ln.render())
     for item in sorted(optional, key=rank):
+        if len(words(item.text.removeprefix("assistant: "))) < _MIN_WORDS:
+            continue
         ln = SummaryLine(SECTION_OF[item.kind], _clip(item.text), sorted(item.cites))
         cost = counter(ln.render())
         if budget_tokens is not None and used + cost > budget_tokens:

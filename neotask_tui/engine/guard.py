@@ -1,11 +1,13 @@
 """The deterministic quality guard: nothing critical leaves a summary silently.
 
 From the compacted events it extracts *critical items* — exact identifiers (paths, URLs, numbers,
-ids, versions, code names) and constraints (negations and conditions, EN and RU: "do not",
-"never", "must not", "only for", "не используй", "никогда", "нельзя", "только"...) — and checks that
-each one appears in the summary. Missing ones are appended verbatim under their section with their
-citations and reported as *repaired*. It also computes the *dropped* list shown by the preview:
-decisions, asks and open questions of the range that the summary does not cover.
+ids, versions, code names) and constraints (negated rules and conditions, EN and RU: "do not use
+Redis", "never commit to main", "we won't support 3.8", "only for the demo", "не используй",
+"нельзя", "только если"...) — and checks that each one appears in the summary. Missing ones are
+appended verbatim under their section with their citations and reported as *repaired*. Negations
+of chat ("can't wait!", "I don't know", "don't worry") are not constraints and are not forced into
+the summary (see :mod:`neotask_tui.engine.constraints`). It also computes the *dropped* list shown
+by the preview: decisions, asks and open questions of the range that the summary does not cover.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from neotask_tui.engine.constraints import constraint_kind, is_rule
 from neotask_tui.engine.summary import Summary, SummaryLine, event_text
 from neotask_tui.storage.events import Event
 
@@ -55,11 +58,10 @@ _COND = (
     r"|(?<!\w)только(?!\w)|(?<!\w)кроме(?!\w)|(?<!\w)если(?!\w)|(?<!\w)лишь(?!\w)"
 )
 NEGATION_RE = re.compile(f"{_NEG_EN}|{_NEG_RU}", re.IGNORECASE)
+"""Any negation marker (broad: also "can't wait"). Used to check that a summary line restating a
+negated constraint still carries a negation; which sentences *are* constraints is decided by
+:func:`~neotask_tui.engine.constraints.constraint_kind`."""
 CONDITION_RE = re.compile(_COND, re.IGNORECASE)
-_RULE_RE = re.compile(
-    r"\balways\b|\bmust\b|\bmake sure\b|\bprefer\b|(?<!\w)всегда(?!\w)|(?<!\w)обязательно(?!\w)|(?<!\w)должн",
-    re.IGNORECASE,
-)
 DECISION_RE = re.compile(
     r"\blet'?s\b|\bwe'?ll\b|\bwe will\b|\bdecided\b|\bdecide\b|\bgo with\b|\bgoing with\b|\bagreed\b"
     r"|\bchose\b|\bchoose\b|\bswitch(?:ed)? to\b|\bsettled on\b|\bplan is\b"
@@ -184,7 +186,7 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
             if role == "user" or role == "system":
                 if s.endswith("?"):
                     _merge(items, "ask" if ASK_RE.search(s) else "question", s, ev.id)
-                elif NEGATION_RE.search(s) or CONDITION_RE.search(s) or _RULE_RE.search(s):
+                elif constraint_kind(s) or is_rule(s):
                     _merge(items, "constraint", s, ev.id)
                 elif DECISION_RE.search(s):
                     _merge(items, "decision", s, ev.id)
@@ -229,10 +231,10 @@ def covers(summary_text: str, item: CriticalItem) -> bool:
 
 
 def is_required(item: CriticalItem) -> bool:
-    """Items the guard enforces: identifiers and negated/conditional constraints."""
+    """Items the guard enforces: identifiers and negated/conditional constraints (not chatty negations)."""
     if item.kind == "identifier":
         return True
-    return item.kind == "constraint" and bool(NEGATION_RE.search(item.text) or CONDITION_RE.search(item.text))
+    return item.kind == "constraint" and constraint_kind(item.text) is not None
 
 
 @dataclass(slots=True)

@@ -18,12 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neotask_tui.engine.guard import (
-    NEGATION_RE,
-    CriticalItem,
-    identifiers_in,
-    sentences,
-)
+from neotask_tui.engine.constraints import constraint_kind
+from neotask_tui.engine.guard import CriticalItem, identifiers_in, sentences
 from neotask_tui.engine.summary import Summary, event_text
 from neotask_tui.storage.events import Event
 
@@ -134,10 +130,14 @@ def lineage_events(
 
 
 def previous_items(previous: Summary) -> list[CriticalItem]:
-    """Guard items from a rolling summary being extended (its constraints and identifiers)."""
+    """Guard items from a rolling summary being extended (its constraints and identifiers).
+
+    Only lines that are constraints by :func:`~neotask_tui.engine.constraints.constraint_kind` are
+    enforced again, so a chatty negation an older summary kept ("Can't wait!") can now leave it.
+    """
     items: list[CriticalItem] = []
     for ln in previous.lines:
-        if ln.section == "Constraints and rules" and NEGATION_RE.search(ln.text):
+        if ln.section == "Constraints and rules" and constraint_kind(ln.text):
             items.append(CriticalItem("constraint", ln.text, list(ln.cites)))
         elif ln.section == "Exact identifiers":
             for ident in identifiers_in(ln.text) or [ln.text.strip("` ")]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
+from neotask_tui.engine.constraints import constraint_kind
 from neotask_tui.engine.extractive import extractive_summary
-from neotask_tui.engine.guard import attributor, extract_items, guard, identifiers_in
+from neotask_tui.engine.guard import CriticalItem, attributor, extract_items, guard, identifiers_in, is_required
 from neotask_tui.engine.summary import SECTIONS, build_summary_prompt, parse_summary
+from neotask_tui.engine.summary_inputs import previous_items
 from neotask_tui.storage.events import Event
 
 
@@ -97,3 +101,115 @@ def test_prompt_carries_ids_shape_and_instructions() -> None:
         assert f"## {name}" in system
     assert "[e:4] user: Only for the demo" in user
     assert "focus on the port" in user
+
+
+CONSTRAINTS = [
+    "Do not use Redis.",
+    "Please never commit directly to the main branch.",
+    "You must not touch the migrations folder.",
+    "We shouldn't add new dependencies.",
+    "Avoid global state in the handlers.",
+    "No emojis in commit messages.",
+    "We won't support Python 3.8.",
+    "Let's not rename the module.",
+    "Stop adding comments to every line.",
+    "For this project don't use external deps.",
+    "Today don't answer in English.",
+    "I don't want any new dependencies.",
+    "If the build fails, do not deploy.",
+    "Only for the demo, listen on port 8080.",
+    "Write the parser without regex.",
+    "Не используй Redis.",
+    "Пожалуйста, не трогай миграции.",
+    "Нельзя коммитить в main.",
+    "Мы не используем ORM.",
+    "Никаких глобальных переменных.",
+    "Только для демо: порт 8080.",
+]
+CHATTY = [
+    "Can't wait!",
+    "I can't wait to see it.",
+    "I don't know.",
+    "I didn't expect that.",
+    "Not sure about that.",
+    "No way!",
+    "Don't worry, I won't let anything get me down.",
+    "You never know.",
+    "Never saw this coming.",
+    "I've never been there.",
+    "It only took us two hours.",
+    "Don't give up on your dreams.",
+    "It's my favorite and never gets old.",
+    "Не знаю.",
+    "Не волнуйся, всё будет хорошо.",
+    "Я только что вернулся.",
+    "Если хочешь, можем созвониться.",
+]
+
+
+@pytest.mark.parametrize("text", CONSTRAINTS)
+def test_negated_rules_and_conditions_are_constraints(text: str) -> None:
+    assert constraint_kind(text) is not None
+    assert is_required(CriticalItem("constraint", text, [1]))
+
+
+@pytest.mark.parametrize("text", CHATTY)
+def test_chatty_negations_are_not_constraints(text: str) -> None:
+    assert constraint_kind(text) is None
+    assert not any(i.kind == "constraint" for i in extract_items([msg(1, "user", text)]))
+
+
+def test_guard_repairs_constraint_negations_but_does_not_force_chatty_ones() -> None:
+    events = [
+        msg(1, "user", "Can't wait to see the new dashboard! I don't know what to expect."),
+        msg(2, "user", "We won't support Python 3.8. Don't worry about the docs."),
+        msg(3, "user", "Stop adding comments to every line. Никогда не коммить в main."),
+    ]
+    s = parse_summary("## Goal\n- Build the dashboard [e:1]")
+    report = guard(s, extract_items(events))
+    text = s.render()
+    repaired = {r.text for r in report.repaired if r.kind == "constraint"}
+    assert repaired == {"We won't support Python 3.8.", "Stop adding comments to every line.",
+                        "Никогда не коммить в main."}
+    assert "- We won't support Python 3.8. [e:2]" in text
+    assert "Can't wait" not in text and "don't know" not in text and "Don't worry" not in text
+
+
+def test_extractive_summary_spends_no_budget_on_chatty_negations() -> None:
+    chat = [msg(i, "user", f"Can't wait to see the photos of trip number {i}! I don't know when I'll be back.")
+            for i in range(1, 30)]
+    events = [*chat, msg(30, "user", "Never push to the release branch on Fridays.")]
+    s = extractive_summary(events, budget_tokens=80)
+    text = s.render()
+    assert [ln.text for ln in s.section("Constraints and rules")] == ["Never push to the release branch on Fridays."]
+    assert "Can't wait" not in text.split("## Exact identifiers")[0].split("## Goal")[-1].split("\n", 2)[-1]
+    assert guard(s, extract_items(events)).repaired == []
+
+
+def test_rolling_extractive_summary_stays_bounded_and_keeps_old_constraints() -> None:
+    def count(s: str) -> int:
+        return max(1, len(s) // 4)
+
+    names = [f"{a} {b}" for a in ("red", "blue", "green", "amber", "grey") for b in ("fox", "owl", "cat", "elk")]
+    summary = extractive_summary(EVENTS, budget_tokens=120, count=count)
+    for start in range(10, 200, 10):
+        name = names[start // 10]
+        rng = [msg(start + j, "user", f"We decided to call the {j}th batch step the {name} after review.")
+               for j in range(10)]
+        summary = extractive_summary(rng, budget_tokens=120, count=count,
+                                     previous=parse_summary(summary.render()))
+    text = summary.render()
+    required = sum(count(ln.render()) for ln in summary.lines if ln.section in ("Goal", "Exact identifiers")
+                   or constraint_kind(ln.text))
+    optional = sum(count(ln.render()) for ln in summary.lines) - required
+    assert optional <= 120  # older optional lines left to make room for new ones...
+    assert "grey elk" in text and "blue fox" not in text  # ...newest first
+    assert "Do not use Redis." in text and "Никогда не используй глобальные переменные." in text
+    assert "`src/importer/csv_reader.py`" in text
+
+
+def test_previous_summary_lines_are_required_only_when_they_are_constraints() -> None:
+    prev = parse_summary("## Constraints and rules\n- Can't wait to see it! [e:4]\n- Do not use Redis. [e:1]\n"
+                         "## Exact identifiers\n- `ABC-123` [e:2]")
+    items = previous_items(prev)
+    assert {(i.kind, i.text) for i in items} == {("constraint", "Do not use Redis."), ("identifier", "ABC-123")}

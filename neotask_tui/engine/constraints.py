@@ -1,0 +1,236 @@
+"""Which negations and conditions are *constraints* (English and Russian, no model).
+
+The guard must never let a summary drop a negated constraint ("do not use Redis" must never become
+"use Redis"), so such sentences are required items, copied verbatim. But most negations in a chat
+are not constraints at all: "can't wait!", "I don't know", "never saw this coming", "don't worry".
+Treating them as constraints fills the summary with chatter and takes the room recalled history
+needs. :func:`constraint_kind` tells them apart:
+
+- **prohibitions** anywhere: "must not", "should not", "not allowed", "avoid", "no longer",
+  "нельзя", "запрещено", "не надо", "не должны", "ни в коем случае";
+- **negated imperatives** at the start of a clause: "Do not use Redis", "please never commit to
+  main", "stop adding comments", "No emojis in commit messages", "не используй", "никогда не
+  коммить" — except a few formulae of chat ("don't worry", "never give up", "don't be afraid");
+- **team rules and preferences**: "we don't/won't/never X", "let's not X", "I don't want X",
+  "I can't use X", "you can't X", "мы не используем", "не хочу" — except verbs of thinking and
+  feeling ("we don't know", "I can't wait", "you never know");
+- **scoped rules**: a negation before a directive verb in a statement the classifier scopes to a
+  project or a period ("for this project don't use external deps", "today don't answer in
+  English");
+- **conditions**: "unless", "except", "only if/for/when...", a clause starting with "only",
+  "только если/для...", "кроме", "за исключением", and "without"/"без" in an imperative clause
+  ("write it without regex").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from neotask_tui.engine.classifier import directive_start, permanence_markers, project_scope, temporary_markers
+
+Kind = Literal["negation", "condition"]
+
+_APOS = re.compile(r"[’‘`´]")
+_LABEL = re.compile(r"^\s*[A-Za-zА-Яа-яЁё][\w .'-]{0,30}:\s+")
+_CLAUSE = re.compile(
+    r"[,;:()\[\]]|\s[-—–]+\s|[—–]|\b(?:and|but|so|or|then|because|while|though|although)\b"
+    r"|(?<!\w)(?:и|но|а|или|потому что|так что|поэтому)(?!\w)",
+    re.IGNORECASE,
+)
+_FILLER = re.compile(
+    r"^(?:please|pls|plz|kindly|also|just|oh|ok|okay|again|remember|note|reminder|important|and|but|so|then"
+    r"|really|seriously|absolutely|and please|пожалуйста|также|тоже|просто|и|но|а|ещё|еще|важно|запомни)\s+",
+    re.IGNORECASE,
+)
+
+# Formulae of chat after a negated imperative: "don't worry", "never give up", "don't be afraid".
+_IDIOM_AFTER_IMPERATIVE = re.compile(
+    r"^(?:ever\s+)?(?:worry|mention|mind|give up|quit|hesitate|be (?:afraid|sorry|shy|sad|silly|so|too)"
+    r"|say never|get me wrong|feel|lose (?:hope|faith)|you|we|it|i|let (?:anyone|anything|them|it|this|that)"
+    r"|look back|take it|stop believing|count on)\b",
+    re.IGNORECASE,
+)
+# Past forms after "never": a story, not a rule ("never saw this coming", "never been on a team").
+_PAST = re.compile(
+    r"^(?:ever\s+)?(?:been|had|was|were|did|saw|seen|knew|known|thought|felt|got|gotten|went|gone|came|said"
+    r"|heard|met|done|made|took|taken|\w+ed|\w*[^siu\W]s)\b",
+    re.IGNORECASE,
+)
+# Verbs of thinking and feeling: "we don't know", "I can't wait", "you won't believe it".
+_MENTAL = re.compile(
+    r"^(?:(?:really|even|just|ever|quite|always)\s+)?(?:know|think|believe|wait|imagine|understand|remember"
+    r"|recall|forget|care|mind|guess|expect|wonder|doubt|feel|see|get|wish|worry|regret|blame|complain"
+    r"|stop|help|beat|miss|tell|say|describe|express|explain|thank|go wrong|lose|give up|quit|let|last"
+    r"|matter|seem|mean|hear|agree|deny|have to|need to worry)\b",
+    re.IGNORECASE,
+)
+
+_NEG_IMPERATIVE = re.compile(
+    r"^(?:do not|don'?t|dont|never|never ever|don'?t ever|let'?s not|let us not|no need to)\s+(?P<rest>.+)",
+    re.IGNORECASE,
+)
+_STOP_IMPERATIVE = re.compile(r"^(?:stop|quit)\s+\w+ing\b", re.IGNORECASE)
+_NO_RULE = re.compile(r"^no\s+(?P<rest>[\w-]+)", re.IGNORECASE)
+_NO_IDIOMS = frozenset((
+    "way", "worries", "worry", "problem", "problems", "doubt", "doubts", "wonder", "kidding", "idea", "matter",
+    "pressure", "thanks", "thank", "one", "biggie", "big", "offense", "offence", "clue", "joke", "sweat", "rush",
+    "hard",
+))
+_PROHIBITION = re.compile(
+    r"\bmust not\b|\bmustn'?t\b|\bmust never\b|\bshould not\b(?! have)|\bshouldn'?t\b(?! have)"
+    r"|\bshould never\b|\bshall not\b|\bnot (?:be )?allowed\b|\bnot permitted\b|\bforbidden\b|\bprohibited\b"
+    r"|\bunder no circumstances?\b|\b(?:is|are) not to\b|\bnot supposed to\b|\bavoid(?:s|ing)?\b"
+    r"|\bno longer\b|\bno \w+ allowed\b|\bcan(?:not|'?t| not) be (?:used|changed|modified|touched|removed"
+    r"|deleted|renamed|committed|pushed|merged|deployed|shared|exposed|logged|stored|sent|skipped)\b"
+    r"|\bdo NOT\b"
+    r"|(?<!\w)(?:нельзя|запрещено|запрещается|недопустимо|ни в коем случае|не надо|не нужно|не стоит"
+    r"|не следует|не смей|не разрешается|никаких|никакого|никакой)(?!\w)"
+    r"|(?<!\w)не\s+должн\w*|(?<!\w)избега\w*|(?<!\w)не\s+хочу(?!\w)",
+    re.IGNORECASE,
+)
+_PROHIBITION_CASED = re.compile(r"\bdo NOT\b|\bDON'?T\b|\bNEVER\b")
+_SUBJECT_NEG = re.compile(
+    r"\b(?P<subj>we|i|you)\s+(?:(?:really|just|still|definitely|certainly|absolutely|simply)\s+)?"
+    r"(?P<neg>don'?t|do not|won'?t|will not|never|can'?t|cannot|can not|aren'?t going to|are not going to"
+    r"|am not going to|'m not going to|are not|aren'?t)\s+(?:ever\s+|really\s+|even\s+)?(?P<rest>.+)",
+    re.IGNORECASE,
+)
+# First person singular: a preference or a limit the work must respect, not a feeling.
+_I_VERBS = re.compile(
+    r"^(?:want|like|use|allow|accept|need|install|access|run|share|eat|drink|touch|change|deploy|commit"
+    r"|push|add|include|store|send|pay|afford|support|trust)\b",
+    re.IGNORECASE,
+)
+_RU_IMPERATIVE = re.compile(
+    r"^(?:никогда\s+)?не\s+(?P<verb>[а-яё]+(?:й|йте|и|ите|ь|ьте|йся|йтесь|ись|итесь|ься))(?![а-яё])",
+    re.IGNORECASE,
+)
+_RU_IDIOMS = frozenset(("волнуйся", "волнуйтесь", "переживай", "переживайте", "очень", "бойся", "бойтесь",
+                        "сдавайся", "сдавайтесь"))
+_RU_WE = re.compile(r"(?<!\w)мы\s+(?:никогда\s+)?не\s+(?P<verb>[а-яё]+)", re.IGNORECASE)
+_RU_MENTAL = re.compile(r"^(?:знаем|думаем|понимаем|помним|ждём|ждем|верим|можем дождаться|уверены)$",
+                        re.IGNORECASE)
+_SCOPED_NEG = re.compile(
+    r"\b(?:do not|don'?t|never)\s+(?P<rest>\w+)|(?<!\w)(?:никогда\s+)?не\s+(?P<ru>[а-яё]+)", re.IGNORECASE
+)
+_CONDITION = re.compile(
+    r"\bunless\b|\bexcept\b|\bexcepting\b|(?<!not )\bonly (?:if|when|for|in|on|with|after|before|during|via"
+    r"|through|from|to|use|allow|run|on|while|once|by)\b"
+    r"|(?<!\w)(?:только (?:если|когда|для|в|на|при|через|с|после|до|по)|кроме|за исключением|если только"
+    r"|лишь (?:если|когда|для|в|на|при)|при условии)(?!\w)",
+    re.IGNORECASE,
+)
+_CLAUSE_ONLY = re.compile(r"^(?:only|только|лишь)\s+\w+", re.IGNORECASE)
+_WITHOUT = re.compile(r"\bwithout\b|(?<!\w)без(?!\w)", re.IGNORECASE)
+_RU_IMPERATIVE_START = re.compile(r"^[а-яё]+(?:й|йте|и|ите|ь|ьте)(?![а-яё])", re.IGNORECASE)
+
+
+def clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence, with a leading speaker label and fillers ("please", "also") removed."""
+    text = _LABEL.sub("", _APOS.sub("'", sentence), count=1)
+    out: list[str] = []
+    for part in _CLAUSE.split(text):
+        c = part.strip(" \t\"'*_.!?…")
+        while True:
+            stripped = _FILLER.sub("", c)
+            if stripped == c:
+                break
+            c = stripped
+        if c:
+            out.append(c)
+    return out
+
+
+def _imperative_negation(clause: str) -> bool:
+    m = _NEG_IMPERATIVE.match(clause)
+    if m:
+        rest = m.group("rest")
+        return not (_IDIOM_AFTER_IMPERATIVE.match(rest) or _PAST.match(rest))
+    if _STOP_IMPERATIVE.match(clause):
+        return True
+    m = _NO_RULE.match(clause)
+    if m and m.group("rest").lower() not in _NO_IDIOMS:
+        return True
+    r = _RU_IMPERATIVE.match(clause)
+    return bool(r and r.group("verb").lower() not in _RU_IDIOMS)
+
+
+def _subject_negation(clause: str) -> bool:
+    for m in _SUBJECT_NEG.finditer(clause):
+        subj, neg, rest = m.group("subj").lower(), m.group("neg").lower(), m.group("rest")
+        if _MENTAL.match(rest) or _PAST.match(rest):
+            continue
+        if subj == "we":
+            return True
+        if subj == "i" and _I_VERBS.match(rest):
+            return True
+        if subj == "you" and neg in ("can't", "cant", "cannot", "can not"):
+            return True
+    return any(not _RU_MENTAL.match(m.group("verb")) for m in _RU_WE.finditer(clause))
+
+
+def _scoped_negation(sentence: str) -> bool:
+    perm = [p for p in permanence_markers(sentence) if p not in ("never", "никогда")]
+    if not (project_scope(sentence) or temporary_markers(sentence) or perm):
+        return False
+    for m in _SCOPED_NEG.finditer(sentence):
+        rest = m.group("rest") or m.group("ru") or ""
+        if directive_start(rest) or directive_start(f"не {rest}"):
+            return True
+    return False
+
+
+def is_negated_constraint(sentence: str) -> bool:
+    """Whether ``sentence`` states a negated rule, prohibition or decision (see the module doc)."""
+    if _PROHIBITION.search(sentence) or _PROHIBITION_CASED.search(sentence):
+        return True
+    parts = clauses(sentence)
+    if any(_imperative_negation(c) or _subject_negation(c) for c in parts):
+        return True
+    if _WITHOUT.search(sentence) and any(
+        _WITHOUT.search(c) and (directive_start(c) or _RU_IMPERATIVE_START.match(c)) for c in parts
+    ):
+        return True
+    return _scoped_negation(sentence)
+
+
+def is_condition(sentence: str) -> bool:
+    """Whether ``sentence`` states a condition a rule depends on ("only for the demo", "unless...")."""
+    if _CONDITION.search(sentence):
+        return True
+    return any(_CLAUSE_ONLY.match(c) for c in clauses(sentence))
+
+
+def constraint_kind(sentence: str) -> Kind | None:
+    """``negation`` or ``condition`` when ``sentence`` is a constraint the guard must keep, else ``None``."""
+    if is_negated_constraint(sentence):
+        return "negation"
+    if is_condition(sentence):
+        return "condition"
+    return None
+
+
+_RULE_START = re.compile(
+    r"^(?:always|make sure|be sure to|remember to|ensure|prefer|всегда|обязательно|убедись|не забудь)\b",
+    re.IGNORECASE,
+)
+_RULE_ANY = re.compile(
+    r"\bwe\s+(?:always|must|have to|need to|should)\b|\bi (?:always )?prefer\b|\bby default\b|\bfrom now on\b"
+    r"|\bmust\b(?!\s*(?:have\b|'ve\b|-)|\s+be\s+(?:so|really|a|an|the|such|fun|nice|great|amazing|awesome|hard"
+    r"|tough|exciting|lovely|cool|tiring|scary|wonderful|proud|happy)\b)"
+    r"|(?<!\w)(?:мы всегда|обязательно|впредь|по умолчанию)(?!\w)|(?<!\w)должн",
+    re.IGNORECASE,
+)
+
+
+def is_rule(sentence: str) -> bool:
+    """Whether ``sentence`` states a positive rule ("always run the tests", "it must be UTF-8").
+
+    Not enforced by the guard (only negations and conditions are), but ranked first among the
+    optional lines of an extractive summary. "That must have been fun" and "I'm always down for
+    it" are not rules.
+    """
+    if _RULE_ANY.search(sentence):
+        return True
+    return any(_RULE_START.match(c) for c in clauses(sentence))

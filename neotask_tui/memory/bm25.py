@@ -106,6 +106,16 @@ class FieldIndex:
             out[rows] += weight * idf * (tf * (K1 + 1.0)) / (tf + norm)
         return found
 
+    def df(self, term: str, mask: npt.NDArray[np.bool_] | None) -> int:
+        """How many visible rows contain ``term``."""
+        import numpy as np
+
+        t = self.vocab.get(term)
+        if t is None:
+            return 0
+        rows = self.rows[int(self.offsets[t]):int(self.offsets[t + 1])]
+        return len(rows) if mask is None else int(np.count_nonzero(mask[rows]))
+
     def group_score(
         self, terms: list[str], mask: npt.NDArray[np.bool_] | None, groups: npt.NDArray[np.int64], n_groups: int
     ) -> npt.NDArray[np.float64]:

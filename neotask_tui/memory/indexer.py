@@ -22,6 +22,7 @@ from neotask_tui.memory.types import ReindexStats
 if TYPE_CHECKING:
     from neotask_tui.memory.embedder import Embedder
     from neotask_tui.memory.store import ChunkStore
+    from neotask_tui.memory.termvec import TermVectors
     from neotask_tui.storage.events import Event
 
 MEMORY_FILE = "MEMORY.md"
@@ -74,8 +75,13 @@ class Indexer:
         chunk_overlap: Chunk overlap.
     """
 
-    def __init__(self, store: ChunkStore, embedder: Embedder, chunk_tokens: int, chunk_overlap: int) -> None:
+    def __init__(
+        self, store: ChunkStore, embedder: Embedder, chunk_tokens: int, chunk_overlap: int,
+        terms: TermVectors | None = None,
+    ) -> None:
         self.store = store
+        self.terms = terms
+        """Vocabulary word vectors, fed with the text of every row added (see :mod:`.termvec`)."""
         self.embedder = embedder
         self.size = chunk_tokens
         self.overlap = chunk_overlap
@@ -193,6 +199,8 @@ class Indexer:
             stats.chunks_embedded += len(to_embed)
         self.store.delete_ids(drop)
         self.store.add(new_rows)
+        if self.terms is not None:
+            self.terms.add_texts([r["text"] for r in new_rows])
 
     def embed_in_context(self, texts: Sequence[str], contexts: Sequence[str]) -> Any:
         """Unit vectors of ``normalise(embed(text) + embed(context))`` (context-expanded chunks)."""
@@ -322,6 +330,8 @@ class Indexer:
                 f"agent_id = {_q(agent_id)} AND session_id = {_q(session_id)} AND source = 'transcript'"
             )
             self.store.add(rows)
+            if self.terms is not None:
+                self.terms.add_texts([r["text"] for r in rows])
         return len(rows), len(embed_pos)
 
 

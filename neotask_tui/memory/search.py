@@ -9,7 +9,9 @@ here. Instead each side is normalised per query:
 - lexical: BM25 divided by the best BM25 of the query.
 
 Both are clipped to ``[0, 1]`` and combined with weights (default 0.4 dense / 0.6 lexical), plus a
-coarse score (BM25 of the hit's whole session or file, weight 0.3). The
+coarse score (BM25 of the hit's whole session or file, weight 0.3) and, when the query names them, a
+date period and a message sender (0/1 matches). The lexical query also carries words close in
+meaning to the query's own (:mod:`.termvec`). The
 lexical query is built from normalised terms (stemmed, stopwords removed, see :mod:`.lexical`) and
 scored in process (:mod:`.bm25`, no LanceDB round trip per query); a second, weaker BM25 over the
 ``ctx`` column (neighbouring turns of a transcript) adds context. Pseudo-relevance feedback
@@ -55,6 +57,19 @@ class RankParams:
     normalised by the best group; 0 = off. Coarse-to-fine: a passage in the session where the
     question's terms co-occur beats an equally good passage elsewhere (LoCoMo dev, categories 1-4:
     R@5 0.631 -> 0.659 with ``ctx_boost`` 0.3, 0.672 with 0.5)."""
+    date_weight: float = 0.4
+    """Weight of "dated within a period the query names" ("in May 2023", see :mod:`.dates`); only
+    counted when the query names one; 0 = off."""
+    sender_weight: float = 0.3
+    """Weight of "the message's sender is named in the query" (messages that start with a sender
+    name, as group chats and pasted logs write them); only counted when the query names one."""
+    sem_weight: float = 0.6
+    """BM25 weight (times the cosine) of vocabulary words close in meaning to the query's words
+    (see :mod:`.termvec`); 0 = off."""
+    sem_k: int = 3
+    """Expansion words per query word."""
+    sem_min: float = 0.6
+    """Minimum cosine of an expansion word."""
 
 
 @dataclass
@@ -78,6 +93,8 @@ def rank(
     ts: npt.NDArray[np.float64] | None = None,
     now: float | None = None,
     group: npt.NDArray[np.float64] | None = None,
+    when: npt.NDArray[np.float64] | None = None,
+    sender: npt.NDArray[np.float64] | None = None,
 ) -> list[Ranked]:
     """Fuse dense and BM25 evidence over the visible rows.
 
@@ -91,6 +108,10 @@ def rank(
         ts: Per-row timestamps (seconds) for time decay.
         now: Reference time for decay (defaults to now).
         group: Coarse score of every cached row's group (normalised to ``[0, 1]``), or ``None``.
+        when: 1.0 for every cached row dated within a period the query names, else 0.0; ``None``
+            when the query names none.
+        sender: 1.0 for every cached row whose sender the query names, else 0.0; ``None`` when it
+            names none.
 
     Returns:
         Up to ``k`` rows, best first, with score components.
@@ -106,14 +127,17 @@ def rank(
         cos = cos[rows]
     raw = bm25 if everything else bm25[rows]
     coarse = None if group is None else (group if everything else group[rows])
-    fused, parts = _fuse(cos, raw, params, coarse)
+    dated = None if when is None else (when if everything else when[rows])
+    by = None if sender is None else (sender if everything else sender[rows])
+    bonus = _bonus(len(rows), params, dated, by)
+    fused, parts = _fuse(cos, raw, params, coarse, bonus)
     if params.prf_docs > 0 and len(rows) > params.prf_docs:
         top = np.argpartition(-fused, params.prf_docs - 1)[: params.prf_docs]
         centroid = vectors[rows[top]].mean(axis=0)
         q2 = (1 - params.prf_weight) * qvec + params.prf_weight * centroid
         q2 = q2 / max(float(np.linalg.norm(q2)), 1e-12)
         cos = _dot(vectors[rows], q2)
-        fused, parts = _fuse(cos, raw, params, coarse)
+        fused, parts = _fuse(cos, raw, params, coarse, bonus)
     decay = None
     if params.half_life_days and ts is not None:
         age_days = np.maximum(0.0, ((now or time.time()) - ts[rows]) / 86400.0)
@@ -138,6 +162,10 @@ def rank(
         }
         if coarse is not None:
             comp["group_norm"] = float(coarse[j])
+        if dated is not None:
+            comp["date_match"] = float(dated[j])
+        if by is not None:
+            comp["sender_match"] = float(by[j])
         if decay is not None:
             comp["decay"] = float(decay[j])
         out.append(Ranked(int(rows[j]), score, comp))
@@ -161,6 +189,7 @@ def _dot(mat: npt.NDArray[np.float32], vec: npt.NDArray[np.float32]) -> npt.NDAr
 def _fuse(
     cos: npt.NDArray[np.float32], raw: npt.NDArray[np.float64], params: RankParams,
     coarse: npt.NDArray[np.float64] | None = None,
+    bonus: tuple[npt.NDArray[np.float64], float] | None = None,
 ) -> tuple[npt.NDArray[np.float64], tuple[Any, Any, Any]]:
     import numpy as np
 
@@ -177,8 +206,26 @@ def _fuse(
     if coarse is not None and params.group_weight > 0:
         fused = fused + params.group_weight * coarse
         wsum += params.group_weight
+    if bonus is not None:
+        fused = fused + bonus[0]
+        wsum += bonus[1]
     fused = fused / (wsum or 1.0)
     return fused, (dn, ln, raw)
+
+
+def _bonus(
+    n: int, params: RankParams, dated: npt.NDArray[np.float64] | None, by: npt.NDArray[np.float64] | None
+) -> tuple[npt.NDArray[np.float64], float] | None:
+    """Weighted sum of the 0/1 match signals the query asked for (date, sender), and their weight."""
+    import numpy as np
+
+    total = np.zeros(n, dtype=np.float64)
+    wsum = 0.0
+    for arr, w in ((dated, params.date_weight), (by, params.sender_weight)):
+        if arr is not None and w > 0:
+            total += w * arr
+            wsum += w
+    return (total, wsum) if wsum > 0 else None
 
 
 def _mmr(

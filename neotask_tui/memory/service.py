@@ -7,8 +7,11 @@ serialises writers; searches take it only to refresh the snapshot and check stal
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import hashlib
 import json
 import logging
+import re
 import shutil
 import threading
 import time
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from neotask_tui import paths
 from neotask_tui.config import MemorySettings
-from neotask_tui.memory import lexical
+from neotask_tui.memory import dates, lexical
 from neotask_tui.memory.chunking import ENTRY_RE, format_entry, token_counter
 from neotask_tui.memory.indexer import (
     FILE_SOURCES,
@@ -31,6 +34,7 @@ from neotask_tui.memory.indexer import (
 from neotask_tui.memory.search import RankParams, explain, rank
 from neotask_tui.memory.secrets import redact
 from neotask_tui.memory.store import ChunkStore, sql_str
+from neotask_tui.memory.termvec import TermVectors
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
 from neotask_tui.storage.atomic import atomic_write_text
 
@@ -43,6 +47,14 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 TOMBSTONES = ".memory-tombstones.json"
+
+
+def _terms_path(uri: str, model_id: str) -> Path:
+    """Where the vocabulary's word vectors are cached: beside a local database, else in the data dir."""
+    name = "terms-" + re.sub(r"[^A-Za-z0-9_.-]", "_", model_id) + ".npz"
+    if "://" not in uri:
+        return Path(uri) / name
+    return paths.data_dir() / "memory-terms" / hashlib.sha1(uri.encode()).hexdigest()[:12] / name
 
 
 def check_rel_path(path: str) -> str:
@@ -78,6 +90,7 @@ class MemoryService:
         self._embedder: Embedder | None = None
         self._store: ChunkStore | None = None
         self._indexer: Indexer | None = None
+        self._terms: TermVectors | None = None
         self._watcher: Watcher | None = None
         self._count = token_counter()
 
@@ -100,8 +113,9 @@ class MemoryService:
                 uri = self.settings.db_uri or str(paths.ensure_dir(paths.memory_db_dir()))
                 emb = self.embedder
                 self._store = self._open_store(uri, emb.model_id, emb.dim)
+                self._terms = TermVectors(_terms_path(uri, emb.model_id), emb)
                 self._indexer = Indexer(
-                    self._store, emb, self.settings.chunk_tokens, self.settings.chunk_overlap
+                    self._store, emb, self.settings.chunk_tokens, self.settings.chunk_overlap, terms=self._terms
                 )
                 self._migrate_stale_tables()
             return self._store
@@ -299,13 +313,31 @@ class MemoryService:
             snap.field_index("lex").score(terms, stats_mask, lex)
             if p.ctx_boost > 0:
                 snap.field_index("ctx").score(terms, stats_mask, lex, p.ctx_boost)
+        if terms and p.sem_weight > 0 and self._terms is not None:
+            fi = snap.field_index("lex")
+            for t, sim in self._terms.expand(query, exclude=set(terms), k=p.sem_k, min_sim=p.sem_min,
+                                             usable=lambda st: fi.df(st, stats_mask) > 0):
+                fi.score([t], stats_mask, lex, p.sem_weight * sim)
         group = None
         if terms and p.group_weight > 0:
             codes, n_codes = snap.groups()
             gs = snap.field_index("lex").group_score(terms, stats_mask, codes, n_codes)
             top = float(gs.max()) if len(gs) else 0.0
             group = gs[codes] / top if top > 0 else None
-        ranked = rank(qvec, snap.vectors, rows, lex, k=k, params=p, ts=snap.ts, group=group)
+        when = None
+        if p.date_weight > 0:
+            windows = dates.query_windows(query)
+            if windows:
+                when = dates.window_match(snap.ts, windows)
+        sender = None
+        if p.sender_weight > 0:
+            qwords = set(lexical.words(query))
+            snd = snap.senders()
+            names = {n for n in set(snd[rows]) if n and set(n.split()) <= qwords}
+            if names:
+                sender = np.fromiter((n in names for n in snd), dtype=np.float64, count=len(snd))
+        ranked = rank(qvec, snap.vectors, rows, lex, k=k, params=p, ts=snap.ts, group=group, when=when,
+                      sender=sender)
         hits = []
         for r in ranked:
             row = snap.row(r.row)
@@ -332,11 +364,7 @@ class MemoryService:
         if budget_tokens <= 0 or k <= 0:
             return []
         sources = ("memory", "transcript") if self.settings.include_transcripts else ("memory",)
-        params = RankParams(
-            dense_weight=self.params.dense_weight, lexical_weight=self.params.lexical_weight,
-            ctx_boost=self.params.ctx_boost, group_weight=self.params.group_weight, mmr_lambda=0.7,
-            min_score=self.settings.min_score,
-        )
+        params = dataclasses.replace(self.params, mmr_lambda=0.7, min_score=self.settings.min_score)
         hits = self.search(query, agent_id=agent_id, k=k * 2, sources=sources, exclude=exclude, params=params)
         out: list[MemoryHit] = []
         used = 0
@@ -355,6 +383,7 @@ class MemoryService:
         stats = self._sync(agent_id, full=full)
         if full or stats.chunks_embedded > 500:
             self.store.optimize()
+        self._prune_terms()
         return stats
 
     def get(self, agent_id: str, path: str, lines: tuple[int, int] | None = None) -> str:
@@ -420,7 +449,14 @@ class MemoryService:
                     target = self.store.snapshot().row(self.store.snapshot().index[hits[0].id])
             if target is None:
                 raise ValueError(f"nothing in memory matches {id_or_query!r}")
-            return forget_chunk(self, agent_id, target, id_or_query)
+            receipt = forget_chunk(self, agent_id, target, id_or_query)
+            self._prune_terms()
+            return receipt
+
+    def _prune_terms(self) -> None:
+        """Drop word vectors of words no longer in any indexed row (a forgotten chunk's words)."""
+        if self._terms is not None:
+            self._terms.prune(self.store.snapshot().field_index("lex").vocab)
 
     def start_watcher(self, agent_id: str, on_change: Callable[[ReindexStats], None] | None = None) -> None:
         """Watch the agent's memory files and reindex on change (background thread)."""

@@ -82,6 +82,14 @@ def _schema(dim: int) -> Any:
     )
 
 
+_SENDER = re.compile(r"^\s*([A-Z][\w'’.-]{0,30}(?: [A-Z][\w'’.-]{0,30}){0,2}):\s")
+
+
+def _sender(text: str) -> str:
+    m = _SENDER.match(text)
+    return m.group(1).lower() if m else ""
+
+
 @dataclass
 class Snapshot:
     """Cached columns of the whole table (row order = cache order)."""
@@ -103,6 +111,7 @@ class Snapshot:
     _fields: dict[str, FieldIndex] = field(default_factory=dict)
     _fields_lock: threading.Lock = field(default_factory=threading.Lock)
     _groups: tuple[Any, int] | None = None
+    _senders: Any = None
 
     def field_index(self, column: str) -> FieldIndex:
         """The in-memory BM25 index of an FTS column (built once per snapshot, thread-safe)."""
@@ -136,6 +145,22 @@ class Snapshot:
             with self._fields_lock:
                 uniq, inv = np.unique(np.asarray(self.cols.get("path", []), dtype=object), return_inverse=True)
                 got = self._groups = (inv.astype(np.int64), len(uniq))
+        return got
+
+    def senders(self) -> Any:
+        """Lower-cased sender name of every transcript row whose message starts with one
+        (``"Alice: ..."``, as bridged group chats and pasted logs write it), else ``""``."""
+        got = self._senders
+        if got is None:
+            import numpy as np
+
+            src = self.cols.get("source", [])
+            got = np.asarray(
+                [_sender(str(t)) if s == "transcript" else "" for t, s in zip(self.cols.get("text", []), src,
+                                                                               strict=False)],
+                dtype=object,
+            )
+            self._senders = got
         return got
 
     def matched(self, i: int, terms: Sequence[str]) -> list[str]:

@@ -1,0 +1,195 @@
+"""Word vectors of the indexed vocabulary, for semantic query expansion on the BM25 side.
+
+BM25 only matches the query's own words: "what pets does Nate have?" never reaches "this is Max,
+our new dog". Each distinct content word of the indexed text (stemmed as :mod:`.lexical` stems it,
+one surface form kept per stem) is embedded once with the same model as the chunks. At query time
+each content word of the query is compared with that vocabulary and its nearest words (cosine at
+least ``min_sim``) join the BM25 query with a weight proportional to their similarity — terms that
+occur in none of the rows the caller may see are skipped, so one agent's vocabulary never shapes
+another agent's results.
+
+The vectors are a cache derived from the indexed text: a file per embedding model (``.npz``,
+written atomically), filled as rows are indexed and pruned to the live vocabulary, so a forgotten
+chunk's words do not stay behind. Losing or damaging it costs only re-embedding the vocabulary.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from neotask_tui.memory import lexical
+from neotask_tui.storage.atomic import atomic_write_bytes
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+log = logging.getLogger(__name__)
+
+MIN_LEN = 3
+"""Shorter words are not embedded (their vectors are noise)."""
+
+
+def content_words(text: str) -> Iterable[str]:
+    """Alphabetic, non-stopword words of at least :data:`MIN_LEN` letters."""
+    for w in lexical.words(text):
+        if len(w) >= MIN_LEN and w.isalpha() and w not in lexical.STOPWORDS:
+            yield w
+
+
+class TermVectors:
+    """``stem -> unit vector`` of the vocabulary, persisted in ``path``.
+
+    Args:
+        path: The cache file (``.npz``).
+        embedder: Anything with ``embed(texts, batch_size=...) -> (n, dim) float32``.
+    """
+
+    def __init__(self, path: Path, embedder: Any) -> None:
+        self.path = path
+        self.embedder = embedder
+        self._lock = threading.RLock()
+        self.stems: list[str] = []
+        self.surface: list[str] = []
+        self.index: dict[str, int] = {}
+        self._mat: npt.NDArray[np.float32] | None = None
+        self._queries: OrderedDict[str, Any] = OrderedDict()
+        self._load()
+
+    # -- persistence ----------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        import numpy as np
+
+        if not self.path.exists():
+            return
+        try:
+            with np.load(self.path, allow_pickle=False) as z:
+                stems = [str(s) for s in z["stems"]]
+                surface = [str(s) for s in z["surface"]]
+                mat = np.asarray(z["vectors"], dtype=np.float32)
+            if len(stems) != len(surface) or mat.shape[0] != len(stems):
+                raise ValueError("inconsistent arrays")
+        except Exception as e:  # a damaged cache is rebuilt, never fatal
+            log.warning("memory: word-vector cache %s unreadable (%s); it will be rebuilt", self.path, e)
+            return
+        self.stems, self.surface, self._mat = stems, surface, mat
+        self.index = {s: i for i, s in enumerate(stems)}
+
+    def _save(self) -> None:
+        import numpy as np
+
+        buf = io.BytesIO()
+        mat = self._mat if self._mat is not None else np.zeros((0, 0), dtype=np.float32)
+        np.savez(buf, stems=np.asarray(self.stems, dtype=str), surface=np.asarray(self.surface, dtype=str),
+                 vectors=mat)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(self.path, buf.getvalue())
+
+    def __len__(self) -> int:
+        return len(self.stems)
+
+    # -- updates --------------------------------------------------------------------------------
+
+    def add_texts(self, texts: Sequence[str]) -> int:
+        """Embed the content words of ``texts`` not seen before; returns how many were added."""
+        import numpy as np
+
+        with self._lock:
+            new: dict[str, str] = {}
+            for t in texts:
+                for w in content_words(t):
+                    st = lexical.stem(w)
+                    if st not in self.index and st not in new:
+                        new[st] = w
+            if not new:
+                return 0
+            words = list(new.values())
+            vecs = np.asarray(self.embedder.embed(words, batch_size=256), dtype=np.float32)
+            mat = vecs if self._mat is None or len(self._mat) == 0 else np.vstack([self._mat, vecs])
+            for st, w in new.items():
+                self.index[st] = len(self.stems)
+                self.stems.append(st)
+                self.surface.append(w)
+            self._mat = mat
+            self._save()
+            return len(new)
+
+    def prune(self, live: Iterable[str]) -> int:
+        """Keep only the stems in ``live`` (the indexed vocabulary); returns how many were dropped."""
+        import numpy as np
+
+        with self._lock:
+            keep_set = set(live)
+            keep = [i for i, s in enumerate(self.stems) if s in keep_set]
+            dropped = len(self.stems) - len(keep)
+            if dropped == 0:
+                return 0
+            self.stems = [self.stems[i] for i in keep]
+            self.surface = [self.surface[i] for i in keep]
+            self._mat = self._mat[np.asarray(keep, dtype=np.int64)] if self._mat is not None and keep else None
+            self.index = {s: i for i, s in enumerate(self.stems)}
+            self._save()
+            return dropped
+
+    # -- queries --------------------------------------------------------------------------------
+
+    def _query_vectors(self, words: list[str]) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        missing = [w for w in dict.fromkeys(words) if w not in self._queries]
+        if missing:
+            for w, v in zip(missing, self.embedder.embed(missing), strict=True):
+                self._queries[w] = np.asarray(v, dtype=np.float32)
+            while len(self._queries) > 4096:
+                self._queries.popitem(last=False)
+        return np.asarray([self._queries[w] for w in words], dtype=np.float32)
+
+    def expand(
+        self, query: str, *, exclude: set[str], k: int, min_sim: float, usable: Any = None
+    ) -> list[tuple[str, float]]:
+        """Nearest vocabulary stems of each content word of ``query``.
+
+        Args:
+            query: The query text.
+            exclude: Stems not to return (the query's own terms).
+            k: At most this many stems per query word.
+            min_sim: Minimum cosine.
+            usable: Optional ``stem -> bool`` (e.g. "occurs in a visible row").
+
+        Returns:
+            ``(stem, cosine)`` pairs, best first per word, each stem once.
+        """
+        import numpy as np
+
+        words = list(dict.fromkeys(content_words(query)))
+        with self._lock:
+            mat, stems = self._mat, self.stems
+        if not words or mat is None or len(stems) == 0:
+            return []
+        qv = self._query_vectors(words)
+        sims = np.einsum("vd,qd->qv", mat, qv) if mat.size < 8_000_000 else qv @ mat.T
+        out: list[tuple[str, float]] = []
+        seen = set(exclude)
+        for row in sims:
+            n_cand = min(len(row), k * 4 + 8)
+            cand = np.argpartition(-row, n_cand - 1)[:n_cand] if n_cand < len(row) else np.arange(len(row))
+            cand = cand[np.argsort(-row[cand], kind="stable")]
+            got = 0
+            for i in cand:
+                sim = float(row[i])
+                if sim < min_sim or got >= k:
+                    break
+                st = stems[int(i)]
+                if st in seen or (usable is not None and not usable(st)):
+                    continue
+                seen.add(st)
+                out.append((st, sim))
+                got += 1
+        return out

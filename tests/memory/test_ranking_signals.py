@@ -1,0 +1,148 @@
+"""Ranking signals beyond dense + BM25: named dates, named senders, semantic query expansion.
+
+Real fastembed model and LanceDB (the ``mem`` fixture); the word-vector cache is a real file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neotask_tui.memory import dates
+from neotask_tui.memory.service import MemoryService
+from neotask_tui.memory.store import _sender
+from neotask_tui.memory.termvec import TermVectors
+from neotask_tui.storage.events import Event
+
+
+def _msg(eid: int, when: str, text: str, role: str = "user") -> Event:
+    return Event("message", eid, eid - 1 or None, when, {"role": role, "content": text})
+
+
+# -- dates -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("What did Mel paint on October 13, 2023?", (2023, datetime(2023, 10, 13), datetime(2023, 10, 14))),
+        ("What did Gina find on 1 February, 2023?", (2023, datetime(2023, 2, 1), datetime(2023, 2, 2))),
+        ("what broke in November 2022", (2022, datetime(2022, 11, 1), datetime(2022, 12, 1))),
+        ("what did we ship in Dec 2023", (2023, datetime(2023, 12, 1), datetime(2024, 1, 1))),
+        ("How many times did she go to the beach in 2023?", (2023, datetime(2023, 1, 1), datetime(2024, 1, 1))),
+    ],
+)
+def test_query_windows_absolute_dates(query: str, expected: tuple[int, datetime, datetime]) -> None:
+    year, start, end = expected
+    assert dates.query_windows(query) == [(year, start.timestamp(), end.timestamp())]
+
+
+def test_query_windows_bare_month_and_nothing() -> None:
+    (w,) = dates.query_windows("When did Melanie go camping in June?")
+    assert w[0] is None and w[1] == 152.0  # June 1 is day 152 of a common year
+    assert dates.query_windows("May I ask what we decided?") == []  # the verb, not the month
+    assert dates.query_windows("what did we decide last week") == []  # relative: left to the text
+    no_day = dates.query_windows("on 31 February, 2023")  # no such day: the month still counts
+    assert no_day == [(2023, datetime(2023, 2, 1).timestamp(), datetime(2023, 3, 1).timestamp())]
+
+
+def test_window_match_slack_undated_and_any_year() -> None:
+    ts = [datetime(2023, 6, 20).timestamp(), datetime(2023, 7, 10).timestamp(),
+          datetime(2023, 7, 20).timestamp(), datetime(2022, 6, 3).timestamp(), 0.0]
+    # June in any year, reported up to 14 days after the month ends; undated rows never match
+    assert dates.window_match(ts, dates.query_windows("camping in June?")).tolist() == [1, 1, 0, 1, 0]
+    assert dates.window_match(ts, dates.query_windows("camping in June 2023?")).tolist() == [1, 1, 0, 0, 0]
+
+
+def test_a_named_date_ranks_the_message_of_that_time_first(mem: MemoryService) -> None:
+    text = "Melanie: We went camping by the lake with the kids."
+    mem.index_transcript("main", "s-may", [_msg(1, "2023-05-20T10:00:00", text)], "agent:main")
+    mem.index_transcript("main", "s-aug", [_msg(2, "2023-08-20T10:00:00", text)], "agent:main")
+    for month, eid in (("May", 1), ("August", 2)):
+        hits = mem.search(f"When did Melanie go camping in {month} 2023?", agent_id="main", k=2,
+                          sources=("transcript",))
+        assert [h.event_ids[0] for h in hits] == [eid, 3 - eid]
+        assert hits[0].components["date_match"] == 1.0 and hits[1].components["date_match"] == 0.0
+    hits = mem.search("When did Melanie go camping?", agent_id="main", k=2, sources=("transcript",))
+    assert all("date_match" not in h.components for h in hits)  # no date named: no date signal
+
+
+# -- senders ------------------------------------------------------------------------------------
+
+
+def test_sender_prefix_parsing() -> None:
+    assert _sender("Nate: I adopted a dog") == "nate"
+    assert _sender("Mary Ann: hi") == "mary ann"
+    assert _sender("note: lowercase is not a sender") == ""
+    assert _sender("See https://example.com: a link") == ""
+    assert _sender("plain message") == ""
+
+
+def test_a_named_sender_ranks_their_message_first(mem: MemoryService) -> None:
+    events = [_msg(1, "2023-05-20T10:00:00", "Joanna: I finally adopted a puppy last week!"),
+              _msg(2, "2023-05-20T10:01:00", "Nate: I finally adopted a puppy last week!", role="assistant")]
+    mem.index_transcript("main", "s1", events, "agent:main")
+    for name, eid in (("Nate", 2), ("Joanna", 1)):
+        hits = mem.search(f"Which puppy did {name} adopt?", agent_id="main", k=2, sources=("transcript",))
+        assert hits[0].event_ids == [eid]
+        assert hits[0].components["sender_match"] == 1.0 and hits[1].components["sender_match"] == 0.0
+    off = replace(mem.params, sender_weight=0.0)
+    hits = mem.search("Which puppy did Nate adopt?", agent_id="main", k=2, sources=("transcript",), params=off)
+    assert all("sender_match" not in h.components for h in hits)
+
+
+# -- semantic expansion -------------------------------------------------------------------------
+
+
+def test_expansion_reaches_words_the_query_does_not_contain(mem: MemoryService) -> None:
+    mem.add("main", "Max is the new dog in the family; he sleeps on the couch.")
+    mem.add("main", "The quarterly report is due on Friday.")
+    off = replace(mem.params, sem_weight=0.0)
+    plain = mem.search("pets", agent_id="main", k=2, params=off)
+    assert all(h.components["lexical"] == 0.0 for h in plain)  # BM25 alone: no shared word
+    hits = mem.search("pets", agent_id="main", k=2)
+    assert "dog" in hits[0].text and hits[0].components["lexical"] > 0.0
+
+
+def test_word_vectors_persist_and_forget_prunes_them(mem: MemoryService) -> None:
+    mem.add("main", "We stayed in Zanzibar near the harbour.")
+    mem.add("main", "The harbour cranes were loud.", file="memory/port.md")
+    terms = mem._terms
+    assert terms is not None and "zanzibar" in terms.index and terms.path.exists()
+    again = TermVectors(terms.path, mem.embedder)  # reloaded from the file
+    assert again.stems == terms.stems
+    assert np.allclose(again._mat, terms._mat)  # type: ignore[arg-type]
+    hit = mem.search("Zanzibar", agent_id="main", k=1)[0]
+    mem.forget("main", hit.id)
+    assert "zanzibar" not in terms.index  # a forgotten chunk's words do not stay behind
+    assert "zanzibar" not in TermVectors(terms.path, mem.embedder).index
+    assert "harbour" in terms.index  # still in a live row
+
+
+def test_expansion_only_uses_words_the_caller_can_see(mem: MemoryService) -> None:
+    mem.add("alice", "Alice's puppy is called Biscuit.")
+    mem.add("bob", "Bob keeps three turtles in the garden.")
+    snap = mem.store.snapshot()
+    fi = snap.field_index("lex")
+    bob = snap.mask("agent", ["bob"])
+    assert fi.df("puppi", bob) == 0 and fi.df("puppi", snap.mask("agent", ["alice"])) == 1
+    terms = mem._terms
+    assert terms is not None
+    got = terms.expand("pets", exclude=set(), k=5, min_sim=0.3, usable=lambda st: fi.df(st, bob) > 0)
+    assert got and all(fi.df(st, bob) > 0 for st, _ in got)
+    assert "puppi" not in [st for st, _ in got]
+
+
+def test_damaged_word_vector_cache_is_rebuilt(mem: MemoryService, neotask_home: Path) -> None:
+    mem.add("main", "Kubernetes manifests live in deploy/.")
+    terms = mem._terms
+    assert terms is not None
+    terms.path.write_bytes(b"not an npz file")
+    fresh = TermVectors(terms.path, mem.embedder)
+    assert len(fresh) == 0  # unreadable: starts empty, no exception
+    assert fresh.add_texts(["Kubernetes manifests"]) == 2
+    assert len(TermVectors(terms.path, mem.embedder)) == 2

@@ -43,7 +43,7 @@ from neotask_tui.engine.summary_inputs import (
     previous_items,
     split_recent,
 )
-from neotask_tui.engine.summary_recall import ArchiveRecall, format_turns, select_turns
+from neotask_tui.engine.summary_recall import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import ChatMessage, StreamEnd, TextDelta
 from neotask_tui.storage.events import Event
@@ -218,7 +218,7 @@ class Compactor:
         if turns:
             inp.recall = [*inp.recall, RecallItem(
                 id=f"archive:{turns[0].id}-{turns[-1].id}", text="\n".join(format_turns(turns)),
-                source=f"archived transcripts of this session ({len(sessions) - 1} compacted)",
+                source=f"archived transcripts of this session ({len(sessions) - 1} compacted; {CONTINUATION_NOTE})",
                 scope="session", event_ids=[t.id for t in turns],
             )]
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from neotask_tui.engine.api import Engine
 from neotask_tui.engine.context import count_messages
+from neotask_tui.engine.summary_recall import format_turns, select_turns, turn_cost
 from neotask_tui.engine.tokens import count_text
 from neotask_tui.providers.scripted import ScriptedProvider
+from neotask_tui.storage.events import Event
 from tests.engine.test_compaction import CONVERSATION, KEY, Clock, chat, make_settings, scripted
 
 
@@ -61,3 +63,27 @@ async def test_auto_compaction_instead_of_silently_dropping_history() -> None:
         assert eng.events(KEY)[1].type == "compaction"
     finally:
         await eng.aclose()
+
+
+def _turn(i: int, day: int, text: str) -> Event:
+    return Event("message", i, i - 1, f"2025-03-{day:02d}T10:{i % 60:02d}:00+00:00",
+                 {"role": "user" if i % 2 else "assistant", "content": text})
+
+
+def test_recalled_consecutive_turns_carry_no_id_and_the_saving_is_refilled() -> None:
+    turns = [_turn(i, 1 if i < 20 else 2, f"turn number {i} talks about topic {i} in some detail")
+             for i in range(1, 40)]
+    lines = format_turns([turns[0], turns[1], turns[2], turns[5], turns[18], turns[19]])
+    assert lines[0].startswith("[e:1 · 2025-03-01 Sat 10:01] user: turn number 1")
+    assert lines[1] == "assistant: turn number 2 talks about topic 2 in some detail"  # e:2 follows e:1
+    assert lines[2].startswith("user: turn number 3")
+    assert lines[3].startswith("[e:6] assistant:")  # a gap: the id is back
+    assert lines[4].startswith("[e:19] user:")
+    assert lines[5].startswith("[e:20 · 2025-03-02")  # a new day is dated even when consecutive
+    # Ranked in order, consecutive turns are cheaper than budgeted: the refill takes more of them,
+    # and the formatted lines still fit the budget.
+    budget = sum(turn_cost(t, count_text) for t in turns[:10]) + 10
+    chosen = select_turns(turns, turns, budget, count_text)
+    assert len(chosen) > 10
+    assert count_text("\n".join(format_turns(chosen))) <= budget
+    assert [t.id for t in chosen] == list(range(1, len(chosen) + 1))

@@ -85,12 +85,14 @@ def extractive_summary(
             lines.append(ln)
         else:
             older.append(CriticalItem(_KIND_OF.get(ln.section, "decision"), ln.text, list(ln.cites)))
-    have = {ln.text for ln in lines} | {o.text for o in older}
+    have = {ln.text for ln in lines}
     for g in goal_lines(events):
         if g.text not in have and not any(ln.section == "Goal" for ln in lines):
             lines.append(g)
     required = [i for i in items if is_required(i)]
-    optional = [i for i in items if not is_required(i) and i.text not in have] + older
+    optional = [i for i in items if not is_required(i) and i.text not in have]
+    said_again = {i.text for i in optional}  # an older line said again is cited by its newest events
+    optional += [o for o in older if o.text not in said_again]
 
     def rank(item: CriticalItem) -> tuple[int, int, int]:
         hit = 0 if focus & set(re.findall(r"\w+", item.text.lower())) else 1

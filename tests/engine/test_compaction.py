@@ -15,6 +15,7 @@ from neotask_tui import paths
 from neotask_tui.config import Settings
 from neotask_tui.engine.api import Engine
 from neotask_tui.engine.events import Compacted, EngineEvent, TurnDone
+from neotask_tui.engine.tokens import count_text
 from neotask_tui.errors import UserError
 from neotask_tui.providers.scripted import ScriptedProvider
 
@@ -375,3 +376,28 @@ async def test_real_local_model_writes_a_guarded_summary() -> None:
         assert res.model in (prov.model, "extractive")
     finally:
         await eng.aclose()
+
+
+async def test_rolling_extractive_summary_stays_within_its_share_of_the_window(engine: Engine) -> None:
+    engine.compactor.use_model = False  # the deterministic summarizer: what the summary keeps is under test
+    assert engine.compactor.summary_budget() == 200  # 10% of 3488 usable, at most keep_recent (60), floor 200
+    small_talk = [
+        (f"Can't wait to see the photos from day {d}! I don't know when we'll be back. "
+         f"We decided to visit the {name} museum and it was lovely.", "Sounds great!")
+        for d, name in enumerate(["harbour", "castle", "railway", "science", "modern art", "maritime"] * 3)
+    ]
+    await chat(engine, CONVERSATION[:3])
+    for i in range(0, len(small_talk), 3):
+        await chat(engine, small_talk[i:i + 3])
+        res = await engine.compact(KEY)
+    text = res.summary
+    assert "Do not use Redis." in text and "Never change the public API of make_app()." in text
+    assert "`ABC-123`" in text and "`src/importer/csv_reader.py`" in text
+    rules = text.split("## Constraints and rules")[1].split("\n## ")[0]
+    assert "Can't wait" not in text and "don't know" not in rules
+    required = [ln for ln in text.splitlines() if "Redis" in ln or "make_app" in ln or "`" in ln]
+    optional = [ln for ln in text.splitlines() if ln.startswith("- ") and ln not in required]
+    assert optional  # the latest decisions are kept...
+    assert sum(count_text(ln) for ln in optional) <= 200  # ...within the cap, not one more each compaction
+    # Rolling: what was said again is cited by its newest events; the oldest small talk left.
+    assert "modern art museum and it was lovely. [e:50]" in text and "[e:12]" not in text

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from neotask_tui.engine import tokens
-from neotask_tui.engine.context import RecallItem, fence_recall, recall_room
+from neotask_tui.engine.context import MSG_OVERHEAD, RecallItem, fence_recall, recall_room
 from neotask_tui.engine.extractive import extractive_summary
 from neotask_tui.engine.guard import attributor, extract_items, guard
 from neotask_tui.engine.summary import Summary, build_summary_prompt, parse_summary
@@ -206,7 +206,11 @@ class Compactor:
                 kept.append(r)
         inp.recall = kept
         room = recall_room(inp, int(eng.settings.memory.recall_budget_tokens))
-        budget = room - (count(fence_recall(kept)) + 4 if kept else 40) - 30
+        source = f"archived transcripts of this session ({len(sessions) - 1} compacted; {CONTINUATION_NOTE})"
+        widest = max(by_id)
+        probe = RecallItem(id=f"archive:{widest}-{widest}", text="", source=source, scope="session")
+        # The fence, the tags and the message cost what they cost: the turns get the rest, measured.
+        budget = room - count(fence_recall([*kept, probe])) - MSG_OVERHEAD - 4
         if budget <= 0:
             return
         found = self._memory_turns(key, query, set(by_id), k=max(budget // 12, 20))
@@ -218,8 +222,7 @@ class Compactor:
         if turns:
             inp.recall = [*inp.recall, RecallItem(
                 id=f"archive:{turns[0].id}-{turns[-1].id}", text="\n".join(format_turns(turns)),
-                source=f"archived transcripts of this session ({len(sessions) - 1} compacted; {CONTINUATION_NOTE})",
-                scope="session", event_ids=[t.id for t in turns],
+                source=source, scope="session", event_ids=[t.id for t in turns],
             )]
 
     def _memory_turns(self, key: str, query: str, wanted: set[int], k: int) -> list[int]:

@@ -282,10 +282,17 @@ def select_turns(
                 added = True
         return added
 
+    def measured() -> int:
+        return count("\n".join(format_turns(sorted(chosen.values(), key=lambda e: e.id))))
+
     fill(budget)
     for _ in range(3):
-        lines = format_turns(sorted(chosen.values(), key=lambda e: e.id))
-        room = budget - count("\n".join(lines))
+        room = budget - measured()
         if room < 12 or not fill(room):
             break
+    # A day's dated line can cost a little more than budgeted: drop the least relevant turns until
+    # the formatted lines fit (the caller's budget is exact).
+    order = {e.id: r for r, e in enumerate(ranked)}
+    while chosen and measured() > budget:
+        del chosen[max(chosen, key=lambda i: order.get(i, len(order)))]
     return sorted(chosen.values(), key=lambda e: e.id)

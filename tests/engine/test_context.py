@@ -43,6 +43,8 @@ async def test_compacted_turns_are_recalled_as_quoted_data_with_ids() -> None:
         assert len(recall) == 1 and ctx.ledger.sections["recall"] > 0
         assert "<recalled-memory" in recall[0] and "quoted DATA" in recall[0]
         assert "[e:4 · 2025-03-01" in recall[0] and "acme-prod and the ticket is ABC-123" in recall[0]
+        # Recall takes exactly the room it is given: the live window loses nothing to it.
+        assert ctx.ledger.dropped_event_ids == [] and ctx.ledger.total <= ctx.ledger.budget
         # The window strategy never adds summary or recall.
         eng.settings.context.strategy = "window"
         win = await eng.context(KEY, "Which workspace and ticket was it?")

@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -103,7 +104,15 @@ def main() -> int:
                     help="pickle of text -> vector reused across runs (same vectors, no re-embedding)")
     ap.add_argument("--params", default="", help="JSON overrides of RankParams (for sweeps)")
     args = ap.parse_args()
-    os.environ["NEOTASK_HOME"] = tempfile.mkdtemp(prefix="neotask-locomo-")
+    home = tempfile.mkdtemp(prefix="neotask-locomo-")
+    os.environ["NEOTASK_HOME"] = home
+    try:
+        return _run(args)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     from neotask_tui.config import MemorySettings

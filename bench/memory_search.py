@@ -5,10 +5,12 @@
   reindex (must embed 0 chunks).
 - 10k and 100k: synthetic texts with random unit vectors inserted through the store API as archived
   transcript chunks (embedding 100k chunks would take many minutes on 2 cores); only search is timed
-  there. Search latency is the
-  full ``MemoryService.search`` call: staleness check, query embedding, BM25 (numpy inverted index
-  over the cached table), dense scan (numpy over the cached vectors), fusion; the query embedding
-  and the search with a cached query vector are reported beside it (see ``_time_search``).
+  there. Their vocabulary gets real word vectors (semantic query expansion scans them per query).
+  Search latency is the full ``MemoryService.search`` call: staleness check, query embedding, BM25
+  (numpy inverted index over the cached table), semantic expansion, dense scan (numpy over the
+  cached vectors), fusion; the query embedding, the search with a cached query vector, and that
+  search without the expansion/date/sender signals (the baseline) are reported beside it (see
+  ``_time_search``).
 
 Usage: python bench/memory_search.py [--sizes 1000,10000,100000] [--queries 40]
 Prints one JSON object.
@@ -20,6 +22,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -64,12 +67,17 @@ def _time_search(svc: Any, agent: str, queries: list[str]) -> dict[str, Any]:
       question costs;
     - ``embed_query``: the query embedding alone (MiniLM on the CPU; most sensitive to load);
     - ``search_cached_embedding``: the same call with the query vector already cached — everything
-      but the model: staleness check, BM25, dense scan, fusion.
+      but the model: staleness check, BM25, expansion, dense scan, fusion;
+    - ``search_cached_embedding_plain``: the same without semantic expansion and the date/sender
+      signals (the baseline of the previous version), and the ratio of the two medians.
     """
+    from dataclasses import replace
+
     emb = svc.embedder
+    plain_params = replace(svc.params, sem_weight=0.0, date_weight=0.0, sender_weight=0.0)
     for q in queries[:3]:
         svc.search(q, agent_id=agent, k=8)
-    full, embed, warm = [], [], []
+    full, embed, warm, plain = [], [], [], []
     for q in queries:
         emb.clear_query_cache()
         t = time.perf_counter()
@@ -82,7 +90,12 @@ def _time_search(svc: Any, agent: str, queries: list[str]) -> dict[str, Any]:
         t = time.perf_counter()
         svc.search(q, agent_id=agent, k=8)
         warm.append((time.perf_counter() - t) * 1000)
-    return {**_stats(full), "embed_query": _stats(embed), "search_cached_embedding": _stats(warm)}
+        t = time.perf_counter()
+        svc.search(q, agent_id=agent, k=8, params=plain_params)
+        plain.append((time.perf_counter() - t) * 1000)
+    return {**_stats(full), "embed_query": _stats(embed), "search_cached_embedding": _stats(warm),
+            "search_cached_embedding_plain": _stats(plain),
+            "expansion_cost_ratio": round(statistics.median(warm) / statistics.median(plain), 2)}
 
 
 def bench_real(n: int, queries: list[str], vocab: list[str], rng: random.Random) -> dict[str, Any]:
@@ -90,7 +103,7 @@ def bench_real(n: int, queries: list[str], vocab: list[str], rng: random.Random)
     from neotask_tui.memory.service import MemoryService
 
     svc = MemoryService(MemorySettings(chunk_tokens=64, chunk_overlap=0,
-                                       db_uri=tempfile.mkdtemp(prefix="neotask-bench-db-")))
+                                       db_uri=tempfile.mkdtemp(prefix="db-", dir=os.environ["NEOTASK_HOME"])))
     ws = svc.workspace("bench")
     per_file = 100
     for f in range(n // per_file):
@@ -125,7 +138,7 @@ def bench_synthetic(n: int, queries: list[str], vocab: list[str], rng: random.Ra
     from neotask_tui.memory.chunking import content_hash
     from neotask_tui.memory.service import MemoryService
 
-    svc = MemoryService(MemorySettings(db_uri=tempfile.mkdtemp(prefix="neotask-bench-db-")))
+    svc = MemoryService(MemorySettings(db_uri=tempfile.mkdtemp(prefix="db-", dir=os.environ["NEOTASK_HOME"])))
     store = svc.store
     gen = np.random.default_rng(7)
     batch = 20_000
@@ -146,11 +159,14 @@ def bench_synthetic(n: int, queries: list[str], vocab: list[str], rng: random.Ra
             "session_id": [f"synthetic{(start + i) // 100:05d}" for i in range(m)],
         }
         store.add_arrays(meta, vecs)
+        assert svc._terms is not None  # the indexer feeds the vocabulary's word vectors the same way
+        svc._terms.add_texts(texts)
     store.optimize()
     load_s = time.perf_counter() - t
     out = {
         "chunks": store.count(),
         "insert_and_fts_index_seconds": round(load_s, 1),
+        "vocabulary_word_vectors": len(svc._terms) if svc._terms is not None else 0,
         "search": _time_search(svc, "bench", queries),
         "vectors": "synthetic random unit vectors (search timing only)",
     }
@@ -163,8 +179,16 @@ def main() -> int:
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--queries", type=int, default=40)
     args = ap.parse_args()
-    os.environ["NEOTASK_HOME"] = tempfile.mkdtemp(prefix="neotask-bench-")
+    home = tempfile.mkdtemp(prefix="neotask-bench-")
+    os.environ["NEOTASK_HOME"] = home
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        return _run(args)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace) -> int:
     rng = random.Random(42)
     vocab = _vocab(5000, rng)
     queries = [" ".join(rng.sample(_REAL, 2) + rng.sample(vocab, 2)) for _ in range(args.queries)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -18,6 +19,13 @@ from pathlib import Path
 def main() -> None:
     home = tempfile.mkdtemp(prefix="neotask-bench-")
     os.environ["NEOTASK_HOME"] = home
+    try:
+        _run()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _run() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from neotask_tui import paths
     from neotask_tui.storage.events import Event, now_iso

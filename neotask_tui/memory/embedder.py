@@ -195,6 +195,24 @@ class Embedder:
         self._dim = int(arr.shape[1])
         return arr
 
+    def embed_query_with(
+        self, text: str, extra: Sequence[str]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Embed a query and ``extra`` short texts in one model call (the query is cached as by
+        :meth:`embed_query`); returns ``(query vector, extra vectors)``."""
+        with self._lock:
+            hit = self._queries.get(text)
+        if hit is not None or not extra:
+            return self.embed_query(text), self.embed(list(extra)) if extra else self.embed([])[:0]
+        vecs = self.embed([text, *extra])
+        vec = vecs[0].copy()
+        vec.flags.writeable = False
+        with self._lock:
+            self._queries[text] = vec
+            while len(self._queries) > self.query_cache_size:
+                self._queries.popitem(last=False)
+        return vec, vecs[1:]
+
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """Embed one query; returns a read-only ``(dim,)`` unit vector (LRU-cached by text)."""
         with self._lock:

@@ -305,7 +305,13 @@ class MemoryService:
         rows = np.flatnonzero(mask)
         if len(rows) == 0:
             return []
-        qvec = self.embedder.embed_query(query)
+        unknown = self._terms.unknown_words(query) if p.sem_weight > 0 and self._terms is not None else []
+        if unknown and self._terms is not None:
+            # one model call for the query and its words not seen before (semantic expansion)
+            qvec, wvecs = self.embedder.embed_query_with(query, unknown)
+            self._terms.remember(unknown, wvecs)
+        else:
+            qvec = self.embedder.embed_query(query)
         terms = list(dict.fromkeys(lexical.terms(query)))
         lex = np.zeros(len(snap.ids), dtype=np.float64)
         if terms:
@@ -332,10 +338,10 @@ class MemoryService:
         sender = None
         if p.sender_weight > 0:
             qwords = set(lexical.words(query))
-            snd = snap.senders()
-            names = {n for n in set(snd[rows]) if n and set(n.split()) <= qwords}
-            if names:
-                sender = np.fromiter((n in names for n in snd), dtype=np.float64, count=len(snd))
+            codes, names = snap.senders()
+            named = [c for c, n in enumerate(names) if set(n.split()) <= qwords]
+            if named:
+                sender = np.isin(codes, named).astype(np.float64)
         ranked = rank(qvec, snap.vectors, rows, lex, k=k, params=p, ts=snap.ts, group=group, when=when,
                       sender=sender)
         hits = []

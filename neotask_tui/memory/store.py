@@ -147,20 +147,25 @@ class Snapshot:
                 got = self._groups = (inv.astype(np.int64), len(uniq))
         return got
 
-    def senders(self) -> Any:
-        """Lower-cased sender name of every transcript row whose message starts with one
-        (``"Alice: ..."``, as bridged group chats and pasted logs write it), else ``""``."""
+    def senders(self) -> tuple[Any, list[str]]:
+        """``(code per row, names)``: the lower-cased sender of every transcript row whose message
+        starts with one (``"Alice: ..."``, as bridged group chats and pasted logs write it); code -1
+        where there is none."""
         got = self._senders
         if got is None:
             import numpy as np
 
             src = self.cols.get("source", [])
-            got = np.asarray(
-                [_sender(str(t)) if s == "transcript" else "" for t, s in zip(self.cols.get("text", []), src,
-                                                                               strict=False)],
-                dtype=object,
-            )
-            self._senders = got
+            names: dict[str, int] = {}
+            codes = np.full(len(self.ids), -1, dtype=np.int64)
+            for i, (t, s) in enumerate(zip(self.cols.get("text", []), src, strict=False)):
+                if s == "transcript":
+                    n = _sender(str(t))
+                    if n:
+                        codes[i] = names.setdefault(n, len(names))
+            got = (codes, list(names))
+            with self._fields_lock:
+                self._senders = got
         return got
 
     def matched(self, i: int, terms: Sequence[str]) -> list[str]:

@@ -21,7 +21,7 @@ async def _remember(engine: Any, key: str, args: str) -> CommandResult:
         return usage_error("remember", "nothing to remember")
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
-    r = await asyncio.to_thread(mem.add, agent, args.strip(), source="user command")
+    r = await asyncio.to_thread(mem.add, agent, args.strip(), source="user")
     return CommandResult(text=f"remembered in {getattr(r, 'path', 'MEMORY.md')}", data=r)
 
 

@@ -49,3 +49,18 @@ async def test_agent_b_never_recalls_agent_a_transcripts() -> None:
     recalled = [e for e in out if isinstance(e, ev.Recalled)]
     assert not any("BLUEHERON" in it["text"] for r in recalled for it in r.items)
     await engine.aclose()
+
+
+async def test_remember_recall_forget_slash_commands() -> None:
+    from neotask_tui.commands import dispatch
+
+    engine = Engine(Settings(), provider=ScriptedProvider(), tz=ZoneInfo("UTC"))
+    r = await dispatch(engine, KEY, "/remember Max is our new dog; he sleeps on the couch.")
+    assert not r.error, r.text
+    assert "Max is our new dog" in (paths.workspace_dir("main") / "MEMORY.md").read_text(encoding="utf-8")
+    r = await dispatch(engine, KEY, "/recall pets")  # no shared word: found by meaning
+    assert not r.error and "Max is our new dog" in r.text
+    r = await dispatch(engine, KEY, "/forget Max dog couch")
+    assert not r.error, r.text
+    assert "Max is our new dog" not in (paths.workspace_dir("main") / "MEMORY.md").read_text(encoding="utf-8")
+    await engine.aclose()

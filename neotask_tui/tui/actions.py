@@ -17,7 +17,9 @@ async def show_result(app: NeotaskApp, line: str, res: CommandResult) -> None:
     if res.error:
         await app.add_entry(Entry(kind="notice", text=res.text, level="error"))
     elif res.text:
-        await app.add_entry(Entry(kind="command", title=line.split(" ", 1)[0], text=res.text))
+        shown = " ".join(line.split())  # the line as typed (one line), so the result says what it answers
+        await app.add_entry(Entry(kind="command", title=shown if len(shown) <= 60 else shown[:59] + "…",
+                                  text=res.text))
 
 
 async def run_slash(app: NeotaskApp, line: str) -> None:

@@ -77,7 +77,14 @@ async def switch_theme(app: NeotaskApp, name: str | None) -> None:
         await app.add_entry(Entry(kind="notice", text=f"/theme: unknown theme {name!r}{hint}", level="error"))
         return
     app.theme = name
-    app.notify(f"theme: {name}", timeout=2)
+    from neotask_tui.tui.themes import save_theme_choice
+
+    try:
+        save_theme_choice(name, app.settings.ui.theme)
+    except OSError as e:
+        app.notify(f"theme: {name} (not saved for the next start: {e.strerror or e})", timeout=5)
+        return
+    app.notify(f"theme: {name} (kept for the next start)", timeout=2)
 
 
 async def open_sessions(app: NeotaskApp, rows: Any) -> None:

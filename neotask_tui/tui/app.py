@@ -27,7 +27,7 @@ from textual.worker import Worker
 
 from neotask_tui.tui.commands import SlashCommandProvider
 from neotask_tui.tui.messages import InboxChanged
-from neotask_tui.tui.themes import install_themes
+from neotask_tui.tui.themes import chosen_theme, install_themes
 from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
@@ -80,7 +80,7 @@ class NeotaskApp(App[int]):
         self._turns: TurnRenderer | None = None
         self.set_keymap(dict(settings.ui.bindings))
         # Themes are registered and the configured one selected before any CSS is parsed.
-        self._theme_notes = install_themes(self, settings.ui.theme)
+        self._theme_notes = install_themes(self, chosen_theme(settings.ui.theme))
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> Any:

@@ -18,6 +18,7 @@ File format::
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -168,3 +169,27 @@ def install_themes(app: App[Any], wanted: str) -> list[tuple[str, str, float | N
     app._refresh_truecolor_filter(app.ansi_theme)
     app.stylesheet.set_variables(app.get_css_variables())
     return notes
+
+
+UI_STATE = "ui-state.json"
+"""In the data dir: the last ``/theme`` choice and the configured theme it overrode."""
+
+
+def chosen_theme(configured: str) -> str:
+    """The theme to start with: the last ``/theme`` choice, unless ``ui.theme`` in the config
+    changed since it was made (an edit of config.toml is the newer wish)."""
+    try:
+        data = json.loads((paths.data_dir() / UI_STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return configured
+    if isinstance(data, dict) and data.get("config_theme") == configured and isinstance(data.get("theme"), str):
+        return str(data["theme"])
+    return configured
+
+
+def save_theme_choice(name: str, configured: str) -> None:
+    """Remember a ``/theme`` choice for the next start (atomic write; raises ``OSError``)."""
+    from neotask_tui.storage.atomic import atomic_write_text
+
+    atomic_write_text(paths.ensure_dir(paths.data_dir()) / UI_STATE,
+                      json.dumps({"theme": name, "config_theme": configured}) + "\n")

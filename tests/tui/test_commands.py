@@ -284,6 +284,10 @@ async def test_theme_switch_and_unknown_theme(app_factory: Callable[..., Neotask
         await _run(pilot, app, "/theme")
         await wait_for(pilot, lambda: any("neotask-high-contrast" in v.entry.text
                                           for v in app.main.query(MessageView)), "the theme list")
+    # the choice is kept for the next start ...
+    assert app_factory().theme == "neotask-light"
+    # ... unless config.toml's theme changed since it was made (the newer wish wins)
+    assert app_factory(theme="neotask-high-contrast").theme == "neotask-high-contrast"
 
 
 async def test_quit_command_exits(app_factory: Callable[..., NeotaskApp]) -> None:

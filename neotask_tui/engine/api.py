@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, tzinfo
@@ -345,6 +346,7 @@ class Engine:
             for a in self.store.list_archived():
                 d = a.to_dict()
                 d["archived"] = True
+                d["counters"] = dataclasses.asdict(self.store.archived_counters(a))
                 out.append(d)
         return out
 

@@ -149,14 +149,14 @@ def rebuild_records() -> dict[str, SessionRecord]:
             compaction_count=int(header.data.get("compaction_count", 0)),
             config=dict(header.data.get("config") or {}),
         )
-        _recount(tp, rec)
+        recount_from_transcript(tp, rec)
         prev = recs.get(key)
         if prev is None or rec.created_at > prev.created_at:
             recs[key] = rec
     return recs
 
 
-def _recount(path: Path, rec: SessionRecord) -> None:
+def recount_from_transcript(path: Path, rec: SessionRecord) -> None:
     """Recompute token counters from the transcript's assistant usage."""
     from neotask_tui.storage.transcript import read_transcript
 

@@ -23,7 +23,7 @@ from neotask_tui import paths
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.atomic import fsync_dir
 from neotask_tui.storage.events import Event, now_iso
-from neotask_tui.storage.index import SessionRecord, load_index, save_index
+from neotask_tui.storage.index import Counters, SessionRecord, load_index, recount_from_transcript, save_index
 from neotask_tui.storage.transcript import (
     LoadIssue,
     append_events,
@@ -78,6 +78,7 @@ class SessionStore:
         # Archive listing reads every archived header; recall asks for it each turn, so it is kept
         # until this store moves a transcript in or out (the data-dir lock makes us the only writer).
         self._archived: list[ArchivedInfo] | None = None
+        self._archived_counters: dict[str, Counters] = {}
 
     # ----- reading
     def get(self, key: str) -> SessionRecord | None:
@@ -276,6 +277,17 @@ class SessionStore:
         if self._archived is None or self.readonly:
             self._archived = self._scan_archive()
         return list(self._archived)
+
+    def archived_counters(self, info: ArchivedInfo) -> Counters:
+        """Token counters of an archived session, summed from its transcript's usage records (an
+        archived transcript never changes, so each is read once per store)."""
+        got = self._archived_counters.get(info.session_id)
+        if got is None:
+            rec = SessionRecord(key=info.key, session_id=info.session_id, created_at=info.created_at,
+                                last_activity_at=info.last_activity_at)
+            recount_from_transcript(info.path, rec)
+            got = self._archived_counters[info.session_id] = rec.counters
+        return got
 
     def _scan_archive(self) -> list[ArchivedInfo]:
         out: list[ArchivedInfo] = []

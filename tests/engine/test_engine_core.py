@@ -97,6 +97,21 @@ async def test_new_and_reset_keep_old_transcript() -> None:
     await engine.aclose()
 
 
+async def test_archived_sessions_list_their_counters() -> None:
+    engine, prov = make()
+    prov.queue({"text": "one", "usage": {"input": 20, "output": 3, "cache_read": 5, "cache_write": 2}})
+    prov.queue({"text": "two", "usage": {"input": 30, "output": 4}})
+    await run(engine, "first")
+    await run(engine, "second")
+    old = engine.current_record(KEY).session_id
+    await engine.new_session(KEY)
+    rows = {r["session_id"]: r for r in engine.list_sessions(include_archived=True)}
+    assert rows[old]["archived"] is True
+    c = rows[old]["counters"]
+    assert (c["input"], c["output"], c["cache_read"], c["cache_write"]) == (50, 7, 5, 2)
+    await engine.aclose()
+
+
 async def test_daily_reset_on_next_message_and_undo() -> None:
     s = Settings()
     s.session.daily_reset_hour = 4

@@ -8,16 +8,15 @@ summary) carry ``cache_control: {"type": "ephemeral"}``. Usage maps ``input_toke
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.providers._retry import (
     looks_like_context_overflow,
     parse_retry_after,
     parse_tool_arguments,
-    with_retries,
 )
+from neotask_tui.providers._sdk import SdkProvider
 from neotask_tui.providers.base import (
     ChatMessage,
     ProviderError,
@@ -91,7 +90,7 @@ def _limit_breakpoints(system: list[dict[str, Any]], messages: list[dict[str, An
         del block["cache_control"]
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider):
     """A provider speaking Anthropic's Messages API.
 
     Attributes:
@@ -130,12 +129,8 @@ class AnthropicProvider:
         self.model = model
         self.base_url = base_url.rstrip("/") if base_url else None
         self.prompt_caching = prompt_caching
-        self._api_key = api_key
-        self._timeout = timeout
-        self._max_retries = max(0, max_retries)
-        self._max_tokens = max_tokens
-        self._backoff_base = backoff_base
-        self._client: Any = None
+        self._init_common(api_key=api_key, timeout=timeout, max_retries=max_retries, max_tokens=max_tokens,
+                          backoff_base=backoff_base)
 
     @classmethod
     def from_settings(
@@ -148,41 +143,15 @@ class AnthropicProvider:
             max_retries=p.max_retries, max_tokens=p.max_tokens, prompt_caching=p.prompt_caching,
         )
 
-    async def _get_client(self) -> Any:
-        """The SDK client, created on first use; the slow SDK import runs in a thread."""
-        if self._client is None:
-            if not self._api_key:
-                raise ProviderError("auth", "no API key set: check your API key (ANTHROPIC_API_KEY)")
-            key = self._api_key
+    def _client_key(self) -> str:
+        if not self._api_key:
+            raise ProviderError("auth", "no API key set: check your API key (ANTHROPIC_API_KEY)")
+        return self._api_key
 
-            def make() -> Any:
-                import anthropic  # seconds on a busy machine: never on the event loop
+    def _make_client(self, key: str) -> Any:
+        import anthropic  # seconds on a busy machine: never on the event loop (see SdkProvider)
 
-                return anthropic.AsyncAnthropic(
-                    api_key=key, base_url=self.base_url, max_retries=0, timeout=self._timeout
-                )
-
-            client = await asyncio.to_thread(make)
-            if self._client is None:
-                self._client = client
-        return self._client
-
-    def stream(
-        self,
-        messages: list[ChatMessage],
-        *,
-        tools: list[ToolSpec] | None = None,
-        max_tokens: int | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        """Stream a reply: text deltas, tool calls, then one :class:`StreamEnd` with usage.
-
-        Raises:
-            ProviderError: on failure, after bounded retries of what is safe to retry.
-        """
-        payload = self.request_body(messages, tools=tools, max_tokens=max_tokens)
-        return with_retries(
-            lambda: self._attempt(payload), max_retries=self._max_retries, backoff_base=self._backoff_base
-        )
+        return anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=0, timeout=self._timeout)
 
     def request_body(
         self, messages: list[ChatMessage], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None

@@ -8,17 +8,16 @@ usage chunk (``stream_options.include_usage``); ``prompt_tokens_details.cached_t
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.providers._retry import (
     looks_like_context_overflow,
     parse_retry_after,
     parse_tool_arguments,
-    with_retries,
 )
+from neotask_tui.providers._sdk import SdkProvider
 from neotask_tui.providers.base import (
     ChatMessage,
     ProviderError,
@@ -80,7 +79,7 @@ def _cause_text(e: BaseException) -> str:
     return str(e.__cause__ or e)
 
 
-class OpenAICompatProvider:
+class OpenAICompatProvider(SdkProvider):
     """A provider speaking the OpenAI chat-completions API.
 
     Attributes:
@@ -120,13 +119,9 @@ class OpenAICompatProvider:
         self.name = name
         self.model = model
         self.base_url = (base_url or OPENAI_BASE_URL).rstrip("/")
-        self._api_key = api_key
-        self._timeout = timeout
-        self._max_retries = max(0, max_retries)
-        self._max_tokens = max_tokens
-        self._backoff_base = backoff_base
+        self._init_common(api_key=api_key, timeout=timeout, max_retries=max_retries, max_tokens=max_tokens,
+                          backoff_base=backoff_base)
         self._key_env = key_env
-        self._client: Any = None
 
     @classmethod
     def from_settings(
@@ -144,41 +139,17 @@ class OpenAICompatProvider:
         """Whether this talks to api.openai.com (which wants ``max_completion_tokens``)."""
         return self.base_url == OPENAI_BASE_URL
 
-    async def _get_client(self) -> Any:
-        """The SDK client, created on first use; the slow SDK import runs in a thread."""
-        if self._client is None:
-            key = self._api_key
-            if not key:
-                if self.is_official:
-                    raise ProviderError("auth", f"no API key set: check your API key ({self._key_env})")
-                key = "not-needed"  # local servers ignore it, the SDK insists on one
+    def _client_key(self) -> str:
+        if self._api_key:
+            return self._api_key
+        if self.is_official:
+            raise ProviderError("auth", f"no API key set: check your API key ({self._key_env})")
+        return "not-needed"  # local servers ignore it, the SDK insists on one
 
-            def make() -> Any:
-                import openai  # seconds on a busy machine: never on the event loop
+    def _make_client(self, key: str) -> Any:
+        import openai  # seconds on a busy machine: never on the event loop (see SdkProvider)
 
-                return openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=self._timeout)
-
-            client = await asyncio.to_thread(make)
-            if self._client is None:
-                self._client = client
-        return self._client
-
-    def stream(
-        self,
-        messages: list[ChatMessage],
-        *,
-        tools: list[ToolSpec] | None = None,
-        max_tokens: int | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        """Stream a reply: text deltas, tool calls, then one :class:`StreamEnd` with usage.
-
-        Raises:
-            ProviderError: on failure, after bounded retries of what is safe to retry.
-        """
-        payload = self.request_body(messages, tools=tools, max_tokens=max_tokens)
-        return with_retries(
-            lambda: self._attempt(payload), max_retries=self._max_retries, backoff_base=self._backoff_base
-        )
+        return openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=self._timeout)
 
     def request_body(
         self, messages: list[ChatMessage], *, tools: list[ToolSpec] | None = None, max_tokens: int | None = None

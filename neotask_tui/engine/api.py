@@ -240,6 +240,10 @@ class Engine:
         """The memory service, built lazily off the event loop (None if disabled/unavailable)."""
         return await _recall.get_memory(self)
 
+    async def watch_memory(self, key: str, on_change: Callable[[Any], None]) -> bool:
+        """Reindex the key's agent's memory files on every edit (see :func:`recall.watch_memory`)."""
+        return await _recall.watch_memory(self, key, on_change)
+
     @property
     def memory(self) -> Any:
         """The memory service if already built."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui import paths
@@ -73,6 +74,25 @@ async def recall(engine: Engine, key: str, query: str) -> list[RecallItem]:
                    scope=h.scope, event_ids=list(getattr(h, "event_ids", None) or []))
         for h in hits if scope_admits(h.scope, cfg)
     ]
+
+
+async def watch_memory(engine: Engine, key: str, on_change: Callable[[Any], None]) -> bool:
+    """Watch the key's agent's memory files and reindex on every edit (while a front end runs), so
+    a recall never pays for an edit made in another editor. Only when memory is enabled, watching
+    is on and the agent has memory files (loading the embedder and LanceDB costs seconds of CPU).
+
+    Returns:
+        Whether a watcher was started.
+    """
+    s = engine.settings.memory
+    agent = engine.parse_key(key).agent_id
+    if not (s.enabled and s.watch) or not _has_memory_files(agent):
+        return False
+    mem = await engine.get_memory()
+    if mem is None:
+        return False
+    await asyncio.to_thread(mem.start_watcher, agent, on_change)
+    return True
 
 
 def _has_memory_files(agent: str) -> bool:

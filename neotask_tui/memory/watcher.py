@@ -48,7 +48,7 @@ class Watcher:
     def start(self) -> None:
         """Start watching (returns once the watch is armed)."""
         self._thread.start()
-        self._ready.wait(timeout=10)
+        self._ready.wait(timeout=30)
 
     def stop(self) -> None:
         """Stop watching and join the thread."""
@@ -62,9 +62,14 @@ class Watcher:
         ws = self.service.workspace(self.agent_id)
         # Index what is there now, so the first event compares against a current state.
         try:
-            self.service.reindex(self.agent_id)
+            first = self.service.reindex(self.agent_id)
         except Exception as e:  # surfaced via log; the watcher keeps running
             log.error("memory watcher: initial reindex failed: %s", e)
+        else:
+            # Reported too: on a busy machine ``start`` may return before the watch is armed, and a
+            # file written then is indexed here, not by a later event.
+            if self.on_change and (first.chunks_embedded or first.chunks_deleted or first.files_changed):
+                self.on_change(first)
         armed = False
         try:
             for changes in watch(

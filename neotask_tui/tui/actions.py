@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands import CommandResult, dispatch
@@ -127,3 +128,18 @@ async def compact_flow(app: NeotaskApp, line: str) -> None:
     await app.load_session()
     d = done.data or {}
     app.notify(f"compacted: {int(d.get('tokens_before', 0)):,} → {int(d.get('tokens_after', 0)):,} tokens")
+
+
+async def watch_memory(app: NeotaskApp) -> None:
+    """Keep the memory index current while the app runs (edits made in another editor), with a
+    short notice per reindex; a failure to start is a notice, never an error."""
+
+    def changed(stats: Any) -> None:
+        files = ", ".join(getattr(stats, "files_changed", []) or []) or "memory files"
+        with contextlib.suppress(Exception):  # the app may be exiting
+            app.call_from_thread(app.notify, f"memory reindexed: {files}", timeout=3)
+
+    try:
+        await app.engine.watch_memory(app.key, changed)
+    except Exception as e:  # the watcher is a convenience: search checks staleness anyway
+        app.notify(f"memory file watching is off: {e}", severity="warning", timeout=6)

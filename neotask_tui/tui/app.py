@@ -13,6 +13,7 @@ import contextlib
 import inspect
 import sys
 from collections.abc import Iterable, Iterator
+from importlib import import_module  # deferred imports in one line (see start_engine)
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -25,6 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker
 
+from neotask_tui.errors import LockedError
 from neotask_tui.tui.commands import SlashCommandProvider
 from neotask_tui.tui.messages import InboxChanged
 from neotask_tui.tui.themes import chosen_theme, install_themes
@@ -148,10 +150,7 @@ class NeotaskApp(App[int]):
             try:
                 self.engine = await asyncio.to_thread(_open_engine, self.settings)
             except Exception as e:
-                from neotask_tui.errors import LockedError
-
-                code = LOCKED_EXIT if isinstance(e, LockedError) else 1
-                self.startup_error = (code, f"neotask: {e}")
+                self.startup_error = (code := LOCKED_EXIT if isinstance(e, LockedError) else 1, f"neotask: {e}")
                 self.exit(code)
                 return
         for note in list(self.engine.notices):
@@ -161,6 +160,7 @@ class NeotaskApp(App[int]):
                 await self.load_session()
         finally:  # only now: a message sent earlier would be wiped by the transcript load
             self.ready.set()
+        self.run_worker(import_module("neotask_tui.tui.actions").watch_memory(self), group="memory-watch")
 
     async def load_session(self) -> None:
         """(Re)load the transcript, gauge, state, status for ``self.key``."""

@@ -270,6 +270,29 @@ async def test_forget_from_the_recall_sidebar(app_factory: Callable[..., Neotask
     assert not [h for h in mem.search("deploy password rotates", agent_id=agent, k=3) if "rotates" in h.text]
 
 
+@pytest.mark.skipif(importlib.util.find_spec("neotask_tui.memory.service") is None,
+                    reason="the memory service (neotask_tui.memory.service) has not landed yet")
+async def test_memory_files_are_watched_while_the_app_runs(
+        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    from neotask_tui import paths
+
+    app = app_factory()
+    app.settings.memory.enabled = True
+    agent = engine.parse_key(engine.default_key()).agent_id
+    ws = paths.ensure_dir(paths.workspace_dir(agent))
+    (ws / "MEMORY.md").write_text("# Memory\n\nThe office plant is a fern.\n", encoding="utf-8")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await wait_for(pilot, lambda: engine.memory is not None and engine.memory._watcher is not None, "the watcher")
+        (ws / "memory").mkdir()
+        (ws / "memory" / "office.md").write_text("The coffee machine is on floor three.\n", encoding="utf-8")
+        await wait_for(pilot, lambda: any("memory/office.md" in n.message for n in app._notifications),
+                       "the reindex notice")
+        # indexed by the watcher: the search that follows embeds nothing
+        assert engine.memory.reindex(agent).chunks_embedded == 0
+        assert "floor three" in engine.memory.search("coffee machine", agent_id=agent, k=1)[0].text
+
+
 async def test_theme_switch_and_unknown_theme(app_factory: Callable[..., NeotaskApp]) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:

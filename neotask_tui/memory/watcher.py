@@ -23,6 +23,10 @@ def _relevant(path: str, workspace: Path) -> bool:
         return False
     if any(part.startswith(".") for part in rel.split("/")):
         return False
+    if rel == "memory" or (rel.startswith("memory/") and Path(path).is_dir()):
+        # A new folder: a file written right after it is created can land before the OS watch on
+        # the folder is in place and raise no event of its own; the reindex scans every file.
+        return True
     return rel == "MEMORY.md" or (rel.startswith("memory/") and rel.endswith(".md"))
 
 

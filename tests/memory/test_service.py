@@ -262,10 +262,19 @@ def test_watcher_picks_up_an_edit(mem: MemoryService) -> None:
     mem.start_watcher("main", on_change=seen.append)
     try:
         _write(ws / "memory" / "new.md", "The coffee machine is on floor three.\n")
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not any("memory/new.md" in s.files_changed for s in seen):
+
+        def indexed() -> bool:  # read the store only: a search would index the file itself
+            return any("floor three" in str(t) for t in mem.store.snapshot().cols.get("text", []))
+
+        def reported() -> bool:
+            return any("memory/new.md" in s.files_changed for s in seen)
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (indexed() and reported()):
             time.sleep(0.1)
-        assert any("memory/new.md" in s.files_changed for s in seen)
+        # (a reindex racing the write may first see the file half-written; the write's own event
+        # brings the full text)
+        assert indexed() and reported()
         # the index already holds it: a search needs no embedding of files
         stats = mem.reindex("main")
         assert stats.chunks_embedded == 0
@@ -304,3 +313,16 @@ def test_query_vectors_are_cached(mem: MemoryService) -> None:
     assert not a.flags.writeable
     emb.clear_query_cache()
     assert emb.embed_query("where did I park the car") is not a and emb.calls == before + 2
+
+
+def test_watcher_treats_a_new_memory_folder_as_a_change(tmp_path: Path) -> None:
+    from neotask_tui.memory.watcher import _relevant
+
+    (tmp_path / "memory" / "sub").mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    assert _relevant(str(tmp_path / "memory"), tmp_path)  # its files may raise no event of their own
+    assert _relevant(str(tmp_path / "memory" / "sub"), tmp_path)
+    assert _relevant(str(tmp_path / "memory" / "sub" / "x.md"), tmp_path)
+    assert not _relevant(str(tmp_path / "memory" / "x.txt"), tmp_path)
+    assert not _relevant(str(tmp_path / ".git"), tmp_path)
+    assert not _relevant(str(tmp_path / "elsewhere.md"), tmp_path)

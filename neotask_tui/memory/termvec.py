@@ -62,6 +62,8 @@ class TermVectors:
         self._matT: npt.NDArray[np.float32] | None = None
         self._matT_of: object = None
         self._queries: OrderedDict[str, Any] = OrderedDict()
+        self._near: OrderedDict[str, list[tuple[str, float]]] = OrderedDict()
+        self._near_of: object = None
         self._load()
 
     # -- persistence ----------------------------------------------------------------------------
@@ -157,7 +159,13 @@ class TermVectors:
         (:meth:`remember`) to save a model call. The query's own word forms are embedded (not the
         indexed form of the same stem: "pets" is closer to "dog" than "pet" is)."""
         with self._lock:
-            return [w for w in dict.fromkeys(content_words(query)) if w not in self._queries]
+            return [w for w in dict.fromkeys(content_words(query)) if w not in self._queries and self._own(w) is None]
+
+    def _own(self, word: str) -> int | None:
+        """Row of ``word`` when it was indexed in exactly this form (its vector is the embedding of
+        this very word, so nothing needs embedding); caller holds the lock."""
+        i = self.index.get(lexical.stem(word))
+        return i if i is not None and self.surface[i] == word and self._mat is not None and i < len(self._mat) else None
 
     def remember(self, words: Sequence[str], vectors: Any) -> None:
         """Cache query-word vectors embedded elsewhere (bounded LRU)."""
@@ -174,11 +182,15 @@ class TermVectors:
         import numpy as np
 
         with self._lock:
-            missing = [w for w in words if w not in self._queries]
+            missing = [w for w in words if w not in self._queries and self._own(w) is None]
         if missing:
             self.remember(missing, self.embedder.embed(missing))
         with self._lock:
-            return np.asarray([self._queries[w] for w in words], dtype=np.float32)
+            out = []
+            for w in words:
+                i = self._own(w)
+                out.append(self._mat[i] if i is not None and self._mat is not None else self._queries[w])
+            return np.asarray(out, dtype=np.float32)
 
     def expand(
         self, query: str, *, exclude: set[str], k: int, min_sim: float, usable: Any = None
@@ -200,25 +212,34 @@ class TermVectors:
         words = list(dict.fromkeys(content_words(query)))
         with self._lock:
             mat, stems = self._mat, self.stems
+            if self._near_of is not mat:  # the vocabulary changed: neighbour lists are stale
+                self._near.clear()
+                self._near_of = mat
+            todo = [w for w in words if w not in self._near]
         if not words or mat is None or len(stems) == 0:
             return []
-        qv = self._query_vectors(words)
-        # einsum over the transposed, contiguous matrix: single-threaded and ~1 ms at 5k words; a
-        # BLAS product measured 24 ms on this busy 2-core machine (thread wake-ups), einsum on the
-        # untransposed matrix 2-9 ms.
-        sims = np.einsum("qd,dv->qv", qv, self._transposed(mat))
+        n_cand = min(len(stems), k * 4 + 8)
+        if todo:
+            qv = self._query_vectors(todo)
+            # einsum over the transposed, contiguous matrix: single-threaded and ~1 ms at 5k words;
+            # a BLAS product measured 24 ms on this busy 2-core machine (thread wake-ups).
+            sims = np.einsum("qd,dv->qv", qv, self._transposed(mat))
+            with self._lock:
+                for w, row in zip(todo, sims, strict=True):
+                    cand = np.argpartition(-row, n_cand - 1)[:n_cand] if n_cand < len(row) else np.arange(len(row))
+                    cand = cand[np.argsort(-row[cand], kind="stable")]
+                    self._near[w] = [(stems[int(i)], float(row[i])) for i in cand]
+                while len(self._near) > 4096:
+                    self._near.popitem(last=False)
+        with self._lock:
+            near = [self._near.get(w, []) for w in words]
         out: list[tuple[str, float]] = []
         seen = set(exclude)
-        for row in sims:
-            n_cand = min(len(row), k * 4 + 8)
-            cand = np.argpartition(-row, n_cand - 1)[:n_cand] if n_cand < len(row) else np.arange(len(row))
-            cand = cand[np.argsort(-row[cand], kind="stable")]
+        for cands in near:  # cached per word until the vocabulary changes (topics recur in a chat)
             got = 0
-            for i in cand:
-                sim = float(row[i])
+            for st, sim in cands[:n_cand]:
                 if sim < min_sim or got >= k:
                     break
-                st = stems[int(i)]
                 if st in seen or (usable is not None and not usable(st)):
                     continue
                 seen.add(st)

@@ -129,15 +129,15 @@ def rank(
     coarse = None if group is None else (group if everything else group[rows])
     dated = None if when is None else (when if everything else when[rows])
     by = None if sender is None else (sender if everything else sender[rows])
-    bonus = _bonus(len(rows), params, dated, by)
-    fused, parts = _fuse(cos, raw, params, coarse, bonus)
+    extra = _signals(len(rows), params, coarse, dated, by)
+    fused, parts = _fuse(cos, raw, params, extra)
     if params.prf_docs > 0 and len(rows) > params.prf_docs:
         top = np.argpartition(-fused, params.prf_docs - 1)[: params.prf_docs]
         centroid = vectors[rows[top]].mean(axis=0)
         q2 = (1 - params.prf_weight) * qvec + params.prf_weight * centroid
         q2 = q2 / max(float(np.linalg.norm(q2)), 1e-12)
         cos = _dot(vectors[rows], q2)
-        fused, parts = _fuse(cos, raw, params, coarse, bonus)
+        fused, parts = _fuse(cos, raw, params, extra)
     decay = None
     if params.half_life_days and ts is not None:
         age_days = np.maximum(0.0, ((now or time.time()) - ts[rows]) / 86400.0)
@@ -188,8 +188,7 @@ def _dot(mat: npt.NDArray[np.float32], vec: npt.NDArray[np.float32]) -> npt.NDAr
 
 def _fuse(
     cos: npt.NDArray[np.float32], raw: npt.NDArray[np.float64], params: RankParams,
-    coarse: npt.NDArray[np.float64] | None = None,
-    bonus: tuple[npt.NDArray[np.float64], float] | None = None,
+    extra: tuple[npt.NDArray[np.float64], float] | None = None,
 ) -> tuple[npt.NDArray[np.float64], tuple[Any, Any, Any]]:
     import numpy as np
 
@@ -203,25 +202,24 @@ def _fuse(
     ln = raw / best if best > 0 else raw
     wsum = params.dense_weight + params.lexical_weight
     fused = params.dense_weight * dn + params.lexical_weight * ln
-    if coarse is not None and params.group_weight > 0:
-        fused = fused + params.group_weight * coarse
-        wsum += params.group_weight
-    if bonus is not None:
-        fused = fused + bonus[0]
-        wsum += bonus[1]
+    if extra is not None:
+        fused = fused + extra[0]
+        wsum += extra[1]
     fused = fused / (wsum or 1.0)
     return fused, (dn, ln, raw)
 
 
-def _bonus(
-    n: int, params: RankParams, dated: npt.NDArray[np.float64] | None, by: npt.NDArray[np.float64] | None
+def _signals(
+    n: int, params: RankParams, coarse: npt.NDArray[np.float64] | None,
+    dated: npt.NDArray[np.float64] | None, by: npt.NDArray[np.float64] | None,
 ) -> tuple[npt.NDArray[np.float64], float] | None:
-    """Weighted sum of the 0/1 match signals the query asked for (date, sender), and their weight."""
+    """Weighted sum of the signals beside dense and BM25 that this query has (group score, named
+    date, named sender; each in ``[0, 1]``), and the sum of their weights."""
     import numpy as np
 
     total = np.zeros(n, dtype=np.float64)
     wsum = 0.0
-    for arr, w in ((dated, params.date_weight), (by, params.sender_weight)):
+    for arr, w in ((coarse, params.group_weight), (dated, params.date_weight), (by, params.sender_weight)):
         if arr is not None and w > 0:
             total += w * arr
             wsum += w

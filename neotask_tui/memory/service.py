@@ -389,7 +389,8 @@ class MemoryService:
         stats = self._sync(agent_id, full=full)
         if full or stats.chunks_embedded > 500:
             self.store.optimize()
-        self._prune_terms()
+        if full or stats.chunks_deleted:  # only a deleted chunk can take the last use of a word
+            self._prune_terms()
         return stats
 
     def get(self, agent_id: str, path: str, lines: tuple[int, int] | None = None) -> str:

@@ -46,7 +46,7 @@ _FILLER = re.compile(
 
 # Formulae of chat after a negated imperative: "don't worry", "never give up", "don't be afraid".
 _IDIOM_AFTER_IMPERATIVE = re.compile(
-    r"^(?:ever\s+)?(?:worry|mention|mind|give up|quit|hesitate|be (?:afraid|sorry|shy|sad|silly|so|too)"
+    r"^(?:ever\s+)?(?:worry|mention|mind|give up|quit|hesitate|forget|be (?:afraid|sorry|shy|sad|silly|so|too)"
     r"|say never|get me wrong|feel|lose (?:hope|faith)|you|we|it|i|let (?:anyone|anything|them|it|this|that)"
     r"|look back|take it|stop believing|count on)\b",
     re.IGNORECASE,
@@ -93,7 +93,8 @@ _PROHIBITION_CASED = re.compile(r"\bdo NOT\b|\bDON'?T\b|\bNEVER\b")
 _SUBJECT_NEG = re.compile(
     r"\b(?P<subj>we|i|you)\s+(?:(?:really|just|still|definitely|certainly|absolutely|simply)\s+)?"
     r"(?P<neg>don'?t|do not|won'?t|will not|never|can'?t|cannot|can not|aren'?t going to|are not going to"
-    r"|am not going to|'m not going to|are not|aren'?t)\s+(?:ever\s+|really\s+|even\s+)?(?P<rest>.+)",
+    r"|am not going to|'m not going to|(?:are not|aren'?t)(?=\s+(?:\w+ing|allowed|supposed|permitted)\b))"
+    r"\s+(?:ever\s+|really\s+|even\s+)?(?P<rest>.+)",
     re.IGNORECASE,
 )
 # First person singular: a preference or a limit the work must respect, not a feeling.
@@ -124,6 +125,11 @@ _CONDITION = re.compile(
 _CLAUSE_ONLY = re.compile(r"^(?:only|только|лишь)\s+\w+", re.IGNORECASE)
 _WITHOUT = re.compile(r"\bwithout\b|(?<!\w)без(?!\w)", re.IGNORECASE)
 _RU_IMPERATIVE_START = re.compile(r"^[а-яё]+(?:й|йте|и|ите|ь|ьте)(?![а-яё])", re.IGNORECASE)
+
+
+def unlabel(sentence: str) -> str:
+    """``sentence`` without a leading speaker label ("Caroline: ...", "assistant: ...")."""
+    return _LABEL.sub("", sentence, count=1)
 
 
 def clauses(sentence: str) -> list[str]:
@@ -212,13 +218,26 @@ def constraint_kind(sentence: str) -> Kind | None:
 
 
 _RULE_START = re.compile(
-    r"^(?:always|make sure|be sure to|remember to|ensure|prefer|всегда|обязательно|убедись|не забудь)\b",
+    r"^(?:always(?!\s+(?:been|here|there|ready|happy|glad|down|up|fun|good|great|nice|so|a|an|the|my|your"
+    r"|his|her|our|their|on|in|at|\w+ed)\b)|make sure|be sure to|remember to|don'?t forget to|never forget to|ensure"
+    r"|prefer|всегда|обязательно|убедись|не забудь)\b",
+    re.IGNORECASE,
+)
+# Epistemic "must" (a guess about something, not an obligation): "that must be fun", "it must feel
+# great", "you must have been proud", "must be quite a journey". A rule's "must" is followed by a
+# verb of doing or by "be" + a requirement ("it must be UTF-8", "tests must pass").
+_EPISTEMIC_MUST = re.compile(
+    r"\bmust(?:'ve\b|n't have\b|\s+(?:have\b|-|feel\b|look\b|sound\b|seem\b|mean\b|add\b|bring\b|give\b|make you\b"
+    r"|be\s+(?:so|really|very|quite|such|pretty|super|truly|a|an|the|fun|nice|great|amazing|awesome|hard"
+    r"|tough|exciting|lovely|cool|tiring|scary|wonderful|proud|happy|incredible|beautiful|rewarding|special"
+    r"|difficult|interesting|fascinating|challenging|stressful|exhausting|thrilling|fulfilling|satisfying"
+    r"|inspiring|relaxing|fantastic|gorgeous|stunning|intense|crazy|wild|heartbreaking|surreal|nerve-wracking"
+    r"|emotional|overwhelming|bittersweet|memorable|magical|breathtaking|peaceful|calming|tough|rough)\b))",
     re.IGNORECASE,
 )
 _RULE_ANY = re.compile(
     r"\bwe\s+(?:always|must|have to|need to|should)\b|\bi (?:always )?prefer\b|\bby default\b|\bfrom now on\b"
-    r"|\bmust\b(?!\s*(?:have\b|'ve\b|-)|\s+be\s+(?:so|really|a|an|the|such|fun|nice|great|amazing|awesome|hard"
-    r"|tough|exciting|lovely|cool|tiring|scary|wonderful|proud|happy)\b)"
+    r"|\bmust\b"
     r"|(?<!\w)(?:мы всегда|обязательно|впредь|по умолчанию)(?!\w)|(?<!\w)должн",
     re.IGNORECASE,
 )
@@ -231,6 +250,8 @@ def is_rule(sentence: str) -> bool:
     optional lines of an extractive summary. "That must have been fun" and "I'm always down for
     it" are not rules.
     """
-    if _RULE_ANY.search(sentence):
+    for m in _RULE_ANY.finditer(sentence):
+        if m.group(0).lower() == "must" and _EPISTEMIC_MUST.match(sentence, m.start()):
+            continue
         return True
     return any(_RULE_START.match(c) for c in clauses(sentence))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from neotask_tui.engine.constraints import constraint_kind
+from neotask_tui.engine.constraints import constraint_kind, unlabel
 from neotask_tui.engine.guard import SECTION_OF, CriticalItem, extract_items, is_required, sentences, words
 from neotask_tui.engine.summary import Summary, SummaryLine
 from neotask_tui.storage.events import Event
@@ -36,15 +36,32 @@ def _clip(s: str) -> str:
     return s if len(s) <= _MAX_LINE_CHARS else s[: _MAX_LINE_CHARS - 1] + "…"
 
 
+_GREETING = re.compile(
+    r"^(?:hi|hey|hello|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|day)|thanks|thank you"
+    r"|how (?:are|have|'ve) (?:you|ya|things)|how(?:'s| is) (?:it going|everything|life)|what'?s up"
+    r"|(?:nice|good|great) to (?:see|meet|hear)|long time|привет|здравствуй\w*|добр\w+ (?:утро|день|вечер)"
+    r"|как (?:дела|ты|вы)|спасибо)\b",
+    re.IGNORECASE,
+)
+
+
+def _says_something(sentence: str) -> bool:
+    """A sentence with :data:`_MIN_WORDS` content words besides a speaker label, not a greeting."""
+    text = unlabel(sentence)
+    return not _GREETING.match(text) and len(words(text)) >= _MIN_WORDS
+
+
 def goal_lines(events: Sequence[Event]) -> list[SummaryLine]:
-    """The goal: the first user request plus the latest sentence that states a goal."""
+    """The goal: the user's first sentence that says something (greetings and "how are you?" are
+    skipped), plus the latest sentence that states a goal."""
     users = [e for e in events if e.type == "message" and e.role == "user" and e.content.strip()]
-    if not users:
+    first = next(((ev, s) for ev in users for s in sentences(ev.content) if _says_something(s)), None)
+    if first is None:
         return []
-    first = users[0]
-    first_s = sentences(first.content)
-    out = [SummaryLine("Goal", _clip(first_s[0] if first_s else first.content.strip()), [first.id])]
-    for ev in reversed(users[1:]):
+    out = [SummaryLine("Goal", _clip(first[1]), [first[0].id])]
+    for ev in reversed(users):
+        if ev.id == first[0].id:
+            break
         hit = next((s for s in sentences(ev.content) if _GOAL_RE.search(s)), None)
         if hit and hit not in out[0].text:
             out.append(SummaryLine("Goal", _clip(hit), [ev.id]))
@@ -109,7 +126,7 @@ def extractive_summary(
         have.add(shown)
         used += counter(ln.render())
     for item in sorted(optional, key=rank):
-        if len(words(item.text.removeprefix("assistant: "))) < _MIN_WORDS:
+        if len(words(unlabel(item.text.removeprefix("assistant: ")))) < _MIN_WORDS:
             continue
         ln = SummaryLine(SECTION_OF[item.kind], _clip(item.text), sorted(item.cites))
         cost = counter(ln.render())

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neotask_tui.engine.constraints import constraint_kind, is_rule
+from neotask_tui.engine.constraints import clauses, constraint_kind, is_rule
 from neotask_tui.engine.summary import Summary, SummaryLine, event_text
 from neotask_tui.storage.events import Event
 
@@ -63,22 +63,32 @@ negated constraint still carries a negation; which sentences *are* constraints i
 :func:`~neotask_tui.engine.constraints.constraint_kind`."""
 CONDITION_RE = re.compile(_COND, re.IGNORECASE)
 DECISION_RE = re.compile(
-    r"\blet'?s\b|\bwe'?ll\b|\bwe will\b|\bdecided\b|\bdecide\b|\bgo with\b|\bgoing with\b|\bagreed\b"
-    r"|\bchose\b|\bchoose\b|\bswitch(?:ed)? to\b|\bsettled on\b|\bplan is\b"
+    r"\blet['’]s\b|^lets\b|\bwe['’]ll\b|\bwe will\b|\bdecided\b|\bgo with\b|\bgoing with\b|\bagreed\b"
+    r"|\b(?:we|i)(?:['’]ve| have)?\s+(?:(?:finally|just|already)\s+)?(?:chose|chosen|picked)\b|\bchose to\b"
+    r"|\bswitch(?:ed)? to\b|\bsettled on\b|\bplan is\b"
     r"|(?<!\w)давай|(?<!\w)решил|(?<!\w)будем(?!\w)|(?<!\w)выбрал|(?<!\w)остановимся",
     re.IGNORECASE,
 )
+"""A decision: "let's", "we'll", "we decided", "go with", "we chose". Not "well" (the apostrophe is
+required), nor somebody else's past choice ("I love that you chose pottery"), nor "I can't decide"."""
 _ASSISTANT_DECISION_RE = re.compile(
-    r"\bwe'?ll use\b|\bwe will use\b|\bdecided\b|\bgo(?:ing)? with\b|\bagreed\b|\bsettled on\b"
+    r"\bwe['’]ll use\b|\bwe will use\b|\bdecided\b|\bgo(?:ing)? with\b|\bagreed\b|\bsettled on\b"
     r"|\bswitch(?:ed|ing)? to\b|(?<!\w)решили|(?<!\w)выбрали|(?<!\w)остановимся",
     re.IGNORECASE,
 )
 ASK_RE = re.compile(
-    r"\bplease\b|\bcan you\b|\bcould you\b|\bwould you\b|\bi need you\b|\bi want you\b|\bmake\b|\badd\b"
-    r"|\bwrite\b|\bfix\b|\bimplement\b|\bcreate\b|\bremind me\b|(?<!\w)пожалуйста|(?<!\w)сделай"
-    r"|(?<!\w)напиши|(?<!\w)добавь|(?<!\w)исправь|(?<!\w)можешь",
+    r"\bplease\b|\b(?:can|could|would|will) you\b|\bi need you\b|\bi want you\b|\bi['’]d like you\b"
+    r"|\bremind me\b|(?<!\w)пожалуйста|(?<!\w)сделай|(?<!\w)напиши|(?<!\w)добавь|(?<!\w)исправь|(?<!\w)можешь",
     re.IGNORECASE,
 )
+"""A request by its form anywhere in the sentence ("please", "can you", "сделай"); see :func:`is_ask`."""
+_ASK_VERB = re.compile(
+    r"^(?:make|add|write|fix|implement|create|update|change|remove|delete|rename|refactor|run|check|review"
+    r"|explain|show|generate|build|move|test|document|install|set up|convert|find|investigate|debug"
+    r"|optimi[sz]e|draft|summari[sz]e|list|replace|migrate|port|split|merge|revert|bump|upgrade|tell me)\b",
+    re.IGNORECASE,
+)
+"""A request by an imperative verb at the start of a clause ("Add a test", "so fix the import")."""
 ASSUME_RE = re.compile(
     r"\bassum\w*|\bprobably\b|\bmaybe\b|\bperhaps\b|\bi think\b|\bi guess\b|\bmight be\b|\blikely\b"
     r"|(?<!\w)возможно|(?<!\w)наверное|(?<!\w)предполож|(?<!\w)кажется|(?<!\w)вероятно",
@@ -133,6 +143,13 @@ def words(text: str) -> set[str]:
     return {w for w in _WORD_RE.findall(text.lower()) if w not in _STOP and len(w) > 1}
 
 
+def is_ask(sentence: str) -> bool:
+    """Whether ``sentence`` asks for something: a request form ("please", "can you", "сделай") or an
+    imperative verb starting one of its clauses ("Add a test", "and then fix the import"). "Those
+    friends make everything worth it" is not an ask: the verb must lead its clause."""
+    return bool(ASK_RE.search(sentence)) or any(_ASK_VERB.match(c) for c in clauses(sentence))
+
+
 def identifiers_in(text: str) -> list[str]:
     """Exact identifiers found in ``text``, in order of appearance, unique."""
     found: list[str] = []
@@ -185,14 +202,14 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
         for s in sentences(text):
             if role == "user" or role == "system":
                 if s.endswith("?"):
-                    _merge(items, "ask" if ASK_RE.search(s) else "question", s, ev.id)
+                    _merge(items, "ask" if is_ask(s) else "question", s, ev.id)
                 elif constraint_kind(s) or is_rule(s):
                     _merge(items, "constraint", s, ev.id)
                 elif DECISION_RE.search(s):
                     _merge(items, "decision", s, ev.id)
                 elif ASSUME_RE.search(s):
                     _merge(items, "assumption", s, ev.id)
-                elif ASK_RE.search(s):
+                elif is_ask(s):
                     _merge(items, "ask", s, ev.id)
             elif role == "assistant" and _ASSISTANT_DECISION_RE.search(s) and not (
                 s.endswith("?") or ASSUME_RE.search(s)
@@ -272,7 +289,8 @@ def guard(summary: Summary, items: Sequence[CriticalItem]) -> GuardReport:
         The repaired and the dropped items.
     """
     report = GuardReport()
-    constraints = [i for i in items if i.kind == "constraint"]
+    # Only a negated constraint can be inverted ("don't forget to X" is a reminder: "X" keeps it).
+    constraints = [i for i in items if i.kind == "constraint" and constraint_kind(i.text) == "negation"]
     for line in list(summary.lines):
         bad = next((c for c in constraints if _inverts(line, c)), None)
         if bad is not None:

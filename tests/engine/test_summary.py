@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from neotask_tui.engine.constraints import constraint_kind
+from neotask_tui.engine.constraints import constraint_kind, is_rule
 from neotask_tui.engine.extractive import extractive_summary
 from neotask_tui.engine.guard import CriticalItem, attributor, extract_items, guard, identifiers_in, is_required
 from neotask_tui.engine.summary import SECTIONS, build_summary_prompt, parse_summary
@@ -213,3 +213,68 @@ def test_previous_summary_lines_are_required_only_when_they_are_constraints() ->
                          "## Exact identifiers\n- `ABC-123` [e:2]")
     items = previous_items(prev)
     assert {(i.kind, i.text) for i in items} == {("constraint", "Do not use Redis."), ("identifier", "ABC-123")}
+
+
+@pytest.mark.parametrize("text", [
+    "I missed it but it was a powerful reminder that we are not alone in this fight.",
+    "We aren't sure yet.",
+])
+def test_descriptions_with_we_are_not_are_not_constraints(text: str) -> None:
+    assert constraint_kind(text) is None
+
+
+def test_we_are_not_doing_is_still_a_constraint() -> None:
+    assert constraint_kind("We are not using an ORM here.") == "negation"
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("The connection to nature must be incredible.", False),
+    ("Gaining confidence on the court must feel great.", False),
+    ("Your wedding day must've been so special.", False),
+    ("Always here to help!", False),
+    ("Challenging but fun, always admired musicians.", False),
+    ("It must be UTF-8.", True),
+    ("Tests must pass before merge.", True),
+    ("Always run the tests before pushing.", True),
+    ("Don't forget to run the migrations.", True),
+])
+def test_rules_are_obligations_not_guesses(text: str, rule: bool) -> None:
+    assert is_rule(text) is rule
+
+
+def test_dont_forget_is_a_reminder_and_its_positive_restatement_is_not_an_inversion() -> None:
+    events = [msg(1, "user", "Don't forget to run the migrations before the deploy.")]
+    assert constraint_kind(events[0].content) is None
+    s = parse_summary("## Constraints and rules\n- Run the migrations before the deploy [e:1]")
+    report = guard(s, extract_items(events))
+    assert not any(r.kind == "inverted" for r in report.repaired)
+    assert "Run the migrations before the deploy" in s.render()
+
+
+def test_decisions_and_asks_need_their_form_not_just_a_word() -> None:
+    events = [
+        msg(1, "user", "Well, I'm off to go do some research."),
+        msg(2, "user", "I love that you chose pottery for your art."),
+        msg(3, "user", "Those supportive friends definitely make everything worth it!"),
+        msg(4, "user", "I can't decide between the two."),
+        msg(5, "user", "We chose SQLite for the cache. And then fix the import in app.py, please."),
+        msg(6, "user", "Add a test for the parser."),
+    ]
+    kinds = {(i.kind, i.text) for i in extract_items(events) if i.kind != "identifier"}
+    assert kinds == {
+        ("decision", "We chose SQLite for the cache."),
+        ("ask", "And then fix the import in app.py, please."),
+        ("ask", "Add a test for the parser."),
+    }
+
+
+def test_goal_skips_greetings_and_speaker_labels_do_not_count_as_words() -> None:
+    events = [
+        msg(1, "user", "Caroline: Hey Mel! How have you been?"),
+        msg(2, "assistant", "Melanie: Good, thanks!"),
+        msg(3, "user", "Caroline: I need to move the importer to Postgres this week."),
+        msg(4, "user", "Caroline: Agreed, Mel!"),
+    ]
+    s = extractive_summary(events)
+    assert [ln.text for ln in s.section("Goal")] == ["Caroline: I need to move the importer to Postgres this week."]
+    assert not s.section("Decisions")  # "Agreed, Mel!" says nothing but its label and a name

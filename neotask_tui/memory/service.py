@@ -342,11 +342,21 @@ class MemoryService:
             named = [c for c, n in enumerate(names) if set(n.split()) <= qwords]
             if named:
                 sender = np.isin(codes, named).astype(np.float64)
-        ranked = rank(qvec, snap.vectors, rows, lex, k=k, params=p, ts=snap.ts, group=group, when=when,
-                      sender=sender)
-        hits = []
+        # A message kept across a compaction is in two archived transcripts (same ids, same text): a
+        # few spare rows let the copy be skipped without returning fewer than ``k`` hits.
+        ranked = rank(qvec, snap.vectors, rows, lex, k=k + k // 4 + 4, params=p, ts=snap.ts, group=group,
+                      when=when, sender=sender)
+        hits: list[MemoryHit] = []
+        seen: set[tuple[Any, ...]] = set()
         for r in ranked:
+            if len(hits) >= k:
+                break
             row = snap.row(r.row)
+            if row["source"] == "transcript":
+                key = (tuple(row["event_ids"] or ()), row["text"])
+                if key in seen:
+                    continue
+                seen.add(key)
             matched = snap.matched(r.row, terms) if terms else []
             hits.append(
                 MemoryHit(

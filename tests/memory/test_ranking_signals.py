@@ -146,3 +146,14 @@ def test_damaged_word_vector_cache_is_rebuilt(mem: MemoryService, neotask_home: 
     assert len(fresh) == 0  # unreadable: starts empty, no exception
     assert fresh.add_texts(["Kubernetes manifests"]) == 2
     assert len(TermVectors(terms.path, mem.embedder)) == 2
+
+
+def test_a_message_kept_across_a_compaction_is_found_once(mem: MemoryService) -> None:
+    kept = _msg(5, "2023-05-20T10:05:00", "We moved the importer cache to SQLite last week.")
+    parent = [_msg(4, "2023-05-20T10:04:00", "How is the importer doing?", role="assistant"), kept]
+    child = [kept, _msg(6, "2023-05-20T10:06:00", "The SQLite cache also made the importer twice as fast.")]
+    mem.index_transcript("main", "s-parent", parent, "agent:main")
+    mem.index_transcript("main", "s-child", child, "agent:main")  # compaction copied event 5 with its id
+    hits = mem.search("importer cache SQLite", agent_id="main", k=3, sources=("transcript",))
+    assert [h.event_ids for h in hits].count([5]) == 1
+    assert {tuple(h.event_ids) for h in hits} == {(4,), (5,), (6,)}

@@ -87,11 +87,16 @@ def squash(s: str) -> str:
     return " ".join(s.split())
 
 
+STREAM_VERSION = 2
+"""Bumped when the streaming itself changes (v2: the clock starts at the first session's date; v1
+started at 2023-01-01, so conversations dated 2022 were all stamped 2023-01-01)."""
+
+
 class Clock:
-    """The engine's clock: set to each session's date, advancing 30 s per call."""
+    """The engine's clock: set to each session's date, advancing 30 s per call (never backwards)."""
 
     def __init__(self) -> None:
-        self.t = datetime(2023, 1, 1, tzinfo=UTC)
+        self.t = datetime(1970, 1, 1, tzinfo=UTC)
 
     def set(self, when: datetime) -> None:
         self.t = max(when, self.t)
@@ -123,7 +128,7 @@ def make_settings(strategy: str, budget: int, dense: bool) -> Any:
 def stream_fingerprint(strategy: str, budget: int, dense: bool, use_model: bool) -> str:
     """What decides the streamed state (transcripts, compactions): a cached home is reused only if equal."""
     s = make_settings(strategy, budget, dense)
-    key = json.dumps([strategy, budget, dense, use_model, vars(s.compaction), s.context.strategy,
+    key = json.dumps([STREAM_VERSION, strategy, budget, dense, use_model, vars(s.compaction), s.context.strategy,
                       s.memory.recall_budget_tokens, s.context.window_tokens, s.context.reply_reserve_tokens],
                      sort_keys=True, default=str)
     return hashlib.sha256(key.encode()).hexdigest()[:16]

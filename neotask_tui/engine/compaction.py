@@ -31,9 +31,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from neotask_tui.engine import tokens
-from neotask_tui.engine.context import MSG_OVERHEAD, RecallItem, fence_recall, recall_room
 from neotask_tui.engine.extractive import extractive_summary
 from neotask_tui.engine.guard import attributor, extract_items, guard
+from neotask_tui.engine.lineage_recall import LineageRecall
 from neotask_tui.engine.summary import Summary, build_summary_prompt, parse_summary
 from neotask_tui.engine.summary_inputs import (
     head_summary,
@@ -43,7 +43,6 @@ from neotask_tui.engine.summary_inputs import (
     previous_items,
     split_recent,
 )
-from neotask_tui.engine.summary_recall import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import ChatMessage, StreamEnd, TextDelta
 from neotask_tui.storage.events import Event
@@ -147,104 +146,15 @@ class Compactor:
         self.engine = engine
         self.use_model = True
         """False = always use the deterministic extractive summarizer (benches, offline use)."""
-        self._archive: ArchiveRecall | None = None
+        self._lineage: LineageRecall | None = None
 
     # ----- context assembly support
-    def _archive_recall(self) -> ArchiveRecall:
-        if self._archive is None:
-            embedder = None
-            if self.engine.settings.memory.enabled:
-                try:
-                    from neotask_tui.memory.embedder import Embedder
-
-                    embedder = Embedder(self.engine.settings.memory.embedding_model)
-                except Exception as e:  # BM25 alone still recalls
-                    log.warning("archive recall without embeddings: %s", e)
-            self._archive = ArchiveRecall(embedder)
-        return self._archive
-
     def augment_context(self, key: str, inp: Any) -> None:
-        """Add the most relevant compacted-away turns of the lineage to ``inp.recall``.
-
-        Only for the ``summary`` strategy and only once the session has been compacted. The turns
-        are quoted data with their event ids and dates, one short line each, within the room
-        :func:`~neotask_tui.engine.context.recall_room` gives recall (``memory.recall_budget_tokens``
-        at least, more when the rest of the context leaves it free).
-
-        Ranking: the memory service's hybrid search over the archived transcripts (when it is
-        available), then this lineage's own BM25 + dense ranking with a pseudo-relevance-feedback
-        round for turns it does not reach. Memories already recalled for the turn that quote a turn
-        of this lineage are merged into the turn list (no duplicates, and nothing that is already in
-        the live window).
-        """
-        eng = self.engine
-        if inp.strategy != "summary":
-            return
-        events = list(eng.events(key))
-        if head_summary(events) is None:
-            return
-        live = {e.id for e in events}
-        primary, sessions = lineage_events(events, eng.store.events)
-        archived = [e for e in primary if e.type == "message" and e.id not in live and e.content.strip()]
-        query = inp.new_message
-        if not query:
-            pinned = next((e for e in events if e.id == inp.new_event_id), None)
-            last_user = next((e for e in reversed(events) if e.type == "message" and e.role == "user"), None)
-            found = pinned or last_user
-            query = found.content if found is not None else ""
-        if not archived or not query:
-            return
-        count = tokens.count_text
-        by_id = {e.id: e for e in archived}
-        lineage = set(by_id) | live
-        first: list[int] = []  # turns the memory service already chose for this turn
-        kept: list[RecallItem] = []
-        for r in inp.recall:
-            if r.event_ids and all(i in lineage for i in r.event_ids):
-                first.extend(i for i in r.event_ids if i in by_id and i not in first)
-            else:
-                kept.append(r)
-        inp.recall = kept
-        room = recall_room(inp, int(eng.settings.memory.recall_budget_tokens))
-        source = f"archived transcripts of this session ({len(sessions) - 1} compacted; {CONTINUATION_NOTE})"
-        widest = max(by_id)
-        probe = RecallItem(id=f"archive:{widest}-{widest}", text="", source=source, scope="session")
-        # The fence, the tags and the message cost what they cost: the turns get the rest, measured.
-        budget = room - count(fence_recall([*kept, probe])) - MSG_OVERHEAD - 4
-        if budget <= 0:
-            return
-        found = self._memory_turns(key, query, set(by_id), k=max(budget // 12, 20))
-        memory_ids = [*first, *(i for i in found if i not in first)]
-        fallback = self._archive_recall().rank(archived, query, feedback=5)
-        seen = set(memory_ids)
-        ranked = [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
-        turns = select_turns(ranked, archived, budget, count)
-        if turns:
-            inp.recall = [*inp.recall, RecallItem(
-                id=f"archive:{turns[0].id}-{turns[-1].id}", text="\n".join(format_turns(turns)),
-                source=source, scope="session", event_ids=[t.id for t in turns],
-            )]
-
-    def _memory_turns(self, key: str, query: str, wanted: set[int], k: int) -> list[int]:
-        """Event ids among ``wanted`` that the memory service's transcript search ranks for
-        ``query``, best first (empty when memory is off or not built yet; never raises)."""
-        eng = self.engine
-        mem = eng.memory
-        if mem is None or not eng.settings.memory.include_transcripts:
-            return []
-        try:
-            agent = eng.parse_key(key).agent_id
-            excl = set(eng.current_record(key).config.get("never_recall", []))
-            hits = mem.search(query, agent_id=agent, k=k, sources=("transcript",), exclude=excl)
-        except Exception as e:  # memory is a bonus here; the lineage's own ranking still answers
-            log.warning("archive recall: memory search failed (%s)", e)
-            return []
-        out: list[int] = []
-        for h in hits:
-            for i in h.event_ids:
-                if i in wanted and i not in out:
-                    out.append(i)
-        return out
+        """Add the most relevant compacted-away turns of the lineage to ``inp.recall`` (see
+        :meth:`~neotask_tui.engine.lineage_recall.LineageRecall.augment`)."""
+        if self._lineage is None:
+            self._lineage = LineageRecall(self.engine)
+        self._lineage.augment(key, inp)
 
     # ----- triggers
     def should_auto(self, key: str, ledger: Any) -> bool:

@@ -11,12 +11,22 @@ another agent's results.
 The vectors are a cache derived from the indexed text: a file per embedding model (``.npz``,
 written atomically), filled as rows are indexed and pruned to the live vocabulary, so a forgotten
 chunk's words do not stay behind. Losing or damaging it costs only re-embedding the vocabulary.
+
+New words are appended to a log beside it (``<file>.log``, one JSON line per word, fsynced) rather
+than rewriting the whole file on every indexing batch — a watcher reindexing one edited note would
+otherwise rewrite megabytes for one new word. The log is folded into the file when it grows past a
+quarter of it, and on every prune. The file carries a generation token and the log's first line
+names the generation it extends: a log left behind by a crash between a rewrite and the log's
+removal is ignored, so a pruned word can never come back from it. A torn last line is skipped.
 """
 
 from __future__ import annotations
 
+import base64
 import io
+import json
 import logging
+import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -24,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.memory import lexical
-from neotask_tui.storage.atomic import atomic_write_bytes
+from neotask_tui.storage.atomic import append_durable, atomic_write_bytes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,6 +44,8 @@ log = logging.getLogger(__name__)
 
 MIN_LEN = 3
 """Shorter words are not embedded (their vectors are noise)."""
+LOG_MIN = 2000
+"""The log is folded into the file once it holds this many words and a quarter of the file's."""
 
 
 def content_words(text: str) -> Iterable[str]:
@@ -64,6 +76,9 @@ class TermVectors:
         self._queries: OrderedDict[str, Any] = OrderedDict()
         self._near: OrderedDict[str, list[tuple[str, float]]] = OrderedDict()
         self._near_of: object = None
+        self.log_path = path.with_name(path.name + ".log")
+        self._gen = ""
+        self._logged = 0  # words in the log of this generation
         self._load()
 
     # -- persistence ----------------------------------------------------------------------------
@@ -78,23 +93,90 @@ class TermVectors:
                 stems = [str(s) for s in z["stems"]]
                 surface = [str(s) for s in z["surface"]]
                 mat = np.asarray(z["vectors"], dtype=np.float32)
+                gen = str(z["gen"]) if "gen" in z.files else ""
             if len(stems) != len(surface) or mat.shape[0] != len(stems):
                 raise ValueError("inconsistent arrays")
         except Exception as e:  # a damaged cache is rebuilt, never fatal
             log.warning("memory: word-vector cache %s unreadable (%s); it will be rebuilt", self.path, e)
             return
-        self.stems, self.surface, self._mat = stems, surface, mat
+        self.stems, self.surface, self._mat, self._gen = stems, surface, mat, gen
         self.index = {s: i for i, s in enumerate(stems)}
+        self._replay_log()
+
+    def _replay_log(self) -> None:
+        """Apply the log's words when it extends this file's generation (a torn tail is skipped)."""
+        import numpy as np
+
+        try:
+            raw_log = self.log_path.read_bytes()
+        except OSError:
+            return
+        lines = raw_log.split(b"\n")
+        try:
+            head = json.loads(lines[0])
+        except ValueError:
+            return
+        if not isinstance(head, dict) or head.get("gen") != self._gen or not self._gen:
+            return  # a stale log (the file was rewritten after it): never resurrect pruned words
+        dim = self._mat.shape[1] if self._mat is not None and self._mat.ndim == 2 else None
+        add_st, add_w, add_v = [], [], []
+        for raw in lines[1:]:
+            try:
+                rec = json.loads(raw)
+                vec = np.frombuffer(base64.b64decode(rec["v"]), dtype=np.float32)
+                st, w = str(rec["s"]), str(rec["w"])
+            except (ValueError, KeyError, TypeError):
+                continue  # torn or damaged line
+            if (dim is not None and vec.shape[0] != dim) or st in self.index:
+                continue
+            dim = vec.shape[0]
+            self.index[st] = len(self.stems)
+            self.stems.append(st)
+            self.surface.append(w)
+            add_st.append(st)
+            add_w.append(w)
+            add_v.append(vec)
+        if add_v:
+            vecs = np.stack(add_v)
+            self._mat = vecs if self._mat is None or len(self._mat) == 0 else np.vstack([self._mat, vecs])
+        self._logged = len(add_v)
+        if not raw_log.endswith(b"\n"):  # torn by a crash: the next append would glue onto it
+            try:
+                self._save()
+            except OSError as e:
+                log.warning("memory: could not rewrite %s (%s)", self.path, e)
 
     def _save(self) -> None:
+        """Rewrite the file (new generation) with every word, then drop the log it now contains."""
         import numpy as np
 
         buf = io.BytesIO()
         mat = self._mat if self._mat is not None else np.zeros((0, 0), dtype=np.float32)
+        gen = secrets.token_hex(8)
         np.savez(buf, stems=np.asarray(self.stems, dtype=str), surface=np.asarray(self.surface, dtype=str),
-                 vectors=mat)
+                 vectors=mat, gen=np.asarray(gen))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(self.path, buf.getvalue())
+        self._gen, self._logged = gen, 0
+        try:
+            self.log_path.unlink(missing_ok=True)
+        except OSError as e:  # harmless: a log of an older generation is ignored at load
+            log.warning("memory: could not remove %s (%s)", self.log_path, e)
+
+    def _append(self, words: list[tuple[str, str]], vecs: npt.NDArray[np.float32]) -> None:
+        """Log new words (or fold everything into the file when the log has grown large)."""
+        if not self._gen or not self.path.exists() or self._logged + len(words) >= max(LOG_MIN, len(self.stems) // 4):
+            self._save()
+            return
+        lines = [] if self._logged and self.log_path.exists() else [json.dumps({"gen": self._gen})]
+        lines += [json.dumps({"s": st, "w": w, "v": base64.b64encode(v.tobytes()).decode("ascii")})
+                  for (st, w), v in zip(words, vecs, strict=True)]
+        data = ("\n".join(lines) + "\n").encode("ascii")
+        if len(lines) > len(words):  # a fresh log: write it whole, replacing any stale one
+            atomic_write_bytes(self.log_path, data)
+        else:
+            append_durable(self.log_path, data)
+        self._logged += len(words)
 
     def _transposed(self, mat: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         import numpy as np
@@ -132,7 +214,7 @@ class TermVectors:
                 self.stems.append(st)
                 self.surface.append(w)
             self._mat = mat
-            self._save()
+            self._append(list(new.items()), vecs)
             return len(new)
 
     def prune(self, live: Iterable[str]) -> int:

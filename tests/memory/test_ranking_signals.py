@@ -157,3 +157,57 @@ def test_a_message_kept_across_a_compaction_is_found_once(mem: MemoryService) ->
     hits = mem.search("importer cache SQLite", agent_id="main", k=3, sources=("transcript",))
     assert [h.event_ids for h in hits].count([5]) == 1
     assert {tuple(h.event_ids) for h in hits} == {(4,), (5,), (6,)}
+
+
+def _reload(terms: TermVectors) -> TermVectors:
+    return TermVectors(terms.path, terms.embedder)
+
+
+def test_new_words_are_appended_to_a_log_not_a_rewrite(mem: MemoryService) -> None:
+    mem.add("main", "We stayed in Zanzibar near the harbour.")
+    terms = mem._terms
+    assert terms is not None
+    base = terms.path.read_bytes()
+    assert terms.add_texts(["Lighthouse keepers"]) == 2
+    assert terms.path.read_bytes() == base  # the file was not rewritten for two words...
+    assert terms.log_path.exists()  # ...they went to the log
+    again = _reload(terms)
+    assert again.stems == terms.stems and np.allclose(again._mat, terms._mat)  # type: ignore[arg-type]
+
+
+def test_a_torn_log_line_is_skipped_and_the_log_folded(mem: MemoryService) -> None:
+    mem.add("main", "We stayed in Zanzibar near the harbour.")
+    terms = mem._terms
+    assert terms is not None
+    terms.add_texts(["Lighthouse"])
+    with terms.log_path.open("ab") as f:
+        f.write(b'{"s": "torn", "w": "torn", "v": "AAAA')  # a crash mid-append
+    again = _reload(terms)
+    assert "lighthous" in again.index and "torn" not in again.index
+    assert not again.log_path.exists()  # folded into the file at once
+    assert again.add_texts(["Seagulls"]) == 1 and "seagul" in _reload(terms).index
+
+
+def test_a_stale_log_never_brings_back_a_pruned_word(mem: MemoryService) -> None:
+    mem.add("main", "The harbour cranes were loud.")
+    terms = mem._terms
+    assert terms is not None
+    terms.add_texts(["Zanzibar"])
+    stale = terms.log_path.read_bytes()
+    terms.prune(st for st in terms.stems if st != "zanzibar")
+    terms.log_path.write_bytes(stale)  # as if a crash came between the rewrite and the log's removal
+    assert "zanzibar" not in _reload(terms).index
+
+
+def test_the_log_is_folded_when_it_grows(mem: MemoryService, monkeypatch: pytest.MonkeyPatch) -> None:
+    from neotask_tui.memory import termvec
+
+    monkeypatch.setattr(termvec, "LOG_MIN", 3)
+    mem.add("main", "The harbour cranes were loud.")
+    terms = mem._terms
+    assert terms is not None
+    terms.add_texts(["Zanzibar"])
+    assert terms.log_path.exists()
+    terms.add_texts(["Lighthouse keepers"])  # 3 logged words: fold
+    assert not terms.log_path.exists()
+    assert {"zanzibar", "lighthous", "keeper"} <= set(_reload(terms).index)

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from neotask_tui.memory import dates, lexical
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -264,3 +266,56 @@ def explain(comp: dict[str, float], matched: Sequence[str], heading: str) -> str
     if heading:
         bits.append(f"under {heading!r}")
     return "; ".join(bits)
+
+
+def query_signals(
+    snap: Any, query: str, p: RankParams, stats_mask: npt.NDArray[np.bool_], termvecs: Any = None
+) -> tuple[list[str], npt.NDArray[np.float64], Any, Any, Any]:
+    """Per-row evidence for ``query`` over a store snapshot, for :func:`rank`.
+
+    Args:
+        snap: The chunk store's snapshot (field indexes, groups, senders, timestamps).
+        query: The query text.
+        p: Ranking knobs (which signals are on, their weights).
+        stats_mask: Rows whose statistics BM25 uses (what this query may see).
+        termvecs: The vocabulary's word vectors (:class:`~.termvec.TermVectors`) for semantic
+            expansion, or ``None``.
+
+    Returns:
+        ``(terms, bm25, group, when, sender)``: the query's normalised terms, the BM25 score of
+        every row (own terms, neighbour context, expansion words), and the coarse group score, date
+        match and sender match arrays (``None`` when off or when the query names no date/sender).
+    """
+    import numpy as np
+
+    terms = list(dict.fromkeys(lexical.terms(query)))
+    lex = np.zeros(len(snap.ids), dtype=np.float64)
+    if terms:
+        # Corpus statistics over what this query may see (before per-session exclusions).
+        snap.field_index("lex").score(terms, stats_mask, lex)
+        if p.ctx_boost > 0:
+            snap.field_index("ctx").score(terms, stats_mask, lex, p.ctx_boost)
+    if terms and p.sem_weight > 0 and termvecs is not None:
+        fi = snap.field_index("lex")
+        for t, sim in termvecs.expand(query, exclude=set(terms), k=p.sem_k, min_sim=p.sem_min,
+                                         usable=lambda st: fi.df(st, stats_mask) > 0):
+            fi.score([t], stats_mask, lex, p.sem_weight * sim)
+    group = None
+    if terms and p.group_weight > 0:
+        codes, n_codes = snap.groups()
+        gs = snap.field_index("lex").group_score(terms, stats_mask, codes, n_codes)
+        top = float(gs.max()) if len(gs) else 0.0
+        group = gs[codes] / top if top > 0 else None
+    when = None
+    if p.date_weight > 0:
+        windows = dates.query_windows(query)
+        if windows:
+            when = dates.window_match(snap.ts, windows)
+    sender = None
+    if p.sender_weight > 0:
+        qwords = set(lexical.words(query))
+        codes, names = snap.senders()
+        named = [c for c, n in enumerate(names) if set(n.split()) <= qwords]
+        if named:
+            sender = np.isin(codes, named).astype(np.float64)
+    return terms, lex, group, when, sender

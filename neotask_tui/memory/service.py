@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from neotask_tui import paths
 from neotask_tui.config import MemorySettings
-from neotask_tui.memory import dates, lexical
 from neotask_tui.memory.chunking import ENTRY_RE, format_entry, token_counter
 from neotask_tui.memory.indexer import (
     FILE_SOURCES,
@@ -31,7 +30,7 @@ from neotask_tui.memory.indexer import (
     Indexer,
     default_scope,
 )
-from neotask_tui.memory.search import RankParams, explain, rank
+from neotask_tui.memory.search import RankParams, explain, query_signals, rank
 from neotask_tui.memory.secrets import redact
 from neotask_tui.memory.store import ChunkStore, sql_str
 from neotask_tui.memory.termvec import TermVectors
@@ -312,36 +311,7 @@ class MemoryService:
             self._terms.remember(unknown, wvecs)
         else:
             qvec = self.embedder.embed_query(query)
-        terms = list(dict.fromkeys(lexical.terms(query)))
-        lex = np.zeros(len(snap.ids), dtype=np.float64)
-        if terms:
-            # Corpus statistics over what this query may see (before per-session exclusions).
-            snap.field_index("lex").score(terms, stats_mask, lex)
-            if p.ctx_boost > 0:
-                snap.field_index("ctx").score(terms, stats_mask, lex, p.ctx_boost)
-        if terms and p.sem_weight > 0 and self._terms is not None:
-            fi = snap.field_index("lex")
-            for t, sim in self._terms.expand(query, exclude=set(terms), k=p.sem_k, min_sim=p.sem_min,
-                                             usable=lambda st: fi.df(st, stats_mask) > 0):
-                fi.score([t], stats_mask, lex, p.sem_weight * sim)
-        group = None
-        if terms and p.group_weight > 0:
-            codes, n_codes = snap.groups()
-            gs = snap.field_index("lex").group_score(terms, stats_mask, codes, n_codes)
-            top = float(gs.max()) if len(gs) else 0.0
-            group = gs[codes] / top if top > 0 else None
-        when = None
-        if p.date_weight > 0:
-            windows = dates.query_windows(query)
-            if windows:
-                when = dates.window_match(snap.ts, windows)
-        sender = None
-        if p.sender_weight > 0:
-            qwords = set(lexical.words(query))
-            codes, names = snap.senders()
-            named = [c for c, n in enumerate(names) if set(n.split()) <= qwords]
-            if named:
-                sender = np.isin(codes, named).astype(np.float64)
+        terms, lex, group, when, sender = query_signals(snap, query, p, stats_mask, self._terms)
         # A message kept across a compaction is in two archived transcripts (same ids, same text): a
         # few spare rows let the copy be skipped without returning fewer than ``k`` hits.
         ranked = rank(qvec, snap.vectors, rows, lex, k=k + k // 4 + 4, params=p, ts=snap.ts, group=group,

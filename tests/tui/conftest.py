@@ -18,7 +18,7 @@ FIXED_NOW = datetime(2026, 3, 14, 15, 9, 26, tzinfo=UTC)
 SIZE = (120, 40)
 
 
-def test_settings(**ui: Any) -> Settings:
+def ui_settings(**ui: Any) -> Settings:
     """Settings for tests: memory off (no embedder), scripted provider, fixed window."""
     s = Settings()
     s.memory.enabled = False
@@ -74,7 +74,7 @@ def provider() -> ScriptedProvider:
 @pytest.fixture
 async def engine(provider: ScriptedProvider, clock: Clock) -> AsyncIterator[Engine]:
     """An engine on the tmp NEOTASK_HOME with a settable clock."""
-    eng = Engine(test_settings(), provider=provider, clock=clock, tz=UTC)
+    eng = Engine(ui_settings(), provider=provider, clock=clock, tz=UTC)
     yield eng
     await eng.aclose()
 
@@ -84,7 +84,7 @@ def app_factory(engine: Engine) -> Callable[..., NeotaskApp]:
     """Build the app around the test engine."""
 
     def build(**ui: Any) -> NeotaskApp:
-        settings = test_settings(**ui)
+        settings = ui_settings(**ui)
         engine.settings = settings
         return make_app(settings, engine=engine)
 

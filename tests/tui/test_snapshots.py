@@ -22,7 +22,7 @@ from neotask_tui.tui.screens.compact_review import CompactReviewScreen
 from neotask_tui.tui.screens.inbox import InboxScreen
 from neotask_tui.tui.screens.sessions import SessionsScreen
 from neotask_tui.tui.widgets.side import RecallSidebar
-from tests.tui.conftest import SIZE, Clock, drain, test_settings, wait_for
+from tests.tui.conftest import SIZE, Clock, drain, ui_settings, wait_for
 
 REPLY = """Here's a plan for the **session-state panel**:
 
@@ -52,7 +52,7 @@ def fixed_session_ids(monkeypatch: pytest.MonkeyPatch) -> None:
 def scene() -> Iterator[tuple[Engine, ScriptedProvider, Clock]]:
     clock = Clock()
     provider = ScriptedProvider()
-    engine = Engine(test_settings(), provider=provider, clock=clock, tz=UTC)
+    engine = Engine(ui_settings(), provider=provider, clock=clock, tz=UTC)
     yield engine, provider, clock
     engine.close()
 
@@ -86,7 +86,7 @@ def _recall(app: NeotaskApp) -> None:
 
 def _main_scene(theme: str = "neotask-dark") -> Callable[[Engine, ScriptedProvider], tuple[NeotaskApp, Any]]:
     def build(engine: Engine, provider: ScriptedProvider) -> tuple[NeotaskApp, Any]:
-        settings = test_settings(theme=theme)
+        settings = ui_settings(theme=theme)
         engine.settings = settings
         app = make_app(settings, engine=engine)
 

@@ -106,6 +106,11 @@ class Clock:
         return self.t
 
 
+SHARES = {"recall": 0.62, "keep_recent": 0.12}
+"""Of the budget: the share reserved for recall (``--recall-share``) and the share a compaction
+keeps as raw recent messages (``--keep-recent-share``)."""
+
+
 def make_settings(strategy: str, budget: int, dense: bool) -> Any:
     from neotask_tui.config import Settings
 
@@ -118,9 +123,9 @@ def make_settings(strategy: str, budget: int, dense: bool) -> Any:
     s.memory.enabled = dense and strategy == "summary"
     s.memory.auto_recall = True
     # Of the 4k budget, most goes to recall of old turns; the summary and a raw window keep the rest.
-    s.memory.recall_budget_tokens = int(budget * 0.62)
+    s.memory.recall_budget_tokens = int(budget * SHARES["recall"])
     s.compaction.enabled = strategy == "summary"
-    s.compaction.keep_recent_tokens = int(budget * 0.12)
+    s.compaction.keep_recent_tokens = int(budget * SHARES["keep_recent"])
     s.compaction.rebuild_every = 0
     return s
 
@@ -229,6 +234,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {
         "data": str(args.data), "conversations": len(data), "budget_tokens": args.budget,
         "summarizer": "model" if args.model else "extractive", "dense": not args.no_dense,
+        "recall_share": SHARES["recall"], "keep_recent_share": SHARES["keep_recent"],
         "metric": "fraction of category 1-4 questions whose evidence turns' text is inside the assembled context",
         "reference": {"last_4k_tokens": 0.169, "last_4k_plus_top10_bm25_dense": 0.570, "target_default": 0.90},
         "strategies": {},
@@ -272,8 +278,13 @@ def main() -> int:
     p.add_argument("--strategies", default="window,summary")
     p.add_argument("--no-dense", action="store_true", help="BM25 only for archive recall (no embeddings)")
     p.add_argument("--model", action="store_true", help="let the provider write summaries (slow)")
+    p.add_argument("--recall-share", type=float, default=SHARES["recall"],
+                   help="share of the budget reserved for recall (default %(default)s)")
+    p.add_argument("--keep-recent-share", type=float, default=SHARES["keep_recent"],
+                   help="share of the budget a compaction keeps raw (default %(default)s)")
     p.add_argument("--out", default="", help="also write the JSON here")
     args = p.parse_args()
+    SHARES.update(recall=args.recall_share, keep_recent=args.keep_recent_share)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     result = asyncio.run(main_async(args))
     text = json.dumps(result, indent=2)

@@ -250,10 +250,10 @@ class NeotaskApp(App[int]):
         if stripped.startswith("/") and not stripped.startswith("//"):
             self.run_command(stripped)
             return
-        if stripped.startswith("//"):
-            text = text.lstrip()[1:]
-        if self.streaming:
-            self.notify("a reply is still streaming — Esc stops it", severity="warning")
+        text = text.lstrip()[1:] if stripped.startswith("//") else text
+        if self.streaming:  # refused, not lost: the text goes back into the prompt
+            self.main.query_one(Prompt).text = message.text
+            self.notify("a reply is still streaming — your message is kept; Esc stops the reply", severity="warning")
             return
         self._turn = self.send_message(text)
 

@@ -77,6 +77,27 @@ async def test_escape_stops_streaming_and_keeps_the_partial_text(
         assert _views(app, "assistant")[1].entry.text == "second answer"
 
 
+async def test_a_message_sent_while_a_reply_streams_is_kept_in_the_prompt(
+        app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider, engine: Engine) -> None:
+    provider.queue({"text": "tick " * 300, "delay": 0.03})
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _send(pilot, app, "go")
+        await wait_for(pilot, lambda: _views(app, "assistant") and _views(app, "assistant")[0].entry.text,
+                       "streaming")
+        await _send(pilot, app, "and do not forget the tests")
+        await wait_for(pilot, lambda: app.query_one(Prompt).text == "and do not forget the tests",
+                       "the refused message back in the prompt")  # refused, not lost
+        assert [v.entry.text for v in _views(app, "user")] == ["go"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.streaming, "the stop")
+        provider.queue("noted")
+        await pilot.press("enter")  # the kept text is sent as it stands
+        await wait_for(pilot, lambda: len(_views(app, "assistant")) == 2 and not app.streaming, "the next reply")
+        assert [v.entry.text for v in _views(app, "user")] == ["go", "and do not forget the tests"]
+
+
 async def test_ctrl_c_also_stops_streaming(app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider) -> None:
     provider.queue({"text": "tick " * 300, "delay": 0.03})
     app = app_factory()

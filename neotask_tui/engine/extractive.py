@@ -103,9 +103,11 @@ def extractive_summary(
         else:
             older.append(CriticalItem(_KIND_OF.get(ln.section, "decision"), ln.text, list(ln.cites)))
     have = {ln.text for ln in lines}
-    for g in goal_lines(events):
-        if g.text not in have and not any(ln.section == "Goal" for ln in lines):
-            lines.append(g)
+    if not any(ln.section == "Goal" for ln in lines):  # a rolling summary keeps the goal it had
+        for g in goal_lines(events):
+            if g.text not in have:
+                lines.append(g)
+                have.add(g.text)  # not repeated as an ask or a decision
     required = [i for i in items if is_required(i)]
     optional = [i for i in items if not is_required(i) and i.text not in have]
     said_again = {i.text for i in optional}  # an older line said again is cited by its newest events

@@ -278,3 +278,12 @@ def test_goal_skips_greetings_and_speaker_labels_do_not_count_as_words() -> None
     s = extractive_summary(events)
     assert [ln.text for ln in s.section("Goal")] == ["Caroline: I need to move the importer to Postgres this week."]
     assert not s.section("Decisions")  # "Agreed, Mel!" says nothing but its label and a name
+
+
+def test_goal_lines_are_not_repeated_in_other_sections() -> None:
+    events = [msg(1, "user", "hey there! how are you?"), msg(2, "user", "Tell me a short joke."),
+              msg(3, "user", "My goal is to ship the importer by Friday.")]
+    s = extractive_summary(events)
+    assert [ln.text for ln in s.section("Goal")] == ["Tell me a short joke.",
+                                                    "My goal is to ship the importer by Friday."]
+    assert not s.section("Pending user asks")  # the goal line is not said twice

@@ -25,6 +25,13 @@ async def _send(pilot: object, app: NeotaskApp, text: str) -> None:
     await pilot.press("enter")  # type: ignore[attr-defined]
 
 
+async def _start_a_long_reply(pilot: object, app: NeotaskApp) -> None:
+    """Send "go" and wait until the (queued, slow) reply is streaming."""
+    await wait_for(pilot, app.ready.is_set, "engine")
+    await _send(pilot, app, "go")
+    await wait_for(pilot, lambda: _views(app, "assistant") and _views(app, "assistant")[0].entry.text, "streaming")
+
+
 async def test_sending_streams_a_reply(app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider,
                                        engine: Engine) -> None:
     provider.queue({"text": REPLY, "usage": {"input": 40, "output": 20}, "delay": 0.04, "chunk_chars": 3})
@@ -82,10 +89,7 @@ async def test_a_message_sent_while_a_reply_streams_is_kept_in_the_prompt(
     provider.queue({"text": "tick " * 300, "delay": 0.03})
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
-        await _send(pilot, app, "go")
-        await wait_for(pilot, lambda: _views(app, "assistant") and _views(app, "assistant")[0].entry.text,
-                       "streaming")
+        await _start_a_long_reply(pilot, app)
         await _send(pilot, app, "and do not forget the tests")
         await wait_for(pilot, lambda: app.query_one(Prompt).text == "and do not forget the tests",
                        "the refused message back in the prompt")  # refused, not lost
@@ -102,10 +106,7 @@ async def test_ctrl_c_also_stops_streaming(app_factory: Callable[..., NeotaskApp
     provider.queue({"text": "tick " * 300, "delay": 0.03})
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
-        await _send(pilot, app, "go")
-        await wait_for(pilot, lambda: _views(app, "assistant") and _views(app, "assistant")[0].entry.text,
-                       "streaming")
+        await _start_a_long_reply(pilot, app)
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not app.streaming, "the stop")
         assert _views(app, "assistant")[0].entry.status == "interrupted"

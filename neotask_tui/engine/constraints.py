@@ -134,7 +134,7 @@ def unlabel(sentence: str) -> str:
 
 def clauses(sentence: str) -> list[str]:
     """The clauses of a sentence, with a leading speaker label and fillers ("please", "also") removed."""
-    text = _LABEL.sub("", _APOS.sub("'", sentence), count=1)
+    text = unlabel(_APOS.sub("'", sentence))
     out: list[str] = []
     for part in _CLAUSE.split(text):
         c = part.strip(" \t\"'*_.!?…")
@@ -232,7 +232,7 @@ _EPISTEMIC_MUST = re.compile(
     r"|tough|exciting|lovely|cool|tiring|scary|wonderful|proud|happy|incredible|beautiful|rewarding|special"
     r"|difficult|interesting|fascinating|challenging|stressful|exhausting|thrilling|fulfilling|satisfying"
     r"|inspiring|relaxing|fantastic|gorgeous|stunning|intense|crazy|wild|heartbreaking|surreal|nerve-wracking"
-    r"|emotional|overwhelming|bittersweet|memorable|magical|breathtaking|peaceful|calming|tough|rough)\b))",
+    r"|emotional|overwhelming|bittersweet|memorable|magical|breathtaking|peaceful|calming|rough)\b))",
     re.IGNORECASE,
 )
 _RULE_ANY = re.compile(

@@ -203,15 +203,9 @@ class Embedder:
         with self._lock:
             hit = self._queries.get(text)
         if hit is not None or not extra:
-            return self.embed_query(text), self.embed(list(extra)) if extra else self.embed([])[:0]
+            return self.embed_query(text), self.embed(list(extra))
         vecs = self.embed([text, *extra])
-        vec = vecs[0].copy()
-        vec.flags.writeable = False
-        with self._lock:
-            self._queries[text] = vec
-            while len(self._queries) > self.query_cache_size:
-                self._queries.popitem(last=False)
-        return vec, vecs[1:]
+        return self._cache_query(text, vecs[0].copy()), vecs[1:]
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """Embed one query; returns a read-only ``(dim,)`` unit vector (LRU-cached by text)."""
@@ -220,7 +214,10 @@ class Embedder:
             if hit is not None:
                 self._queries.move_to_end(text)
                 return hit
-        vec = self.embed([text])[0]
+        return self._cache_query(text, self.embed([text])[0])
+
+    def _cache_query(self, text: str, vec: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """Keep ``vec`` (made read-only) as the cached vector of query ``text`` (bounded LRU)."""
         vec.flags.writeable = False
         with self._lock:
             self._queries[text] = vec

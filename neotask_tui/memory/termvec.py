@@ -119,7 +119,7 @@ class TermVectors:
         if not isinstance(head, dict) or head.get("gen") != self._gen or not self._gen:
             return  # a stale log (the file was rewritten after it): never resurrect pruned words
         dim = self._mat.shape[1] if self._mat is not None and self._mat.ndim == 2 else None
-        add_st, add_w, add_v = [], [], []
+        add_v = []
         for raw in lines[1:]:
             try:
                 rec = json.loads(raw)
@@ -133,8 +133,6 @@ class TermVectors:
             self.index[st] = len(self.stems)
             self.stems.append(st)
             self.surface.append(w)
-            add_st.append(st)
-            add_w.append(w)
             add_v.append(vec)
         if add_v:
             vecs = np.stack(add_v)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neotask_tui.engine.constraints import clauses, constraint_kind, is_rule
+from neotask_tui.engine.constraints import clauses, constraint_kind, is_rule, unlabel
 from neotask_tui.engine.summary import Summary, SummaryLine, event_text
 from neotask_tui.storage.events import Event
 
@@ -63,32 +63,72 @@ negated constraint still carries a negation; which sentences *are* constraints i
 :func:`~neotask_tui.engine.constraints.constraint_kind`."""
 CONDITION_RE = re.compile(_COND, re.IGNORECASE)
 DECISION_RE = re.compile(
-    r"\blet['’]s\b|^lets\b|\bwe['’]ll\b|\bwe will\b|\bdecided\b|\bgo with\b|\bgoing with\b|\bagreed\b"
+    r"\blet['’]s\b|^lets\b|\bwe['’]ll\b|\bwe will\b|\bdecided\b|(?<!keep )(?<!keeps )\bgo(?:ing)? with\b"
+    r"|\b(?:we|i)(?:['’]ve| have)?\s+agreed\b|\bagreed (?:to|on|upon|that)\b"
     r"|\b(?:we|i)(?:['’]ve| have)?\s+(?:(?:finally|just|already)\s+)?(?:chose|chosen|picked)\b|\bchose to\b"
     r"|\bswitch(?:ed)? to\b|\bsettled on\b|\bplan is\b"
     r"|(?<!\w)давай|(?<!\w)решил|(?<!\w)будем(?!\w)|(?<!\w)выбрал|(?<!\w)остановимся",
     re.IGNORECASE,
 )
-"""A decision: "let's", "we'll", "we decided", "go with", "we chose". Not "well" (the apostrophe is
-required), nor somebody else's past choice ("I love that you chose pottery"), nor "I can't decide"."""
+"""A decision's form: "let's", "we'll", "we decided", "go with", "we agreed", "we chose". Not "well"
+(the apostrophe is required), nor somebody else's past choice ("I love that you chose pottery"), nor
+"I can't decide", nor "keep going with your dreams"; see :func:`is_decision` for what else is not."""
+_NOT_DECIDED = re.compile(
+    r"\b(?:not|never|yet to|haven'?t|hasn'?t|didn'?t|can'?t|cannot|couldn'?t)\s+(?:\w+\s+)?(?:decided?|chosen"
+    r"|chose|picked|agreed|settled)\b|\bundecided\b|(?<!\w)не\s+(?:решил\w*|выбрал\w*)",
+    re.IGNORECASE,
+)
+_EXHORTATION = re.compile(
+    r"(?:let['’]?s|we['’]ll|we will)\s+(?:(?:just|all|definitely|totally|both)\s+)?(?:"
+    r"keep\s+(?:on\s+)?(?:\w+ing\b|it up|at it|each other|in touch|the faith)"
+    r"|stay\s+(?:in touch|positive|strong|safe|connected|motivated|focused|tuned)"
+    r"|do\s+(?:it|this|that)(?=\s*(?:[!.,;]|$))|make\s+(?:it|this|that)\s+happen|make a difference"
+    r"|get to work|have (?:so much |some |a )?(?:fun|blast|good time|great time)|hope|support each other"
+    r"|catch up|hang out|celebrate|go for it|see\b|let you know|get there|be (?:fine|okay|ok|alright)|miss\b"
+    r"|talk|figure it out|make (?:\w+ )?(?:\w+ )?memories)",
+    re.IGNORECASE,
+)
+
+
+def is_decision(sentence: str, pattern: re.Pattern[str] = DECISION_RE) -> bool:
+    """Whether ``sentence`` states a decision: a decision form (``pattern``) that is not negated ("I
+    haven't decided yet", "we can't agree on") and not an exhortation of chat ("let's keep going!",
+    "let's do it", "we'll make some memories", "we'll let you know")."""
+    if _NOT_DECIDED.search(sentence):
+        return False
+    return any(not _EXHORTATION.match(sentence, m.start()) for m in pattern.finditer(sentence))
 _ASSISTANT_DECISION_RE = re.compile(
-    r"\bwe['’]ll use\b|\bwe will use\b|\bdecided\b|\bgo(?:ing)? with\b|\bagreed\b|\bsettled on\b"
+    r"\bwe['’]ll use\b|\bwe will use\b|\bdecided\b|(?<!keep )(?<!keeps )\bgo(?:ing)? with\b"
+    r"|\b(?:we|i)(?:['’]ve| have)?\s+agreed\b|\bagreed (?:to|on|upon|that)\b|\bsettled on\b"
     r"|\bswitch(?:ed|ing)? to\b|(?<!\w)решили|(?<!\w)выбрали|(?<!\w)остановимся",
     re.IGNORECASE,
 )
 ASK_RE = re.compile(
     r"\bplease\b|\b(?:can|could|would|will) you\b|\bi need you\b|\bi want you\b|\bi['’]d like you\b"
-    r"|\bremind me\b|(?<!\w)пожалуйста|(?<!\w)сделай|(?<!\w)напиши|(?<!\w)добавь|(?<!\w)исправь|(?<!\w)можешь",
+    r"|(?<!\w)пожалуйста|(?<!\w)сделай|(?<!\w)напиши|(?<!\w)добавь|(?<!\w)исправь|(?<!\w)можешь",
     re.IGNORECASE,
 )
 """A request by its form anywhere in the sentence ("please", "can you", "сделай"); see :func:`is_ask`."""
 _ASK_VERB = re.compile(
     r"^(?:make|add|write|fix|implement|create|update|change|remove|delete|rename|refactor|run|check|review"
     r"|explain|show|generate|build|move|test|document|install|set up|convert|find|investigate|debug"
-    r"|optimi[sz]e|draft|summari[sz]e|list|replace|migrate|port|split|merge|revert|bump|upgrade|tell me)\b",
+    r"|optimi[sz]e|draft|summari[sz]e|list|replace|migrate|port|split|merge|revert|bump|upgrade|tell me"
+    r"|remind me)\b",
     re.IGNORECASE,
 )
 """A request by an imperative verb at the start of a clause ("Add a test", "so fix the import")."""
+_JOINED = re.compile(r"\s+(?:and|or|и|или)\s+", re.IGNORECASE)
+_INFO_ASK = re.compile(
+    r"\b(?:tell|remind|show|give)\s+(?:me|us)\b|\bexplain\b|\bdescribe\b|(?<!\w)(?:расскажи|объясни|подскажи)",
+    re.IGNORECASE,
+)
+"""An ask for information ("can you tell me why...?"): once answered, it is no longer pending."""
+_UNSURE_RE = re.compile(
+    r"\b(?:not (?:sure|certain)|(?:don'?t|do not) know|no idea|can'?t (?:tell|say|answer|find)|cannot (?:tell|say"
+    r"|answer|find)|unable to|couldn'?t find|unclear)\b|(?<!\w)(?:не знаю|не уверен\w*|не могу сказать)",
+    re.IGNORECASE,
+)
+"""A reply that says it could not answer: the question stays open."""
 ASSUME_RE = re.compile(
     r"\bassum\w*|\bprobably\b|\bmaybe\b|\bperhaps\b|\bi think\b|\bi guess\b|\bmight be\b|\blikely\b"
     r"|(?<!\w)возможно|(?<!\w)наверное|(?<!\w)предполож|(?<!\w)кажется|(?<!\w)вероятно",
@@ -145,9 +185,15 @@ def words(text: str) -> set[str]:
 
 def is_ask(sentence: str) -> bool:
     """Whether ``sentence`` asks for something: a request form ("please", "can you", "сделай") or an
-    imperative verb starting one of its clauses ("Add a test", "and then fix the import"). "Those
-    friends make everything worth it" is not an ask: the verb must lead its clause."""
-    return bool(ASK_RE.search(sentence)) or any(_ASK_VERB.match(c) for c in clauses(sentence))
+    imperative verb starting one of its clauses ("Add a test", "so fix the import"). "Those friends
+    make everything worth it" is not an ask: the verb must lead its clause. A clause joined by
+    "and"/"or" shares the subject of the one before it, so it is not a new imperative: "it's a great
+    way to grow and show your love", "I'm lucky to have you to remind me" ask nothing."""
+    if ASK_RE.search(sentence):
+        return True
+    head, *rest = _JOINED.split(unlabel(sentence))
+    candidates = clauses(head) + [c for part in rest for c in clauses(part)[1:]]
+    return any(_ASK_VERB.match(c) for c in candidates)
 
 
 def identifiers_in(text: str) -> list[str]:
@@ -181,16 +227,30 @@ def _merge(items: dict[tuple[str, str], CriticalItem], kind: str, text: str, eid
         item.cites.append(eid)
 
 
+def _answered(events: Sequence[Event], i: int) -> bool:
+    """Whether the user message ``events[i]`` got an answer in the range: the next assistant message
+    (after any further user messages and tool calls) is complete, says something besides questions
+    back ("Which one do you mean?") and does not say it cannot answer ("I'm not sure", "не знаю")."""
+    for ev in events[i + 1:]:
+        if ev.type != "message" or ev.role != "assistant":
+            continue
+        if ev.data.get("status", "complete") != "complete" or _UNSURE_RE.search(ev.content):
+            return False
+        return any(not s.endswith("?") for s in sentences(ev.content))
+    return False
+
+
 def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
     """All critical and notable items of a range of events, in order of first appearance.
 
     Identifiers come from user/assistant messages and tool calls (tool *output* is data; its full
     text stays in the transcript). Constraints, decisions, asks and assumptions come from what the
     user said; decisions also from assistant messages that state one ("we'll use ..."), which are
-    kept as the assistant's, never attributed to the user.
+    kept as the assistant's, never attributed to the user. A question the assistant's reply answered
+    is not an open question (nor is a request for information like "can you tell me why...?").
     """
     items: dict[tuple[str, str], CriticalItem] = {}
-    for ev in events:
+    for i, ev in enumerate(events):
         if ev.type not in {"message", "tool_call"}:
             continue
         text = event_text(ev)
@@ -199,19 +259,25 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
         if ev.type != "message":
             continue
         role = ev.role
+        answered: bool | None = None
         for s in sentences(text):
             if role == "user" or role == "system":
                 if s.endswith("?"):
-                    _merge(items, "ask" if is_ask(s) else "question", s, ev.id)
+                    ask = is_ask(s)
+                    if not ask or _INFO_ASK.search(s):
+                        answered = _answered(events, i) if answered is None else answered
+                        if answered:
+                            continue  # the reply answered it: not an open question
+                    _merge(items, "ask" if ask else "question", s, ev.id)
                 elif constraint_kind(s) or is_rule(s):
                     _merge(items, "constraint", s, ev.id)
-                elif DECISION_RE.search(s):
+                elif is_decision(s):
                     _merge(items, "decision", s, ev.id)
                 elif ASSUME_RE.search(s):
                     _merge(items, "assumption", s, ev.id)
                 elif is_ask(s):
                     _merge(items, "ask", s, ev.id)
-            elif role == "assistant" and _ASSISTANT_DECISION_RE.search(s) and not (
+            elif role == "assistant" and is_decision(s, _ASSISTANT_DECISION_RE) and not (
                 s.endswith("?") or ASSUME_RE.search(s)
             ):
                 _merge(items, "decision", f"assistant: {s}", ev.id)

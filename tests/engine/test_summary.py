@@ -287,3 +287,63 @@ def test_goal_lines_are_not_repeated_in_other_sections() -> None:
     assert [ln.text for ln in s.section("Goal")] == ["Tell me a short joke.",
                                                     "My goal is to ship the importer by Friday."]
     assert not s.section("Pending user asks")  # the goal line is not said twice
+
+
+def test_a_question_the_reply_answered_is_not_open() -> None:
+    events = [
+        msg(1, "user", "Which port does the API listen on?"),
+        msg(2, "assistant", "Port 8080, set in config.toml."),
+        msg(3, "user", "Why does the importer skip empty rows?"),
+        msg(4, "assistant", "I'm not sure; the reader may drop them."),
+        msg(5, "user", "Should the cache expire?"),
+        msg(6, "assistant", "Which cache do you mean?"),
+        msg(7, "user", "Can you tell me what read_csv() returns?"),
+        msg(8, "assistant", "A DataFrame."),
+        msg(9, "user", "Can you add a test for the parser?"),
+        msg(10, "assistant", "Added tests/test_parser.py."),
+        msg(11, "user", "Is the schema final?"),
+    ]
+    kinds = {(i.kind, i.text) for i in extract_items(events) if i.kind != "identifier"}
+    assert kinds == {
+        ("question", "Why does the importer skip empty rows?"),  # the reply was not sure
+        ("question", "Should the cache expire?"),  # the reply only asked back
+        ("ask", "Can you add a test for the parser?"),  # a task stays listed; only an answer settles a question
+        ("question", "Is the schema final?"),  # no reply yet
+    }
+
+
+def test_an_interrupted_reply_does_not_answer_a_question() -> None:
+    events = [msg(1, "user", "Which port does the API listen on?"),
+              Event("message", 2, 1, "2025-01-01T00:00:00+00:00",
+                    {"role": "assistant", "content": "Port", "status": "interrupted"})]
+    assert [i.kind for i in extract_items(events)] == ["question"]
+
+
+@pytest.mark.parametrize("text, decision", [
+    ("Let's keep going and making great things happen!", False),
+    ("Let's do it!", False),
+    ("We'll make some awesome memories!", False),
+    ("If we need help, we'll let you know.", False),
+    ("I haven't decided yet.", False),
+    ("Agreed, those little things sure do make life better!", False),
+    ("Keep going with your dreams!", False),
+    ("Let's use SQLite for the cache.", True),
+    ("Let's keep the old schema.", True),
+    ("Let's do it with Postgres then.", True),
+    ("We agreed on Postgres.", True),
+    ("We'll go with option B.", True),
+])
+def test_exhortations_and_undecided_are_not_decisions(text: str, decision: bool) -> None:
+    assert bool(extract_items([msg(1, "user", text)])) is decision
+
+
+@pytest.mark.parametrize("text, ask", [
+    ("Gonna continue my studies and check out career options!", False),
+    ("It's a great way to add to your family and show your love.", False),
+    ("I'm lucky to have people like you to remind me.", False),
+    ("Add a test and fix the import.", True),
+    ("Remind me to push the tag.", True),
+    ("The build is red, so fix the import.", True),
+])
+def test_a_clause_joined_by_and_is_not_a_new_imperative(text: str, ask: bool) -> None:
+    assert [i.kind for i in extract_items([msg(1, "user", text)])] == (["ask"] if ask else [])

@@ -132,17 +132,26 @@ def unlabel(sentence: str) -> str:
     return _LABEL.sub("", sentence, count=1)
 
 
+def _unfill(text: str) -> str:
+    while True:
+        stripped = _FILLER.sub("", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def core(sentence: str) -> str:
+    """``sentence`` without a leading speaker label and leading fillers ("Caroline: Please never
+    commit to main." → "never commit to main."): what a summary must copy verbatim."""
+    return _unfill(unlabel(sentence.removeprefix("assistant: ")).strip(" \t\"'*_"))
+
+
 def clauses(sentence: str) -> list[str]:
     """The clauses of a sentence, with a leading speaker label and fillers ("please", "also") removed."""
     text = unlabel(_APOS.sub("'", sentence))
     out: list[str] = []
     for part in _CLAUSE.split(text):
-        c = part.strip(" \t\"'*_.!?…")
-        while True:
-            stripped = _FILLER.sub("", c)
-            if stripped == c:
-                break
-            c = stripped
+        c = _unfill(part.strip(" \t\"'*_.!?…"))
         if c:
             out.append(c)
     return out

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neotask_tui.engine.constraints import clauses, constraint_kind, is_rule, unlabel
+from neotask_tui.engine.constraints import clauses, constraint_kind, core, is_rule, unlabel
 from neotask_tui.engine.summary import Summary, SummaryLine, event_text
 from neotask_tui.storage.events import Event
 
@@ -291,14 +291,17 @@ def _norm(s: str) -> str:
 def covers(summary_text: str, item: CriticalItem) -> bool:
     """Whether the summary keeps ``item``.
 
-    Identifiers must appear character for character. A constraint is covered by a verbatim copy,
-    or by one line that has a negation/condition marker *and* at least 70% of its content words —
-    "use Redis" never covers "do not use Redis". Other items need 60% of their words on one line.
+    Identifiers must appear character for character, and so must a negated constraint (a leading
+    "please" or speaker label aside): "you should avoid Redis" does not keep "Do not use Redis."
+    A condition is covered by a verbatim copy or by one line that has a condition marker *and* at
+    least 70% of its content words. Other items need 60% of their words on one line.
     """
     if item.kind == "identifier":
         return item.text in summary_text
     if _norm(item.text) in _norm(summary_text):
         return True
+    if item.kind == "constraint" and constraint_kind(item.text) == "negation":
+        return _norm(core(item.text)) in _norm(summary_text)
     want = words(item.text.removeprefix("assistant: "))
     if not want:
         return True

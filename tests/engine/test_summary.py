@@ -70,9 +70,28 @@ def test_guard_repairs_dropped_negation_and_identifier() -> None:
     assert any(d.kind == "ask" and "ord_7712" in d.text for d in report.dropped)
 
 
-def test_guard_accepts_a_faithful_paraphrase() -> None:
-    events = [msg(1, "user", "Please never commit directly to the main branch.")]
+def test_guard_accepts_a_negation_without_its_please_or_speaker() -> None:
+    events = [msg(1, "user", "Caroline: Please never commit directly to the main branch.")]
     s = parse_summary("## Constraints and rules\n- Never commit directly to the main branch [e:1]")
+    assert guard(s, extract_items(events)).repaired == []
+
+
+@pytest.mark.parametrize("line", [
+    "You should avoid using Redis",  # a negated paraphrase: kept only as the model's words
+    "Do not use Redis",  # shortened: "for the cache" is part of the rule
+])
+def test_guard_keeps_a_negation_verbatim_not_a_paraphrase(line: str) -> None:
+    events = [msg(1, "user", "Do not use Redis for the cache.")]
+    s = parse_summary(f"## Constraints and rules\n- {line} [e:1]")
+    report = guard(s, extract_items(events))
+    assert [(i.kind, i.text) for i in report.repaired] == [("constraint", "Do not use Redis for the cache.")]
+    assert [ln.text for ln in s.section("Constraints and rules")] == [line, "Do not use Redis for the cache."]
+
+
+def test_a_condition_may_be_restated() -> None:
+    events = [msg(1, "user", "Only for the demo, listen on port 8080.")]
+    s = parse_summary("## Constraints and rules\n- Listen on port 8080 only for the demo [e:1]\n"
+                      "## Exact identifiers\n- `8080` [e:1]")
     assert guard(s, extract_items(events)).repaired == []
 
 

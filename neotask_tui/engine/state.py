@@ -5,6 +5,8 @@ the transcript as ``state`` events (see :mod:`neotask_tui.engine.state_model` fo
 every read folds the current session's events — following the lineage back through compactions — and
 state at any point can be rebuilt from the transcript alone. Writes go through ``engine.append``
 (durable, fsynced). Long-term memory is only ever written from :meth:`StateManager.inbox_accept`.
+:class:`StateView`, :class:`Notice` and :class:`StateError` are defined in ``state_model`` and
+re-exported here.
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Protocol
 
 from neotask_tui import paths
@@ -23,11 +24,15 @@ from neotask_tui.engine.redact import redact_secrets
 from neotask_tui.engine.state_inbox import InboxMixin
 from neotask_tui.engine.state_model import (
     LIST_FIELDS,
+    RECENTLY_EXPIRED,
     SCOPES,
     WORKFLOW_FIELDS,
+    Notice,
     ScopeContext,
     StateEntry,
+    StateError,
     StateFold,
+    StateView,
     admits,
     fold,
     parse_duration,
@@ -39,8 +44,6 @@ from neotask_tui.storage.events import Event
 
 __all__ = ["Notice", "StateError", "StateManager", "StateView"]
 
-RECENTLY_EXPIRED = timedelta(minutes=10)
-"""How long expired entries stay in :attr:`StateView.expired` (shown struck through)."""
 _LABELS = {
     "current_goal": "Goal", "current_step": "Current step", "selected_entity": "Selected",
     "temporary_preferences": "Preferences (this session)", "constraints": "Rules", "facts": "Stated facts",
@@ -51,10 +54,6 @@ _AFTER_EVENT = re.compile(r"^\s*(?:after\s+)?([A-Za-z][\w.\-]*)\s*(?:\+\s*(\S+(?
 
 _CLASSIFY_MAX_CHARS = 20_000
 """Only this much of a user message is classified (a huge paste is data, not statements)."""
-
-
-class StateError(ValueError):
-    """A bad state request; the message is one line fit for the UI."""
 
 
 class EngineLike(Protocol):
@@ -69,56 +68,6 @@ class EngineLike(Protocol):
     async def append(self, key: str, type: str, data: dict[str, Any]) -> Event: ...
 
     def parse_key(self, key: str) -> Any: ...
-
-
-@dataclass(slots=True)
-class Notice:
-    """A short message for the UI about what the state module did."""
-
-    text: str
-    kind: str = "state"
-
-
-@dataclass(slots=True)
-class StateView:
-    """Session state as the UI and CLI see it.
-
-    Attributes:
-        key: Session key.
-        session_id: Current session id.
-        active: Active, in-scope entries (creation order).
-        expired: Entries that expired within :data:`RECENTLY_EXPIRED` (for strike-through).
-        session_expires_at: Session-level expiry time, if set and known.
-        session_expiry: The raw session-expiry spec (``after_event`` + ``delay`` before it fires).
-        fired: Named events fired in this session.
-    """
-
-    key: str
-    session_id: str
-    active: list[StateEntry]
-    expired: list[StateEntry]
-    session_expires_at: datetime | None = None
-    session_expiry: dict[str, Any] | None = None
-    fired: dict[str, datetime] = field(default_factory=dict)
-
-    def values(self, name: str) -> list[Any]:
-        """Values of the active entries of field ``name``."""
-        return [e.value for e in self.active if e.field == name]
-
-    def value(self, name: str) -> Any:
-        """Value of scalar field ``name`` (``None`` when unset)."""
-        vals = self.values(name)
-        return vals[-1] if vals else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able form (``neotask state KEY --json``)."""
-        return {
-            "key": self.key, "session_id": self.session_id,
-            "active": [e.to_dict() for e in self.active], "expired": [e.to_dict() for e in self.expired],
-            "session_expires_at": self.session_expires_at.isoformat() if self.session_expires_at else None,
-            "session_expiry": self.session_expiry,
-            "fired": {k: v.isoformat() for k, v in self.fired.items()},
-        }
 
 
 def _text(v: Any) -> str:

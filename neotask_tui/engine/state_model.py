@@ -22,6 +22,9 @@ with why and when. Nothing else is authoritative, so state at any point in time 
   the previous session (``from_session``) so the audit shows what the reset cleared.
 - ``session_expiry`` — ``expires_at`` (absolute) or ``after_event`` + ``delay`` ("ticket_closed + 7d");
   both ``None`` clears it.
+
+The types :class:`~neotask_tui.engine.state.StateManager` hands out — :class:`StateView`,
+:class:`Notice` and :class:`StateError` — live here too (``neotask_tui.engine.state`` re-exports them).
 """
 
 from __future__ import annotations
@@ -335,3 +338,63 @@ def fold(events: list[Event], now: datetime, *, as_of: bool = False) -> StateFol
         st.apply(ev)
     st.advance(now)
     return st
+
+
+# ---- what the state API hands out ---------------------------------------------------------------
+
+RECENTLY_EXPIRED = timedelta(minutes=10)
+"""How long expired entries stay in :attr:`StateView.expired` (shown struck through)."""
+
+
+class StateError(ValueError):
+    """A bad state request; the message is one line fit for the UI."""
+
+
+@dataclass(slots=True)
+class Notice:
+    """A short message for the UI about what the state module did."""
+
+    text: str
+    kind: str = "state"
+
+
+@dataclass(slots=True)
+class StateView:
+    """Session state as the UI and CLI see it.
+
+    Attributes:
+        key: Session key.
+        session_id: Current session id.
+        active: Active, in-scope entries (creation order).
+        expired: Entries that expired within :data:`RECENTLY_EXPIRED` (for strike-through).
+        session_expires_at: Session-level expiry time, if set and known.
+        session_expiry: The raw session-expiry spec (``after_event`` + ``delay`` before it fires).
+        fired: Named events fired in this session.
+    """
+
+    key: str
+    session_id: str
+    active: list[StateEntry]
+    expired: list[StateEntry]
+    session_expires_at: datetime | None = None
+    session_expiry: dict[str, Any] | None = None
+    fired: dict[str, datetime] = field(default_factory=dict)
+
+    def values(self, name: str) -> list[Any]:
+        """Values of the active entries of field ``name``."""
+        return [e.value for e in self.active if e.field == name]
+
+    def value(self, name: str) -> Any:
+        """Value of scalar field ``name`` (``None`` when unset)."""
+        vals = self.values(name)
+        return vals[-1] if vals else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (``neotask state KEY --json``)."""
+        return {
+            "key": self.key, "session_id": self.session_id,
+            "active": [e.to_dict() for e in self.active], "expired": [e.to_dict() for e in self.expired],
+            "session_expires_at": self.session_expires_at.isoformat() if self.session_expires_at else None,
+            "session_expiry": self.session_expiry,
+            "fired": {k: v.isoformat() for k, v in self.fired.items()},
+        }

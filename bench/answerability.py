@@ -18,12 +18,15 @@ Usage::
 
     python bench/answerability.py --data ../shared/bench/locomo/locomo-dev.json [--budget 4096]
         [--conversations N] [--strategies window,summary] [--no-dense] [--model] [--out FILE]
-        [--cache DIR] [--details FILE]
+        [--cache DIR] [--details FILE] [--errata FILE]
 
 ``--cache DIR`` keeps each streamed conversation's data directory and reuses it when the settings
 that shape streaming (strategy, budget, compaction, summarizer) are unchanged, so iterating on
 recall/assembly only re-runs the questions. ``--details`` writes one JSON line per question
-(evidence, what was missing, ledger sections) for analysis.
+(evidence, what was missing, ledger sections) for analysis. ``--errata FILE`` (the dev set's
+``locomo-dev-errata.json``, a public audit of LoCoMo's evidence) also reports, under ``audited``, the
+score with the audit's corrected evidence for the questions it lists (same contexts, same questions;
+the headline figure stays the one on the original evidence).
 """
 
 from __future__ import annotations
@@ -145,7 +148,8 @@ def conversation_texts(conv: dict[str, Any]) -> dict[str, str]:
 
 
 async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, dense: bool,
-                           use_model: bool, streamed: bool = False) -> dict[str, Any]:
+                           use_model: bool, streamed: bool = False,
+                           errata: dict[int, list[str]] | None = None) -> dict[str, Any]:
     from neotask_tui.engine.api import Engine
     from neotask_tui.engine.events import Compacted
     from neotask_tui.providers.scripted import ScriptedProvider
@@ -185,7 +189,7 @@ async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, d
         valid = set(texts)
         per_q: list[dict[str, Any]] = []
         fills: list[float] = []
-        for qa in sample["qa"]:
+        for qi, qa in enumerate(sample["qa"]):
             cat = qa.get("category")
             if cat not in CATEGORIES:
                 continue
@@ -197,7 +201,10 @@ async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, d
             blob = squash("\n".join(m.content for m in ctx.messages))
             inside = [e for e in ev if texts[e] in blob]
             fills.append(ctx.ledger.total / max(ctx.ledger.budget, 1))
+            fixed = norm_evidence((errata or {}).get(qi, []), valid)
+            audited = all(texts[e] in blob for e in fixed) if fixed else len(inside) == len(ev)
             per_q.append({"category": cat, "all": len(inside) == len(ev), "frac": len(inside) / len(ev),
+                          "all_audited": audited, "corrected": bool(fixed),
                           "question": qa["question"], "evidence": ev,
                           "missing": [e for e in ev if e not in inside], "sections": ctx.ledger.sections})
         return {"per_q": per_q, "compactions": compactions, "turns": len(texts), "stream_s": stream_s,
@@ -222,6 +229,10 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
             }
             for c, v in sorted(by_cat.items())
         },
+        "audited": {
+            "corrected_questions": sum(q["corrected"] for q in per_q),
+            "all_evidence_in_context": round(sum(q["all_audited"] for q in per_q) / max(n, 1), 3),
+        },
         "compactions": sum(r["compactions"] for r in results),
         "max_fill_of_budget": round(max((r["max_fill"] for r in results), default=0.0), 3),
         "stream_seconds": round(sum(r["stream_s"] for r in results), 1),
@@ -230,6 +241,10 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))[: args.conversations or None]
+    errata: dict[int, dict[int, list[str]]] = defaultdict(dict)  # conversation index -> qa index -> evidence
+    for e in json.loads(Path(args.errata).read_text(encoding="utf-8")) if args.errata else []:
+        _, ci, qi = e["question_id"].split("_")  # locomo_<conversation index>_qa<qa index>
+        errata[int(ci)][int(qi.removeprefix("qa"))] = e["correct_evidence"]
     details: list[dict[str, Any]] = []
     out: dict[str, Any] = {
         "data": str(args.data), "conversations": len(data), "budget_tokens": args.budget,
@@ -250,15 +265,18 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 done = home / ".streamed"
                 os.environ["NEOTASK_HOME"] = str(home)
                 r = await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model,
-                                           streamed=done.exists())
+                                           streamed=done.exists(), errata=errata.get(i))
                 done.write_text("ok\n", encoding="utf-8")
             else:
                 with tempfile.TemporaryDirectory(prefix="neotask-bench-") as tmp:
                     os.environ["NEOTASK_HOME"] = tmp
-                    r = await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model)
+                    r = await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model,
+                                               errata=errata.get(i))
             results.append(r)
             details.extend({"conversation": name, "strategy": strategy, **q} for q in r["per_q"])
         res = summarize(results)
+        if not args.errata:
+            del res["audited"]
         res["seconds"] = round(time.perf_counter() - t0, 1)
         out["strategies"][strategy] = res
         print(f"{strategy}: {res['all_evidence_in_context']}", file=sys.stderr)
@@ -282,6 +300,8 @@ def main() -> int:
                    help="share of the budget reserved for recall (default %(default)s)")
     p.add_argument("--keep-recent-share", type=float, default=SHARES["keep_recent"],
                    help="share of the budget a compaction keeps raw (default %(default)s)")
+    p.add_argument("--errata", default="",
+                   help="locomo-dev-errata.json: also report the score with the audit's corrected evidence")
     p.add_argument("--out", default="", help="also write the JSON here")
     args = p.parse_args()
     SHARES.update(recall=args.recall_share, keep_recent=args.keep_recent_share)

@@ -97,6 +97,8 @@ def is_decision(sentence: str, pattern: re.Pattern[str] = DECISION_RE) -> bool:
     if _NOT_DECIDED.search(sentence):
         return False
     return any(not _EXHORTATION.match(sentence, m.start()) for m in pattern.finditer(sentence))
+
+
 _ASSISTANT_DECISION_RE = re.compile(
     r"\bwe['’]ll use\b|\bwe will use\b|\bdecided\b|(?<!keep )(?<!keeps )\bgo(?:ing)? with\b"
     r"|\b(?:we|i)(?:['’]ve| have)?\s+agreed\b|\bagreed (?:to|on|upon|that)\b|\bsettled on\b"

@@ -22,6 +22,7 @@ re-embeds nothing: it moves the query vector towards the centroid of the top den
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -313,9 +314,36 @@ def query_signals(
             when = dates.window_match(snap.ts, windows)
     sender = None
     if p.sender_weight > 0:
-        qwords = set(lexical.words(query))
-        codes, names = snap.senders()
-        named = [c for c, n in enumerate(names) if set(n.split()) <= qwords]
+        codes, _ = snap.senders()
+        named = named_senders(snap, query)
         if named:
             sender = np.isin(codes, named).astype(np.float64)
     return terms, lex, group, when, sender
+
+
+def named_senders(snap: Any, query: str) -> list[int]:
+    """Codes (see ``snap.senders()``) of the message senders ``query`` names ("what does Alice...",
+    "Alice's")."""
+    qwords = {w.removesuffix("'s").removesuffix("'") for w in lexical.words(query)}
+    return [c for c, n in enumerate(snap.senders()[1]) if set(n.split()) <= qwords]
+
+
+def dense_query(snap: Any, query: str) -> str:
+    """The text embedded for ``query``'s dense side: the query without the senders it names.
+
+    In a transcript whose messages start with their sender ("Alice: ..."), a name in the query says
+    *who*, which the sender signal and BM25 already match; left in the embedded text it pulls the
+    query vector toward every message of that person (and every mention of the name), so the dense
+    side stops telling messages apart by *what* they say. LoCoMo dev, archive recall of the context
+    bench: the dense ranking alone holds all evidence for 0.73 of the questions with names, 0.81
+    without. A query that is nothing but a name is kept as it is.
+    """
+    names = [snap.senders()[1][c] for c in named_senders(snap, query)]
+    if not names:
+        return query
+    out = query
+    for n in sorted(names, key=len, reverse=True):
+        words = r"\s+".join(re.escape(w) for w in n.split())
+        out = re.sub(rf"(?<!\w){words}(?:['’]s?)?(?!\w)", " ", out, flags=re.IGNORECASE)
+    out = " ".join(out.split())
+    return out if lexical.words(out) else query

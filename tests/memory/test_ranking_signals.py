@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from neotask_tui.memory import dates
+from neotask_tui.memory.search import dense_query
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.store import _sender
 from neotask_tui.memory.termvec import TermVectors
@@ -211,3 +212,29 @@ def test_the_log_is_folded_when_it_grows(mem: MemoryService, monkeypatch: pytest
     terms.add_texts(["Lighthouse keepers"])  # 3 logged words: fold
     assert not terms.log_path.exists()
     assert {"zanzibar", "lighthous", "keeper"} <= set(_reload(terms).index)
+
+
+def test_a_possessive_names_the_sender(mem: MemoryService) -> None:
+    events = [_msg(1, "2023-05-20T10:00:00", "Joanna: I finally adopted a puppy last week!"),
+              _msg(2, "2023-05-20T10:01:00", "Nate: I finally adopted a puppy last week!", role="assistant")]
+    mem.index_transcript("main", "s1", events, "agent:main")
+    hits = mem.search("What is the name of Nate's puppy?", agent_id="main", k=2, sources=("transcript",))
+    assert hits[0].event_ids == [2] and hits[0].components["sender_match"] == 1.0
+
+
+def test_the_dense_query_leaves_out_the_senders_it_names(mem: MemoryService) -> None:
+    # Separate sessions: each vector is its own message's (no neighbour in the embedded context).
+    mem.index_transcript("main", "s1", [_msg(1, "2023-05-20T10:00:00", "Caroline: This is Caroline speaking.")],
+                         "agent:main")
+    mem.index_transcript("main", "s2", [_msg(2, "2023-05-21T10:00:00", "Caroline: They loved the dinosaurs.")],
+                         "agent:main")
+    snap = mem.store.snapshot()
+    assert dense_query(snap, "What do Caroline's kids like?") == "What do kids like?"
+    assert dense_query(snap, "What does Bob like?") == "What does Bob like?"  # not a sender here
+    assert dense_query(snap, "Caroline?") == "Caroline?"  # nothing but a name: kept
+    # The name says who (the sender signal matches it); the vector compares what the messages say.
+    # With the name embedded, "This is Caroline speaking." was the nearer of the two.
+    hits = mem.search("What do Caroline's kids like?", agent_id="main", k=2, sources=("transcript",))
+    dense = {h.event_ids[0]: h.components["dense"] for h in hits}
+    assert dense[2] > dense[1]
+    assert all(h.components["sender_match"] == 1.0 for h in hits)

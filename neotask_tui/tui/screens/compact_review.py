@@ -55,6 +55,8 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
         repaired = list(_get(r, "repaired", []) or [])
         instr = _get(r, "instructions") or ""
         head = f"Compact this session: {before:,} → {after:,} tokens"
+        if 0 < before <= after:  # a short session: the summary costs as much as what it replaces
+            head += " — no saving, the session is still short"
         notes = [f"summary by {_get(r, 'model', '?')}"]
         if _get(r, "fallback"):
             notes.append(f"extractive fallback ({_get(r, 'fallback_reason') or 'model failed'})")

@@ -65,14 +65,18 @@ def words(text: str) -> list[str]:
     return [m.group(0).lower().replace("’", "'") for m in _TOKEN.finditer(text)]
 
 
+def unpossessive(word: str) -> str:
+    """A word token (see :func:`words`) without a possessive ending: "nate's" → "nate", "james'" → "james"."""
+    return word.rsplit("'", 1)[0] if word.endswith(("'s", "'")) else word
+
+
 def terms(text: str) -> list[str]:
     """Normalised terms: tokens minus stopwords, stemmed, possessive ``'s`` dropped."""
     out: list[str] = []
     for w in words(text):
         if w in STOPWORDS:
             continue
-        if w.endswith(("'s", "'")):
-            w = w.rsplit("'", 1)[0]
+        w = unpossessive(w)
         if not w or w in STOPWORDS:
             continue
         out.append(stem(w))

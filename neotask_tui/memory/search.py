@@ -324,7 +324,7 @@ def query_signals(
 def named_senders(snap: Any, query: str) -> list[int]:
     """Codes (see ``snap.senders()``) of the message senders ``query`` names ("what does Alice...",
     "Alice's")."""
-    qwords = {w.removesuffix("'s").removesuffix("'") for w in lexical.words(query)}
+    qwords = {lexical.unpossessive(w) for w in lexical.words(query)}
     return [c for c, n in enumerate(snap.senders()[1]) if set(n.split()) <= qwords]
 
 

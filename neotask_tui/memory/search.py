@@ -270,7 +270,8 @@ def explain(comp: dict[str, float], matched: Sequence[str], heading: str) -> str
 
 
 def query_signals(
-    snap: Any, query: str, p: RankParams, stats_mask: npt.NDArray[np.bool_], termvecs: Any = None
+    snap: Any, query: str, p: RankParams, stats_mask: npt.NDArray[np.bool_], termvecs: Any = None,
+    named: Sequence[int] | None = None,
 ) -> tuple[list[str], npt.NDArray[np.float64], Any, Any, Any]:
     """Per-row evidence for ``query`` over a store snapshot, for :func:`rank`.
 
@@ -281,6 +282,7 @@ def query_signals(
         stats_mask: Rows whose statistics BM25 uses (what this query may see).
         termvecs: The vocabulary's word vectors (:class:`~.termvec.TermVectors`) for semantic
             expansion, or ``None``.
+        named: :func:`named_senders` of the query when the caller has them already.
 
     Returns:
         ``(terms, bm25, group, when, sender)``: the query's normalised terms, the BM25 score of
@@ -315,9 +317,9 @@ def query_signals(
     sender = None
     if p.sender_weight > 0:
         codes, _ = snap.senders()
-        named = named_senders(snap, query)
+        named = named_senders(snap, query) if named is None else named
         if named:
-            sender = np.isin(codes, named).astype(np.float64)
+            sender = np.isin(codes, list(named)).astype(np.float64)
     return terms, lex, group, when, sender
 
 
@@ -328,7 +330,7 @@ def named_senders(snap: Any, query: str) -> list[int]:
     return [c for c, n in enumerate(snap.senders()[1]) if set(n.split()) <= qwords]
 
 
-def dense_query(snap: Any, query: str) -> str:
+def dense_query(snap: Any, query: str, named: Sequence[int] | None = None) -> str:
     """The text embedded for ``query``'s dense side: the query without the senders it names.
 
     In a transcript whose messages start with their sender ("Alice: ..."), a name in the query says
@@ -337,8 +339,10 @@ def dense_query(snap: Any, query: str) -> str:
     side stops telling messages apart by *what* they say. LoCoMo dev, recall of archived turns in the
     context bench (4k budget): the dense ranking alone brings all evidence for 0.73 of the questions
     with the names embedded, 0.81 without. A query that is nothing but a name is kept as it is.
+    ``named``: :func:`named_senders` of the query when the caller has them already.
     """
-    names = [snap.senders()[1][c] for c in named_senders(snap, query)]
+    all_names = snap.senders()[1]
+    names = [all_names[c] for c in (named_senders(snap, query) if named is None else named)]
     if not names:
         return query
     out = query

@@ -30,7 +30,7 @@ from neotask_tui.memory.indexer import (
     Indexer,
     default_scope,
 )
-from neotask_tui.memory.search import RankParams, dense_query, explain, query_signals, rank
+from neotask_tui.memory.search import RankParams, dense_query, explain, named_senders, query_signals, rank
 from neotask_tui.memory.secrets import redact
 from neotask_tui.memory.store import ChunkStore, sql_str
 from neotask_tui.memory.termvec import TermVectors
@@ -305,14 +305,15 @@ class MemoryService:
         if len(rows) == 0:
             return []
         unknown = self._terms.unknown_words(query) if p.sem_weight > 0 and self._terms is not None else []
-        dq = dense_query(snap, query)
+        named = named_senders(snap, query)  # the dense query and the sender signal both need them
+        dq = dense_query(snap, query, named)
         if unknown and self._terms is not None:
             # one model call for the query and its words not seen before (semantic expansion)
             qvec, wvecs = self.embedder.embed_query_with(dq, unknown)
             self._terms.remember(unknown, wvecs)
         else:
             qvec = self.embedder.embed_query(dq)
-        terms, lex, group, when, sender = query_signals(snap, query, p, stats_mask, self._terms)
+        terms, lex, group, when, sender = query_signals(snap, query, p, stats_mask, self._terms, named)
         # A message kept across a compaction is in two archived transcripts (same ids, same text): a
         # few spare rows let the copy be skipped without returning fewer than ``k`` hits.
         ranked = rank(qvec, snap.vectors, rows, lex, k=k + k // 4 + 4, params=p, ts=snap.ts, group=group,

@@ -213,13 +213,13 @@ async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, d
         await engine.aclose()
 
 
-def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(results: list[dict[str, Any]], audited: bool = False) -> dict[str, Any]:
     per_q = [q for r in results for q in r["per_q"]]
     by_cat: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for q in per_q:
         by_cat[q["category"]].append(q)
     n = len(per_q)
-    return {
+    out: dict[str, Any] = {
         "questions": n,
         "all_evidence_in_context": round(sum(q["all"] for q in per_q) / max(n, 1), 3),
         "evidence_recall": round(sum(q["frac"] for q in per_q) / max(n, 1), 3),
@@ -229,14 +229,16 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
             }
             for c, v in sorted(by_cat.items())
         },
-        "audited": {
-            "corrected_questions": sum(q["corrected"] for q in per_q),
-            "all_evidence_in_context": round(sum(q["all_audited"] for q in per_q) / max(n, 1), 3),
-        },
         "compactions": sum(r["compactions"] for r in results),
         "max_fill_of_budget": round(max((r["max_fill"] for r in results), default=0.0), 3),
         "stream_seconds": round(sum(r["stream_s"] for r in results), 1),
     }
+    if audited:  # the score on the audit's corrected evidence (--errata)
+        out["audited"] = {
+            "corrected_questions": sum(q["corrected"] for q in per_q),
+            "all_evidence_in_context": round(sum(q["all_audited"] for q in per_q) / max(n, 1), 3),
+        }
+    return out
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
@@ -274,9 +276,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                                                errata=errata.get(i))
             results.append(r)
             details.extend({"conversation": name, "strategy": strategy, **q} for q in r["per_q"])
-        res = summarize(results)
-        if not args.errata:
-            del res["audited"]
+        res = summarize(results, audited=bool(args.errata))
         res["seconds"] = round(time.perf_counter() - t0, 1)
         out["strategies"][strategy] = res
         print(f"{strategy}: {res['all_evidence_in_context']}", file=sys.stderr)

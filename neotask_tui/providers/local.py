@@ -167,8 +167,9 @@ class LocalProvider:
         self._active: set[threading.Event] = set()
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, model: str | None = None) -> LocalProvider:
-        """Build from ``settings.provider`` (``local_model_path``, ``local_context``, ...)."""
+    def from_settings(cls, settings: Settings, *, model: str | None = None, **sampling: Any) -> LocalProvider:
+        """Build from ``settings.provider`` (``local_model_path``, ``local_context``, ...); ``sampling``
+        overrides the constructor's sampling knobs (``temperature=0.0`` decodes greedily)."""
         p = settings.provider
         return cls(
             model_path=p.local_model_path or None,
@@ -176,6 +177,7 @@ class LocalProvider:
             n_ctx=p.local_context,
             n_threads=p.local_threads,
             max_tokens=p.max_tokens,
+            **sampling,
         )
 
     @property

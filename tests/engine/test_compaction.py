@@ -358,9 +358,7 @@ async def test_real_local_model_writes_a_guarded_summary() -> None:
     try:
         # Greedy decoding: the same reply on every run. Sampled, the small model sometimes paraphrased
         # the rule ("you should avoid using Redis"), which the guard accepts, and this test flaked.
-        p = s.provider
-        prov = local.LocalProvider(model_path=p.local_model_path or None, n_ctx=p.local_context,
-                                   n_threads=p.local_threads, max_tokens=p.max_tokens, temperature=0.0)
+        prov = local.LocalProvider.from_settings(s, temperature=0.0)
         await prov.load()  # skips below if the model file or llama.cpp is missing
     except Exception as e:  # no model file in this environment
         pytest.skip(f"local model unavailable: {e}")

@@ -10,8 +10,10 @@ here. Instead each side is normalised per query:
 
 Both are clipped to ``[0, 1]`` and combined with weights (default 0.4 dense / 0.6 lexical), plus a
 coarse score (BM25 of the hit's whole session or file, weight 0.3) and, when the query names them, a
-date period and a message sender (0/1 matches). The lexical query also carries words close in
-meaning to the query's own (:mod:`.termvec`). The
+date period and a message sender (0/1 matches). Those three say where, when and who; they count in
+full only for a chunk whose dense + lexical score says it matches what the query asks
+(``signal_gate``). The lexical query also carries words close in meaning to the query's own
+(:mod:`.termvec`). The
 lexical query is built from normalised terms (stemmed, stopwords removed, see :mod:`.lexical`) and
 scored in process (:mod:`.bm25`, no LanceDB round trip per query); a second, weaker BM25 over the
 ``ctx`` column (neighbouring turns of a transcript) adds context. Pseudo-relevance feedback
@@ -66,6 +68,12 @@ class RankParams:
     sender_weight: float = 0.3
     """Weight of "the message's sender is named in the query" (messages that start with a sender
     name, as group chats and pasted logs write them); only counted when the query names one."""
+    signal_gate: float = 0.15
+    """The group, date and sender signals say *where*, *when* and *who*; they count in full only
+    for a chunk that also matches *what* the query asks: scaled by ``min(1, content / gate)``, where
+    content is the chunk's weighted dense + lexical score in ``[0, 1]``. Without it, "Gina: Bye Jon!
+    You got this!" outranks a matching message of the other speaker for "how did Gina promote her
+    store?" just for its sender and its session. 0 = off (signals always in full)."""
     sem_weight: float = 0.6
     """BM25 weight (times the cosine) of vocabulary words close in meaning to the query's words
     (see :mod:`.termvec`); 0 = off."""
@@ -206,7 +214,10 @@ def _fuse(
     wsum = params.dense_weight + params.lexical_weight
     fused = params.dense_weight * dn + params.lexical_weight * ln
     if extra is not None:
-        fused = fused + extra[0]
+        signals = extra[0]
+        if params.signal_gate > 0:
+            signals = signals * np.minimum(fused / ((wsum or 1.0) * params.signal_gate), 1.0)
+        fused = fused + signals
         wsum += extra[1]
     fused = fused / (wsum or 1.0)
     return fused, (dn, ln, raw)

@@ -5,6 +5,7 @@ Real fastembed model and LanceDB (the ``mem`` fixture); the word-vector cache is
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from neotask_tui.memory import dates
-from neotask_tui.memory.search import dense_query
+from neotask_tui.memory.search import RankParams, dense_query, rank
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.store import _sender
 from neotask_tui.memory.termvec import TermVectors
@@ -238,3 +239,26 @@ def test_the_dense_query_leaves_out_the_senders_it_names(mem: MemoryService) -> 
     dense = {h.event_ids[0]: h.components["dense"] for h in hits}
     assert dense[2] > dense[1]
     assert all(h.components["sender_match"] == 1.0 for h in hits)
+
+
+def test_who_and_where_count_only_for_a_message_that_matches_what() -> None:
+    # Three messages of one session (same group score): a strong match, a weak match from the other
+    # speaker, and a goodbye from the sender the query names that matches nothing of what it asks.
+    def unit(cos: float) -> list[float]:
+        return [cos, math.sqrt(1 - cos * cos), 0.0]
+
+    vectors = np.array([unit(0.8), unit(0.35), unit(0.0)], dtype=np.float32)
+    qvec = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    bm25 = np.array([5.0, 1.0, 0.0])
+    args = {"k": 3, "group": np.ones(3), "sender": np.array([1.0, 0.0, 1.0])}
+
+    def ranked(gate: float) -> dict[int, float]:
+        out = rank(qvec, vectors, np.arange(3), bm25, params=RankParams(signal_gate=gate), **args)
+        assert out[0].row == 0
+        return {r.row: r.score for r in out}
+
+    gated, full = ranked(RankParams().signal_gate), ranked(0.0)
+    assert full[2] > full[1]  # ungated, who said it and where outweighed what it says
+    assert gated[1] > gated[2]
+    assert gated[2] == pytest.approx(0.0)  # nothing of what was asked: no credit for who or where
+    assert gated[1] == pytest.approx(full[1])  # a real match keeps its signals in full

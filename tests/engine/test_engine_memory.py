@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import shutil
+from typing import Any
 from zoneinfo import ZoneInfo
+
+import pytest
 
 from neotask_tui import paths
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.api import Engine
+from neotask_tui.engine.lineage_recall import FEEDBACK_DOCS
 from neotask_tui.providers.scripted import ScriptedProvider
 
 KEY = "agent:main:tui:default"
@@ -64,3 +68,35 @@ async def test_remember_recall_forget_slash_commands() -> None:
     assert not r.error, r.text
     assert "Max is our new dog" not in (paths.workspace_dir("main") / "MEMORY.md").read_text(encoding="utf-8")
     await engine.aclose()
+
+
+async def test_recall_of_compacted_turns_searches_with_feedback(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = Settings()
+    s.memory.recall_budget_tokens = 300
+    engine = Engine(s, provider=ScriptedProvider(), tz=ZoneInfo("UTC"))
+    try:
+        await _turn(engine, "The nightly backup of the billing database runs on the ops-bastion host at 02:00.")
+        for i in range(3):
+            await _turn(engine, f"Unrelated note number {i} about the weather and lunch plans.")
+        prov = engine.provider
+        assert isinstance(prov, ScriptedProvider)
+        prov.queue("## Goal\n- keep notes [e:2]")
+        await engine.compact(KEY)
+        await engine.recall(KEY, "warm-up")  # loads the memory service and indexes the archive
+        mem = engine.memory
+        assert mem is not None
+        seen: list[int] = []
+        real = mem.search
+
+        def spy(*args: Any, **kw: Any) -> Any:
+            params = kw.get("params")
+            seen.append(params.prf_docs if params is not None else 0)
+            return real(*args, **kw)
+
+        monkeypatch.setattr(mem, "search", spy)
+        ctx = await engine.context(KEY, "Where does the billing backup run?")
+        recall = [m.content for m, sec in zip(ctx.messages, ctx.section_of, strict=True) if sec == "recall"]
+        assert recall and "ops-bastion" in recall[0]
+        assert FEEDBACK_DOCS in seen  # the archive is searched with pseudo-relevance feedback
+    finally:
+        await engine.aclose()

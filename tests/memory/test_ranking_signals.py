@@ -262,3 +262,21 @@ def test_who_and_where_count_only_for_a_message_that_matches_what() -> None:
     assert gated[1] > gated[2]
     assert gated[2] == pytest.approx(0.0)  # nothing of what was asked: no credit for who or where
     assert gated[1] == pytest.approx(full[1])  # a real match keeps its signals in full
+
+
+def test_feedback_reaches_a_message_near_the_best_hits() -> None:
+    # Ten strong hits share a second direction with one message the query is far from; another
+    # message is a little nearer the query but unlike the hits. Feedback (the query moved toward its
+    # best hits) ranks the first above the second; the plain query does not.
+    hits = [[0.8, 0.6, 0.0]] * 10
+    near_hits, near_query = [0.3, math.sqrt(1 - 0.09), 0.0], [0.45, 0.0, math.sqrt(1 - 0.2025)]
+    vectors = np.array([*hits, near_hits, near_query], dtype=np.float32)
+    qvec = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    bm25 = np.array([5.0] * 10 + [0.0, 0.0])
+
+    def order(prf: int) -> list[int]:
+        return [r.row for r in rank(qvec, vectors, np.arange(12), bm25, k=12, params=RankParams(prf_docs=prf))]
+
+    assert order(0).index(11) < order(0).index(10)
+    assert order(10).index(10) < order(10).index(11)
+    assert set(order(10)[:10]) == set(range(10))  # the best hits stay the best

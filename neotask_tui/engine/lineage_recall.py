@@ -62,10 +62,10 @@ class LineageRecall:
         at least, more when the rest of the context leaves it free).
 
         Ranking: the memory service's hybrid search over the archived transcripts (when it is
-        available; with pseudo-relevance feedback, :data:`FEEDBACK_DOCS`), then this lineage's own BM25 + dense ranking with a pseudo-relevance-feedback
-        round for turns it does not reach. Memories already recalled for the turn that quote a turn
-        of this lineage are merged into the turn list (no duplicates, and nothing that is already in
-        the live window).
+        available; with pseudo-relevance feedback, :data:`FEEDBACK_DOCS`), then this lineage's own
+        BM25 + dense ranking with a pseudo-relevance-feedback round for turns it does not reach.
+        Memories already recalled for the turn that quote a turn of this lineage are merged into the
+        turn list (no duplicates, and nothing that is already in the live window).
         """
         eng = self.engine
         if inp.strategy != "summary":

@@ -32,7 +32,7 @@ async def _recall(engine: Any, key: str, args: str) -> CommandResult:
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
     hits = await asyncio.to_thread(mem.search, args.strip(), agent_id=agent, k=8)
-    lines = [f"- **{h.score:.3f}** `{h.path}:{h.line_start}-{h.line_end}` — {h.text[:160]}" for h in hits]
+    lines = [f"- **{h.score:.3f}** `{h.location}` — {h.text[:160]}" for h in hits]
     return CommandResult(text="\n".join(lines) or "nothing found", data=[h.to_dict() for h in hits])
 
 

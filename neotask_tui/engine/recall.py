@@ -70,7 +70,7 @@ async def recall(engine: Engine, key: str, query: str) -> list[RecallItem]:
     )
     cfg = engine.current_record(key).config
     return [
-        RecallItem(id=h.id, text=h.text, source=f"{h.path}:{h.line_start}-{h.line_end}", score=h.score,
+        RecallItem(id=h.id, text=h.text, source=h.location, score=h.score,
                    scope=h.scope, event_ids=list(getattr(h, "event_ids", None) or []))
         for h in hits if scope_admits(h.scope, cfg)
     ]

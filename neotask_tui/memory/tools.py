@@ -7,11 +7,15 @@ sources, so the model can cite them.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from neotask_tui.providers.base import ToolSpec
 
 MAX_K = 20
+
+_LOCATION = re.compile(r"(?P<path>.+?)(?::(?P<start>\d+)-(?P<end>\d+)|#e:\d+(?:-\d+)?)")
+"""A search hit's ``source`` (``MEMORY.md:3-7``, ``transcripts/<session>#e:12``) given back as a path."""
 
 
 def tool_specs() -> list[ToolSpec]:
@@ -61,7 +65,7 @@ def handle_tool(mem: Any, agent_id: str, name: str, args: dict[str, Any]) -> str
             raise ValueError("'k' must be an integer")
         hits = mem.search(query, agent_id=agent_id, k=max(1, min(k, MAX_K)))
         return json.dumps(
-            [{"id": h.id, "score": round(h.score, 4), "source": f"{h.path}:{h.line_start}-{h.line_end}",
+            [{"id": h.id, "score": round(h.score, 4), "source": h.location,
               "scope": h.scope, "text": h.text} for h in hits],
             ensure_ascii=False,
         )
@@ -70,6 +74,11 @@ def handle_tool(mem: Any, agent_id: str, name: str, args: dict[str, Any]) -> str
         if not isinstance(path, str) or not path:
             raise ValueError("memory_get needs a 'path' string")
         start, end = args.get("start"), args.get("end")
+        loc = _LOCATION.fullmatch(path)
+        if loc and start is None and end is None:  # the model passed memory_search's "source" as it is
+            path = loc["path"]
+            if loc["start"]:
+                start, end = int(loc["start"]), int(loc["end"])
         lines = None
         if start is not None or end is not None:
             if not isinstance(start, int) or not isinstance(end, int) or start < 1 or end < start:

@@ -43,9 +43,11 @@ class MemoryHit:
 
     @property
     def location(self) -> str:
-        """``path:start-end`` for files, ``path#e<ids>`` for transcripts."""
+        """Where the passage is: ``path:start-end`` for files, ``transcripts/<session>#e:12`` (or
+        ``#e:12-14``) for transcripts, whose passages have no lines but event ids."""
         if self.event_ids:
-            return f"{self.path}#e{self.event_ids[0]}-{self.event_ids[-1]}"
+            first, last = self.event_ids[0], self.event_ids[-1]
+            return f"{self.path}#e:{first}" + (f"-{last}" if last != first else "")
         return f"{self.path}:{self.line_start}-{self.line_end}"
 
     def to_dict(self) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from pathlib import Path
 
@@ -326,3 +328,23 @@ def test_watcher_treats_a_new_memory_folder_as_a_change(tmp_path: Path) -> None:
     assert not _relevant(str(tmp_path / "memory" / "x.txt"), tmp_path)
     assert not _relevant(str(tmp_path / ".git"), tmp_path)
     assert not _relevant(str(tmp_path / "elsewhere.md"), tmp_path)
+
+
+def test_a_hit_says_where_it_is_and_memory_get_reads_it_back(mem: MemoryService) -> None:
+    from neotask_tui.memory.tools import handle_tool
+
+    mem.add("main", "Lunch is at noon.")
+    events = [Event("message", 2, None, "2025-03-01T09:00:01+00:00",
+                    {"role": "user", "content": "The VPN is WireGuard on port 51820."})]
+    mem.index_transcript("main", "s1", events, "agent:main")
+    def source(query: str, text: str) -> str:
+        found = json.loads(handle_tool(mem, "main", "memory_search", {"query": query}) or "[]")
+        return str(next(h["source"] for h in found if text in h["text"]))
+
+    # A transcript passage has no lines: its receipt is its event id (it used to read ":0-0").
+    assert source("VPN WireGuard port", "WireGuard") == "transcripts/s1#e:2"
+    file_source = source("when is lunch", "Lunch is at noon.")
+    assert re.fullmatch(r"MEMORY\.md:\d+-\d+", file_source)
+    # The model may hand a source back to memory_get as the path.
+    assert "51820" in str(handle_tool(mem, "main", "memory_get", {"path": "transcripts/s1#e:2"}))
+    assert "Lunch is at noon." in str(handle_tool(mem, "main", "memory_get", {"path": file_source}))

@@ -262,7 +262,7 @@ async def test_forget_from_the_recall_sidebar(app_factory: Callable[..., Neotask
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")
         side = app.main.query_one(RecallSidebar)
-        side.show("deploy", [h.to_dict() | {"source": f"{h.path}:{h.line_start}-{h.line_end}"} for h in hits[:1]])
+        side.show("deploy", [h.to_dict() | {"source": h.location} for h in hits[:1]])
         side.query_one("#recall-list").focus()
         await pilot.press("down")
         await pilot.press("f")

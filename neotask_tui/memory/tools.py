@@ -40,7 +40,8 @@ def tool_specs() -> list[ToolSpec]:
             parameters={
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "path relative to the agent workspace"},
+                    "path": {"type": "string", "description": "path relative to the agent workspace, or a "
+                             "memory_search result's source as it is"},
                     "start": {"type": "integer", "minimum": 1},
                     "end": {"type": "integer", "minimum": 1},
                 },

@@ -36,6 +36,14 @@ async def _fill_session(engine: Engine, provider: ScriptedProvider, turns: int =
         await drain(engine.send(f"Question {i}: should we use option {i}? " + "context " * 120, key))
 
 
+async def _open_review(pilot: object, app: NeotaskApp) -> None:
+    """F5, then wait for the compaction review modal with its widgets mounted."""
+    await pilot.press("f5")  # type: ignore[attr-defined]
+    await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen)
+                   and all(app.screen.query(w) for w in ("#review-title", "#review-summary", "#review-editor")),
+                   "the review modal")
+
+
 async def test_state_commands_fill_the_panel_and_the_panel_edits_and_clears(
         app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
     key = engine.default_key()
@@ -138,9 +146,7 @@ async def test_compaction_review_cancel_then_accept(app_factory: Callable[..., N
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")
-        await pilot.press("f5")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen)
-                       and app.screen.query("#review-summary"), "the review modal")
+        await _open_review(pilot, app)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, CompactReviewScreen), "the cancel")
         await wait_for(pilot, lambda: any("cancelled" in v.entry.text for v in app.main.query(MessageView)),
@@ -169,9 +175,7 @@ async def test_compaction_review_edit_commits_the_edited_summary(
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")
-        await pilot.press("f5")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review modal")
-        await wait_for(pilot, lambda: app.screen.query("#review-editor"), "the modal's widgets")
+        await _open_review(pilot, app)
         await pilot.press("e")
         editor = app.screen.query_one("#review-editor")
         assert editor.display and app.screen.editing  # type: ignore[attr-defined]
@@ -336,9 +340,7 @@ async def test_compaction_review_says_when_compacting_saves_nothing(
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")
-        await pilot.press("f5")
-        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen)
-                       and app.screen.query("#review-title"), "the review modal")
+        await _open_review(pilot, app)
         r = app.screen.result  # type: ignore[attr-defined]
         title = str(app.screen.query_one("#review-title", Static).render())
         assert (r["tokens_after"] >= r["tokens_before"]) is short

@@ -4,6 +4,7 @@ Usage::
 
     .venv/bin/python bench/faults.py                  # 1,000 turns, >= 200 kills (several minutes)
     .venv/bin/python bench/faults.py --turns 100 --kills 20 --skip-hostile   # quick look
+    .venv/bin/python bench/faults.py --promises-only  # README promises under attack, per family
 
 Every part runs on a fresh temporary ``NEOTASK_HOME``; nothing outside it is touched. The kill -9
 campaign uses the same harness as ``tests/faults/test_kill9.py`` (see ``tests/faults/kill_harness.py``),
@@ -100,6 +101,53 @@ def hostile(root: Path) -> dict[str, Any]:
         "failures": failures}
 
 
+class _PromiseTally:
+    """A pytest plugin that counts outcomes per ``promise(family)`` marker (each parametrized case is one)."""
+
+    def __init__(self) -> None:
+        self.tried: Counter[str] = Counter()
+        self.passed: Counter[str] = Counter()
+        self.failures: list[str] = []
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        fam = getattr(report, "promise_family", None)
+        if fam is None:
+            return
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self.tried[fam] += 1
+            if report.passed:
+                self.passed[fam] += 1
+            elif not report.skipped:
+                self.failures.append(report.nodeid)
+
+    def pytest_collection_modifyitems(self, items: list[Any]) -> None:
+        items[:] = [i for i in items if i.get_closest_marker("promise")]
+
+
+def promises(tests: str) -> dict[str, Any]:
+    """Run every test marked ``promise(family)`` under ``tests`` and count cases tried/passed per family.
+
+    The same tests ``make test`` runs: the bench adds no cases of its own, it only tallies them.
+    """
+    import pytest
+
+    tally = _PromiseTally()
+
+    class _Family:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
+            outcome = yield
+            m = item.get_closest_marker("promise")
+            if m is not None:
+                outcome.get_result().promise_family = m.args[0] if m.args else "unnamed"
+
+    pytest.main(["-q", "-p", "no:cacheprovider", "-o", "addopts=", tests], plugins=[tally, _Family()])
+    fams = sorted(tally.tried)
+    return {"tried": sum(tally.tried.values()), "passed": sum(tally.passed.values()),
+            "by_family": {f: {"tried": tally.tried[f], "passed": tally.passed[f]} for f in fams},
+            "failures": tally.failures}
+
+
 async def _call(run: Any) -> tuple[bool, str]:
     ok, detail = await run()
     return bool(ok), str(detail)
@@ -137,7 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-kill", action="store_true")
     p.add_argument("--skip-disk", action="store_true")
     p.add_argument("--skip-hostile", action="store_true")
+    p.add_argument("--skip-promises", action="store_true")
+    p.add_argument("--promises-only", action="store_true", help="only the README-promise families")
     a = p.parse_args(argv)
+    if a.promises_only:
+        a.skip_kill = a.skip_disk = a.skip_hostile = True
     _base_env()
     out: dict[str, Any] = {"python": sys.version.split()[0]}
     with tempfile.TemporaryDirectory(prefix="neotask-bench-faults-") as tmp:
@@ -155,6 +207,10 @@ def main(argv: list[str] | None = None) -> int:
             h = hostile(root)
             out["hostile"] = h
             out.update(hostile_cases_tried=h["tried"], hostile_cases_passed=h["passed"])
+        if not a.skip_promises:
+            pr = promises(str(REPO / "tests" / "faults"))
+            out["promises"] = pr
+            out.update(promise_cases_tried=pr["tried"], promise_cases_passed=pr["passed"])
         out["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from neotask_tui.engine.redact import has_secrets, redact_secrets
+from neotask_tui.text.secrets import has_secrets, redact_secrets
 
 Kind = Literal["temporary_preference", "session_choice", "project_rule", "promotion", "user_fact"]
 

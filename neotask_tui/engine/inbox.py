@@ -24,9 +24,9 @@ from neotask_tui.engine.classifier import (
     permanence_markers,
     temporary_markers,
 )
-from neotask_tui.engine.redact import find_secrets, redact_secrets
 from neotask_tui.paths import workspace_dir
 from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.text.secrets import find_secrets, redact_secrets
 
 LONG_TERM_SCOPES = ("agent", "workspace", "project", "user", "team", "org")
 """Scopes a long-term memory entry may have (session/chat are not long-term)."""

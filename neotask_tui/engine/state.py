@@ -20,7 +20,6 @@ from typing import Any, Protocol
 from neotask_tui import paths
 from neotask_tui.engine.classifier import classify
 from neotask_tui.engine.inbox import Candidate, Inbox, InboxEntry, InboxError
-from neotask_tui.engine.redact import redact_secrets
 from neotask_tui.engine.state_inbox import InboxMixin
 from neotask_tui.engine.state_model import (
     LIST_FIELDS,
@@ -41,6 +40,7 @@ from neotask_tui.engine.state_model import (
 )
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
+from neotask_tui.text.secrets import redact_secrets
 
 __all__ = ["Notice", "StateError", "StateManager", "StateView"]
 

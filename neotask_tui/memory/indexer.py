@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from neotask_tui.memory import lexical
 from neotask_tui.memory.chunking import ChunkDraft, chunk_markdown, content_hash, token_counter
-from neotask_tui.memory.secrets import redact
 from neotask_tui.memory.types import ReindexStats
+from neotask_tui.text.secrets import redact
 
 if TYPE_CHECKING:
     from neotask_tui.memory.embedder import Embedder

@@ -31,11 +31,11 @@ from neotask_tui.memory.indexer import (
     default_scope,
 )
 from neotask_tui.memory.search import RankParams, dense_query, explain, named_senders, query_signals, rank
-from neotask_tui.memory.secrets import redact
 from neotask_tui.memory.store import ChunkStore, sql_str
 from neotask_tui.memory.termvec import TermVectors
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
 from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.text.secrets import redact
 
 if TYPE_CHECKING:
     from neotask_tui.memory.embedder import Embedder
@@ -264,7 +264,7 @@ class MemoryService:
     def search(
         self, query: str, *, agent_id: str, k: int = 8, scopes: Sequence[str] | None = None,
         sources: Sequence[str] = ("memory", "transcript"), exclude: Collection[str] = (),
-        params: RankParams | None = None,
+        params: RankParams | None = None, sync: bool = True,
     ) -> list[MemoryHit]:
         """Hybrid search over one agent's memory (files are re-checked first: never stale).
 
@@ -276,6 +276,8 @@ class MemoryService:
             sources: ``memory`` (includes accepted ``inbox`` entries), ``transcript``, ``inbox``.
             exclude: Chunk ids to leave out (e.g. "never recall in this session").
             params: Ranking knobs (defaults to :attr:`params`).
+            sync: Re-check the files first (a write to the index). ``False`` for a reader that does
+                not hold the data-dir lock: it reads the index as the lock holder keeps it.
 
         Returns:
             Hits, best first.
@@ -287,7 +289,7 @@ class MemoryService:
         srcs = set(sources)
         if "memory" in srcs:
             srcs.add("inbox")
-        if srcs & set(FILE_SOURCES):
+        if sync and srcs & set(FILE_SOURCES):
             self._sync(agent_id)
         p = params or self.params
         snap = self.store.snapshot()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from neotask_tui.engine.redact import find_secrets, has_secrets, redact_secrets
+from neotask_tui.text.secrets import find_secrets, has_secrets, redact_secrets
 
 # Built at runtime so no literal credential-looking string sits in the repository.
 OPENAI = "sk-" + "A1b2C3d4E5f6G7h8I9j0" * 2

@@ -11,7 +11,7 @@ import pytest
 
 from neotask_tui.memory import lexical
 from neotask_tui.memory.chunking import approx_tokens, chunk_markdown, format_entry, parse_blocks
-from neotask_tui.memory.secrets import redact
+from neotask_tui.text.secrets import redact
 
 
 def test_chunks_respect_headings_and_sizes() -> None:

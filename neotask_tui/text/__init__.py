@@ -1,0 +1,1 @@
+"""Pure text helpers shared by the engine and memory (no app imports)."""

@@ -30,6 +30,8 @@ from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
+from neotask_tui.text.console import InertConsole, InertRenderHook
+from neotask_tui.text.terminal import inert
 
 
 class SlashCompleter(Completer):
@@ -74,7 +76,9 @@ class Repl:
                  output: Output | None = None) -> None:
         self.engine = engine
         self.key = key
-        self.console = console or Console(highlight=False)
+        self.console = console or InertConsole(highlight=False)
+        if not isinstance(self.console, InertConsole):
+            self.console.push_render_hook(InertRenderHook())  # whatever console it is given, output is inert
         self.session: PromptSession[str] = PromptSession(
             history=FileHistory(str(paths.ensure_dir(paths.history_file().parent) / paths.history_file().name)),
             completer=SlashCompleter(), complete_while_typing=True, key_bindings=_bindings(),
@@ -84,7 +88,7 @@ class Repl:
 
     def print_md(self, text: str) -> None:
         """Render Markdown."""
-        self.console.print(Markdown(text))
+        self.console.print(Markdown(inert(text)))
 
     async def run(self) -> int:
         """Read-eval-print until /quit or end of input."""
@@ -157,7 +161,7 @@ class Repl:
         try:
             async for e in gen:
                 if isinstance(e, ev.TokenDelta):
-                    out.write(e.text)
+                    out.write(inert(e.text))
                     out.flush()
                     streamed = True
                 elif isinstance(e, ev.ContextBuilt):
@@ -201,7 +205,7 @@ def run_repl(settings: Settings, key: str | None = None) -> int:
     try:
         engine = Engine(settings)
     except LockedError as e:
-        sys.stderr.write(f"neotask: {e}\n")
+        sys.stderr.write(inert(f"neotask: {e}") + "\n")
         return 3
 
     async def main() -> int:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from neotask_tui import __version__
+from neotask_tui.text.terminal import inert, inert_json
 
 _MODULES = (
     "neotask_tui.cli.core",
@@ -26,13 +27,13 @@ _MODULES = (
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"neotask: error: {message}\n")
+        sys.stderr.write(inert(f"neotask: error: {message}") + "\n")
         raise SystemExit(2)
 
 
 def print_json(obj: Any) -> None:
-    """Print machine output."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=_default) + "\n")
+    """Print machine output: exact values, with no character a terminal would act on left raw."""
+    sys.stdout.write(inert_json(json.dumps(obj, ensure_ascii=False, indent=2, default=_default)) + "\n")
 
 
 def _default(o: Any) -> Any:
@@ -80,13 +81,13 @@ def main(argv: list[str] | None = None) -> int:
         return handler(args)
     except (UserError, ConfigError) as e:
         msg = str(e).splitlines()[0] if str(e) else repr(e)
-        sys.stderr.write(f"neotask: error: {msg}\n")
+        sys.stderr.write(inert(f"neotask: error: {msg}") + "\n")
         return 2
     except LockedError as e:
-        sys.stderr.write(f"neotask: {e}\n")
+        sys.stderr.write(inert(f"neotask: {e}") + "\n")
         return 3
     except (StorageError, NeotaskError) as e:
-        sys.stderr.write(f"neotask: error: {e}\n")
+        sys.stderr.write(inert(f"neotask: error: {e}") + "\n")
         return 1
     except KeyboardInterrupt:
         return 130

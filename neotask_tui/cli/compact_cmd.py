@@ -45,7 +45,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
     else:
         from rich.markdown import Markdown
 
-        _console().print(Markdown(describe(res)))
+        from neotask_tui.text.terminal import inert
+
+        _console().print(Markdown(inert(describe(res))))
     return 0
 
 

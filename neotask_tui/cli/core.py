@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from neotask_tui.cli import print_json
+from neotask_tui.text.terminal import inert
 
 
 def open_engine(readonly: bool = False, **kw: Any) -> Any:
@@ -26,9 +27,10 @@ def _key(args: argparse.Namespace, engine: Any, attr: str = "key") -> str:
 
 
 def _console() -> Any:
-    from rich.console import Console
+    """The console of plain output: everything it prints is inert (no raw terminal controls)."""
+    from neotask_tui.text.console import InertConsole
 
-    return Console(highlight=False, soft_wrap=True)
+    return InertConsole(highlight=False, soft_wrap=True)
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -52,7 +54,7 @@ async def _send(args: argparse.Namespace) -> int:
         async for e in engine.send(args.text, key):
             if isinstance(e, ev.TokenDelta):
                 if console is not None:
-                    sys.stdout.write(e.text)
+                    sys.stdout.write(inert(e.text))
                     sys.stdout.flush()
             elif isinstance(e, ev.TurnDone):
                 out.update(reply=e.text, session_id=e.session_id, event_id=e.event_id, usage=e.usage,
@@ -69,12 +71,12 @@ async def _send(args: argparse.Namespace) -> int:
                 out["recalled"] = e.items
             elif isinstance(e, ev.TurnFailed):
                 out.update(error=e.error, error_kind=e.error_kind, partial=e.partial_text)
-                sys.stderr.write(f"neotask: {e.error_kind}: {e.error}\n")
+                sys.stderr.write(inert(f"neotask: {e.error_kind}: {e.error}") + "\n")
                 rc = 1
             elif isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted | ev.ProviderInfo):
                 out["notices"].append(e.to_dict())
                 if console is not None and isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted):
-                    sys.stderr.write(f"[{type(e).__name__}] {getattr(e, 'text', '') or e.to_dict()}\n")
+                    sys.stderr.write(inert(f"[{type(e).__name__}] {getattr(e, 'text', '') or e.to_dict()}") + "\n")
         if args.json:
             print_json(out)
         return rc
@@ -169,7 +171,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         groups = res.values() if isinstance(res, dict) else [res]
         console = _console()
         for evs in groups:
-            console.print(Markdown(export_markdown(list(evs))))
+            console.print(Markdown(inert(export_markdown(list(evs)))))
         return 0
     finally:
         engine.close()

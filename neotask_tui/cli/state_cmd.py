@@ -60,18 +60,19 @@ def cmd_state(args: argparse.Namespace) -> int:
         from rich.markdown import Markdown
 
         from neotask_tui.commands.state import describe_view
+        from neotask_tui.text.terminal import inert
 
-        _console().print(Markdown(describe_view(view)))
+        _console().print(Markdown(inert(describe_view(view))))
         return 0
     finally:
         engine.close()
 
 
 def _agent(args: argparse.Namespace, engine: Any) -> str:
-    if args.agent:
-        from neotask_tui.paths import safe_component
+    if args.agent is not None:
+        from neotask_tui.storage.keys import validate_agent_id
 
-        return str(safe_component(args.agent))
+        return validate_agent_id(args.agent)
     return str(engine.parse_key(_key(args, engine)).agent_id)
 
 
@@ -115,11 +116,14 @@ def cmd_inbox(args: argparse.Namespace) -> int:
         from rich.markdown import Markdown
 
         from neotask_tui.commands.state import describe_inbox
+        from neotask_tui.text.terminal import inert
 
-        _console().print(Markdown(describe_inbox(res)))
+        _console().print(Markdown(inert(describe_inbox(res))))
     else:
+        from rich.markup import escape
+
         verb = {"accept": "saved to long-term memory", "reject": "rejected", "edit": "edited"}[action]
-        _console().print(f"#{res.n} {verb}: {res.text}")
+        _console().print(f"#{res.n} {verb}: {escape(res.text)}")
     return 0
 
 

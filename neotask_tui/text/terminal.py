@@ -1,0 +1,67 @@
+"""Text made safe to show in a terminal: control characters become visible and inert.
+
+A reply, a transcript, a memory file or a file name can carry escape sequences: OSC 52 writes the
+clipboard, OSC 0/2 renames the window, CSI 2J clears the screen, CSI 6n makes the terminal type a
+reply into our input, a DCS/APC/PM/SOS string can reach terminal-specific handlers, and the 8-bit C1
+forms (``\\x9b`` is CSI) do the same without an ESC. Bidi overrides (U+202A–202E, U+2066–2069) make
+text read in a different order than it is stored. Every display path (CLI plain output, the REPL,
+the TUI) shows text through :func:`inert`; what is *stored* is never changed.
+
+- C0 controls except ``\\n`` and ``\\t`` become their Control Pictures (ESC → ``␛``, BEL → ``␇``,
+  CR → ``␍``), DEL → ``␡``; a CRLF line ending stays a plain line break.
+- C1 controls (U+0080–U+009F) and the bidi overrides/isolates become ``\\x9b`` / ``\\u202e`` spelled
+  out in ASCII (there are no pictures for them).
+
+Machine output keeps exact values: :func:`inert_json` escapes the same characters as ``\\uXXXX``
+inside JSON text (``json.dumps`` already escapes C0), so a parser reads back the stored string.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+"""LRE RLE PDF LRO RLO and LRI RLI FSI PDI: the "Trojan Source" reordering controls."""
+
+_TABLE: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}
+_TABLE[0x7F] = "\u2421"
+_TABLE.update({c: f"\\x{c:02x}" for c in range(0x80, 0xA0)})
+_TABLE.update({c: f"\\u{c:04x}" for c in _BIDI})
+
+_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_TABLE)) + "]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f" + "".join(chr(c) for c in _BIDI) + "]")
+
+
+def is_inert(text: str) -> bool:
+    """Whether ``text`` holds no character a terminal would act on (``\\n`` and ``\\t`` aside)."""
+    return _UNSAFE.search(text) is None
+
+
+def inert(text: str) -> str:
+    """``text`` with every terminal control made visible and inert (see the module docstring).
+
+    Linear in the length of ``text``; text without controls is returned as it is.
+    """
+    if _UNSAFE.search(text) is None:
+        return text
+    return text.replace("\r\n", "\n").translate(_TABLE)
+
+
+def inert_data(obj: Any) -> Any:
+    """``obj`` (JSON-like: dicts, lists, tuples, strings, numbers) with :func:`inert` applied to
+    every string, keys included, for a human-readable dump."""
+    if isinstance(obj, str):
+        return inert(obj)
+    if isinstance(obj, dict):
+        return {inert_data(k): inert_data(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [inert_data(v) for v in obj]
+    return obj
+
+
+def inert_json(dumped: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with DEL, C1 controls and bidi
+    overrides escaped as ``\\uXXXX``: the same JSON value, safe to print. These characters can
+    only occur inside JSON strings, so escaping them keeps the document valid and exact."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)

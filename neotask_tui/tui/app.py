@@ -27,6 +27,7 @@ from textual.widgets import Footer
 from textual.worker import Worker
 
 from neotask_tui.errors import LockedError
+from neotask_tui.text.terminal import inert
 from neotask_tui.tui.commands import SlashCommandProvider
 from neotask_tui.tui.messages import InboxChanged
 from neotask_tui.tui.themes import chosen_theme, install_themes
@@ -83,6 +84,11 @@ class NeotaskApp(App[int]):
         self.set_keymap(dict(settings.ui.bindings))
         # Themes are registered and the configured one selected before any CSS is parsed.
         self._theme_notes = install_themes(self, chosen_theme(settings.ui.theme))
+
+    def notify(self, message: str, *, title: str = "", **kw: Any) -> None:
+        """Every notification (the app's and its screens') is shown inert: errors quote file names,
+        replies and server messages."""
+        super().notify(inert(message), title=inert(title), **kw)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> Any:
@@ -484,17 +490,9 @@ def run_app(settings: Settings, key: str | None = None) -> int:
     app = make_app(settings, key=key)
     code = app.run()
     if app.startup_error is not None:
-        sys.stderr.write(app.startup_error[1] + "\n")
+        sys.stderr.write(inert(app.startup_error[1]) + "\n")
         return app.startup_error[0]
     return int(code or 0)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "ev":  # kept importable from here; loaded on demand (not needed for the first paint)
-        from neotask_tui.engine import events
-
-        return events
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["NeotaskApp", "make_app", "run_app"]

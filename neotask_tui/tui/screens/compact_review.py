@@ -9,6 +9,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Markdown, Static, TextArea
 
+from neotask_tui.text.terminal import inert
+
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
     if isinstance(obj, dict):
@@ -65,16 +67,17 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
         notes.append(f"{len(_get(r, 'kept_ids', []) or [])} recent event(s) kept raw")
         with Vertical(id="review"):
             yield Static(head, id="review-title")
-            yield Static(" · ".join(notes), id="review-notes", markup=False)
+            yield Static(inert(" · ".join(notes)), id="review-notes", markup=False)
             with VerticalScroll(id="review-body"):
                 yield Static("Draft summary", classes="section-title")
-                yield Markdown(str(_get(r, "summary", "")) or "_(empty)_", id="review-summary")
-                yield TextArea(str(_get(r, "summary", "")), id="review-editor", soft_wrap=True)
+                summary = inert(str(_get(r, "summary", "")))  # an edit starts from what is shown
+                yield Markdown(summary or "_(empty)_", id="review-summary")
+                yield TextArea(summary, id="review-editor", soft_wrap=True)
                 yield Static(f"Not covered by the summary ({len(dropped)})", classes="section-title")
-                yield Markdown(dropped_markdown(dropped) or "_nothing dropped_", id="review-dropped")
+                yield Markdown(inert(dropped_markdown(dropped)) or "_nothing dropped_", id="review-dropped")
                 if repaired:
                     yield Static(f"Repaired by the guard ({len(repaired)})", classes="section-title")
-                    yield Markdown(dropped_markdown(repaired), id="review-repaired")
+                    yield Markdown(inert(dropped_markdown(repaired)), id="review-repaired")
             with Horizontal(id="review-buttons"):
                 yield Button("Accept (a)", variant="primary", id="accept")
                 yield Button("Edit summary (e)", id="edit")

@@ -9,6 +9,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from neotask_tui.text.terminal import inert
+
 
 class ContextScreen(Screen[None]):
     """Shows ``/context`` data: ``{"ledger": {...}, "messages": [{role, content, section}]}``."""
@@ -29,7 +31,7 @@ class ContextScreen(Screen[None]):
         with VerticalScroll(id="context-messages"):
             for i, m in enumerate(self.data.get("messages") or []):
                 yield Static(f"#{i + 1} {m.get('role')} · {m.get('section')}", classes="ctx-head")
-                yield Static(str(m.get("content", "")), classes="ctx-body", markup=False)
+                yield Static(inert(str(m.get("content", ""))), classes="ctx-body", markup=False)
             dropped = led.get("dropped_event_ids") or []
             if dropped:
                 ids = ", ".join(f"e:{i}" for i in dropped)

@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from neotask_tui.text.terminal import inert
 from neotask_tui.tui.messages import InboxChanged
 from neotask_tui.tui.screens.modals import InputModal
 
@@ -56,7 +57,8 @@ class InboxScreen(Screen[None]):
         self.entries = list(await state.inbox_list(self.agent))
         table.clear()
         for e in self.entries:
-            table.add_row(str(e.n), e.text[:70], e.scope, e.reason[:30], ", ".join(e.failed) or "—")
+            table.add_row(str(e.n), inert(e.text)[:70], inert(e.scope), inert(e.reason)[:30],
+                          inert(", ".join(e.failed)) or "—")
         self.query_one("#inbox-detail", Static).update(
             f"{len(self.entries)} pending · a accept (writes to long-term memory with source and time) · "
             "e edit · r reject (never proposed again)" if self.entries else "inbox is empty")

@@ -9,6 +9,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, Static
 
+from neotask_tui.text.terminal import inert
+
 
 class InputModal(ModalScreen[str | None]):
     """Ask for one line of text (Enter accepts, Esc cancels)."""
@@ -18,8 +20,8 @@ class InputModal(ModalScreen[str | None]):
 
     def __init__(self, title: str, value: str = "", placeholder: str = "") -> None:
         super().__init__()
-        self.title_text = title
-        self.value = value
+        self.title_text = inert(title)
+        self.value = inert(value)  # an edit starts from what is shown
         self.placeholder = placeholder
 
     def compose(self) -> Any:
@@ -44,8 +46,8 @@ class TextModal(ModalScreen[None]):
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
-        self.title_text = title
-        self.text = text
+        self.title_text = inert(title)
+        self.text = inert(text)
 
     def compose(self) -> Any:
         with Vertical(id="dialog", classes="-wide"):

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from neotask_tui.text.terminal import inert
 from neotask_tui.tui.widgets.transcript import Transcript, entries_from_events
 
 
@@ -75,10 +76,10 @@ class SessionsScreen(Screen[tuple[str, str] | None]):
             state = "archived" if r.get("archived") else "current"
             if r.get("archived") and r.get("reason"):
                 state += f" ({r['reason']})"
-            table.add_row(r.get("key", ""), r.get("session_id", ""),
+            table.add_row(inert(str(r.get("key", ""))), inert(str(r.get("session_id", ""))),
                           str(r.get("last_activity_at") or "")[:16].replace("T", " "),
                           f"{c.get('input', 0):,}", f"{c.get('output', 0):,}",
-                          str(r.get("compaction_count", 0)), state)
+                          str(r.get("compaction_count", 0)), inert(state))
         self.query_one("#sessions-detail", Static).update(
             f"{len(self.shown)} of {len(self.rows)} session(s) · Enter resumes a current session or views an "
             "archived one · r restores an archived session")

@@ -12,6 +12,8 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from neotask_tui.text.terminal import inert
+
 
 def countdown(until: datetime | None, now: datetime) -> str:
     """Human countdown: ``1h 05m``, ``42s``, ``expired``."""
@@ -34,7 +36,7 @@ def countdown(until: datetime | None, now: datetime) -> str:
 
 def _value(v: Any) -> str:
     s = v if isinstance(v, str) else repr(v)
-    return s.replace("\n", " ")
+    return inert(s).replace("\n", " ")
 
 
 class StatePanel(Vertical):
@@ -87,7 +89,7 @@ class StatePanel(Vertical):
         for e in list(view.active) + list(view.expired):
             expired = e.expired_at is not None
             t = Text()
-            t.append(str(e.field), style="bold strike dim" if expired else "bold")
+            t.append(inert(str(e.field)), style="bold strike dim" if expired else "bold")
             t.append("  ")
             t.append(_value(e.value)[:200], style="strike dim" if expired else "")
             detail = [str(e.source), str(e.scope)]
@@ -99,7 +101,7 @@ class StatePanel(Vertical):
                 detail.append(f"until {e.until_event}")
             elif e.workflow:
                 detail.append("until /done")
-            t.append("\n  " + " · ".join(detail), style="dim")
+            t.append("\n  " + inert(" · ".join(detail)), style="dim")
             opts.append(Option(t, disabled=expired))
             self.entries.append(e)
         ol.add_options(opts)
@@ -172,9 +174,9 @@ class RecallSidebar(Vertical):
         for it in self.items:
             t = Text()
             t.append(f"{float(it.get('score', 0)):.2f} ", style="bold")
-            t.append(str(it.get("source", "")), style="underline")
-            t.append(f"  [{it.get('scope', '')}]", style="dim")
-            t.append("\n  " + str(it.get("text", "")).replace("\n", " ")[:160])
+            t.append(inert(str(it.get("source", ""))), style="underline")
+            t.append(inert(f"  [{it.get('scope', '')}]"), style="dim")
+            t.append("\n  " + inert(str(it.get("text", ""))).replace("\n", " ")[:160])
             ol.add_option(Option(t))
         self.set_foot(self.summary())
 

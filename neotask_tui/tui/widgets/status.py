@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from neotask_tui.text.terminal import inert
 from neotask_tui.tui.widgets.side import countdown
 
 
@@ -42,7 +43,7 @@ class StatusBar(Widget):
         t.append(self.key or "…")
         if self.provider:
             t.append("  ·  ")
-            t.append(self.provider, style="bold")
+            t.append(inert(self.provider), style="bold")
         if self.next_reset and self.now:
             when, kind = self.next_reset
             t.append("  ·  ")
@@ -54,5 +55,5 @@ class StatusBar(Widget):
             t.append("  ·  ")
             t.append(self.activity, style="italic")
         if self.reason:
-            t.append(f"  ·  {self.reason}", style="dim")
+            t.append(inert(f"  ·  {self.reason}"), style="dim")
         return t

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
+
+from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:  # Markdown (markdown-it, pygments) loads with the first message, after the first paint
     from textual.widgets import Markdown
@@ -103,13 +105,14 @@ class MessageView(Vertical):
         label = ROLE_LABEL.get(e.kind, e.kind)
         status = {"interrupted": " · [b]⏸ interrupted — partial reply kept[/b]",
                   "failed": " · [b]✗ failed[/b]", "streaming": " · …"}.get(e.status, "")
-        meta = f" [dim]{escape(e.meta)}[/dim]" if e.meta else ""
+        meta = f" [dim]{escape(inert(e.meta))}[/dim]" if e.meta else ""
         return f"[b]{label}[/b]{status}{meta}"
 
     def compose(self) -> Any:
         from textual.widgets import Collapsible, Markdown
 
-        e = self.entry
+        # Shown inert (escape sequences visible, never sent to the terminal); the entry keeps the text.
+        e = replace(self.entry, text=inert(self.entry.text), title=inert(self.entry.title))
         if e.kind in ("user", "assistant"):
             yield Static(self._header_text(), classes="msg-header")
         if e.kind == "command":
@@ -155,7 +158,7 @@ class MessageView(Vertical):
             return
         if self._stream is None:
             self._stream = Markdown.get_stream(self.body)
-        await self._stream.write(fragment)
+        await self._stream.write(inert(fragment))
 
     async def finish(self) -> None:
         """Flush and stop the stream."""

@@ -11,6 +11,7 @@ falls back to its default.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -143,6 +144,8 @@ class MemorySettings:
     """Index archived session transcripts of the same scope as a separate source."""
     watch: bool = True
     """Watch memory files while the app runs and reindex on change."""
+    max_file_bytes: int = 1024 * 1024
+    """Memory files larger than this (bytes, 1 KiB..1 GiB) are not indexed; the user is told once."""
 
 
 @dataclass
@@ -182,7 +185,10 @@ def _coerce(value: Any, typ: Any, where: str) -> Any:
             return False
         raise ConfigError(f"{where}: expected true/false, got {value!r}")
     if typ is int:
-        if isinstance(value, bool):
+        # A TOML float is taken only when integral (5.0); 4.7 or inf is an error, never truncated.
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, int | str):
             raise ConfigError(f"{where}: expected an integer, got {value!r}")
         try:
             return int(value)
@@ -192,9 +198,12 @@ def _coerce(value: Any, typ: Any, where: str) -> Any:
         if isinstance(value, bool):
             raise ConfigError(f"{where}: expected a number, got {value!r}")
         try:
-            return float(value)
-        except (TypeError, ValueError):
+            f = float(value)
+        except (TypeError, ValueError, OverflowError):
             raise ConfigError(f"{where}: expected a number, got {value!r}") from None
+        if not math.isfinite(f):
+            raise ConfigError(f"{where}: expected a finite number, got {value!r}")
+        return f
     if typ is str:
         if not isinstance(value, str):
             raise ConfigError(f"{where}: expected a string, got {value!r}")
@@ -212,28 +221,61 @@ class _RangeError(ValueError):
         self.section, self.key, self.msg = section, key, msg
 
 
+_BIG = 10_000_000
+"""Upper bound of token counts: far above any model's window, far below what overflows a timedelta."""
+
+RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    ("session", "daily_reset_hour"): (-1, 23),
+    ("session", "idle_reset_minutes"): (0, 5_256_000),           # ten years
+    ("session", "cleanup_days"): (1, 36_500),                     # a hundred years
+    ("compaction", "threshold"): (0.05, 1.0),
+    ("compaction", "min_messages"): (0, 1_000_000),
+    ("compaction", "keep_recent_tokens"): (0, _BIG),
+    ("compaction", "rebuild_every"): (0, 1_000_000),
+    ("compaction", "timeout_seconds"): (0.001, 86_400),
+    ("context", "reply_reserve_tokens"): (0, _BIG),
+    ("context", "tool_result_max_tokens"): (1, _BIG),
+    ("context", "max_message_tokens"): (1, _BIG),
+    ("context", "window_tokens"): (0, _BIG),                      # and 0 or >= 256, see _validate
+    ("provider", "local_context"): (256, _BIG),
+    ("provider", "local_threads"): (0, 4096),
+    ("provider", "max_tokens"): (1, _BIG),
+    ("provider", "timeout_seconds"): (0.001, 86_400),
+    ("provider", "max_retries"): (0, 20),
+    ("memory", "chunk_tokens"): (16, 65_536),
+    ("memory", "recall_k"): (1, 1000),
+    ("memory", "recall_budget_tokens"): (0, _BIG),
+    ("memory", "min_score"): (-1_000_000, 1_000_000),
+}
+"""Documented inclusive range of every numeric setting; a value outside is an error naming where."""
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
 def _validate(s: Settings) -> None:
     def bad(section: str, key: str, msg: str) -> None:
         raise _RangeError(section, key, msg)
 
-    if not -1 <= s.session.daily_reset_hour <= 23:
-        bad("session", "daily_reset_hour", "must be -1 (off) or 0..23")
-    if s.session.idle_reset_minutes < 0:
-        bad("session", "idle_reset_minutes", "must be >= 0")
-    if s.session.cleanup_days < 1:
-        bad("session", "cleanup_days", "must be >= 1")
-    if not 0.05 <= s.compaction.threshold <= 1.0:
-        bad("compaction", "threshold", "must be between 0.05 and 1.0")
-    if s.compaction.min_messages < 0:
-        bad("compaction", "min_messages", "must be >= 0")
+    for (section, key), (lo, hi) in RANGES.items():
+        obj = getattr(s, section)
+        if not hasattr(obj, key):
+            continue
+        v = getattr(obj, key)
+        if not lo <= v <= hi:
+            extra = " (-1 turns it off)" if (section, key) == ("session", "daily_reset_hour") else ""
+            bad(section, key, f"must be between {_num(lo)} and {_num(hi)}{extra}, got {v!r}")
     if s.context.strategy not in {"summary", "window"}:
         bad("context", "strategy", "must be 'summary' or 'window'")
-    if s.context.window_tokens < 0:
-        bad("context", "window_tokens", "must be >= 0")
-    if s.memory.chunk_tokens < 16:
-        bad("memory", "chunk_tokens", "must be >= 16")
+    if 0 < s.context.window_tokens < 256:
+        bad("context", "window_tokens", "must be 0 (from the model table) or at least 256")
+    if s.context.window_tokens and s.context.reply_reserve_tokens >= s.context.window_tokens:
+        bad("context", "reply_reserve_tokens", "must be smaller than context.window_tokens")
     if not 0 <= s.memory.chunk_overlap < s.memory.chunk_tokens:
         bad("memory", "chunk_overlap", "must be >= 0 and smaller than chunk_tokens")
+    if not 1024 <= s.memory.max_file_bytes <= 1024**3:
+        bad("memory", "max_file_bytes", "must be between 1024 (1 KiB) and 1073741824 (1 GiB)")
 
 
 def _line_of(text: str, section: str, key: str) -> int | None:
@@ -285,7 +327,7 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
                 setattr(obj, f.name, _coerce(table[f.name], typ, f"{path}:{line or '?'}: {sect.name}.{f.name}"))
             ev = f"NEOTASK_{sect.name.upper()}_{f.name.upper()}"
             if ev in env and typ is not dict:
-                setattr(obj, f.name, _coerce(env[ev], typ, f"env {ev}"))
+                setattr(obj, f.name, _coerce(env[ev], typ, f"env {ev}: {sect.name}.{f.name}"))
     for k in raw:
         if k not in {f.name for f in fields(Settings)}:
             raise ConfigError(f"{path}: unknown section [{k}]")

@@ -13,9 +13,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
+import tempfile
 from pathlib import Path
 
 import platformdirs
+
+from neotask_tui.errors import UserError
 
 APP = "neotask"
 DIR_MODE = 0o700
@@ -94,18 +98,106 @@ def history_file() -> Path:
     return data_dir() / "history"
 
 
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+_PLAIN = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789-")
+_FOLDER = re.compile(r"(?:[a-z0-9-]|%[0-9a-f]{2})+")
+_LEGACY_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+NAME_MAX = 255
+"""Longest folder name (bytes) an agent id may map to; every common filesystem allows 255."""
 
 
-def safe_component(name: str) -> str:
-    """Turn an agent id (or other user-given name) into one safe path component."""
-    s = _SAFE.sub("_", name).strip(".")
-    return s or "_"
+def agent_folder(agent_id: str) -> str:
+    """The folder name of an agent's workspace: injective, reversible, safe on any filesystem.
+
+    Lowercase ASCII letters, digits and ``-`` are kept as they are (so ``main`` stays ``main``);
+    every other UTF-8 byte — uppercase, ``.``, ``_``, ``@``, ``+``, spaces, non-ASCII — becomes
+    ``%xx`` in lowercase hex. The result uses only ``[a-z0-9%-]``, so two ids never share a folder,
+    not even on a case-insensitive or Unicode-normalising filesystem, and it is never ``.``/``..``.
+
+    Raises:
+        ValueError: for an empty id, or one whose folder name would exceed :data:`NAME_MAX` bytes.
+    """
+    if not agent_id:
+        raise ValueError("an agent id cannot be empty")
+    out = "".join(chr(b) if b in _PLAIN else f"%{b:02x}" for b in agent_id.encode("utf-8", "surrogatepass"))
+    if len(out) > NAME_MAX:
+        raise ValueError(f"agent id {agent_id[:40]!r}… is too long for a folder name")
+    return out
+
+
+def agent_id_from_folder(folder: str) -> str:
+    """The agent id whose workspace folder is ``folder`` (inverse of :func:`agent_folder`).
+
+    Raises:
+        ValueError: when ``folder`` is not a name :func:`agent_folder` produces.
+    """
+    if not _FOLDER.fullmatch(folder):
+        raise ValueError(f"{folder!r} is not an agent folder name")
+    raw = bytearray()
+    i = 0
+    while i < len(folder):
+        if folder[i] == "%":
+            raw.append(int(folder[i + 1:i + 3], 16))
+            i += 3
+        else:
+            raw.append(ord(folder[i]))
+            i += 1
+    agent = bytes(raw).decode("utf-8", "surrogatepass")  # invalid UTF-8 raises (a ValueError)
+    if agent_folder(agent) != folder:  # e.g. "%61" for a plain "a": not canonical
+        raise ValueError(f"{folder!r} is not an agent folder name")
+    return agent
+
+
+def legacy_agent_folder(agent_id: str) -> str:
+    """The folder name releases before the injective mapping used (lossy: ``alice.`` was ``alice``)."""
+    return _LEGACY_UNSAFE.sub("_", agent_id).strip(".") or "_"
+
+
+def agents_dir() -> Path:
+    """Parent of every agent workspace."""
+    return data_dir() / "agents"
 
 
 def workspace_dir(agent_id: str) -> Path:
-    """The agent's workspace: ``MEMORY.md``, ``memory/`` and the inbox live here."""
-    return data_dir() / "agents" / safe_component(agent_id)
+    """The agent's workspace: ``MEMORY.md``, ``memory/`` and the inbox live here (pure: no disk access)."""
+    return agents_dir() / agent_folder(agent_id)
+
+
+def legacy_workspace(agent_id: str) -> Path | None:
+    """The pre-injective folder that :func:`migrate_workspace` would move for ``agent_id``, if any.
+
+    Only a folder that no id maps to today qualifies: ``agents/alice`` is plain ``alice``'s own
+    folder, so ``alice.`` never takes it.
+    """
+    old = legacy_agent_folder(agent_id)
+    if old == agent_folder(agent_id) or _FOLDER.fullmatch(old):
+        return None
+    return agents_dir() / old
+
+
+def migrate_workspace(agent_id: str) -> str | None:
+    """Move the agent's workspace from its pre-injective folder once; return a notice if moved.
+
+    Before the injective mapping, ``My.Agent`` lived in ``agents/My.Agent`` and ``team@x`` in
+    ``agents/team_x``. When that folder exists and the new one does not, it is renamed (atomic, on
+    the same filesystem) so nobody's memory disappears. Ids that differed only in the lost
+    characters shared that folder; whichever is used first takes it, and the notice says so.
+    """
+    old = legacy_workspace(agent_id)
+    if old is None:
+        return None
+    new = workspace_dir(agent_id)
+    try:
+        # Listed by its exact name: on a case-insensitive disk agents/Main *is* agents/main.
+        if old.name not in os.listdir(old.parent) or old.is_symlink() or not old.is_dir():
+            return None
+        if os.path.lexists(new):
+            return None
+        os.rename(old, new)
+    except OSError:
+        return None  # another process moved it first, or it cannot move: the old folder stays intact
+    return (f"moved the workspace of agent {agent_id!r} from {old} to {new} (agent ids now map to "
+            f"folders one to one; ids that differed only in characters like . _ @ + or case shared "
+            f"{old.name} before)")
 
 
 def memory_db_dir() -> Path:
@@ -116,6 +208,57 @@ def memory_db_dir() -> Path:
 def model_cache_dir() -> Path:
     """Where user-configured extra models (downloaded when online) are cached."""
     return data_dir() / "models"
+
+
+def home_problem() -> str | None:
+    """Why the data dir cannot be used, as one line (``None`` when it is a directory or can be made).
+
+    Checks what a writer needs: every existing ancestor a directory, and the data dir creatable
+    and writable (probed by creating it, never by permission bits: root ignores those).
+    """
+    d = data_dir()
+    where = f"NEOTASK_HOME={os.environ['NEOTASK_HOME']}" if _home() else f"the data dir {d}"
+    try:
+        ensure_dir(d)
+        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=d)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        p = d
+        while not p.exists() and p != p.parent:
+            p = p.parent
+        what = f"{p} is not a directory" if p.exists() and not p.is_dir() else (e.strerror or str(e))
+        return f"{where}: cannot use {d} ({what})"
+    return None
+
+
+def ensure_data_dir(path: Path) -> Path:
+    """:func:`ensure_dir` for a directory under the data dir, with a one-line user error on failure.
+
+    Raises:
+        UserError: naming ``NEOTASK_HOME`` (or the data dir) and the reason.
+    """
+    try:
+        ensure_dir(path)
+    except OSError:
+        raise UserError(home_problem() or f"cannot create {path}") from None
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """Create ``path`` (mode 0600, parents 0700) if missing and make it 0600 if it is not; return it.
+
+    For files that other code appends to by name (prompt-toolkit's history), so they are never
+    created with the umask's 0644.
+    """
+    ensure_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    try:
+        if stat.S_IMODE(os.fstat(fd).st_mode) != FILE_MODE:
+            os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    return path
 
 
 def ensure_dir(path: Path) -> Path:

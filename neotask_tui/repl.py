@@ -80,7 +80,7 @@ class Repl:
         if not isinstance(self.console, InertConsole):
             self.console.push_render_hook(InertRenderHook())  # whatever console it is given, output is inert
         self.session: PromptSession[str] = PromptSession(
-            history=FileHistory(str(paths.ensure_dir(paths.history_file().parent) / paths.history_file().name)),
+            history=FileHistory(str(paths.private_file(paths.history_file()))),
             completer=SlashCompleter(), complete_while_typing=True, key_bindings=_bindings(),
             input=input, output=output,
         )

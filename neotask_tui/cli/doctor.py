@@ -11,13 +11,18 @@ from neotask_tui.storage.transcript import _already_quarantined, read_header, re
 
 
 def run_doctor(*, fix: bool = False) -> dict[str, Any]:
-    """Check index vs transcripts, torn/corrupt lines, orphans, config and provider choice.
+    """Check the data dir is usable, index vs transcripts, torn/corrupt lines, orphans, config and
+    provider choice.
 
     With ``fix`` the data-dir lock is taken and problems are repaired: torn tails quarantined and
     cut, the index rebuilt, orphaned live transcripts archived.
     """
     problems: list[str] = []
     fixed: list[str] = []
+    home = paths.home_problem()
+    if home is not None:  # nothing below can work (or be repaired) without a usable data dir
+        return {"data_dir": str(paths.data_dir()), "provider": "unknown (no usable data dir)", "sessions": 0,
+                "problems": [home], "fixed": [], "quarantined": [], "clean": False}
     lock = DataLock()
     if fix:
         lock.acquire()

@@ -5,22 +5,24 @@
 - ``neotask memory reindex [--full]`` brings the index up to date (rich progress bar).
 - ``neotask memory forget ID|QUERY`` removes a passage and verifies a search cannot find it.
 
-Every subcommand takes ``--agent`` (default: ``general.agent``) and ``--json``.
+Every subcommand takes ``--agent`` (default: ``general.agent``) and ``--json``. ``add``, ``reindex``
+and ``forget`` write, so they take the data-dir lock (exit 3 while another process holds it).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from neotask_tui.errors import UserError
 
 
 def _console() -> Any:
-    from rich.console import Console
+    from neotask_tui.text.console import InertConsole
 
-    return Console(highlight=False, soft_wrap=True)
+    return InertConsole(highlight=False, soft_wrap=True)
 
 
 def _print_json(obj: Any) -> None:
@@ -29,16 +31,47 @@ def _print_json(obj: Any) -> None:
     print_json(obj)
 
 
-def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | None = None) -> tuple[Any, str]:
+@contextlib.contextmanager
+def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | None = None, *,
+          write: bool) -> Iterator[tuple[Any, str, bool]]:
+    """The memory service, the validated agent id and whether this process holds the data-dir lock.
+
+    A writer that finds the lock held fails with exit 3 naming the holder, as ``send`` does. A
+    reader (``search``) takes the lock only if it is free — then it may bring the index up to date
+    first; otherwise it reads the index as the holder keeps it and writes nothing.
+    """
+    import sys
+
     from neotask_tui.config import load_settings
-    from neotask_tui.memory.service import MemoryService
-    from neotask_tui.paths import safe_component
+    from neotask_tui.errors import LockedError
+    from neotask_tui.paths import migrate_workspace
+    from neotask_tui.storage.keys import validate_agent_id
+    from neotask_tui.storage.lock import DataLock
 
     settings = load_settings()
     if not settings.memory.enabled:
         raise UserError("long-term memory is disabled (memory.enabled = false)")
-    agent = safe_component(args.agent or settings.general.agent)
-    return MemoryService(settings.memory, progress=progress), agent
+    agent = validate_agent_id(settings.general.agent if args.agent is None else args.agent)
+    lock = DataLock()
+    try:
+        lock.acquire()
+    except LockedError:
+        if write:
+            raise
+    try:
+        if lock.held:
+            note = migrate_workspace(agent)
+            if note:
+                sys.stderr.write(f"neotask: {note}\n")
+        from neotask_tui.memory.service import MemoryService  # after the lock: a refused writer exits fast
+
+        svc = MemoryService(settings.memory, progress=progress)
+        try:
+            yield svc, agent, lock.held
+        finally:
+            svc.close()
+    finally:
+        lock.release()
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -46,13 +79,11 @@ def cmd_add(args: argparse.Namespace) -> int:
     import sys
 
     text = sys.stdin.read() if args.text == "-" else args.text
-    svc, agent = _open(args)
-    try:
-        rec = svc.add(agent, text, file=args.file, source="user", scope=args.scope)
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    finally:
-        svc.close()
+    with _open(args, write=True) as (svc, agent, _):
+        try:
+            rec = svc.add(agent, text, file=args.file, source="user", scope=args.scope)
+        except ValueError as e:
+            raise UserError(str(e)) from None
     if args.json:
         _print_json(rec.to_dict())
     else:
@@ -67,13 +98,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     """Run ``neotask memory search``."""
     if args.k < 1:
         raise UserError("--k must be at least 1")
-    svc, agent = _open(args)
-    try:
+    with _open(args, write=False) as (svc, agent, locked):
         sources = tuple(args.source) if args.source else ("memory", "transcript")
         hits = svc.search(args.query, agent_id=agent, k=args.k, sources=sources,
-                          scopes=args.scope or None)
-    finally:
-        svc.close()
+                          scopes=args.scope or None, sync=locked)
     if args.json:
         _print_json([h.to_dict() for h in hits])
         return 0
@@ -84,9 +112,11 @@ def cmd_search(args: argparse.Namespace) -> int:
     from rich.panel import Panel
     from rich.text import Text
 
+    from neotask_tui.text.terminal import inert
+
     for n, h in enumerate(hits, 1):
-        title = f"{n}. {h.location} · {h.scope} · {h.source} · score {h.score:.3f}"
-        body = Text(h.text)
+        title = Text(inert(f"{n}. {h.location} · {h.scope} · {h.source} · score {h.score:.3f}"))
+        body = Text(inert(h.text))
         body.append(f"\nid {h.id} — {h.why}", style="dim")
         con.print(Panel(body, title=title, title_align="left"))
     return 0
@@ -105,12 +135,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     def cb(phase: str, done: int, total: int) -> None:
         prog.update(task, description=phase, completed=done, total=total or None)
 
-    svc, agent = _open(args, progress=cb)
-    try:
-        with prog:
-            stats = svc.reindex(agent, full=args.full)
-    finally:
-        svc.close()
+    with _open(args, progress=cb, write=True) as (svc, agent, _), prog:
+        stats = svc.reindex(agent, full=args.full)
     if args.json:
         _print_json(stats.to_dict())
     else:
@@ -123,13 +149,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     """Run ``neotask memory forget``."""
-    svc, agent = _open(args)
-    try:
-        rec = svc.forget(agent, args.target)
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    finally:
-        svc.close()
+    with _open(args, write=True) as (svc, agent, _):
+        try:
+            rec = svc.forget(agent, args.target)
+        except ValueError as e:
+            raise UserError(str(e)) from None
     if args.json:
         _print_json(rec.to_dict())
         return 0

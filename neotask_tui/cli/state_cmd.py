@@ -90,6 +90,7 @@ def cmd_inbox(args: argparse.Namespace) -> int:
     async def run() -> Any:
         st = _manager(engine)
         agent = _agent(args, engine)
+        engine.migrate_workspace(agent)  # a writer moves a pre-injective folder first (no-op when read-only)
         if action == "list":
             return await st.inbox_list(agent, status=None if args.all else "pending")
         if action == "accept":

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from neotask_tui import paths
 from neotask_tui.config import Settings, load_settings
 from neotask_tui.engine import events as ev
 from neotask_tui.engine import recall as _recall
@@ -79,6 +80,11 @@ class Engine:
                 if fixed:
                     self.store.notices.append(
                         f"archived {len(fixed)} orphaned transcript(s) left by an interrupted switch")
+                agents = {parse_key(k).agent_id for k in self.store.records}
+                with contextlib.suppress(UserError):
+                    agents.add(parse_key(self.settings.general.default_key).agent_id)
+                for agent in sorted(agents):
+                    self.migrate_workspace(agent)
         except BaseException:
             self._lock.release()
             raise
@@ -128,6 +134,16 @@ class Engine:
     def default_key(self) -> str:
         """The configured default session key."""
         return validate_key(self.settings.general.default_key)
+
+    def migrate_workspace(self, agent_id: str) -> None:
+        """Move the agent's workspace from its pre-injective folder name once (writers only); the
+        move is reported as a notice of the next turn."""
+        if self.readonly:
+            return
+        note = paths.migrate_workspace(agent_id)
+        if note:
+            log.info("%s", note)
+            self.store.notices.append(note)
 
     @staticmethod
     def parse_key(key: str) -> SessionKey:
@@ -274,6 +290,7 @@ class Engine:
     def _route(self, key: str) -> tuple[SessionRecord, ev.SessionReset | None]:
         """Resolve ``key`` to its session, starting a fresh one if the old one is stale."""
         key = validate_key(key)
+        self.migrate_workspace(parse_key(key).agent_id)
         rec = self.store.get(key)
         if rec is None:
             return self.current_record(key), None

@@ -47,7 +47,7 @@ WORKFLOW_FIELDS = frozenset(
 )
 """Fields bound to the current workflow by default: they expire on ``/done``."""
 
-_FIELD_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]{0,63}$")
+_FIELD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]{0,63}")
 _DUR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day|w|week)s?\s*$", re.I)
 _UNIT = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400,
          "w": 604800, "week": 604800}
@@ -77,7 +77,7 @@ def parse_time(text: str) -> datetime:
 
 def valid_field(name: str) -> bool:
     """Whether ``name`` is a usable state field name (typed or custom)."""
-    return bool(_FIELD_RE.match(name))
+    return bool(_FIELD_RE.fullmatch(name))
 
 
 @dataclass(slots=True)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from neotask_tui.errors import UserError
 
-_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +35,7 @@ def parse_key(key: str) -> SessionKey:
     if len(parts) != 4 or parts[0] != "agent":
         raise UserError(f"bad session key {key[:80]!r}: expected agent:<agent_id>:<channel>:<chat_id>")
     for name, value in zip(("agent_id", "channel", "chat_id"), parts[1:], strict=True):
-        if not _PART.match(value) or ".." in value:
+        if not _PART.fullmatch(value) or ".." in value:
             raise UserError(
                 f"bad session key {key[:80]!r}: {name} must be 1-64 chars of letters, digits, . _ @ + - "
                 "and start with a letter or digit"
@@ -45,3 +46,24 @@ def parse_key(key: str) -> SessionKey:
 def validate_key(key: str) -> str:
     """Return the canonical key string, raising :class:`UserError` if invalid."""
     return str(parse_key(key))
+
+
+def validate_agent_id(agent_id: str) -> str:
+    """Return ``agent_id`` if it may appear in a session key, else raise :class:`UserError`."""
+    if not isinstance(agent_id, str) or not _PART.fullmatch(agent_id) or ".." in agent_id:
+        raise UserError(
+            f"bad agent id {str(agent_id)[:80]!r}: must be 1-64 chars of letters, digits, . _ @ + - "
+            "and start with a letter or digit"
+        )
+    return agent_id
+
+
+def validate_session_id(session_id: str) -> str:
+    """Return ``session_id`` if it is a session id (never a path), else raise :class:`UserError`.
+
+    Session ids look like ``20261129-225432-3f2a9c1b``; letters, digits, ``-`` and ``_`` only, so
+    ``../archive/<id>`` or ``/etc/passwd`` can never reach a path.
+    """
+    if not isinstance(session_id, str) or not _SESSION_ID.fullmatch(session_id):
+        raise UserError(f"bad session id {str(session_id)[:80]!r}: expected one like 20261129-225432-3f2a9c1b")
+    return session_id

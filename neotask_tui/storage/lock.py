@@ -2,18 +2,23 @@
 
 ``fcntl.flock`` on ``<data>/neotask.lock`` (released by the kernel when the process dies, so a
 SIGKILL never leaves a stale lock). The holder's pid is written into the file so a second process
-can say who holds it. Read-only commands don't take the lock.
+can say who holds it. Every command that writes under the data dir takes it; read-only commands
+don't (``memory search`` takes it only when it is free, to bring the index up to date first, as
+``git status`` does with its index lock). The file is opened with
+``O_NOFOLLOW`` and must be a regular file: a planted symlink never gets its target truncated.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 from pathlib import Path
 
 from neotask_tui import paths
-from neotask_tui.errors import LockedError
+from neotask_tui.errors import LockedError, StorageError
 
 
 class DataLock:
@@ -32,8 +37,8 @@ class DataLock:
         """Take the lock or raise :class:`LockedError` naming the holder."""
         if self._fd is not None:
             return
-        paths.ensure_dir(self.path.parent)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, paths.FILE_MODE)
+        paths.ensure_data_dir(self.path.parent)
+        fd = self._open()
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -49,6 +54,24 @@ class DataLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
+
+    def _open(self) -> int:
+        """Open the lock file without following a link; refuse anything but a regular file."""
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            fd = os.open(self.path, flags, paths.FILE_MODE)
+        except OSError as e:
+            if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO) or os.path.islink(self.path):
+                raise StorageError(self._not_regular()) from None
+            raise StorageError(f"cannot open the lock file {self.path}: {e.strerror or e}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise StorageError(self._not_regular())
+        return fd
+
+    def _not_regular(self) -> str:
+        return (f"the lock file {self.path} is a symlink or not a regular file; "
+                "remove it (no neotask process is using it) and try again")
 
     def release(self) -> None:
         """Release the lock (idempotent)."""

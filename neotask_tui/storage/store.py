@@ -24,6 +24,7 @@ from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.atomic import fsync_dir
 from neotask_tui.storage.events import Event, now_iso
 from neotask_tui.storage.index import Counters, SessionRecord, load_index, recount_from_transcript, save_index
+from neotask_tui.storage.keys import validate_session_id
 from neotask_tui.storage.transcript import (
     LoadIssue,
     append_events,
@@ -86,8 +87,8 @@ class SessionStore:
         return self.records.get(key)
 
     def transcript_path(self, session_id: str) -> Path:
-        """Where a session's transcript is (live or archived)."""
-        live = paths.transcript_path(session_id)
+        """Where a session's transcript is (live or archived); a path-like id is refused."""
+        live = paths.transcript_path(validate_session_id(session_id))
         if live.exists():
             return live
         arch = paths.archived_transcript_path(session_id)
@@ -388,5 +389,11 @@ def parse_ts(ts: str) -> datetime:
 
 
 def touch(rec: SessionRecord, when: str | None = None) -> None:
-    """Mark activity on a record (caller saves the index)."""
-    rec.last_activity_at = when or now_iso()
+    """Mark activity on a record (caller saves the index).
+
+    The activity time never moves backwards: after the wall clock jumps back (NTP fixing a fast
+    clock), a daily boundary the session already passed must not count as crossed a second time.
+    """
+    when = when or now_iso()
+    if not _newer(rec.last_activity_at, when):
+        rec.last_activity_at = when

@@ -38,7 +38,7 @@ COLOR_KEYS = (
     "primary", "secondary", "accent", "warning", "error", "success",
     "foreground", "background", "surface", "panel", "boost",
 )
-_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _TOP_KEYS = {"name", "dark", "colors", "variables", "luminosity_spread", "text_alpha"}
 
 
@@ -82,7 +82,7 @@ def parse_theme(data: dict[str, Any], source: str = "<theme>") -> Theme:
     if unknown:
         raise ThemeError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}")
     name = data.get("name")
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ThemeError(f"{source}: 'name' must be lowercase letters, digits and dashes")
     colors = data.get("colors", {})
     if not isinstance(colors, dict):

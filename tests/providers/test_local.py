@@ -76,7 +76,7 @@ async def test_end_to_end_short_generation_with_exact_usage(model: LocalProvider
     assert got.text.strip()
     end = got.events[-1]
     assert isinstance(end, StreamEnd) and end.usage is not None
-    assert end.usage.input_tokens == model.count_tokens(render_chatml(STORY)) > 0
+    assert end.usage.input_tokens == len(model.prompt_tokens(STORY)) > 0
     assert 0 < end.usage.output_tokens <= 16
     if end.stop_reason == "length":
         assert end.usage.output_tokens == 16

@@ -89,7 +89,8 @@ def cmd_add(args: argparse.Namespace) -> int:
     else:
         _console().print(
             f"remembered in [bold]{rec.path}:{rec.line_start}-{rec.line_end}[/] "
-            f"({rec.stats.chunks_embedded} chunk(s) embedded)"
+            f"({rec.stats.chunks_embedded} chunk(s) embedded"
+            + (f"; {rec.redacted} secret(s) redacted: [REDACTED:…] in their place" if rec.redacted else "") + ")"
         )
     return 0
 

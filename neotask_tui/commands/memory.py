@@ -22,7 +22,9 @@ async def _remember(engine: Any, key: str, args: str) -> CommandResult:
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
     r = await asyncio.to_thread(mem.add, agent, args.strip(), source="user")
-    return CommandResult(text=f"remembered in {getattr(r, 'path', 'MEMORY.md')}", data=r)
+    red = getattr(r, "redacted", 0)
+    note = f" ({red} secret(s) redacted: [REDACTED:…] in their place)" if red else ""
+    return CommandResult(text=f"remembered in {getattr(r, 'path', 'MEMORY.md')}{note}", data=r)
 
 
 @command("recall", "/recall QUERY", "Search long-term memory")

@@ -299,6 +299,8 @@ class Inbox:
         e = self.get(n)
         if e.status != "pending":
             raise InboxError(f"inbox entry #{n} is already {e.status}")
+        if find_secrets(e.text):  # an entry written before the redactor knew this shape
+            e.criteria["allowed_to_store"] = {"ok": False, "why": "contains a credential; never stored"}
         if not e.criteria.get("allowed_to_store", {}).get("ok"):
             raise InboxError(
                 f"inbox entry #{n} may not be stored: {e.criteria['allowed_to_store']['why']} "

@@ -74,6 +74,17 @@ def _text(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
+def _redacted(v: Any) -> Any:
+    """``v`` with secrets redacted from every string in it (a value may be a list or a mapping)."""
+    if isinstance(v, str):
+        return redact_secrets(v)
+    if isinstance(v, list | tuple):
+        return [_redacted(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _redacted(x) for k, x in v.items()}
+    return v
+
+
 def _read_transcript(session_id: str) -> list[Event]:
     """Events of an older session in the lineage (live or archived), skipping unreadable lines."""
     for p in (paths.transcript_path(session_id), paths.archived_transcript_path(session_id)):
@@ -227,8 +238,7 @@ class StateManager(InboxMixin):
                 raise StateError(str(e)) from None
         if until_event is not None and not valid_field(until_event):
             raise StateError(f"bad event name {until_event!r}")
-        if isinstance(value, str):
-            value = redact_secrets(value.strip())
+        value = _redacted(value.strip() if isinstance(value, str) else value)
         ctx = self.scope_context(key)
         if field in LIST_FIELDS:
             for old in self.get(key).active:

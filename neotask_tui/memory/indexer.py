@@ -162,6 +162,9 @@ class Indexer:
         self, agent_id: str, rel: str, text: str, state: FileState, old: list[dict[str, Any]], full: bool,
         stats: ReindexStats, progress: Progress | None,
     ) -> None:
+        # The index holds no secret, also from files the user wrote (the file itself stays as written);
+        # line numbers are kept so hits, `memory_get` lines and forget still point at the right lines.
+        text, _ = redact(text, keep_lines=True)
         drafts = chunk_markdown(text, size=self.size, overlap=self.overlap, count=self.count)
         old_by_id = {r["id"]: r for r in old}
         occurrences: dict[str, int] = {}

@@ -216,7 +216,7 @@ class MemoryService:
 
         Args:
             agent_id: Whose memory.
-            text: The entry. Text from any source but ``user`` is redacted before it is written.
+            text: The entry; secrets are redacted before it is written (whatever the source).
             file: ``MEMORY.md`` or ``memory/<name>.md`` (relative to the agent workspace).
             source: ``user``, ``inbox``, ``agent``... (written into the entry tag).
             scope: Scope of the entry; ``None`` = the agent's own (``agent:<id>``).
@@ -234,9 +234,7 @@ class MemoryService:
             raise ValueError(f"source must be a lower-case word, got {source!r}")
         if scope is not None and (not scope or any(c.isspace() or c == "]" for c in scope)):
             raise ValueError(f"scope may not be empty or contain spaces or ']': {scope!r}")
-        n_red = 0
-        if source != "user":
-            body, n_red = redact(body)
+        body, n_red = redact(body)  # whatever the source: /remember and `memory add` too
         if scope == default_scope(agent_id):
             scope = None
         path = self._resolve(agent_id, file)

@@ -1,7 +1,8 @@
 """Model tools over long-term memory: ``memory_search(query, k)`` and ``memory_get(path, lines)``.
 
 Results are returned as quoted data (the engine fences tool output as untrusted) with their
-sources, so the model can cite them.
+sources, so the model can cite them, and with secrets redacted (a user-written memory file is read
+as it is on disk).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 from typing import Any
 
 from neotask_tui.providers.base import ToolSpec
+from neotask_tui.text.secrets import redact_secrets
 
 MAX_K = 20
 
@@ -67,7 +69,7 @@ def handle_tool(mem: Any, agent_id: str, name: str, args: dict[str, Any]) -> str
         hits = mem.search(query, agent_id=agent_id, k=max(1, min(k, MAX_K)))
         return json.dumps(
             [{"id": h.id, "score": round(h.score, 4), "source": h.location,
-              "scope": h.scope, "text": h.text} for h in hits],
+              "scope": h.scope, "text": redact_secrets(h.text)} for h in hits],
             ensure_ascii=False,
         )
     if name == "memory_get":
@@ -85,5 +87,6 @@ def handle_tool(mem: Any, agent_id: str, name: str, args: dict[str, Any]) -> str
             if not isinstance(start, int) or not isinstance(end, int) or start < 1 or end < start:
                 raise ValueError("'start' and 'end' must be integers with 1 <= start <= end")
             lines = (start, end)
-        return str(mem.get(agent_id, path, lines))
+        # A memory file is the user's and may hold a secret; what the model reads never does.
+        return redact_secrets(str(mem.get(agent_id, path, lines)))
     return None

@@ -28,6 +28,7 @@ rejected value never hides a later secret. Pure module: no app imports.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 from collections import Counter
@@ -108,9 +109,9 @@ _FORMATS: list[tuple[str, re.Pattern[str], int, tuple[str, ...]]] = [
     ("telegram_token", re.compile(_B + r"[0-9]{8,10}:AA[A-Za-z0-9_\-]{32,33}" + _E), 0, (":AA",)),
     ("jwt", re.compile(
         _B + r"eyJ[A-Za-z0-9_\-]{5,4096}\.eyJ[A-Za-z0-9_\-]{5,8192}\.[A-Za-z0-9_\-]{5,4096}"), 0, ("eyJ",)),
-    ("bearer_token", re.compile(r"(?i)\bbearer[^\S\n]{1,8}([A-Za-z0-9._~+/\-]{16,4096}=*)"), 1, ()),
+    ("bearer_token", re.compile(r"(?i)\bbearer[^\S\n]{1,8}([A-Za-z0-9._~+/\-]{16,4096}=*)"), 1, ("bearer",)),
     ("basic_auth", re.compile(r"(?i)\bbasic[^\S\n]{1,8}([A-Za-z0-9+/]{12,2048}={0,2})(?![A-Za-z0-9+/=])"), 1,
-     ()),
+     ("basic",)),
     # user:password@ in URLs: only the password part is redacted.
     ("url_password", re.compile(
         r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{0,128}:([^\s@/]{1,256})@"), 1, ("://",)),
@@ -124,13 +125,13 @@ _PEM_MAX = 1 << 16
 # -- keyword rules: a lead-in regex ends where the value starts ---------------------------------
 _VALUE = re.compile(
     r"\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|«[^»\n]{1,256}»"
-    r"|(?:[^\s,;]|[,;](?=[^\s,;])){1,256}"
+    r"|(?:[^\s,;]|[,;](?=[^\s,;])){1,256}+"
 )
 _MARKER = re.compile(r"\[REDACTED:[a-z_]{1,40}\]")
 _TRAILING = ".,;:!?)]}>»\"'`"
 
 # name = value / name: value (.env, YAML, JSON, headers, connection strings, query strings)
-_ASSIGN = re.compile(r"(?<![\w.\-])[\"']?([^\W\d][\w.\-]{0,79})[\"']?[^\S\n]{0,8}(?::=|=>|[:=])[^\S\n]{0,8}")
+_ASSIGN = re.compile(r"(?<![\w.\-])[\"']?([^\W\d][\w.\-]{0,79}+)[\"']?[^\S\n]{0,8}(?::=|=>|[:=])[^\S\n]{0,8}")
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SECRET_PARTS = frozenset({
     "password", "passwd", "pwd", "pw", "pass", "passphrase", "passcode", "secret", "token", "apikey",
@@ -142,25 +143,28 @@ _SECRET_SUBSTRINGS = ("password", "passwd", "apikey", "accesskey", "secretkey", 
                       "accountkey", "webhookurl", "connectionstring", "secret")
 """Substrings that make a name secret wherever they occur (``DBPASSWORD``, ``secret_key_base``)."""
 _RU_SECRET = re.compile(r"^(?:парол|токен|ключ|секрет)", re.I)
+_SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|sid|pat|mdp|contrase|"
+                        r"парол|токен|ключ|секрет|webhook|conn")
+"""Cheap first test of an assignment's name (most names are not secret-ish at all)."""
 
 # prose: "my password for the staging box is V", "the password is V", "пароль от сервера — V"
 _PW_WORD = r"(?:pass(?:word|phrase|code)|passwd|pwd|парол(?:ь|я|ю|ем|е|и))"
-_PROSE_SEP = (
-    r"[^\S\n]{0,4}(?:[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bэто\b|\bесть\b)"
+_PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after it
+    r"(?=[^\S\n]{0,4}[:=—–\-iwэе])[^\S\n]{0,4}(?:[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bэто\b|\bесть\b)"
     r"(?:[^\S\n]{1,4}(?:still|now|currently|actually|just|always|теперь|сейчас|всё ещё|все еще))?[^\S\n]{0,4}"
 )
 _PW_PROSE = re.compile(
-    r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)[^\S\n]{1,4}"
-    r"[^\n:=—–.!?]{1,60}?)?" + _PROSE_SEP
+    r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)"
+    r"(?:[^\S\n]{1,4}[^\s:=—–.!?\[]{1,30}+){1,6}?)?" + _PROSE_SEP
 )
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
 _PW_BARE = re.compile(
-    r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40})?[^\S\n]{1,4}"
+    r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,4}"
 )
 # the value first: "I log in with V as my password", "use V as the password", "V как пароль"
 _PW_AS = re.compile(
-    r"(?i)(?<!\S)([^\s\"'`]{4,128})[^\S\n]{1,4}(?:as|как|в качестве)[^\S\n]{1,4}"
-    r"(?:(?:my|the|our|your|his|her|their|a|an|мой|моего|наш|нашего)[^\S\n]{1,4})?(?:[\w-]{1,30}[^\S\n]{1,4})?"
+    r"(?i)(?<!\S)([^\s\"'`]{4,128}+)[^\S\n]{1,4}(?:as|как|в качестве)[^\S\n]{1,4}"
+    r"(?:(?:my|the|our|your|his|her|their|a|an|мой|моего|наш|нашего)[^\S\n]{1,4})?(?:[\w-]{1,30}+[^\S\n]{1,4})?"
     + _PW_WORD + r"(?![\w]|[^\S\n]{1,4}(?:manager|vault|store|safe|hint|reset|field|policy|prompt|generator"
     r"|менеджер|хранилищ))"
 )
@@ -230,6 +234,7 @@ def _plausible(value: str, *, strict: bool) -> bool:
     return len(value) >= 6 and (has_other or mixed)
 
 
+@functools.lru_cache(maxsize=4096)
 def _secret_name(name: str) -> str | None:
     """``"strong"`` if an assignment's name says it holds a secret, ``"key"`` for ``*_key`` names."""
     low = name.casefold()
@@ -289,8 +294,12 @@ def _looks_random_aws(token: str) -> bool:
 # -- scanning -----------------------------------------------------------------------------------
 
 def _formats(text: str) -> Iterator[SecretMatch]:
+    low = ""
     for kind, pat, group, needles in _FORMATS:
-        if needles and not any(n in text for n in needles):
+        hay = text
+        if pat.flags & re.IGNORECASE:  # its key word, in any case
+            hay = low = low or text.lower()
+        if needles and not any(n in hay for n in needles):
             continue
         for m in pat.finditer(text):
             yield SecretMatch(kind, *m.span(group))
@@ -312,14 +321,21 @@ def _pem(text: str) -> Iterator[SecretMatch]:
 
 def _after_lead(text: str, lead: re.Pattern[str], kind: str, accept: Callable[[re.Match[str], str], bool],
                 ) -> Iterator[SecretMatch]:
+    covered = 0  # a lead inside the value just found would only find a shorter overlapping span
     for m in lead.finditer(text):
+        if m.start() < covered:
+            continue
         v = _value_at(text, m.end())
         if v is not None and accept(m, v[2]):
+            covered = v[1]
             yield SecretMatch(kind, v[0], v[1])
 
 
 def _assignments(text: str) -> Iterator[SecretMatch]:
+    covered = 0
     for m in _ASSIGN.finditer(text):
+        if m.start() < covered or not _SECRETISH.search(m.group(1)):
+            continue
         strength = _secret_name(m.group(1))
         if strength is None:
             continue
@@ -335,6 +351,7 @@ def _assignments(text: str) -> Iterator[SecretMatch]:
             ok = _plausible(value, strict=False) or (pw and len(value) >= 1 and not _is_marker(value)
                                                      and value.casefold() not in _STOPWORDS)
         if ok:
+            covered = v[1]
             yield SecretMatch("password" if pw else "credential", v[0], v[1])
 
 
@@ -344,16 +361,19 @@ def _prose_sep_is_symbol(m: re.Match[str]) -> bool:
 
 
 def _passwords(text: str) -> Iterator[SecretMatch]:
-    yield from _after_lead(text, _PW_PROSE, "password", lambda m, v: _plausible(v, strict=False))
-    yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True)
-                           and v.casefold() not in ("is", "was", "for"))
-    for m in _PW_AS.finditer(text):
-        value = m.group(1).rstrip(_TRAILING)
-        if _plausible(value, strict=False):
-            yield SecretMatch("password", m.start(1), m.start(1) + len(value))
-    yield from _after_lead(text, _CRED_PROSE, "credential",
-                           lambda m, v: _plausible(v, strict=not _prose_sep_is_symbol(m)))
-    yield from _after_lead(text, _AUTH_HEADER, "credential", lambda m, v: _plausible(v, strict=False))
+    low = text.lower()  # key words are looked for first: most text has none of them
+    if any(w in low for w in ("pass", "pwd", "парол")):
+        yield from _after_lead(text, _PW_PROSE, "password", lambda m, v: _plausible(v, strict=False))
+        yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
+        for m in _PW_AS.finditer(text):
+            value = m.group(1).rstrip(_TRAILING)
+            if _plausible(value, strict=False):
+                yield SecretMatch("password", m.start(1), m.start(1) + len(value))
+    if any(w in low for w in ("key", "secret", "token", "токен", "ключ", "секрет")):
+        yield from _after_lead(text, _CRED_PROSE, "credential",
+                               lambda m, v: _plausible(v, strict=not _prose_sep_is_symbol(m)))
+    if "authorization" in low:
+        yield from _after_lead(text, _AUTH_HEADER, "credential", lambda m, v: _plausible(v, strict=False))
 
 
 def _entropy_tokens(text: str) -> Iterator[SecretMatch]:

@@ -193,6 +193,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             console.print(f"[red]✗[/red] {p}")
         for f in report["fixed"]:
             console.print(f"[green]fixed[/green] {f}")
+        from rich.markup import escape
+
+        for m in report["memory_skipped"]:  # not indexed, the user's own files: told, not repaired
+            console.print(f"[yellow]memory[/yellow] {escape(m)}")
         console.print("[green]clean[/green]" if report["clean"] else "[yellow]problems found[/yellow]"
                       + ("" if args.fix else " (run `neotask doctor --fix`)"))
     return 0 if report["clean"] or args.fix else 1

@@ -96,4 +96,23 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
         lock.release()
     clean = not problems
     return {"data_dir": str(paths.data_dir()), "provider": provider, "sessions": len(records),
-            "problems": problems, "fixed": fixed, "quarantined": quarantined, "clean": clean}
+            "problems": problems, "fixed": fixed, "quarantined": quarantined, "clean": clean,
+            "memory_skipped": _memory_skipped()}
+
+
+def _memory_skipped() -> list[str]:
+    """Entries of every agent's workspace that memory does not index (links, FIFOs, too big,
+    binary, too deep), one line each; reported, not repaired (they are the user's files)."""
+    from neotask_tui.config import load_settings
+    from neotask_tui.memory.files import problems
+
+    try:
+        cap = load_settings().memory.max_file_bytes
+    except Exception:
+        cap = 1024 * 1024
+    root = paths.agents_dir()
+    out: list[str] = []
+    for ws in sorted(root.iterdir()) if root.is_dir() else []:
+        if ws.is_dir() and not ws.is_symlink():
+            out.extend(f"{ws.name}/{s.message()}" for s in problems(ws, cap))
+    return out

@@ -141,10 +141,13 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(stats.to_dict())
     else:
-        _console().print(
+        con = _console()
+        con.print(
             f"{stats.files_seen} file(s): {stats.chunks_embedded} embedded, {stats.chunks_unchanged} "
             f"unchanged, {stats.chunks_deleted} deleted in {stats.seconds:.2f}s"
         )
+        for line in stats.skipped:  # every time here: the user asked for a reindex
+            con.print(f"skipped: {line}", markup=False)
     return 0
 
 

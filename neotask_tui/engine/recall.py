@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +69,8 @@ async def recall(engine: Engine, key: str, query: str) -> list[RecallItem]:
         mem.recall, query, agent_id=agent, budget_tokens=engine.settings.memory.recall_budget_tokens,
         k=engine.settings.memory.recall_k, exclude=excl,
     )
+    # skipped memory files and background indexing: shown once, by this turn (see turn.send)
+    engine.store.notices.extend(mem.take_notices())
     cfg = engine.current_record(key).config
     return [
         RecallItem(id=h.id, text=h.text, source=h.location, score=h.score,
@@ -96,11 +99,14 @@ async def watch_memory(engine: Engine, key: str, on_change: Callable[[Any], None
 
 
 def _has_memory_files(agent: str) -> bool:
+    """Whether the agent has anything memory would read or report (a skipped file is told once)."""
+    from neotask_tui.memory.files import scan
+
     ws = paths.workspace_dir(agent)
-    if (ws / "MEMORY.md").exists():
+    if os.path.lexists(ws / "MEMORY.md"):
         return True
-    mdir = ws / "memory"
-    return mdir.is_dir() and any(mdir.rglob("*.md"))
+    found = scan(ws, 1 << 62)  # depth-limited, follows no link (a 1,100-deep folder broke rglob)
+    return bool(found.files or found.skipped)
 
 
 def _index_archived(engine: Engine, mem: Any, agent: str, archived: list[Any]) -> int:

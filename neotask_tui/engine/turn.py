@@ -79,6 +79,9 @@ async def send(engine: Engine, text: str, key: str | None = None) -> AsyncIterat
             recall = await engine.recall(key, text)
         except Exception as e:  # recall must never break a turn
             yield ev.Notice(f"memory recall failed: {e}", level="warning")
+        for note in engine.store.notices:  # from the recall: skipped memory files, background indexing
+            yield ev.Notice(note, level="warning")
+        engine.store.notices.clear()
         if recall:
             yield ev.Recalled(query=text, items=[
                 {"id": r.id, "text": r.text, "source": r.source, "score": r.score, "scope": r.scope}

@@ -76,7 +76,17 @@ def _bundled_files() -> tuple[Path, Path]:
 
 
 def bundled_model_dir() -> Path:
-    """Assemble (once) and return the directory fastembed loads the default model from."""
+    """Assemble (once) and return the directory fastembed loads the default model from (files
+    0600 whatever the umask, like everything under the data dir)."""
+    from neotask_tui.memory.store import make_private, private_files
+
+    with private_files():
+        target = _assemble_bundled()
+        make_private(target)
+    return target
+
+
+def _assemble_bundled() -> Path:
     onnx, tok = _bundled_files()
     target = paths.ensure_dir(paths.model_cache_dir() / DEFAULT_MODEL_ID)
     stamp = f"{onnx.stat().st_size}:{tok.stat().st_size}"
@@ -180,15 +190,17 @@ class Embedder:
 
         if not texts:
             return np.zeros((0, self._dim or 384), dtype=np.float32)
-        with self._lock:
-            model = self._load()
-            out: list[Any] = []
-            for i in range(0, len(texts), batch_size):
-                batch = list(texts[i : i + batch_size])
+        out: list[Any] = []
+        for i in range(0, len(texts), batch_size):
+            # The lock is taken per batch: a query embedded for a turn waits for one batch of a long
+            # reindex, not for all of it.
+            batch = list(texts[i : i + batch_size])
+            with self._lock:
+                model = self._load()
                 out.extend(model.embed(batch, batch_size=batch_size))
                 self.calls += len(batch)
-                if progress is not None:
-                    progress(min(i + batch_size, len(texts)), len(texts))
+            if progress is not None:
+                progress(min(i + batch_size, len(texts)), len(texts))
         arr = np.asarray(out, dtype=np.float32)
         norms = np.linalg.norm(arr, axis=1, keepdims=True)
         arr /= np.maximum(norms, 1e-12)

@@ -56,7 +56,7 @@ def forget_chunk(svc: MemoryService, agent_id: str, row: dict[str, Any], query: 
 
     rel = row["path"]
     target = svc._resolve(agent_id, rel)
-    text = target.read_text(encoding="utf-8")
+    text = svc._read(agent_id, rel)  # never through a link or a FIFO; a Latin-1 file is saved as UTF-8
     lo, hi = int(row["own_start"]) or int(row["line_start"]), int(row["line_end"])
     inside = [
         b for b in parse_blocks(text)

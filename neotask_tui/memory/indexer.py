@@ -7,6 +7,7 @@ vectors and only have their rows rewritten); a deleted file's rows are removed.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from neotask_tui.memory import lexical
 from neotask_tui.memory.chunking import ChunkDraft, chunk_markdown, content_hash, token_counter
+from neotask_tui.memory.files import SkipFile, Skipped, read_text, scan
 from neotask_tui.memory.types import ReindexStats
 from neotask_tui.text.secrets import redact
 
@@ -25,8 +27,6 @@ if TYPE_CHECKING:
     from neotask_tui.memory.termvec import TermVectors
     from neotask_tui.storage.events import Event
 
-MEMORY_FILE = "MEMORY.md"
-MEMORY_DIR = "memory"
 FILE_SOURCES = ("memory", "inbox")
 
 Progress = Callable[[str, int, int], None]
@@ -37,18 +37,19 @@ def default_scope(agent_id: str) -> str:
     return f"agent:{agent_id}"
 
 
-def memory_files(workspace: Path) -> dict[str, Path]:
-    """Workspace-relative path -> absolute path of every memory file (MEMORY.md, memory/**/*.md)."""
-    out: dict[str, Path] = {}
-    top = workspace / MEMORY_FILE
-    if top.is_file():
-        out[MEMORY_FILE] = top
-    mdir = workspace / MEMORY_DIR
-    if mdir.is_dir():
-        for p in sorted(mdir.rglob("*.md")):
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(workspace).parts):
-                out[p.relative_to(workspace).as_posix()] = p
-    return out
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+
+
+class Cancelled(Exception):
+    """The service is closing: a long reindex stops at the next file or embedding batch."""
+
+
+def memory_files(workspace: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> dict[str, Path]:
+    """Workspace-relative path -> absolute path of every memory file (MEMORY.md, memory/**/*.md).
+
+    Only regular files reached without following a link (see :mod:`.files`).
+    """
+    return scan(workspace, max_bytes).files
 
 
 @dataclass
@@ -77,9 +78,13 @@ class Indexer:
 
     def __init__(
         self, store: ChunkStore, embedder: Embedder, chunk_tokens: int, chunk_overlap: int,
-        terms: TermVectors | None = None,
+        terms: TermVectors | None = None, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     ) -> None:
         self.store = store
+        self.max_file_bytes = max_file_bytes
+        """Files larger than this are skipped (``memory.max_file_bytes``)."""
+        self.cancel = threading.Event()
+        """Set to stop a running :meth:`sync_files` at the next file or embedding batch."""
         self.terms = terms
         """Vocabulary word vectors, fed with the text of every row added (see :mod:`.termvec`)."""
         self.embedder = embedder
@@ -92,6 +97,32 @@ class Indexer:
 
     def _known(self, agent_id: str) -> dict[str, list[int]]:
         return self.store.snapshot().files_of(agent_id, FILE_SOURCES)
+
+    def _prev_state(self, agent_id: str, rel: str, rows: list[int]) -> FileState | None:
+        prev = self.seen.get((agent_id, rel))
+        if prev is None and rows:
+            c, r0 = self.store.snapshot().cols, rows[0]
+            prev = FileState(c["file_mtime"][r0], c["file_size"][r0], c["file_hash"][r0])
+        return prev
+
+    def pending(self, agent_id: str, workspace: Path) -> tuple[list[str], dict[str, int]]:
+        """What a sync would look at, from ``lstat`` alone (nothing is read or embedded).
+
+        Returns:
+            ``(every file path on disk or in the index, {changed or new file: its size})``.
+        """
+        known = self._known(agent_id)
+        disk = scan(workspace, self.max_file_bytes).files
+        changed: dict[str, int] = {}
+        for rel, abspath in disk.items():
+            try:
+                st = abspath.lstat()
+            except OSError:
+                continue
+            prev = self._prev_state(agent_id, rel, known.get(rel, []))
+            if not (prev and prev.mtime == st.st_mtime and prev.size == st.st_size):
+                changed[rel] = st.st_size
+        return sorted(set(disk) | set(known)), changed
 
     def sync_files(
         self, agent_id: str, workspace: Path, *, full: bool = False, only: Sequence[str] | None = None,
@@ -107,35 +138,46 @@ class Indexer:
             progress: ``(phase, done, total)`` callback.
 
         Returns:
-            Counters of what was done.
+            Counters of what was done; ``skipped`` names every entry not read and why.
+
+        Raises:
+            Cancelled: when :attr:`cancel` was set meanwhile (what was done so far is kept).
         """
         t0 = time.perf_counter()
         stats = ReindexStats()
         with self.store.lock:
             snap = self.store.snapshot()
             known = self._known(agent_id)
-            disk = memory_files(workspace)
+            found = scan(workspace, self.max_file_bytes)
+            disk = found.files
+            skipped = found.skipped
             if only is not None:
                 disk = {p: v for p, v in disk.items() if p in only}
                 known = {p: v for p, v in known.items() if p in only}
+                skipped = [s for s in skipped if s.path in only]
             todo: list[tuple[str, Path, str, FileState]] = []
-            for rel, abspath in disk.items():
+            for rel, abspath in list(disk.items()):
                 stats.files_seen += 1
                 try:
-                    st = abspath.stat()
+                    st = abspath.lstat()
                 except FileNotFoundError:
                     continue
                 rows = known.get(rel, [])
-                prev = self.seen.get((agent_id, rel))
-                if prev is None and rows:
-                    c, r0 = snap.cols, rows[0]
-                    prev = FileState(c["file_mtime"][r0], c["file_size"][r0], c["file_hash"][r0])
+                prev = self._prev_state(agent_id, rel, rows)
                 if not full and prev and prev.mtime == st.st_mtime and prev.size == st.st_size:
                     stats.chunks_unchanged += len(rows)
                     continue
-                text = abspath.read_text(encoding="utf-8", errors="replace")
+                try:
+                    got = read_text(workspace, rel, self.max_file_bytes)
+                except FileNotFoundError:
+                    continue
+                except SkipFile as e:  # swapped for a link, a FIFO, binary...: not memory any more
+                    skipped.append(Skipped(rel, str(e)))
+                    del disk[rel]
+                    continue
+                text = got.text
                 fhash = content_hash(text)
-                state = FileState(st.st_mtime, st.st_size, fhash)
+                state = FileState(got.mtime, got.size, fhash)
                 if not full and prev and prev.hash == fhash:
                     self.seen[(agent_id, rel)] = state
                     stats.chunks_unchanged += len(rows)
@@ -146,7 +188,10 @@ class Indexer:
                 stats.chunks_deleted += self.store.delete_ids(ids)
                 stats.files_changed.append(rel)
                 self.seen.pop((agent_id, rel), None)
+            stats.skipped = [s.message() for s in sorted(skipped, key=lambda s: s.path)]
             for n, (rel, _abspath, text, state) in enumerate(todo):
+                if self.cancel.is_set():
+                    raise Cancelled
                 if progress:
                     progress(f"indexing {rel}", n, len(todo))
                 old = [snap.row(i) for i in known.get(rel, [])]
@@ -193,6 +238,8 @@ class Indexer:
                     row["vector"] = vecs[reuse_vecs[row["id"]]]
         if to_embed:
             def prog(done: int, total: int) -> None:
+                if self.cancel.is_set():
+                    raise Cancelled
                 if progress:
                     progress(f"embedding {rel}", done, total)
 

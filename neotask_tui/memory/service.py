@@ -6,7 +6,6 @@ serialises writers; searches take it only to refresh the snapshot and check stal
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
@@ -18,20 +17,15 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui import paths
 from neotask_tui.config import MemorySettings
 from neotask_tui.memory.chunking import ENTRY_RE, format_entry, token_counter
-from neotask_tui.memory.indexer import (
-    FILE_SOURCES,
-    MEMORY_DIR,
-    MEMORY_FILE,
-    Indexer,
-    default_scope,
-)
+from neotask_tui.memory.files import MEMORY_DIR, MEMORY_FILE, SkipFile, read_text
+from neotask_tui.memory.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope
 from neotask_tui.memory.search import RankParams, dense_query, explain, named_senders, query_signals, rank
-from neotask_tui.memory.store import ChunkStore, sql_str
+from neotask_tui.memory.store import ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.termvec import TermVectors
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
 from neotask_tui.storage.atomic import atomic_write_text
@@ -46,6 +40,10 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 TOMBSTONES = ".memory-tombstones.json"
+TURN_INLINE_BYTES: Final = 64 * 1024
+"""Changed memory files up to this many bytes in all are indexed inside a turn's recall (a few
+seconds of embedding at most); bigger changes are indexed in a background thread and the turn
+recalls from the index as it is meanwhile (a 1 MB file took two minutes to embed here)."""
 
 
 def _terms_path(uri: str, model_id: str) -> Path:
@@ -92,6 +90,9 @@ class MemoryService:
         self._terms: TermVectors | None = None
         self._watcher: Watcher | None = None
         self._count = token_counter()
+        self._notices: list[str] = []
+        self._reported: dict[str, set[str]] = {}
+        self._background: threading.Thread | None = None
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -106,7 +107,13 @@ class MemoryService:
 
     @property
     def store(self) -> ChunkStore:
-        """The LanceDB store (opened lazily; migrates rows after a model change)."""
+        """The LanceDB store (opened lazily; migrates rows after a model change).
+
+        Raises:
+            StoreError: when a remote store (a ``scheme://`` URI) cannot be opened.
+        """
+        if self._store is not None:  # no lock: a long reindex holds it and a recall must not wait
+            return self._store
         with self._lock:
             if self._store is None:
                 uri = self.settings.db_uri or str(paths.ensure_dir(paths.memory_db_dir()))
@@ -114,7 +121,8 @@ class MemoryService:
                 self._store = self._open_store(uri, emb.model_id, emb.dim)
                 self._terms = TermVectors(_terms_path(uri, emb.model_id), emb)
                 self._indexer = Indexer(
-                    self._store, emb, self.settings.chunk_tokens, self.settings.chunk_overlap, terms=self._terms
+                    self._store, emb, self.settings.chunk_tokens, self.settings.chunk_overlap, terms=self._terms,
+                    max_file_bytes=self.settings.max_file_bytes,
                 )
                 self._migrate_stale_tables()
             return self._store
@@ -127,30 +135,33 @@ class MemoryService:
         return self._indexer
 
     def _open_store(self, uri: str, model_id: str, dim: int) -> ChunkStore:
-        """Open the store; a damaged table is dropped and rebuilt (the memory files are the truth).
+        """Open the store; a damaged local table is quarantined and rebuilt (the memory files are
+        the truth, and are never touched here).
 
         Only file-backed rows can be rebuilt here; archived transcripts come back when the engine
-        indexes them again.
+        indexes them again. A remote store (any ``scheme://`` URI, shared or not) is never dropped,
+        moved or recreated: the error is raised with the URI.
+
+        Raises:
+            StoreError: for a remote store that cannot be opened.
         """
         try:
             store = ChunkStore(uri, model_id, dim)
             store.snapshot()
             return store
         except Exception as e:
+            why = str(e).splitlines()[0] if str(e) else type(e).__name__
+            if is_remote(uri):
+                raise StoreError(f"memory store {uri} cannot be opened ({why}); it was left as it is") from e
             log.error("memory: the LanceDB store at %s is unreadable (%s); rebuilding it from memory files",
-                      uri, str(e).splitlines()[0] if str(e) else type(e).__name__)
+                      uri, why)
         from neotask_tui.memory.store import table_name
 
         name = table_name(model_id, dim)
         local = Path(uri)
-        if "://" not in uri and (local / f"{name}.lance").exists():
+        if (local / f"{name}.lance").exists():
             damaged = paths.ensure_dir(paths.quarantine_dir()) / f"{name}.lance.{int(time.time())}"
             shutil.move(str(local / f"{name}.lance"), damaged)
-        else:
-            import lancedb
-
-            with contextlib.suppress(Exception):
-                lancedb.connect(uri).drop_table(name)
         store = ChunkStore(uri, model_id, dim)
         store.snapshot()
         return store
@@ -162,6 +173,10 @@ class MemoryService:
         every memory file (a full reindex).
         """
         assert self._store is not None
+        if self._store.remote:
+            # A shared store may serve another machine with another model: its tables are not ours
+            # to drop. This table's transcripts come back when the engine indexes them again.
+            return
         for name in self._store.stale_tables():
             rows = self._store.read_table(name, ["agent_id", "source", "session_id", "scope"])
             olds = [r for r in self._store.read_table(name, [c for c in _ROW_COLS]) if r["source"] == "transcript"]
@@ -193,6 +208,22 @@ class MemoryService:
             raise ValueError(f"memory file escapes the workspace: {rel!r}")
         return ws / rel
 
+    def _read(self, agent_id: str, rel: str, *, missing_ok: bool = False) -> str:
+        """A memory file's text, read as the indexer reads it (no links, no FIFOs, size cap).
+
+        Raises:
+            ValueError: (one line) when it is not a readable memory file, or missing.
+        """
+        rel = check_rel_path(rel)
+        try:
+            return read_text(self.workspace(agent_id), rel, self.settings.max_file_bytes).text
+        except FileNotFoundError:
+            if missing_ok:
+                return ""
+            raise ValueError(f"no such memory file: {rel}") from None
+        except SkipFile as e:
+            raise ValueError(f"{rel} is not a usable memory file: {e}") from None
+
     def _tombstones(self, agent_id: str) -> set[str]:
         f = self.workspace(agent_id) / TOMBSTONES
         try:
@@ -202,9 +233,73 @@ class MemoryService:
 
     def _sync(self, agent_id: str, *, full: bool = False, only: Sequence[str] | None = None) -> ReindexStats:
         with self._lock:
-            return self.indexer.sync_files(
+            stats = self.indexer.sync_files(
                 agent_id, self.workspace(agent_id), full=full, only=only, progress=self.progress
             )
+            self._note_skipped(agent_id, stats.skipped, complete=only is None)
+            return stats
+
+    def _note_skipped(self, agent_id: str, skipped: Sequence[str], *, complete: bool) -> None:
+        """Queue a notice for each skipped entry not reported yet (once, not on every scan); after a
+        complete scan, an entry that is fine again is forgotten so a relapse is reported again."""
+        seen = self._reported.setdefault(agent_id, set())
+        for line in skipped:
+            if line not in seen:
+                seen.add(line)
+                self._notices.append(f"memory: {line}")
+        if complete:
+            seen &= set(skipped)
+
+    def take_notices(self) -> list[str]:
+        """Problems found since the last call (skipped files, background indexing), each once."""
+        out, self._notices = self._notices, []  # no lock: a turn never waits for a reindex
+        return out
+
+    def _refresh_for_turn(self, agent_id: str) -> None:
+        """Bring the file index up to date for a turn without ever holding it up.
+
+        A writer already at work (the watcher, a background reindex) is not waited for: the turn
+        recalls from the index as it is. Small changes are indexed inline; files beyond
+        :data:`TURN_INLINE_BYTES` are indexed in a background thread, with a notice.
+        """
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._background is not None and self._background.is_alive():
+                return
+            everything, changed = self.indexer.pending(agent_id, self.workspace(agent_id))
+            if sum(changed.values()) <= TURN_INLINE_BYTES:
+                self._sync(agent_id)
+                return
+            big: list[str] = []
+            used = 0
+            for rel, size in sorted(changed.items(), key=lambda kv: kv[1]):
+                used += size
+                if used > TURN_INLINE_BYTES:
+                    big.append(rel)
+            self._sync(agent_id, only=[p for p in everything if p not in big])
+            self._notices.append(
+                f"memory: indexing {', '.join(big)} in the background; recall uses the rest meanwhile")
+            self._background = threading.Thread(
+                target=self._index_in_background, args=(agent_id,), name=f"memory-index-{agent_id}", daemon=True)
+            self._background.start()
+        finally:
+            self._lock.release()
+
+    def _index_in_background(self, agent_id: str) -> None:
+        try:
+            self._sync(agent_id)
+        except Cancelled:
+            return
+        except Exception as e:  # told to the user at the next turn; the index stays as it was
+            log.error("memory: background indexing failed: %s", e)
+            self._notices.append(f"memory: background indexing failed: {e}")
+
+    def wait_for_index(self, timeout: float | None = None) -> None:
+        """Wait for a background indexing started by a recall (the CLI and tests)."""
+        bg = self._background
+        if bg is not None:
+            bg.join(timeout)
 
     # -- public API -----------------------------------------------------------------------------
 
@@ -237,9 +332,9 @@ class MemoryService:
         body, n_red = redact(body)  # whatever the source: /remember and `memory add` too
         if scope == default_scope(agent_id):
             scope = None
-        path = self._resolve(agent_id, file)
         with self._lock:
-            old = path.read_text(encoding="utf-8") if path.exists() else ""
+            old = self._read(agent_id, file, missing_ok=True)  # refuses a link, a FIFO, a folder...
+            path = self._resolve(agent_id, file)
             if not old and file == MEMORY_FILE:
                 old = "# Memory\n"
             sep = "" if not old or old.endswith("\n\n") else ("\n" if old.endswith("\n") else "\n\n")
@@ -275,7 +370,8 @@ class MemoryService:
             exclude: Chunk ids to leave out (e.g. "never recall in this session").
             params: Ranking knobs (defaults to :attr:`params`).
             sync: Re-check the files first (a write to the index). ``False`` for a reader that does
-                not hold the data-dir lock: it reads the index as the lock holder keeps it.
+                not hold the data-dir lock: it reads the index as the lock holder keeps it, and
+                for a turn's recall: it never waits for a reindex running in this process.
 
         Returns:
             Hits, best first.
@@ -290,7 +386,7 @@ class MemoryService:
         if sync and srcs & set(FILE_SOURCES):
             self._sync(agent_id)
         p = params or self.params
-        snap = self.store.snapshot()
+        snap = self.store.snapshot(wait=sync)
         if not snap.ids:
             return []
         mask = snap.mask("agent", [agent_id]) & snap.mask("source", sorted(srcs))
@@ -353,7 +449,9 @@ class MemoryService:
             return []
         sources = ("memory", "transcript") if self.settings.include_transcripts else ("memory",)
         params = dataclasses.replace(self.params, mmr_lambda=0.7, min_score=self.settings.min_score)
-        hits = self.search(query, agent_id=agent_id, k=k * 2, sources=sources, exclude=exclude, params=params)
+        self._refresh_for_turn(agent_id)
+        hits = self.search(query, agent_id=agent_id, k=k * 2, sources=sources, exclude=exclude, params=params,
+                           sync=False)
         out: list[MemoryHit] = []
         used = 0
         for h in hits:
@@ -367,10 +465,15 @@ class MemoryService:
         return out
 
     def reindex(self, agent_id: str, *, full: bool = False) -> ReindexStats:
-        """Bring the agent's file index up to date (``full`` re-embeds everything)."""
+        """Bring the agent's file index up to date (``full`` re-embeds everything).
+
+        The returned stats carry the notices not reported yet (skipped files), which this call
+        takes: the caller shows them.
+        """
         stats = self._sync(agent_id, full=full)
+        stats.notices = self.take_notices()
         if full or stats.chunks_embedded > 500:
-            self.store.optimize()
+            self.store.optimize()  # also deletes older versions: the store stays the size of its rows
         if full or stats.chunks_deleted:  # only a deleted chunk can take the last use of a word
             self._prune_terms()
         return stats
@@ -393,10 +496,7 @@ class MemoryService:
             if lines:
                 rows = [r for r in rows if lines[0] <= (r["event_ids"] or [0])[0] <= lines[1]]
             return "\n".join(f"[e:{(r['event_ids'] or [0])[0]}] {r['heading']}: {r['text']}" for r in rows)
-        target = self._resolve(agent_id, path)
-        if not target.is_file():
-            raise ValueError(f"no such memory file: {path}")
-        text = target.read_text(encoding="utf-8", errors="replace")
+        text = self._read(agent_id, path)
         if lines is None:
             return text
         all_lines = text.splitlines()
@@ -439,6 +539,7 @@ class MemoryService:
             if target is None:
                 raise ValueError(f"nothing in memory matches {id_or_query!r}")
             receipt = forget_chunk(self, agent_id, target, id_or_query)
+            self.store.purge()  # the text must not survive in older versions or the FTS index files
             self._prune_terms()
             return receipt
 
@@ -463,15 +564,18 @@ class MemoryService:
             self._watcher = None
 
     def close(self) -> None:
-        """Stop the watcher and release the store."""
+        """Stop the watcher and any background indexing, and release the store."""
         self.stop_watcher()
+        if self._indexer is not None:
+            self._indexer.cancel.set()
+        self.wait_for_index()
         with self._lock:
             self._store = None
             self._indexer = None
 
     def stats(self, agent_id: str | None = None) -> dict[str, Any]:
-        """Row counts by source (for ``doctor`` and the CLI)."""
-        snap = self.store.snapshot()
+        """Row counts by source (for ``doctor`` and the CLI; never waits for a running reindex)."""
+        snap = self.store.snapshot(wait=False)
         out: dict[str, Any] = {"table": self.store.name, "rows": 0, "by_source": {}}
         for i, a in enumerate(snap.cols.get("agent_id", [])):
             if agent_id is None or a == agent_id:

@@ -8,6 +8,10 @@ scored in process too (:mod:`.bm25`, an inverted index built from the cached ``l
 columns on first use): a LanceDB FTS query costs ~10 round trips into its background thread, which
 dominated search latency on a busy machine. Every write invalidates the cache, indices included.
 
+Every LanceDB call that may create files runs under :func:`private_files` (umask 077), so the
+store's files are 0600 and its folders 0700 whatever the user's umask; housekeeping removes old
+table versions at once (a deleted row's text must not survive in an older version's files).
+
 One table per embedding model (``chunks_<model>_<dim>``): changing the model leaves the old table
 behind, which the service migrates (transcript rows re-embedded) and drops, so a model change is a
 full reindex by construction.
@@ -15,13 +19,18 @@ full reindex by construction.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from neotask_tui.errors import NeotaskError
 from neotask_tui.memory.bm25 import FieldIndex
 
 if TYPE_CHECKING:
@@ -39,6 +48,58 @@ META_COLUMNS = (
     "id", "agent_id", "scope", "source", "path", "line_start", "own_start", "line_end", "heading",
     "text", "hash", "file_hash", "file_mtime", "file_size", "ts", "event_ids", "session_id",
 )
+
+
+class StoreError(NeotaskError):
+    """The memory store cannot be used; the message (one line) names the URI and the cause."""
+
+
+def is_remote(uri: str) -> bool:
+    """Whether ``uri`` names a store we must never delete or move (any ``scheme://`` URI)."""
+    return "://" in uri
+
+
+_umask_lock = threading.Lock()
+_umask_users = 0
+_umask_saved = 0
+
+
+@contextlib.contextmanager
+def private_files() -> Iterator[None]:
+    """Run a block with the process umask at least 077 (files 0600, folders 0700).
+
+    The umask is process-wide, so nested and concurrent users are counted: the first one in sets
+    it, the last one out restores it. Another thread creating a file meanwhile gets a stricter
+    mode, never a looser one. Chosen over chmod-after-write because LanceDB creates files (data,
+    deletion files, manifests, index parts) in its own threads, which we cannot enumerate cheaply.
+    """
+    global _umask_users, _umask_saved
+    with _umask_lock:
+        if _umask_users == 0:
+            _umask_saved = os.umask(0o077)
+            os.umask(_umask_saved | 0o077)
+        _umask_users += 1
+    try:
+        yield
+    finally:
+        with _umask_lock:
+            _umask_users -= 1
+            if _umask_users == 0:
+                os.umask(_umask_saved)
+
+
+def make_private(root: Path) -> None:
+    """chmod folders to 0700 and files to 0600 below ``root`` (a store or model folder made by an
+    older version or under another umask); links are left alone and not followed."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        with contextlib.suppress(OSError):
+            os.chmod(dirpath, 0o700)
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                with contextlib.suppress(OSError):
+                    os.chmod(path, 0o600)
+        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
 
 
 def table_name(model_id: str, dim: int) -> str:
@@ -211,16 +272,20 @@ class ChunkStore:
         self.dim = dim
         self.name = table_name(model_id, dim)
         self.lock = threading.RLock()
-        self._db = lancedb.connect(uri)
-        self._snap = Snapshot()
-        self._dirty = True
-        self._checked = 0.0
-        existing = self.table_names()
-        if self.name in existing:
-            self._tbl = self._db.open_table(self.name)
-        else:
-            self._tbl = self._db.create_table(self.name, schema=_schema(dim))
-        self._fts_ready = {c for c in FTS_COLUMNS if self._has_index(c)}
+        self.remote = is_remote(uri)
+        with private_files():
+            if not self.remote and Path(uri).is_dir():
+                make_private(Path(uri))
+            self._db = lancedb.connect(uri)
+            self._snap = Snapshot()
+            self._dirty = True
+            self._checked = 0.0
+            existing = self.table_names()
+            if self.name in existing:
+                self._tbl = self._db.open_table(self.name)
+            else:
+                self._tbl = self._db.create_table(self.name, schema=_schema(dim))
+            self._fts_ready = {c for c in FTS_COLUMNS if self._has_index(c)}
 
     # -- tables ---------------------------------------------------------------------------------
 
@@ -246,7 +311,8 @@ class ChunkStore:
 
     def drop_table(self, name: str) -> None:
         """Drop another table."""
-        self._db.drop_table(name)
+        with private_files():
+            self._db.drop_table(name)
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -256,7 +322,7 @@ class ChunkStore:
             return
         import pyarrow as pa
 
-        with self.lock:
+        with self.lock, private_files():
             data = pa.Table.from_pylist(list(rows), schema=self._tbl.schema)
             self._dirty = True
             self._tbl.add(data)
@@ -266,7 +332,7 @@ class ChunkStore:
         """Bulk insert from column lists plus a vector matrix (fast path for benches/migrations)."""
         import pyarrow as pa
 
-        with self.lock:
+        with self.lock, private_files():
             schema = self._tbl.schema
             flat = pa.array(vectors.reshape(-1), type=pa.float32())
             vec = pa.FixedSizeListArray.from_arrays(flat, self.dim)
@@ -280,7 +346,7 @@ class ChunkStore:
         ids = list(ids)
         if not ids:
             return 0
-        with self.lock:
+        with self.lock, private_files():
             self._dirty = True
             for i in range(0, len(ids), 500):
                 part = ", ".join(sql_str(x) for x in ids[i : i + 500])
@@ -289,7 +355,7 @@ class ChunkStore:
 
     def delete_where(self, where: str) -> None:
         """Delete rows matching a LanceDB filter."""
-        with self.lock:
+        with self.lock, private_files():
             self._dirty = True
             self._tbl.delete(where)
 
@@ -340,13 +406,32 @@ class ChunkStore:
         self._fts_ready.add(col)
 
     def optimize(self) -> None:
-        """Compact fragments and bring indices up to date (after big reindexes)."""
-        with self.lock:
+        """Compact fragments, bring indices up to date and delete every older table version.
+
+        Without the cleanup each reindex kept the previous data files (four full reindexes of 2,000
+        notes: 363 MB), and a deleted row's text stayed on disk in them. ``delete_unverified``
+        also removes files of interrupted writes: safe because one process writes at a time (the
+        data-dir lock) and this process's writers hold :attr:`lock`.
+        """
+        import warnings
+
+        with self.lock, private_files(), warnings.catch_warnings():
+            # LanceDB warns that a reader of an older version fails: a reader in another process
+            # (``memory search`` while the app runs) retries on the latest version (:meth:`snapshot`).
+            warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
             self._dirty = True
             try:
-                self._tbl.optimize()
+                self._tbl.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
             except Exception as e:  # pragma: no cover - best effort housekeeping
                 log.warning("memory store optimize failed: %s", e)
+
+    def purge(self) -> None:
+        """Make deleted rows unrecoverable from the files: rebuild the full-text indices (which
+        still hold the terms of deleted rows), compact, and delete every older version."""
+        with self.lock, private_files():
+            for col in sorted(self._fts_ready):
+                self._create_fts(col)
+            self.optimize()
 
     # -- reads ----------------------------------------------------------------------------------
 
@@ -355,8 +440,11 @@ class ChunkStore:
         with self.lock:
             return int(self._tbl.count_rows())
 
-    def snapshot(self, max_age: float = 1.0) -> Snapshot:
+    def snapshot(self, max_age: float = 1.0, *, wait: bool = True) -> Snapshot:
         """The cached columns, reloaded if the table changed.
+
+        With ``wait=False`` a writer holding the lock (a long reindex) is not waited for: the last
+        snapshot is returned as it is.
 
         Our own writes invalidate the cache at once; writes by another process (the CLI while the
         app runs) are noticed within ``max_age`` seconds (checking the table version costs a round
@@ -366,7 +454,9 @@ class ChunkStore:
 
         import numpy as np
 
-        with self.lock:
+        if not self.lock.acquire(blocking=wait):
+            return self._snap
+        try:
             now = time.monotonic()
             if not self._dirty and now - self._checked < max_age:
                 return self._snap
@@ -376,7 +466,12 @@ class ChunkStore:
             self._dirty = False
             if version == self._snap.version:
                 return self._snap
-            arrow = self._tbl.to_arrow()
+            try:
+                arrow = self._tbl.to_arrow()
+            except Exception:  # that version's files were just cleaned up by the writer: read the latest
+                self._tbl.checkout_latest()
+                version = int(self._tbl.version)
+                arrow = self._tbl.to_arrow()
             snap = Snapshot(version=version)
             for c in META_COLUMNS:
                 snap.cols[c] = arrow.column(c).to_pylist()
@@ -392,6 +487,8 @@ class ChunkStore:
             snap.vectors = np.ascontiguousarray(flat.reshape(len(vec), self.dim), dtype=np.float32)
             self._snap = snap
             return snap
+        finally:
+            self.lock.release()
 
     def rows_where(self, where: str, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Rows matching a filter (all columns but the vector unless ``columns`` says otherwise)."""

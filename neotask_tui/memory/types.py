@@ -122,6 +122,9 @@ class ReindexStats:
         chunks_deleted: Rows removed (edited-away text, deleted files).
         seconds: Wall time.
         files_changed: Workspace-relative files whose rows changed.
+        skipped: One line per entry not read (a link, a FIFO, too big, binary, too deep).
+        notices: Problems to tell the user, each only the first time it is seen (the service fills
+            it from the skipped entries of this and earlier scans it has not reported yet).
     """
 
     files_seen: int = 0
@@ -130,6 +133,8 @@ class ReindexStats:
     chunks_deleted: int = 0
     seconds: float = 0.0
     files_changed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
 
     def merge(self, other: ReindexStats) -> None:
         """Add ``other``'s counters into this one."""
@@ -138,6 +143,8 @@ class ReindexStats:
         self.chunks_unchanged += other.chunks_unchanged
         self.chunks_deleted += other.chunks_deleted
         self.files_changed.extend(other.files_changed)
+        self.skipped.extend(other.skipped)
+        self.notices.extend(other.notices)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""

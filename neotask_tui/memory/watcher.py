@@ -72,7 +72,8 @@ class Watcher:
         else:
             # Reported too: on a busy machine ``start`` may return before the watch is armed, and a
             # file written then is indexed here, not by a later event.
-            if self.on_change and (first.chunks_embedded or first.chunks_deleted or first.files_changed):
+            if self.on_change and (first.chunks_embedded or first.chunks_deleted or first.files_changed
+                                   or first.notices):
                 self.on_change(first)
         armed = False
         try:
@@ -93,7 +94,8 @@ class Watcher:
                 except Exception as e:
                     log.error("memory watcher: reindex failed: %s", e)
                     continue
-                if self.on_change and (stats.chunks_embedded or stats.chunks_deleted or stats.files_changed):
+                if self.on_change and (stats.chunks_embedded or stats.chunks_deleted or stats.files_changed
+                                   or stats.notices):
                     self.on_change(stats)
         except Exception as e:  # pragma: no cover - e.g. the workspace was removed
             log.error("memory watcher stopped: %s", e)

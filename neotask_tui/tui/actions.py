@@ -135,9 +135,12 @@ async def watch_memory(app: NeotaskApp) -> None:
     short notice per reindex; a failure to start is a notice, never an error."""
 
     def changed(stats: Any) -> None:
-        files = ", ".join(getattr(stats, "files_changed", []) or []) or "memory files"
+        files = ", ".join(stats.files_changed)
         with contextlib.suppress(Exception):  # the app may be exiting
-            app.call_from_thread(app.notify, f"memory reindexed: {files}", timeout=3)
+            if files or stats.chunks_embedded or stats.chunks_deleted:
+                app.call_from_thread(app.notify, f"memory reindexed: {files or 'memory files'}", timeout=3)
+            for note in stats.notices:  # a skipped file (link, FIFO, too big, binary), told once
+                app.call_from_thread(app.notify, note, severity="warning", timeout=10)
 
     try:
         await app.engine.watch_memory(app.key, changed)

@@ -1,0 +1,264 @@
+"""An agent's memory files on disk: which entries are memory, and reading one safely.
+
+Only regular files reached from the workspace without following a symbolic link are memory: a link
+(to ``/etc/passwd``, ``/proc/self/environ`` or another agent's workspace) is never read, nor is a
+FIFO, a device or a folder named ``x.md``. Files over the size cap, binary files and folders nested
+deeper than :data:`MAX_DEPTH` are skipped too. Each skipped entry is named with its reason, so the
+service can tell the user once and ``doctor`` can list them.
+
+Reading opens every path component relative to its parent with ``O_NOFOLLOW`` and checks the opened
+file with ``fstat``, so a file swapped for a link or a FIFO between the scan and the read is refused
+too (and a FIFO never blocks the open: ``O_NONBLOCK``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+MEMORY_FILE: Final = "MEMORY.md"
+MEMORY_DIR: Final = "memory"
+MAX_DEPTH: Final = 32
+"""Folders below ``memory/`` that are walked; deeper ones are skipped (and reported)."""
+BINARY_CONTROL_RATIO: Final = 0.10
+"""A file whose text is more than this share of control characters (other than tab, newline, CR,
+form feed) is binary; so is any file with a NUL byte."""
+LINK = "a symbolic link (links are not followed)"
+
+
+class SkipFile(ValueError):
+    """This entry is not memory; the message (one line) says why."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An entry of the workspace that looks like memory but is not read."""
+
+    path: str
+    """Workspace-relative path."""
+    reason: str
+
+    def message(self) -> str:
+        """One line for notices, ``reindex`` and ``doctor``."""
+        return f"{self.path} is not indexed: {self.reason}"
+
+
+@dataclass
+class Scan:
+    """What :func:`scan` found."""
+
+    files: dict[str, Path] = field(default_factory=dict)
+    """Workspace-relative path -> absolute path of every memory file, sorted by path."""
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class MemoryText:
+    """A memory file's text as read."""
+
+    text: str
+    encoding: str
+    """``utf-8``, or ``cp1252``/``latin-1`` for a legacy 8-bit file (rewrites save it as UTF-8)."""
+    mtime: float
+    size: int
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
+
+
+def _too_big(size: int, max_bytes: int) -> str:
+    return f"{size:,} bytes is over memory.max_file_bytes ({max_bytes:,})"
+
+
+def scan(workspace: Path, max_bytes: int) -> Scan:
+    """Every memory file of a workspace (``MEMORY.md``, ``memory/**/*.md``) and what was skipped.
+
+    Hidden entries (a name starting with ``.``) are ignored silently, as are files not ending in
+    ``.md``; symbolic links, special files, folders deeper than :data:`MAX_DEPTH` and files over
+    ``max_bytes`` are skipped and listed. Nothing is opened: only ``lstat``/``scandir``.
+    """
+    out = Scan()
+    try:
+        st = os.lstat(workspace / MEMORY_FILE)
+    except OSError:
+        st = None
+    if st is not None:
+        if stat.S_ISLNK(st.st_mode):
+            out.skipped.append(Skipped(MEMORY_FILE, LINK))
+        elif not stat.S_ISREG(st.st_mode):
+            out.skipped.append(Skipped(MEMORY_FILE, f"not a regular file ({_kind(st.st_mode)})"))
+        elif st.st_size > max_bytes:
+            out.skipped.append(Skipped(MEMORY_FILE, _too_big(st.st_size, max_bytes)))
+        else:
+            out.files[MEMORY_FILE] = workspace / MEMORY_FILE
+    try:
+        st = os.lstat(workspace / MEMORY_DIR)
+    except OSError:
+        return out
+    if stat.S_ISLNK(st.st_mode):
+        out.skipped.append(Skipped(MEMORY_DIR, LINK))
+        return out
+    if not stat.S_ISDIR(st.st_mode):
+        return out
+    stack: list[tuple[str, int]] = [(MEMORY_DIR, 0)]
+    found: dict[str, Path] = {}
+    while stack:
+        rel, depth = stack.pop()
+        try:
+            with os.scandir(workspace / rel) as it:
+                entries = list(it)
+        except OSError as e:
+            out.skipped.append(Skipped(rel, f"cannot be listed ({e.strerror or e})"))
+            continue
+        for ent in entries:
+            if ent.name.startswith("."):
+                continue
+            sub = f"{rel}/{ent.name}"
+            try:
+                if ent.is_symlink():
+                    if ent.name.endswith(".md") or ent.is_dir():
+                        out.skipped.append(Skipped(sub, LINK))
+                    continue
+                if ent.is_dir(follow_symlinks=False):
+                    if depth + 1 > MAX_DEPTH:
+                        out.skipped.append(Skipped(sub, f"too deep (more than {MAX_DEPTH} folders under memory/)"))
+                    else:
+                        stack.append((sub, depth + 1))
+                    continue
+                if not ent.name.endswith(".md"):
+                    continue
+                est = ent.stat(follow_symlinks=False)
+            except OSError as e:
+                out.skipped.append(Skipped(sub, f"cannot be read ({e.strerror or e})"))
+                continue
+            if not stat.S_ISREG(est.st_mode):
+                out.skipped.append(Skipped(sub, f"not a regular file ({_kind(est.st_mode)})"))
+            elif est.st_size > max_bytes:
+                out.skipped.append(Skipped(sub, _too_big(est.st_size, max_bytes)))
+            else:
+                found[sub] = workspace / sub
+    out.files.update(sorted(found.items()))
+    out.skipped.sort(key=lambda s: s.path)
+    return out
+
+
+def _open_inside(workspace: Path, rel: str) -> int:
+    """An fd of ``workspace/rel`` opened without following a link at any component below the
+    workspace (``O_NOFOLLOW`` on each; ``O_NONBLOCK`` so a FIFO cannot hang the open).
+
+    Raises:
+        FileNotFoundError: when the file (or a folder on its way) does not exist.
+        SkipFile: for a link or a non-folder on the way.
+    """
+    parts = rel.split("/")
+    flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(workspace, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for part in parts[:-1]:
+            try:
+                nfd = os.open(part, flags | getattr(os, "O_DIRECTORY", 0), dir_fd=fd)
+            except OSError as e:
+                if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise SkipFile(f"{part}/ is {LINK if e.errno == errno.ELOOP else 'not a folder'}") from None
+                raise
+            os.close(fd)
+            fd = nfd
+        try:
+            return os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=fd)
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                raise SkipFile(LINK) from None
+            raise
+    finally:
+        os.close(fd)
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """``(text, encoding)`` of a memory file's bytes.
+
+    UTF-8 first; a file that is not UTF-8 is taken as Windows-1252 (Latin-1 where that fails),
+    the usual legacy encoding of hand-written notes.
+
+    Raises:
+        SkipFile: for binary data (a NUL byte, or too many control characters).
+    """
+    if b"\x00" in data:
+        raise SkipFile("binary (it contains NUL bytes)")
+    try:
+        text, enc = data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        try:
+            text, enc = data.decode("cp1252"), "cp1252"
+        except UnicodeDecodeError:
+            text, enc = data.decode("latin-1"), "latin-1"
+    if text:
+        controls = sum(1 for c in text if (ord(c) < 32 and c not in "\t\n\r\f") or 0x7F <= ord(c) < 0xA0)
+        if controls > BINARY_CONTROL_RATIO * len(text):
+            raise SkipFile(f"binary ({controls * 100 // len(text)}% control characters)")
+    return text.removeprefix("\ufeff"), enc
+
+
+def read_text(workspace: Path, rel: str, max_bytes: int) -> MemoryText:
+    """Read one memory file safely (see the module docstring).
+
+    Raises:
+        FileNotFoundError: when it does not exist.
+        SkipFile: when it is a link, not a regular file, over ``max_bytes``, binary or unreadable.
+    """
+    try:
+        fd = _open_inside(workspace, rel)
+    except (FileNotFoundError, SkipFile):
+        raise
+    except OSError as e:
+        raise SkipFile(f"cannot be read ({e.strerror or e})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SkipFile(f"not a regular file ({_kind(st.st_mode)})")
+        if st.st_size > max_bytes:
+            raise SkipFile(_too_big(st.st_size, max_bytes))
+        chunks: list[bytes] = []
+        got = 0
+        while got <= max_bytes:
+            b = os.read(fd, min(1 << 20, max_bytes + 1 - got))
+            if not b:
+                break
+            chunks.append(b)
+            got += len(b)
+        if got > max_bytes:  # grew since the fstat
+            raise SkipFile(_too_big(got, max_bytes))
+    except OSError as e:
+        raise SkipFile(f"cannot be read ({e.strerror or e})") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    text, enc = decode(b"".join(chunks))
+    return MemoryText(text, enc, st.st_mtime, st.st_size)
+
+
+def problems(workspace: Path, max_bytes: int) -> list[Skipped]:
+    """Every entry of the workspace that is not indexed, reading each file (for ``doctor``)."""
+    found = scan(workspace, max_bytes)
+    out = list(found.skipped)
+    for rel in found.files:
+        try:
+            read_text(workspace, rel, max_bytes)
+        except FileNotFoundError:
+            continue
+        except SkipFile as e:
+            out.append(Skipped(rel, str(e)))
+    return sorted(out, key=lambda s: s.path)

@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python bench/faults.py                  # 1,000 turns, >= 200 kills (several minutes)
     .venv/bin/python bench/faults.py --turns 100 --kills 20 --skip-hostile   # quick look
     .venv/bin/python bench/faults.py --promises-only  # README promises under attack, per family
+    .venv/bin/python bench/faults.py --promises-only --skip-promises  # only the scan-time table
 
 Every part runs on a fresh temporary ``NEOTASK_HOME``; nothing outside it is touched. The kill -9
 campaign uses the same harness as ``tests/faults/test_kill9.py`` (see ``tests/faults/kill_harness.py``),
@@ -148,6 +149,58 @@ def promises(tests: str) -> dict[str, Any]:
             "failures": tally.failures}
 
 
+LINEAR_SIZES = (10_000, 20_000, 40_000, 80_000, 160_000)
+_SHAPES = {  # one repeating unit per hostile paste shape
+    "hex": "3f9a1c0b7e", "dots": "a.", "slashes": "/", "dashes": "-", "snake": "a_", "spaces": "a   ",
+}
+
+
+def _scanners() -> dict[str, Any]:
+    """Every function that runs a regex over user text, by name (a summary parse included)."""
+    from neotask_tui.engine import classifier, constraints, guard, summary
+    from neotask_tui.memory import chunking, lexical
+
+    return {
+        "guard.identifiers_in": guard.identifiers_in, "guard.sentences": guard.sentences,
+        "guard.is_ask": guard.is_ask, "guard.is_decision": guard.is_decision,
+        "constraints.constraint_kind": constraints.constraint_kind, "classifier.classify": classifier.classify,
+        "summary.parse_summary": summary.parse_summary, "chunking.chunk_markdown": chunking.chunk_markdown,
+        "lexical.terms": lexical.terms,
+    }
+
+
+def linear_scans(budget_s: float = 0.5) -> dict[str, Any]:
+    """Seconds per scanner vs input size (the worst paste shape at each size) and ``ratio``, the
+    time of the largest size run over the time of 10k (``sizes_ratio`` says which: 16 for 160k/10k,
+    where ~16 is linear and ~256 quadratic). A scanner whose run passes ``budget_s`` is not run on
+    the larger sizes (``null``), so the bench stays quick on a quadratic build too."""
+    out: dict[str, Any] = {}
+    for name, fn in _scanners().items():
+        times: dict[int, float | None] = dict.fromkeys(LINEAR_SIZES)
+        worst_shape: dict[int, str] = {}
+        over = False
+        for n in LINEAR_SIZES:
+            if over:
+                break
+            for shape, unit in _SHAPES.items():
+                text = (unit * (n // len(unit) + 1))[:n]
+                t0 = time.perf_counter()
+                fn(text)
+                dt = time.perf_counter() - t0
+                if times[n] is None or dt > (times[n] or 0):
+                    times[n], worst_shape[n] = dt, shape
+                if dt > budget_s:
+                    over = True
+                    break
+        done = [n for n in LINEAR_SIZES if times[n] is not None]
+        first, last = times[done[0]], times[done[-1]]
+        out[name] = {"seconds": {str(n): None if t is None else round(t, 4) for n, t in times.items()},
+                     "worst_shape": {str(n): s for n, s in worst_shape.items()},
+                     "ratio": round(last / first, 1) if first and last else None,
+                     "sizes_ratio": done[-1] // done[0]}
+    return out
+
+
 async def _call(run: Any) -> tuple[bool, str]:
     ok, detail = await run()
     return bool(ok), str(detail)
@@ -186,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-disk", action="store_true")
     p.add_argument("--skip-hostile", action="store_true")
     p.add_argument("--skip-promises", action="store_true")
+    p.add_argument("--skip-linear", action="store_true", help="skip the scan-time vs input-size table")
     p.add_argument("--promises-only", action="store_true", help="only the README-promise families")
     a = p.parse_args(argv)
     if a.promises_only:
@@ -207,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
             h = hostile(root)
             out["hostile"] = h
             out.update(hostile_cases_tried=h["tried"], hostile_cases_passed=h["passed"])
+        if not a.skip_linear:
+            out["linear_scans"] = linear_scans()
         if not a.skip_promises:
             pr = promises(str(REPO / "tests" / "faults"))
             out["promises"] = pr

@@ -15,17 +15,26 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from neotask_tui.engine.constraints import clauses, constraint_kind, core, is_rule, unlabel
 from neotask_tui.engine.summary import Summary, SummaryLine, event_text
 from neotask_tui.storage.events import Event
 
 MAX_CITES = 6
+MAX_IDENTIFIER_CHARS: Final = 256
+"""A run of more non-space characters than this is data (a pasted blob, a base64 block), not an
+identifier to keep verbatim: it stays in the transcript and is not scanned. Bounding the run is
+what keeps :func:`identifiers_in` linear in the length of the text (40k hex chars took 17 s)."""
+MAX_IDENTIFIERS: Final = 1000
+"""At most this many identifiers per text (the first ones): the substring check among them is
+quadratic in their number."""
 
 _URL = r"(?:https?|ftp|file|ssh|git)://[^\s<>\"'`)\]]+"
-_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_PATH = r"(?:~|\.{1,2})?/(?:[\w.@%+-]+/)*[\w.@%+-]+/?|(?:[\w.-]+/)+[\w.-]+\.\w{1,8}"
+# EMAIL and the relative PATH start only where their character run starts: tried at every position
+# inside a long run, each would rescan the rest of the run (quadratic).
+_EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_PATH = r"(?:~|\.{1,2})?/(?:[\w.@%+-]+/)*[\w.@%+-]+/?|(?<![\w.-])(?:[\w.-]+/)+[\w.-]+\.\w{1,8}"
 _FILE = (
     r"\b[\w-]+\.(?:py|pyi|js|ts|tsx|jsx|json|toml|yaml|yml|md|txt|csv|sql|sh|rs|go|java|c|h|cpp|hpp|rb"
     r"|ini|cfg|env|lock|html|css|tcss|jsonl|log)\b"
@@ -47,6 +56,7 @@ _ID_RE = re.compile(
     )
 )
 _BACKTICK_RE = re.compile(r"`([^`\n]{1,120})`")
+_LONG_RUN_RE = re.compile(rf"(?<!\S)\S{{{MAX_IDENTIFIER_CHARS + 1},}}")
 
 _NEG_EN = (
     r"\bdo not\b|\bdon'?t\b|\bdoesn'?t\b|\bnever\b|\bmust not\b|\bmustn'?t\b|\bshould not\b|\bshouldn'?t\b"
@@ -203,7 +213,7 @@ def identifiers_in(text: str) -> list[str]:
     found: list[str] = []
     for m in _BACKTICK_RE.finditer(text):
         found.append(m.group(1).strip())
-    stripped = _BACKTICK_RE.sub(" ", text)
+    stripped = _LONG_RUN_RE.sub(" ", _BACKTICK_RE.sub(" ", text))
     for m in _ID_RE.finditer(stripped):
         tok = m.group(0).rstrip(".,;:!?")
         if tok.endswith(")") and "(" not in tok:
@@ -216,6 +226,8 @@ def identifiers_in(text: str) -> list[str]:
         if tok and tok not in seen:
             seen.add(tok)
             out.append(tok)
+            if len(out) >= MAX_IDENTIFIERS:
+                break
     # Drop identifiers that are a substring of a longer one found in the same text.
     return [t for t in out if not any(t != o and t in o for o in out)]
 

@@ -150,13 +150,19 @@ _SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|
 # prose: "my password for the staging box is V", "the password is V", "пароль от сервера — V"
 _PW_WORD = r"(?:pass(?:word|phrase|code)|passwd|pwd|парол(?:ь|я|ю|ем|е|и))"
 _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after it
-    r"(?=[^\S\n]{0,4}[:=—–\-iwэе])[^\S\n]{0,4}(?:[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bэто\b|\bесть\b)"
+    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе])[^\S\n]{0,4}(?:[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bare\b|\bэто\b|\bесть\b)"
+    r"(?:[^\S\n]{0,2}[:—–](?!\S))?"
     r"(?:[^\S\n]{1,4}(?:still|now|currently|actually|just|always|теперь|сейчас|всё ещё|все еще))?[^\S\n]{0,4}"
 )
-_PW_PROSE = re.compile(
-    r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)"
-    r"(?:[^\S\n]{1,4}[^\s:=—–.!?\[]{1,30}+){1,6}?)?" + _PROSE_SEP
+_PW_FOR = (r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)"
+           r"(?:[^\S\n]{1,4}[^\s:=—–.!?\[]{1,30}+){1,6}?)?")
+_PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + _PROSE_SEP)
+# a weaker link, so the value must look like a password: "changed my password to V", "сменил пароль на V"
+_PW_WEAK = re.compile(
+    r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + r"[^\S\n]{1,4}(?:to|на|теперь|сейчас)[^\S\n]{1,4}"
 )
+_PIN = re.compile(r"(?i)(?<![\w-])(?:pin(?:[ -]?code)?|пин(?:[ -]?код)?)[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bэто\b)"
+                  r"[^\S\n]{0,4}([0-9]{4,8})(?![0-9])")
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
 _PW_BARE = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,4}"
@@ -172,6 +178,7 @@ _PW_AS = re.compile(
 _CRED_PROSE = re.compile(
     r"(?i)(?<![\w-])(?:api[ _\-]?key|apikey|access[ _\-]?key(?:[ _\-]?id)?|secret(?:[ _\-]?(?:access[ _\-]?)?key)?"
     r"|client[ _\-]?secret|auth[ _\-]?token|access[ _\-]?token|refresh[ _\-]?token|token|private[ _\-]?key"
+    r"|creds|credentials"
     r"|токен|ключ(?:[^\S\n]{1,4}(?:api|апи|доступа))?|секрет(?:ный ключ)?)" + _PROSE_SEP
 )
 _AUTH_HEADER = re.compile(
@@ -230,7 +237,7 @@ def _plausible(value: str, *, strict: bool) -> bool:
     if not strict:
         return True
     has_other = any(not c.isalpha() for c in value)
-    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value[1:])  # not just "Bob"
     return len(value) >= 6 and (has_other or mixed)
 
 
@@ -360,18 +367,29 @@ def _prose_sep_is_symbol(m: re.Match[str]) -> bool:
     return tail.endswith((":", "=", "—", "–", "-"))
 
 
+def _prose_ok(m: re.Match[str], value: str, *, strict: bool) -> bool:
+    """A value after "is"/"are"/"was" that is a plain participle ("hashed", "rotated") is no secret."""
+    if value.isalpha() and value.islower() and value.endswith("ed") and not _prose_sep_is_symbol(m):
+        return False
+    return _plausible(value, strict=strict)
+
+
 def _passwords(text: str) -> Iterator[SecretMatch]:
     low = text.lower()  # key words are looked for first: most text has none of them
     if any(w in low for w in ("pass", "pwd", "парол")):
-        yield from _after_lead(text, _PW_PROSE, "password", lambda m, v: _plausible(v, strict=False))
+        yield from _after_lead(text, _PW_PROSE, "password", lambda m, v: _prose_ok(m, v, strict=False))
         yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
+        yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
         for m in _PW_AS.finditer(text):
             value = m.group(1).rstrip(_TRAILING)
             if _plausible(value, strict=False):
                 yield SecretMatch("password", m.start(1), m.start(1) + len(value))
-    if any(w in low for w in ("key", "secret", "token", "токен", "ключ", "секрет")):
+    if "pin" in low or "пин" in low:
+        for m in _PIN.finditer(text):
+            yield SecretMatch("pin", *m.span(1))
+    if any(w in low for w in ("key", "secret", "token", "cred", "токен", "ключ", "секрет")):
         yield from _after_lead(text, _CRED_PROSE, "credential",
-                               lambda m, v: _plausible(v, strict=not _prose_sep_is_symbol(m)))
+                               lambda m, v: _prose_ok(m, v, strict=not _prose_sep_is_symbol(m)))
     if "authorization" in low:
         yield from _after_lead(text, _AUTH_HEADER, "credential", lambda m, v: _plausible(v, strict=False))
 

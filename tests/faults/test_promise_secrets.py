@@ -128,6 +128,10 @@ SHAPES: list[tuple[str, str, str]] = [
     ("pw-colon", "password: {s}", "p@ss-W0rd"),
     ("pw-quoted-phrase", "My passphrase is '{s}'", "blue cat eats fish"),
     ("pw-with-the-password", "log in with the password {s}", "Kx7$mQ2p"),
+    ("pw-is-colon", "my password is: {s}", "Xk9#mP2q"),
+    ("pw-changed-to", "I changed my password to {s} yesterday", "Xk9#mP2q"),
+    ("pin", "my pin is {s}", "4821"),
+    ("creds-pair", "creds are {s}", "admin:Xk9#mP2q"),
     # passwords in prose, Russian
     ("ru-pw-ot-dash", "пароль от сервера — {s}", "Zx9!kLm2pQ"),
     ("ru-pw-moy-colon", "мой пароль: {s}", "Qw3rty!23"),
@@ -136,6 +140,8 @@ SHAPES: list[tuple[str, str, str]] = [
     ("ru-pw-eto", "пароль от почты это {s}", "ЛесПоле2024"),
     ("ru-pw-kak", "используй {s} как пароль", "Gt5%rE2w"),
     ("ru-pw-word", "мой пароль от вайфая: {s}", "солнышко"),
+    ("ru-pw-na", "сменил пароль на {s}", "Xk9#mP2q"),
+    ("ru-pw-teper", "мой пароль от почты теперь {s}", "Xk9#mP2q"),
 ]
 
 NEGATIVES = [
@@ -154,6 +160,10 @@ NEGATIVES = [
     ("password-manager", "I use Bitwarden as my password manager"),
     ("password-required", "the password is required for sudo"),
     ("token-expired", "the token is expired"),
+    ("password-sent-to", "I sent the password to Bob"),
+    ("passwords-hashed", "Passwords are hashed with bcrypt"),
+    ("tokens-rotated", "tokens are rotated daily"),
+    ("pin-hardware", "the pin is loose"),
     ("russian", "Всегда присылай мне сначала краткое резюме, пожалуйста."),
     ("russian-password-word", "Пароль должен быть длиннее восьми символов."),
     ("url", "docs at https://example.com/docs/page?id=42&lang=en"),

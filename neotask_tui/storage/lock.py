@@ -64,13 +64,14 @@ class DataLock:
             if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO) or os.path.islink(self.path):
                 raise StorageError(self._not_regular()) from None
             raise StorageError(f"cannot open the lock file {self.path}: {e.strerror or e}") from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:  # a hard link would get its other name truncated
             os.close(fd)
             raise StorageError(self._not_regular())
         return fd
 
     def _not_regular(self) -> str:
-        return (f"the lock file {self.path} is a symlink or not a regular file; "
+        return (f"the lock file {self.path} is a symlink, a hard link or not a regular file; "
                 "remove it (no neotask process is using it) and try again")
 
     def release(self) -> None:

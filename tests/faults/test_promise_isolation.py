@@ -76,6 +76,16 @@ def test_session_keys_are_matched_in_full(key: str) -> None:
         parse_key(key)
 
 
+def test_other_names_are_matched_in_full_too() -> None:
+    from neotask_tui.engine.state_model import valid_field
+    from neotask_tui.tui.themes import ThemeError, parse_theme
+
+    assert valid_field("deadline") and not valid_field("deadline\n")
+    parse_theme({"name": "dusk", "colors": {"primary": "#336699"}})
+    with pytest.raises(ThemeError):
+        parse_theme({"name": "dusk\n", "colors": {"primary": "#336699"}})
+
+
 @pytest.mark.parametrize("agent", ["main\n", "alice.\n", "", "ali ce", "../main", "a" * 65])
 def test_cli_agent_option_is_validated_like_a_key(agent: str) -> None:
     r = cli("inbox", "list", "--agent", agent, env={"NEOTASK_PROVIDER": "scripted"})

@@ -2,8 +2,10 @@
 
 - ``neotask compact KEY [--instructions TEXT] [--preview] [--rebuild] [--undo] [--json]`` compacts a
   session (or previews / rebuilds / undoes the last compaction).
-- ``neotask context KEY [--json]`` prints the ledger of the next call: tokens per section, budget,
-  fill ratio, and whether counts are provider-reported or estimated (read-only).
+- ``neotask context KEY [--message DRAFT] [--json]`` prints what the next call would send: tokens per
+  section, budget, fill ratio, whether counts are provider-reported or estimated, and the recall
+  section (for DRAFT, or for the last user message); ``--json`` carries every message itself
+  (read-only: nothing is written, nothing is indexed).
 """
 
 from __future__ import annotations
@@ -63,16 +65,25 @@ def ledger_rows(led: dict[str, Any]) -> list[tuple[str, str]]:
 
 def cmd_context(args: argparse.Namespace) -> int:
     """Run ``neotask context`` (read-only: nothing is written)."""
+    from neotask_tui.commands.core import context_payload
+
     engine = open_engine(readonly=True)
+
+    async def run() -> Any:
+        try:
+            return await engine.preview(key, args.message)
+        finally:
+            await engine.aclose()
+
     try:
         key = _key(args, engine)
-        ctx = asyncio.run(engine.context(key, args.message))
-        led = ctx.ledger.to_dict()
+        payload = context_payload(asyncio.run(run()))
+        led = payload["ledger"]
         reported = _last_reported(engine, key)
         if reported is not None:
             led["last_reported_input"] = reported
         if args.json:
-            print_json({"key": key, "ledger": led})
+            print_json({"key": key, **payload})
             return 0
         from rich.table import Table
 
@@ -82,6 +93,9 @@ def cmd_context(args: argparse.Namespace) -> int:
         if reported is not None:
             t.add_row("last call (provider-reported input)", f"{reported:,}")
         _console().print(t)
+        _console().print(payload["recall"]["label"])
+        if payload["recall"]["note"]:
+            _console().print(f"note: {payload['recall']['note']}")
         return 0
     finally:
         engine.close()
@@ -110,8 +124,9 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=cmd_compact)
 
-    p = sub.add_parser("context", help="the ledger of the next call: tokens per section, budget, fill")
+    p = sub.add_parser("context", help="what the next call sends: tokens per section, recall, the messages (--json)")
     p.add_argument("key", nargs="?", help="session key (default from config)")
-    p.add_argument("--message", "-m", default=None, help="include this new user message in the estimate")
+    p.add_argument("--message", "-m", default=None,
+                   help="preview sending this message: it ends the context and recall is for it")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=cmd_context)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from neotask_tui.commands import CommandResult, command, help_text, split_args, usage_error
@@ -44,16 +45,53 @@ async def _sessions(engine: Any, key: str, args: str) -> CommandResult:
     return CommandResult(text="\n".join(lines) or "no sessions", data=rows, action="open_sessions")
 
 
-@command("context", "/context", "Show exactly what the next call will send, section by section")
+def recall_label(basis: str, query: str, items: int) -> str:
+    """One line saying what a context preview's recall section was computed for."""
+    q = " ".join(query.split())
+    q = q if len(q) <= 60 else q[:59] + "…"
+    found = f"{items} recalled memor{'y' if items == 1 else 'ies'}" if items else "nothing recalled"
+    if basis == "draft":
+        return f"recall: {found} for your draft message ({q!r}), as the next call would send them"
+    if basis == "last_user_message":
+        return (f"recall: {found} for your last message ({q!r}); the next message recalls for itself "
+                "(/context TEXT previews a draft)")
+    return "recall: nothing yet (no message to recall for; /context TEXT previews a draft)"
+
+
+def context_payload(ctx: Any) -> dict[str, Any]:
+    """A preview as data: the ledger, every message that would be sent, and what recall was for."""
+    msgs: list[dict[str, Any]] = []
+    for m, s in zip(ctx.messages, ctx.section_of, strict=False):
+        d: dict[str, Any] = {"role": m.role, "content": m.content, "section": s}
+        if m.tool_calls:
+            d["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls]
+        if m.tool_call_id:
+            d["tool_call_id"] = m.tool_call_id
+        if m.name:
+            d["name"] = m.name
+        msgs.append(d)
+    items = sum(m["content"].count("\n</recalled-memory>") for m in msgs if m["section"] == "recall")
+    recall = {"basis": ctx.recall_basis, "query": ctx.recall_query, "items": items,
+              "label": recall_label(ctx.recall_basis, ctx.recall_query, items), "note": ctx.recall_note}
+    return {"ledger": ctx.ledger.to_dict(), "messages": msgs, "recall": recall}
+
+
+@command("context", "/context [DRAFT]", "Show exactly what the next call will send (recall included)")
 async def _context(engine: Any, key: str, args: str) -> CommandResult:
-    ctx = await engine.context(key, args or None)
+    ctx = await engine.preview(key, args or None)
+    data = context_payload(ctx)
     led = ctx.ledger
     rows = ["| section | tokens |", "|---|---|"] + [f"| {k} | {v:,} |" for k, v in led.sections.items()]
     rows.append(f"| **total** | **{led.total:,}** of {led.window:,} ({led.fill:.0%}, {led.source}) |")
-    return CommandResult(text="\n".join(rows), data={"ledger": led.to_dict(),
-                         "messages": [{"role": m.role, "content": m.content, "section": s}
-                                      for m, s in zip(ctx.messages, ctx.section_of, strict=False)]},
-                         action="show_context")
+    rows += ["", data["recall"]["label"]]
+    if ctx.recall_note:
+        rows.append(f"note: {ctx.recall_note}")
+    for m in data["messages"]:
+        if m["section"] == "recall":
+            # a code fence longer than any backtick run inside, so the block shows the text as sent
+            ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", m["content"])), default=0) + 1)
+            rows += ["", f"{ticks}text", m["content"], ticks]
+    return CommandResult(text="\n".join(rows), data=data, action="show_context")
 
 
 def export_markdown(events: list[Event]) -> str:

@@ -418,8 +418,38 @@ class Engine:
         return await asyncio.to_thread(build_context, inp)
 
     async def context(self, key: str, new_message: str | None = None) -> AssembledContext:
-        """What the next call would send (for ``/context`` and ``neotask context``)."""
+        """The next call's context without recall (cheap: the gauge before the first turn).
+
+        ``/context``, F4 and ``neotask context`` use :meth:`preview`, which includes recall.
+        """
         return await self.build(key, new_message)
+
+    async def preview(self, key: str, draft: str | None = None) -> AssembledContext:
+        """Exactly what the next call would send, recall included, without writing anything.
+
+        Recall depends on the message being sent: with a ``draft`` (the text about to be sent) the
+        preview recalls for it and ends with it; without one it shows the recall of the last user
+        message. ``recall_basis``/``recall_query``/``recall_note`` of the result say which, and
+        why the next call's recall could still differ. No memory is indexed, no event appended and
+        no receipt (``Recalled``) produced.
+        """
+        key = validate_key(key)
+        draft = clean_text(draft) if draft is not None and draft.strip() else None
+        if draft is not None:
+            query, basis = draft, "draft"
+        else:
+            query = next((e.content for e in reversed(self.history(key))
+                          if e.type == "message" and e.role == "user"), "")
+            basis = "last_user_message" if query else "none"
+        note = ""
+        try:
+            recall = await _recall.recall(self, key, query, preview=True)
+            note = await _recall.preview_note(self, key)
+        except Exception as e:  # a preview must show the rest even when memory fails
+            recall, note = [], f"memory recall failed: {e}"
+        ctx = await self.build(key, draft, recall=recall)
+        ctx.recall_basis, ctx.recall_query, ctx.recall_note = basis, query, note
+        return ctx
 
     # ------------------------------------------------------------------ compaction
     async def compact(self, key: str, *, instructions: str | None = None, preview: bool = False,

@@ -87,6 +87,12 @@ class AssembledContext:
     messages: list[ChatMessage]
     ledger: Ledger
     section_of: list[str] = field(default_factory=list)
+    recall_basis: str = ""
+    """For a preview: what the recall section was computed for — ``draft`` (the text about to be sent),
+    ``last_user_message`` (the last message sent; the next one recalls for itself) or ``none``."""
+    recall_query: str = ""
+    recall_note: str = ""
+    """Why the preview's recall may differ from the next call's (memory not indexed yet, recall failed)."""
 
 
 def trim_middle(text: str, max_tokens: int, count: Callable[[str], int]) -> tuple[str, bool]:

@@ -51,8 +51,12 @@ async def get_memory(engine: Engine) -> Any:
     return engine._memory
 
 
-async def recall(engine: Engine, key: str, query: str) -> list[RecallItem]:
-    """Auto-recall for a turn (empty if disabled); never raises."""
+async def recall(engine: Engine, key: str, query: str, *, preview: bool = False) -> list[RecallItem]:
+    """Auto-recall for a turn (empty if disabled); never raises.
+
+    ``preview`` (``/context``, F4, ``neotask context``) reads the memory index as it is: no memory
+    file or archived transcript is indexed, nothing is written and the turn's notices are left alone.
+    """
     if not (engine.settings.memory.enabled and engine.settings.memory.auto_recall) or not query.strip():
         return []
     agent = engine.parse_key(key).agent_id
@@ -62,21 +66,35 @@ async def recall(engine: Engine, key: str, query: str) -> list[RecallItem]:
     mem = await engine.get_memory()
     if mem is None:
         return []
-    if archived and engine.settings.memory.include_transcripts:
+    if archived and engine.settings.memory.include_transcripts and not preview:
         await asyncio.to_thread(_index_archived, engine, mem, agent, archived)
     excl = set(engine.current_record(key).config.get("never_recall", []))
     hits = await asyncio.to_thread(
         mem.recall, query, agent_id=agent, budget_tokens=engine.settings.memory.recall_budget_tokens,
-        k=engine.settings.memory.recall_k, exclude=excl,
+        k=engine.settings.memory.recall_k, exclude=excl, refresh=not preview,
     )
-    # skipped memory files and background indexing: shown once, by this turn (see turn.send)
-    engine.store.notices.extend(mem.take_notices())
+    if not preview:
+        # skipped memory files and background indexing: shown once, by this turn (see turn.send)
+        engine.store.notices.extend(mem.take_notices())
     cfg = engine.current_record(key).config
     return [
         RecallItem(id=h.id, text=h.text, source=h.location, score=h.score,
                    scope=h.scope, event_ids=list(getattr(h, "event_ids", None) or []))
         for h in hits if scope_admits(h.scope, cfg)
     ]
+
+
+async def preview_note(engine: Engine, key: str) -> str:
+    """Why a preview's recall may differ from the next call's ("" when it should not)."""
+    mem = engine.memory
+    if mem is None or not (engine.settings.memory.enabled and engine.settings.memory.auto_recall):
+        return ""
+    agent = engine.parse_key(key).agent_id
+    pending: list[str] = await asyncio.to_thread(mem.unindexed, agent)
+    if not pending:
+        return ""
+    names = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
+    return f"memory changed since it was indexed ({names}): the next call indexes it first, so its recall may differ"
 
 
 async def watch_memory(engine: Engine, key: str, on_change: Callable[[Any], None]) -> bool:

@@ -255,6 +255,10 @@ class MemoryService:
         out, self._notices = self._notices, []  # no lock: a turn never waits for a reindex
         return out
 
+    def unindexed(self, agent_id: str) -> list[str]:
+        """Memory files changed since they were last indexed (read-only check)."""
+        return sorted(self.indexer.pending(agent_id, self.workspace(agent_id))[1])
+
     def _refresh_for_turn(self, agent_id: str) -> None:
         """Bring the file index up to date for a turn without ever holding it up.
 
@@ -438,18 +442,21 @@ class MemoryService:
         return hits
 
     def recall(
-        self, query: str, *, agent_id: str, budget_tokens: int, k: int, exclude: Collection[str] = ()
+        self, query: str, *, agent_id: str, budget_tokens: int, k: int, exclude: Collection[str] = (),
+        refresh: bool = True,
     ) -> list[MemoryHit]:
         """Hits for auto-recall that fit in ``budget_tokens`` (counted on the hit text).
 
         Uses MMR so recalled passages are not near-duplicates, and the configured ``min_score``.
-        Transcripts are included only when ``include_transcripts`` is set.
+        Transcripts are included only when ``include_transcripts`` is set. ``refresh=False`` reads
+        the index as it is (a preview of the context: nothing is written).
         """
         if budget_tokens <= 0 or k <= 0:
             return []
         sources = ("memory", "transcript") if self.settings.include_transcripts else ("memory",)
         params = dataclasses.replace(self.params, mmr_lambda=0.7, min_score=self.settings.min_score)
-        self._refresh_for_turn(agent_id)
+        if refresh:
+            self._refresh_for_turn(agent_id)
         hits = self.search(query, agent_id=agent_id, k=k * 2, sources=sources, exclude=exclude, params=params,
                            sync=False)
         out: list[MemoryHit] = []

@@ -335,8 +335,9 @@ class NeotaskApp(App[int]):
         self.run_command("/compact")
 
     def action_context(self) -> None:
-        """``/context``."""
-        self.run_command("/context")
+        """``/context``: with a draft in the prompt, what sending it would send (recall for it)."""
+        draft = self.main.query_one(Prompt).text.strip()
+        self.run_command(f"/context {draft}" if draft and not draft.startswith("/") else "/context")
 
     def action_open_inbox(self) -> None:
         """``/inbox``."""

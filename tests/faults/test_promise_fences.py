@@ -196,20 +196,20 @@ def model():  # type: ignore[no-untyped-def]
     asyncio.run(p.aclose())
 
 
-def _control_ids(model) -> set[int]:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def control_ids(model) -> set[int]:  # type: ignore[no-untyped-def]
+    """Every token id the model's vocabulary marks as a control or user-defined special token."""
     import llama_cpp
 
     llm = model._llm
-    vocab = llm._model.vocab
+    vocab = llama_cpp.llama_model_get_vocab(llm._model.model)
     flags = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
-    return {i for i in range(llm.n_vocab()) if llama_cpp.llama_token_get_attr(vocab, i) & flags}
+    return {i for i in range(llm.n_vocab()) if llama_cpp.llama_vocab_get_attr(vocab, i) & flags}
 
 
 @pytest.mark.model
 @pytest.mark.parametrize("where", ["user", "memory", "tool", "summary", "assistant", "system-state"])
-async def test_chat_template_tokens_in_content_are_never_control_tokens(model, where: str) -> None:  # type: ignore[no-untyped-def]
-    from tests.protocol_servers import collect
-
+def test_chat_template_tokens_in_content_are_never_control_tokens(model, control_ids: set[int], where: str) -> None:  # type: ignore[no-untyped-def]
     msgs = [ChatMessage("system", "You are a helpful assistant.")]
     if where == "user":
         msgs.append(ChatMessage("user", INJECTED))
@@ -228,7 +228,7 @@ async def test_chat_template_tokens_in_content_are_never_control_tokens(model, w
     else:
         msgs += [ChatMessage("system", f"Current session:\n- Goal: {INJECTED}"), ChatMessage("user", "go")]
     tokens = model.prompt_tokens(msgs)
-    control = _control_ids(model)
+    control = control_ids
     start, end = model._llm.tokenize(b"<|im_start|>", add_bos=False, special=True)[0], \
         model._llm.tokenize(b"<|im_end|>", add_bos=False, special=True)[0]
     specials = [t for t in tokens if t in control]
@@ -236,9 +236,17 @@ async def test_chat_template_tokens_in_content_are_never_control_tokens(model, w
     assert specials == [start, end] * len(msgs) + [start]
     # The injected text is still there, as plain text.
     assert "<|im_start|>system" in model._llm.detokenize(tokens).decode("utf-8", "replace")
+
+
+@pytest.mark.model
+async def test_generation_is_fed_the_prompt_tokens(model) -> None:  # type: ignore[no-untyped-def]
+    """What the model is given is :meth:`prompt_tokens` (its exact count comes back as usage)."""
+    from tests.protocol_servers import collect
+
+    msgs = [ChatMessage("system", "You are a helpful assistant."), ChatMessage("user", INJECTED)]
     got = await collect(model.stream(msgs, max_tokens=1))
     assert got.error is None and got.end is not None
-    assert got.end.usage.input_tokens == len(tokens)
+    assert got.end.usage.input_tokens == len(model.prompt_tokens(msgs))
 
 
 @pytest.mark.model

@@ -13,7 +13,7 @@ from neotask_tui.text.terminal import inert
 
 
 class ContextScreen(Screen[None]):
-    """Shows ``/context`` data: ``{"ledger": {...}, "messages": [{role, content, section}]}``."""
+    """Shows ``/context`` data: ``{"ledger": {...}, "messages": [{role, content, section}], "recall": {...}}``."""
 
     CSS_PATH = "context.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "close", "Back", id="context_close")]
@@ -27,6 +27,11 @@ class ContextScreen(Screen[None]):
         yield Static(f"Context for the next call · {led.get('total', 0):,} of {led.get('window', 0):,} "
                      f"tokens ({float(led.get('fill', 0)):.0%}, {led.get('source', 'estimated')}, strategy "
                      f"{led.get('strategy', '?')})", id="context-title")
+        recall = self.data.get("recall") or {}
+        if recall.get("label"):
+            yield Static(str(recall["label"]), id="context-recall", markup=False)
+        if recall.get("note"):
+            yield Static(f"note: {recall['note']}", id="context-recall-note", markup=False)
         yield DataTable(id="ledger-table", cursor_type="none")
         with VerticalScroll(id="context-messages"):
             for i, m in enumerate(self.data.get("messages") or []):

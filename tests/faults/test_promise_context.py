@@ -1,0 +1,144 @@
+"""README promise: ``/context``, F4 and ``neotask context`` show exactly what the next call sends.
+
+Recall included (the untrusted part), computed read-only: a preview records no recall receipt and
+writes nothing. ``neotask context KEY --json`` carries the assembled messages themselves.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from neotask_tui.commands import dispatch
+from neotask_tui.config import load_settings
+from neotask_tui.engine.api import Engine
+from neotask_tui.providers.scripted import ScriptedProvider
+from tests.faults.helpers import KEY, cli, run_turn
+
+pytestmark = pytest.mark.promise("context_view")
+
+NOTE = "The lighthouse keeper's boat is called Marigold."
+QUESTION = "what is the lighthouse keeper's boat called?"
+ENV = {"NEOTASK_MEMORY_ENABLED": "true", "NEOTASK_SESSION_DAILY_RESET_HOUR": "-1"}
+
+
+@pytest.fixture
+def memory_home(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
+    ws = data_dir / "agents" / "main"
+    ws.mkdir(parents=True)
+    (ws / "MEMORY.md").write_text(f"# Memory\n\n- {NOTE}\n- Deploys happen on Thursdays.\n")
+    return data_dir
+
+
+def _files(root: Path) -> dict[str, tuple[int, bytes]]:
+    """Every file under ``root`` with its mtime and bytes (a preview must change none of them)."""
+    return {str(p.relative_to(root)): (p.stat().st_mtime_ns, p.read_bytes())
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+async def _one_turn() -> None:
+    prov = ScriptedProvider()
+    e = Engine(load_settings(), provider=prov)
+    try:
+        prov.queue({"text": "It is called Marigold."})
+        await run_turn(e, QUESTION, KEY)
+        assert any(NOTE in m.content for m in prov.calls[-1]), "the note is not recalled by a real turn"
+    finally:
+        await e.aclose()
+
+
+async def test_cli_context_json_carries_the_messages_recall_included_and_writes_nothing(
+        memory_home: Path, neotask_home: Path) -> None:
+    await _one_turn()
+    before = _files(neotask_home)
+    out = cli("context", KEY, "--json", env=ENV)
+    assert out.returncode == 0, out.stderr
+    assert _files(neotask_home) == before
+    doc = json.loads(out.stdout)
+    msgs = doc["messages"]
+    assert msgs and all(set(m) >= {"role", "content", "section"} for m in msgs)
+    recall = [m for m in msgs if m["section"] == "recall"]
+    assert len(recall) == 1 and NOTE in recall[0]["content"] and recall[0]["role"] == "system"
+    assert "<recalled-memory" in recall[0]["content"]
+    assert doc["recall"]["basis"] == "last_user_message" and doc["recall"]["query"] == QUESTION
+    assert doc["ledger"]["sections"]["recall"] > 0
+    assert next(m["content"] for m in msgs if m["section"] == "recent") == QUESTION
+
+
+async def test_cli_context_with_a_draft_recalls_for_the_draft(memory_home: Path, neotask_home: Path) -> None:
+    await _one_turn()
+    before = _files(neotask_home)
+    out = cli("context", KEY, "--json", "--message", "when do deploys happen?", env=ENV)
+    assert out.returncode == 0, out.stderr
+    assert _files(neotask_home) == before
+    doc = json.loads(out.stdout)
+    assert doc["recall"]["basis"] == "draft" and doc["recall"]["query"] == "when do deploys happen?"
+    recall = [m["content"] for m in doc["messages"] if m["section"] == "recall"]
+    assert len(recall) == 1 and "Thursdays" in recall[0]
+    assert doc["messages"][-1] == {"role": "user", "content": "when do deploys happen?", "section": "new_message"}
+    # The plain output says which recall it shows.
+    out = cli("context", KEY, "--message", "when do deploys happen?", env=ENV)
+    assert out.returncode == 0, out.stderr
+    assert "recall" in out.stdout and "your draft" in out.stdout
+
+
+async def test_slash_context_shows_recall_and_records_no_receipt(memory_home: Path, neotask_home: Path) -> None:
+    await _one_turn()
+    prov = ScriptedProvider()
+    e = Engine(load_settings(), provider=prov)
+    try:
+        n_events = len(e.events(KEY))
+        await e.get_memory()  # the preview itself must not write: the index is already current
+        before = _files(neotask_home)
+        res = await dispatch(e, KEY, "/context")
+        assert not res.error, res.text
+        assert NOTE in res.text and "last message" in res.text
+        recall = [m for m in res.data["messages"] if m["section"] == "recall"]
+        assert len(recall) == 1 and NOTE in recall[0]["content"]
+        res2 = await dispatch(e, KEY, "/context when do deploys happen?")
+        assert "Thursdays" in res2.text and "draft" in res2.text
+        assert len(e.events(KEY)) == n_events and e.last_ledger.get(KEY) is None
+        assert prov.calls == []
+        assert _files(neotask_home) == before
+    finally:
+        await e.aclose()
+
+
+async def test_f4_screen_shows_recall_for_the_prompt_draft(memory_home: Path) -> None:
+    from neotask_tui.tui.app import make_app
+    from neotask_tui.tui.screens.context import ContextScreen
+    from neotask_tui.tui.widgets.prompt import Prompt
+
+    await _one_turn()
+    settings = load_settings()
+    settings.provider.name = "scripted"
+    settings.memory.watch = False
+    e = Engine(settings, provider=ScriptedProvider())
+    app = make_app(settings, engine=e)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(600):
+                if app.ready.is_set():
+                    break
+                await pilot.pause(0.05)
+            app.main.query_one(Prompt).text = "when do deploys happen?"
+            await pilot.press("f4")
+            for _ in range(1200):
+                if isinstance(app.screen, ContextScreen):
+                    break
+                await pilot.pause(0.05)
+            assert isinstance(app.screen, ContextScreen)
+            data = app.screen.data
+            recall = [m for m in data["messages"] if m["section"] == "recall"]
+            assert len(recall) == 1 and "Thursdays" in recall[0]["content"]
+            assert data["recall"]["basis"] == "draft"
+            shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
+            assert "Thursdays" in shown and "draft" in shown
+            await pilot.press("escape")
+            # The draft is still in the prompt, unsent.
+            assert app.main.query_one(Prompt).text == "when do deploys happen?"
+    finally:
+        await e.aclose()

@@ -82,6 +82,12 @@ def visible_marks(payload: str) -> list[str]:
     return out
 
 
+def memory_form(payload: str) -> str:
+    """What a memory file keeps of ``payload``: lines split (CR/VT/FF are line breaks there), and no
+    NUL (a file with a NUL byte is binary and skipped)."""
+    return "\n".join(payload.replace("\x00", "").splitlines())
+
+
 def slice_of(output: str, case: str) -> str:
     i = IDS.index(case)
     m = re.search(rf"zzs{i:02d}(.*?)zze{i:02d}", output, re.DOTALL)
@@ -97,7 +103,7 @@ def assert_inert(output: str, case: str, *, lines_split: bool = False) -> None:
     assert not raw, f"raw controls reach the terminal: {raw!r} in {part!r}"
     payload = SEQUENCES[case]
     if lines_split:
-        payload = "\n".join(payload.splitlines())
+        payload = memory_form(payload)
     for mark in visible_marks(payload):
         assert mark in part, f"{mark!r} not shown in {part!r}"
 
@@ -156,7 +162,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Home]:
 
         mem = paths.workspace_dir("main") / "memory"
         mem.mkdir(parents=True, exist_ok=True)
-        (mem / "hostile.md").write_text("# Notes\n\n" + all_marked() + "\n", encoding="utf-8")
+        prose = "Plain notes about the project keep the control share of the file low. " * 60
+        (mem / "hostile.md").write_text(f"# Notes\n\n{all_marked().replace(chr(0), '')}\n\n{prose}\n",
+                                        encoding="utf-8")
         h.run("memory", "memory", "search", "zzs", "--k", "50", NEOTASK_MEMORY_ENABLED="true")
     yield h
 
@@ -166,8 +174,7 @@ PLAIN = ["send", "transcript", "chat", "state", "inbox", "memory"]
 
 
 @pytest.mark.parametrize(("case", "path"), [
-    (c, p) for c in IDS for p in PLAIN if not (p == "memory" and not visible_marks("\n".join(
-        SEQUENCES[c].splitlines())))])
+    (c, p) for c in IDS for p in PLAIN if not (p == "memory" and not visible_marks(memory_form(SEQUENCES[c])))])
 def test_plain_output_is_inert(home: Home, path: str, case: str) -> None:
     assert_inert(home.out[path], case, lines_split=path == "memory")
 

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui import paths
@@ -63,6 +64,8 @@ async def recall(engine: Engine, key: str, query: str, *, preview: bool = False)
     archived = [a for a in engine.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
     if not archived and not _has_memory_files(agent):
         return []  # nothing to recall from: don't pay for loading the embedder and LanceDB
+    if preview and not _index_exists(engine):
+        return []  # opening the store would create it: a preview writes nothing (see preview_note)
     mem = await engine.get_memory()
     if mem is None:
         return []
@@ -86,10 +89,14 @@ async def recall(engine: Engine, key: str, query: str, *, preview: bool = False)
 
 async def preview_note(engine: Engine, key: str) -> str:
     """Why a preview's recall may differ from the next call's ("" when it should not)."""
-    mem = engine.memory
-    if mem is None or not (engine.settings.memory.enabled and engine.settings.memory.auto_recall):
+    if not (engine.settings.memory.enabled and engine.settings.memory.auto_recall):
         return ""
     agent = engine.parse_key(key).agent_id
+    if not _index_exists(engine) and _has_memory_files(agent):
+        return "memory is not indexed yet: the next call indexes it first, so its recall may differ"
+    mem = engine.memory
+    if mem is None:
+        return ""
     pending: list[str] = await asyncio.to_thread(mem.unindexed, agent)
     if not pending:
         return ""
@@ -114,6 +121,15 @@ async def watch_memory(engine: Engine, key: str, on_change: Callable[[Any], None
         return False
     await asyncio.to_thread(mem.start_watcher, agent, on_change)
     return True
+
+
+def _index_exists(engine: Engine) -> bool:
+    """Whether the memory store exists (a remote one is assumed to)."""
+    uri = engine.settings.memory.db_uri
+    if "://" in uri:
+        return True
+    root = Path(uri) if uri else paths.memory_db_dir()
+    return root.is_dir() and any(root.glob("*.lance"))
 
 
 def _has_memory_files(agent: str) -> bool:

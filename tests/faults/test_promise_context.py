@@ -142,3 +142,21 @@ async def test_f4_screen_shows_recall_for_the_prompt_draft(memory_home: Path) ->
             assert app.main.query_one(Prompt).text == "when do deploys happen?"
     finally:
         await e.aclose()
+
+
+async def test_cli_context_before_memory_is_indexed_writes_nothing_and_says_so(
+        memory_home: Path, neotask_home: Path) -> None:
+    prov = ScriptedProvider()
+    e = Engine(load_settings(), provider=prov)
+    try:
+        e.settings.memory.enabled = False  # a session exists, memory was never opened (nor indexed)
+        await run_turn(e, "hello", KEY)
+    finally:
+        await e.aclose()
+    before = _files(neotask_home)
+    out = cli("context", KEY, "--json", "--message", QUESTION, env=ENV)
+    assert out.returncode == 0, out.stderr
+    assert _files(neotask_home) == before
+    doc = json.loads(out.stdout)
+    assert doc["recall"]["basis"] == "draft" and "not indexed yet" in doc["recall"]["note"]
+    assert not (memory_home / "lancedb").exists()

@@ -142,7 +142,10 @@ def promises(tests: str) -> dict[str, Any]:
             if m is not None:
                 outcome.get_result().promise_family = m.args[0] if m.args else "unnamed"
 
-    pytest.main(["-q", "-p", "no:cacheprovider", "-o", "addopts=", tests], plugins=[tally, _Family()])
+    import contextlib
+
+    with contextlib.redirect_stdout(sys.stderr):  # pytest's progress must not mix into the JSON
+        pytest.main(["-q", "-p", "no:cacheprovider", "-o", "addopts=", tests], plugins=[tally, _Family()])
     fams = sorted(tally.tried)
     return {"tried": sum(tally.tried.values()), "passed": sum(tally.passed.values()),
             "by_family": {f: {"tried": tally.tried[f], "passed": tally.passed[f]} for f in fams},

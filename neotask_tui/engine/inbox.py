@@ -12,6 +12,7 @@ the event loop and performs the memory write on accept.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import asdict, dataclass, field
@@ -40,6 +41,20 @@ _ONE_OFF = re.compile(
     r"|\b(?:выберем|выбираем|возьм[её]м|берём|берем)\b",
     re.I,
 )
+
+
+_redact_str = functools.lru_cache(maxsize=8192)(redact_secrets)
+
+
+def redact_tree(v: Any) -> Any:
+    """``v`` with secrets redacted from every string in it, keys included (lists and mappings too)."""
+    if isinstance(v, str):
+        return _redact_str(v)
+    if isinstance(v, list | tuple):
+        return [redact_tree(x) for x in v]
+    if isinstance(v, dict):
+        return {redact_tree(k) if isinstance(k, str) else k: redact_tree(x) for k, x in v.items()}
+    return v
 
 
 class InboxError(ValueError):
@@ -222,6 +237,9 @@ class Inbox:
         return data
 
     def _save(self, data: dict[str, Any]) -> None:
+        # The store boundary: every string of every entry (reason, scope_ref, criteria, ...) is
+        # redacted, not only the text, whoever filled it in (the model's tool call included).
+        data = {**data, "entries": redact_tree(data["entries"]), "rejected": redact_tree(data["rejected"])}
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
     def entries(self, status: str | None = None) -> list[InboxEntry]:
@@ -253,7 +271,7 @@ class Inbox:
             return None
         data = self._load()
         norm = normalize(text)
-        if norm in data["rejected"]:
+        if norm in data["rejected"] or redact_secrets(norm) in data["rejected"]:
             return None
         for raw in data["entries"]:
             if normalize(raw["text"]) == norm and raw["status"] in ("pending", "accepted"):
@@ -265,7 +283,8 @@ class Inbox:
                 return None
         scope = cand.scope if cand.scope in (*LONG_TERM_SCOPES, "session", "chat") else "user"
         entry = InboxEntry(
-            n=int(data["next_n"]), text=text, scope=scope, scope_ref=cand.scope_ref, reason=cand.reason,
+            n=int(data["next_n"]), text=text, scope=scope, scope_ref=cand.scope_ref,
+            reason=redact_secrets(cand.reason) if isinstance(cand.reason, str) else cand.reason,
             origin=cand.origin, source_ids=list(cand.source_ids), session_id=cand.session_id, key=cand.key,
             created_at=cand.created_at,
             criteria=check_criteria(
@@ -274,6 +293,7 @@ class Inbox:
             ),
             redacted=secrets,
         )
+        entry = InboxEntry.from_dict(redact_tree(entry.to_dict()))
         data["next_n"] = entry.n + 1
         data["entries"].append(entry.to_dict())
         self._save(data)

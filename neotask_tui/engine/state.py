@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from neotask_tui import paths
 from neotask_tui.engine.classifier import classify
-from neotask_tui.engine.inbox import Candidate, Inbox, InboxEntry, InboxError
+from neotask_tui.engine.inbox import Candidate, Inbox, InboxEntry, InboxError, redact_tree
 from neotask_tui.engine.state_inbox import InboxMixin
 from neotask_tui.engine.state_model import (
     LIST_FIELDS,
@@ -40,7 +40,7 @@ from neotask_tui.engine.state_model import (
 )
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
-from neotask_tui.text.secrets import redact_secrets
+from neotask_tui.text.secrets import has_secrets, redact_secrets
 
 __all__ = ["Notice", "StateError", "StateManager", "StateView"]
 
@@ -74,15 +74,20 @@ def _text(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
-def _redacted(v: Any) -> Any:
-    """``v`` with secrets redacted from every string in it (a value may be a list or a mapping)."""
-    if isinstance(v, str):
-        return redact_secrets(v)
-    if isinstance(v, list | tuple):
-        return [_redacted(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _redacted(x) for k, x in v.items()}
-    return v
+_redacted = redact_tree
+"""``v`` with secrets redacted from every string in it (a value may be a list or a mapping)."""
+
+
+def _check_name(what: str, name: str) -> None:
+    """Refuse a field or event name that is not a plain name or that holds a credential.
+
+    A name is a key of the state (it is matched, not shown), so it cannot be redacted; it is
+    refused instead, and the error does not repeat it.
+    """
+    if has_secrets(name):
+        raise StateError(f"bad {what} name: it looks like a credential (refused, not stored)")
+    if not valid_field(name):
+        raise StateError(f"bad {what} name {name[:64]!r} (a letter, then letters, digits, _ . -; at most 64)")
 
 
 def _read_transcript(session_id: str) -> list[Event]:
@@ -195,7 +200,8 @@ class StateManager(InboxMixin):
     # ---- writing -------------------------------------------------------------------------------
 
     async def _append(self, key: str, data: dict[str, Any]) -> Event:
-        data = {**data, "at": self.engine.now().isoformat()}
+        # The store boundary: every string of a state record (value, reason, names...) is redacted.
+        data = redact_tree({**data, "at": self.engine.now().isoformat()})
         return await self.engine.append(key, "state", data)
 
     async def set(
@@ -218,8 +224,7 @@ class StateManager(InboxMixin):
         Raises:
             StateError: bad field, scope or TTL.
         """
-        if not valid_field(field):
-            raise StateError(f"bad field name {field!r} (letters, digits, _ . -)")
+        _check_name("field", field)
         if field == "expires_at":
             await self.set_session_expiry(key, None if value in (None, "") else _text(value), source=source)
             return StateEntry(id=0, field=field, value=value, source=source, set_at=self.engine.now())
@@ -236,8 +241,8 @@ class StateManager(InboxMixin):
                 expires = now + parse_duration(ttl)
             except ValueError as e:
                 raise StateError(str(e)) from None
-        if until_event is not None and not valid_field(until_event):
-            raise StateError(f"bad event name {until_event!r}")
+        if until_event is not None:
+            _check_name("event", until_event)
         value = _redacted(value.strip() if isinstance(value, str) else value)
         ctx = self.scope_context(key)
         if field in LIST_FIELDS:
@@ -326,8 +331,7 @@ class StateManager(InboxMixin):
 
     async def fire_event(self, key: str, name: str, *, source: str = "user command") -> int:
         """Fire a named event; returns how many entries it expired."""
-        if not valid_field(name):
-            raise StateError(f"bad event name {name!r}")
+        _check_name("event", name)
         n = sum(1 for e in self.get(key).active if e.until_event == name)
         await self._append(key, {"op": "fire", "name": name, "source": source})
         return n
@@ -363,7 +367,9 @@ class StateManager(InboxMixin):
                 except ValueError:
                     m = _AFTER_EVENT.match(when)
                     if not m:
-                        raise StateError(f"bad expiry {when!r}: use ISO time, 7d, or EVENT + 7d") from None
+                        shown = "(it looks like a credential)" if has_secrets(when) else repr(when)
+                        raise StateError(f"bad expiry {shown}: use ISO time, 7d, or EVENT + 7d") from None
+                    _check_name("event", m.group(1))
                     try:
                         parse_duration(m.group(2) or "0s")
                     except ValueError as e:

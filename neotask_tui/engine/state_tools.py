@@ -8,11 +8,14 @@ in the transcript; each state change is also its own ``state`` event with source
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.engine.inbox import LONG_TERM_SCOPES, Candidate, InboxError
 from neotask_tui.engine.state_model import SCOPES
 from neotask_tui.providers.base import ToolCall, ToolSpec
+from neotask_tui.text.secrets import has_secrets
 
 if TYPE_CHECKING:
     from neotask_tui.engine.state import StateManager
@@ -82,7 +85,8 @@ def tool_specs() -> list[ToolSpec]:
             ),
             parameters={
                 "type": "object",
-                "properties": {"name": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_.-]*$"}},
+                "properties": {"name": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_.-]{0,63}$",
+                                        "description": "Event name: a letter, then letters, digits, _ . -"}},
                 "required": ["name"],
                 "additionalProperties": False,
             },
@@ -107,6 +111,43 @@ def tool_specs() -> list[ToolSpec]:
     ]
 
 
+@functools.cache
+def _schemas() -> dict[str, dict[str, Any]]:
+    return {t.name: t.parameters for t in tool_specs()}
+
+
+def check_arguments(name: str, args: dict[str, Any]) -> str | None:
+    """Why ``args`` break the tool's declared schema (required, type, enum, pattern), or ``None``.
+
+    Arguments the schema does not declare are ignored (never stored). A refused value is not
+    repeated when it looks like a credential.
+    """
+    schema = _schemas().get(name) or {}
+    props: dict[str, Any] = schema.get("properties") or {}
+    for req in schema.get("required") or ():
+        if args.get(req) is None:
+            return f"missing argument {req!r}"
+    for arg, spec in props.items():
+        v = args.get(arg)
+        if v is None:
+            continue
+        want = spec.get("type")
+        if want == "boolean":
+            if not isinstance(v, bool):
+                return f"{arg} must be true or false"
+            continue
+        if want == "string" and not isinstance(v, str | int | float):
+            return f"{arg} must be a string"
+        sv = str(v)
+        shown = "(a value that looks like a credential)" if has_secrets(sv) else repr(sv[:64])
+        if "enum" in spec and sv not in spec["enum"]:
+            return f"{arg} {shown} must be one of {', '.join(map(str, spec['enum']))}"
+        pattern = spec.get("pattern")
+        if pattern and not re.search(pattern, sv):
+            return f"{arg} {shown} does not match the pattern {pattern}"
+    return None
+
+
 def _n(n: int) -> str:
     return f"{n} entry" if n == 1 else f"{n} entries"
 
@@ -127,6 +168,9 @@ async def handle_tool(mgr: StateManager, key: str, call: ToolCall) -> str | None
     if call.name not in TOOL_NAMES:
         return None
     args = call.arguments if isinstance(call.arguments, dict) else {}
+    bad = check_arguments(call.name, args)
+    if bad is not None:
+        return f"error: {bad}"
     from neotask_tui.engine.state import StateError
 
     try:
@@ -191,4 +235,4 @@ async def _dispatch(mgr: StateManager, key: str, name: str, args: dict[str, Any]
     return f"ok: proposed as inbox #{entry.n}; the user decides whether it is saved"
 
 
-__all__ = ["TOOL_NAMES", "handle_tool", "tool_specs"]
+__all__ = ["TOOL_NAMES", "check_arguments", "handle_tool", "tool_specs"]

@@ -26,15 +26,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from neotask_tui.engine import tokens
 from neotask_tui.engine.extractive import extractive_summary
-from neotask_tui.engine.guard import attributor, extract_items, guard
+from neotask_tui.engine.guard import CriticalItem, attributor, extract_items, guard
 from neotask_tui.engine.lineage_recall import LineageRecall
-from neotask_tui.engine.summary import Summary, build_summary_prompt, parse_summary
+from neotask_tui.engine.summary import Summary, build_summary_prompt, event_text, parse_summary
 from neotask_tui.engine.summary_inputs import (
     head_summary,
     is_context_event,
@@ -47,6 +48,7 @@ from neotask_tui.errors import UserError
 from neotask_tui.providers.base import ChatMessage, StreamEnd, TextDelta
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.transcript import append_events
+from neotask_tui.text.secrets import MARKER_PREFIX, find_secrets, has_secrets, redact_secrets
 
 log = logging.getLogger(__name__)
 
@@ -241,14 +243,21 @@ class Compactor:
             model, fb_reason, issues = REVIEWED_MODEL, None, list(summary.issues)
         else:
             summary, model, fb_reason, issues = await self._summarize(source, previous, instructions, valid)
+        known = _known_secrets(source)
+        items = _scrub_items(items, known)
+        _scrub_summary(summary, known)
         report = guard(summary, items)
+        _scrub_summary(summary, known)  # the guard re-adds items: none may bring a secret back
+        instructions = redact_secrets(instructions) if instructions else instructions
+        issues = [redact_secrets(i) for i in issues]
         text = summary.render()
         if tokens_before is None:
             tokens_before = self._tokens(events)
         system = tokens.count_text(eng.settings.general.system_prompt)
         tokens_after = system + tokens.count_text(text) + sum(eng.count_event(e) for e in split.kept
                                                                 if is_context_event(e))
-        candidates = memory_candidates(source)
+        candidates = [{k: redact_secrets(v) if isinstance(v, str) else v for k, v in c.items()}
+                      for c in memory_candidates(source)]
         result = CompactionResult(
             key=key, old_session_id=rec.session_id, new_session_id=None, summary=text,
             sections=summary.to_dict(), first_kept_id=split.first_kept_id,
@@ -452,6 +461,59 @@ class Compactor:
             await asyncio.to_thread(store.save)
         return UndoResult(key=key, restored_session_id=parent_id, undone_session_id=rec.session_id,
                           carried_event_ids=[e.id for e in carried])
+
+
+def _known_secrets(source: Sequence[Event]) -> dict[str, str]:
+    """Every secret found in the compacted events (its text → kind), longest first.
+
+    The summary is derived data, stored in the compaction record and sent with every call: a
+    secret the model copies out of context (or a fragment the redactor alone would not know as
+    one, like a hex token whose key word stayed behind) is replaced wherever it shows up.
+    """
+    found: dict[str, str] = {}
+    for ev in source:
+        text = event_text(ev)
+        for m in find_secrets(text) if text else ():
+            value = text[m.start:m.end]
+            if len(value) >= 4:
+                found.setdefault(value, m.kind)
+    return dict(sorted(found.items(), key=lambda kv: -len(kv[0])))
+
+
+def _scrub_text(text: str, known: dict[str, str]) -> str:
+    for value, kind in known.items():
+        if value in text:
+            text = text.replace(value, f"{MARKER_PREFIX}{kind}]")
+    return redact_secrets(text)
+
+
+def _scrub_summary(summary: Summary, known: dict[str, str]) -> None:
+    """Redact every line of ``summary`` in place (a line left only a marker is dropped)."""
+    keep = []
+    for ln in summary.lines:
+        ln.text = _scrub_text(ln.text, known)
+        if ln.text.strip(" `") and not _only_markers(ln.text):
+            keep.append(ln)
+    summary.lines[:] = keep
+
+
+def _only_markers(text: str) -> bool:
+    return not re.sub(r"\[REDACTED:[a-z_]{1,40}\]|[\s`'\".,;:]", "", text)
+
+
+def _scrub_items(items: list[CriticalItem], known: dict[str, str]) -> list[CriticalItem]:
+    """Items with secrets redacted; an identifier that is (part of) a secret is no item at all."""
+    out = []
+    for it in items:
+        if it.kind == "identifier" and (
+            has_secrets(it.text) or any(it.text in v or v in it.text for v in known)
+        ):
+            continue
+        text = _scrub_text(it.text, known)
+        if MARKER_PREFIX in text and _only_markers(text):
+            continue
+        out.append(CriticalItem(it.kind, text, list(it.cites)))
+    return out
 
 
 def _as_dict(obj: Any) -> dict[str, Any]:

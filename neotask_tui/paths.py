@@ -261,6 +261,138 @@ def private_file(path: Path) -> Path:
     return path
 
 
+PRIVATE_WALK_DEPTH = 64
+"""Folders below the data dir that :func:`private_modes` walks (deeper ones are reported)."""
+
+
+def _open_dir(top: int, parts: list[str]) -> int:
+    """A descriptor of the folder ``parts`` below ``top``, no component followed if it is a link."""
+    flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.dup(top)
+    try:
+        for part in parts:
+            nfd = os.open(part, flags, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def private_modes(root: Path | None = None, *, fix: bool = False) -> list[str]:
+    """Entries below the data dir (``root``) whose mode is not 0700 (folders) / 0600 (files).
+
+    Folders and regular files are checked without following a link (a symbolic link is neither
+    reported nor changed, nor walked into: every folder is opened component by component with
+    ``O_NOFOLLOW``); sockets, FIFOs and devices are left alone. With ``fix`` each one is chmod-ed
+    through a descriptor, so nothing outside the data dir is ever touched; a regular file with
+    more than one name (a hard link) is reported but never changed, since its other name may be
+    anywhere. A data dir that is itself a symbolic link is followed (the user put it there). The
+    walk is iterative and stops :data:`PRIVATE_WALK_DEPTH` folders down.
+
+    Returns:
+        One line per entry still loose (without ``fix``: every loose entry), e.g.
+        ``"<data>/agents/main/memory is 0o777, want 0o700"``.
+    """
+    base = root or data_dir()
+    out: list[str] = []
+    try:
+        base = base.resolve()
+        top = os.open(base, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return out
+
+    def note(where: str, mode: int, want: int, extra: str = "") -> None:
+        out.append(f"{where} is {oct(mode)}, want {oct(want)}{extra}")
+
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    stack: list[list[str]] = [[]]
+    try:
+        while stack:
+            parts = stack.pop()
+            here = os.path.join(str(base), *parts)
+            try:
+                dfd = _open_dir(top, parts)
+            except OSError:
+                continue  # removed, or swapped for a link meanwhile
+            try:
+                m = stat.S_IMODE(os.fstat(dfd).st_mode)
+                if m != DIR_MODE and not fix:
+                    note(here, m, DIR_MODE)
+                elif m != DIR_MODE:
+                    try:
+                        os.fchmod(dfd, DIR_MODE)
+                    except OSError as e:
+                        note(here, m, DIR_MODE, f" (cannot change it: {e.strerror or e})")
+                try:
+                    names = sorted(os.listdir(dfd))
+                except OSError:
+                    continue
+                for name in names:
+                    where = os.path.join(here, name)
+                    try:
+                        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if stat.S_ISDIR(st.st_mode):
+                        if len(parts) < PRIVATE_WALK_DEPTH:
+                            stack.append([*parts, name])
+                        else:
+                            out.append(f"{where} is more than {PRIVATE_WALK_DEPTH} folders deep: not checked")
+                        continue
+                    m = stat.S_IMODE(st.st_mode)
+                    if not stat.S_ISREG(st.st_mode) or m == FILE_MODE:
+                        continue
+                    if st.st_nlink > 1:
+                        note(where, m, FILE_MODE, " (a hard link: not changed, its other name may be anywhere)")
+                        continue
+                    if not fix:
+                        note(where, m, FILE_MODE)
+                        continue
+                    why = _chmod_file(dfd, name, st, nofollow)
+                    if why:
+                        note(where, m, FILE_MODE, f" (cannot change it: {why})")
+            finally:
+                os.close(dfd)
+    finally:
+        os.close(top)
+    return out
+
+
+def _chmod_file(dfd: int, name: str, st: os.stat_result, nofollow: int) -> str:
+    """chmod 0600 the regular file ``name`` of folder ``dfd`` (checked to be ``st``) via a
+    descriptor; returns why it failed ("" when done, or when the file changed meanwhile)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | nofollow, dir_fd=dfd)
+    except PermissionError:  # write-only or 0000: we own it, so a chmod by name works
+        try:
+            os.chmod(name, FILE_MODE, dir_fd=dfd)
+        except OSError as e:
+            return str(e.strerror or e)
+        return ""
+    except OSError:
+        return ""  # swapped for a link or removed meanwhile
+    try:
+        got = os.fstat(fd)
+        if stat.S_ISREG(got.st_mode) and got.st_nlink == 1 and os.path.samestat(got, st):
+            os.fchmod(fd, FILE_MODE)
+    except OSError as e:
+        return str(e.strerror or e)
+    finally:
+        os.close(fd)
+    return ""
+
+
+def make_data_private() -> list[str]:
+    """Tighten the data dir and everything in it to 0700/0600 (see :func:`private_modes`); called
+    once when a writer takes the data-dir lock. Returns what could not be changed."""
+    try:
+        return private_modes(fix=True)
+    except OSError:
+        return []
+
+
 def ensure_dir(path: Path) -> Path:
     """Create ``path`` (and parents) with mode 0700 if missing; return it."""
     if path.is_dir():

@@ -195,6 +195,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             console.print(f"[green]fixed[/green] {f}")
         from rich.markup import escape
 
+        for m in report.get("permissions", []):  # readable by others: told; `--fix` makes it private
+            console.print(f"[yellow]permissions[/yellow] {escape(m)}"
+                          + ("" if args.fix else " (run `neotask doctor --fix`)"))
         for m in report["memory_skipped"]:  # not indexed, the user's own files: told, not repaired
             console.print(f"[yellow]memory[/yellow] {escape(m)}")
         console.print("[green]clean[/green]" if report["clean"] else "[yellow]problems found[/yellow]"

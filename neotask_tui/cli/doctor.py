@@ -15,7 +15,9 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     provider choice.
 
     With ``fix`` the data-dir lock is taken and problems are repaired: torn tails quarantined and
-    cut, the index rebuilt, orphaned live transcripts archived.
+    cut, the index rebuilt, orphaned live transcripts archived, loose modes under the data dir made
+    0700/0600 (a hard link is only reported). Loose modes are listed under ``permissions`` (the
+    integrity verdict ``clean`` does not depend on them; ``--fix`` makes them private).
     """
     problems: list[str] = []
     fixed: list[str] = []
@@ -23,9 +25,13 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     if home is not None:  # nothing below can work (or be repaired) without a usable data dir
         return {"data_dir": str(paths.data_dir()), "provider": "unknown (no usable data dir)", "sessions": 0,
                 "problems": [home], "fixed": [], "quarantined": [], "clean": False}
+    loose = paths.private_modes()  # before the lock: a writer taking it tightens them
     lock = DataLock()
     if fix:
         lock.acquire()
+        left = paths.private_modes()
+        fixed.extend(f"{line} (now private)" for line in loose if line not in left)
+        loose = left
     try:
         try:
             from neotask_tui.config import load_settings
@@ -97,7 +103,7 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     clean = not problems
     return {"data_dir": str(paths.data_dir()), "provider": provider, "sessions": len(records),
             "problems": problems, "fixed": fixed, "quarantined": quarantined, "clean": clean,
-            "memory_skipped": _memory_skipped()}
+            "memory_skipped": _memory_skipped(), "permissions": loose}
 
 
 def _memory_skipped() -> list[str]:

@@ -162,10 +162,22 @@ def cmd_forget(args: argparse.Namespace) -> int:
         _print_json(rec.to_dict())
         return 0
     con = _console()
-    where = rec.path if rec.tombstoned else f"{rec.path}:{rec.lines[0]}-{rec.lines[1]}"
-    con.print(f"forgot from [bold]{where}[/]{' (tombstoned)' if rec.tombstoned else ''}:")
-    for t in rec.removed:
-        con.print(f"  [dim]{t}[/]")
+    from rich.text import Text
+
+    from neotask_tui.text.terminal import inert
+
+    if rec.tombstoned:
+        con.print(Text.assemble("forgot from ", (inert(rec.path), "bold"), " (tombstoned):"))
+        for t in rec.removed:
+            con.print(Text("  " + inert(t), style="dim"))
+        if rec.rewritten_ids:
+            con.print(f"re-indexed {len(rec.rewritten_ids)} neighbouring message(s) without it")
+    else:  # every line that lost text, and exactly what it lost: a cut you did not mean is visible
+        con.print(Text.assemble("removed from ", (inert(rec.path), "bold"),
+                                f" ({len(rec.removed_lines)} line(s)):"))
+        for n, t in rec.removed_lines:
+            part = " (part of the line)" if n in rec.partial_lines else ""
+            con.print(Text.assemble((f"  {n}{part}: ", "dim"), inert(t)))
     con.print("verified: a search no longer returns it" if rec.verified else
               "[yellow]warning: the same text still exists elsewhere in memory[/]")
     return 0 if rec.verified else 1

@@ -2,7 +2,8 @@
 
 Only regular files reached from the workspace without following a symbolic link are memory: a link
 (to ``/etc/passwd``, ``/proc/self/environ`` or another agent's workspace) is never read, nor is a
-FIFO, a device or a folder named ``x.md``. Files over the size cap, binary files and folders nested
+FIFO, a device or a folder named ``x.md``; nor is a hard link (a file with more than one name: the
+other name may be ``/etc/shadow`` or a file of another agent). Files over the size cap, binary files and folders nested
 deeper than :data:`MAX_DEPTH` are skipped too. Each skipped entry is named with its reason, so the
 service can tell the user once and ``doctor`` can list them.
 
@@ -29,6 +30,7 @@ BINARY_CONTROL_RATIO: Final = 0.10
 """A file whose text is more than this share of control characters (other than tab, newline, CR,
 form feed) is binary; so is any file with a NUL byte."""
 LINK = "a symbolic link (links are not followed)"
+HARD_LINK = "a hard link (a file with more than one name may live outside the workspace; not read)"
 
 
 class SkipFile(ValueError):
@@ -101,6 +103,8 @@ def scan(workspace: Path, max_bytes: int) -> Scan:
             out.skipped.append(Skipped(MEMORY_FILE, LINK))
         elif not stat.S_ISREG(st.st_mode):
             out.skipped.append(Skipped(MEMORY_FILE, f"not a regular file ({_kind(st.st_mode)})"))
+        elif st.st_nlink > 1:
+            out.skipped.append(Skipped(MEMORY_FILE, HARD_LINK))
         elif st.st_size > max_bytes:
             out.skipped.append(Skipped(MEMORY_FILE, _too_big(st.st_size, max_bytes)))
         else:
@@ -147,6 +151,8 @@ def scan(workspace: Path, max_bytes: int) -> Scan:
                 continue
             if not stat.S_ISREG(est.st_mode):
                 out.skipped.append(Skipped(sub, f"not a regular file ({_kind(est.st_mode)})"))
+            elif est.st_nlink > 1:
+                out.skipped.append(Skipped(sub, HARD_LINK))
             elif est.st_size > max_bytes:
                 out.skipped.append(Skipped(sub, _too_big(est.st_size, max_bytes)))
             else:
@@ -229,6 +235,8 @@ def read_text(workspace: Path, rel: str, max_bytes: int) -> MemoryText:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise SkipFile(f"not a regular file ({_kind(st.st_mode)})")
+        if st.st_nlink > 1:  # another name of the same file may be anywhere on this filesystem
+            raise SkipFile(HARD_LINK)
         if st.st_size > max_bytes:
             raise SkipFile(_too_big(st.st_size, max_bytes))
         chunks: list[bytes] = []

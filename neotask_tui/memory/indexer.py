@@ -323,6 +323,67 @@ class Indexer:
                 continue
             for d in chunk_markdown(content, size=self.size, overlap=self.overlap, count=self.count):
                 pieces.append((mi, eid, d.text))
+        n, embedded = self._write_transcript(agent_id, session_id, scope, msgs, pieces, tombstones, context_turns)
+        return n, len(embedded)
+
+    def rewrite_transcript(
+        self, agent_id: str, session_id: str, tombstones: set[str], context_turns: int = 1,
+    ) -> list[str]:
+        """Rebuild one indexed transcript from its own rows, leaving out tombstoned pieces.
+
+        Used by forget: the messages next to a forgotten one carry its text in their derived
+        columns (``etext``, the ``ctx`` terms and so their vectors), so every row of the session is
+        rebuilt from the remaining rows' text and those whose context changed are re-embedded.
+
+        Returns:
+            The ids of the rows re-embedded.
+        """
+        rows = self.store.rows_where(
+            f"agent_id = {_q(agent_id)} AND session_id = {_q(session_id)} AND source = 'transcript'",
+            ["text", "heading", "event_ids", "ts", "scope"],
+        )
+        if not rows:
+            return []
+        by_event: dict[int, list[dict[str, Any]]] = {}
+        for r in rows:  # table order keeps the pieces of a long message in order
+            by_event.setdefault(int((r["event_ids"] or [0])[0]), []).append(r)
+        msgs: list[tuple[int, str, str, float]] = []
+        pieces: list[tuple[int, int, str]] = []
+        for mi, (eid, rs) in enumerate(sorted(by_event.items())):
+            role = str(rs[0]["heading"]).rsplit(" · ", 1)[-1]
+            msgs.append((eid, role, "\n".join(str(r["text"]) for r in rs), float(rs[0]["ts"] or 0.0)))
+            pieces.extend((mi, eid, str(r["text"])) for r in rs)
+        _, embedded = self._write_transcript(
+            agent_id, session_id, str(rows[0]["scope"]), msgs, pieces, tombstones, context_turns)
+        return embedded
+
+    def _write_transcript(
+        self, agent_id: str, session_id: str, scope: str, msgs: list[tuple[int, str, str, float]],
+        pieces: list[tuple[int, int, str]], tombstones: set[str], context_turns: int,
+    ) -> tuple[int, list[str]]:
+        """Replace a session's transcript rows; returns ``(rows written, ids embedded)``.
+
+        A tombstoned piece (:func:`forgotten_key`, or the chunk hash older versions recorded) is
+        left out, and so is its text from every other row's context: the message before it is the
+        context of the one after it, as if it had never been said.
+        """
+        keep: list[tuple[int, int, str]] = []
+        for mi, eid, text in pieces:
+            role = msgs[mi][1]
+            before = [msgs[j][2] for j in range(max(0, mi - context_turns), mi)]
+            legacy = content_hash("transcript", role, text, "\n".join([*before, text]))
+            if legacy in tombstones or forgotten_key(eid, role, text) in tombstones:
+                continue
+            keep.append((mi, eid, text))
+        total: dict[int, int] = {}
+        for mi, _, _ in pieces:
+            total[mi] = total.get(mi, 0) + 1
+        kept: dict[int, list[str]] = {}
+        for mi, _, text in keep:
+            kept.setdefault(mi, []).append(text)
+        visible = {mi: msgs[mi][2] if len(t) == total[mi] else "\n".join(t) for mi, t in kept.items()}
+        order = sorted(visible)
+        pos = {mi: k for k, mi in enumerate(order)}
         path = f"transcripts/{session_id}"
         with self.store.lock:
             old = {
@@ -336,13 +397,14 @@ class Indexer:
             embed_pos: list[int] = []
             reuse: dict[int, str] = {}
             occ: dict[str, int] = {}
-            for mi, eid, text in pieces:
+            for mi, eid, text in keep:
                 _, role, _, ts = msgs[mi]
-                before = [msgs[j][2] for j in range(max(0, mi - context_turns), mi)]
+                k = pos[mi]
+                before = [visible[order[j]] for j in range(max(0, k - context_turns), k)]
                 near = [
-                    msgs[j][2]
-                    for j in range(max(0, mi - 2 * context_turns), min(len(msgs), mi + 1 + 2 * context_turns))
-                    if j != mi
+                    visible[order[j]]
+                    for j in range(max(0, k - 2 * context_turns), min(len(order), k + 1 + 2 * context_turns))
+                    if j != k
                 ]
                 etext = "\n".join([*before, text])
                 chash = content_hash("transcript", role, text, etext)
@@ -367,11 +429,11 @@ class Indexer:
                     embed_pos.append(len(rows) - 1)
             if reuse:
                 vecs = self._vectors_of(list(reuse.values()))
-                for pos, oid in reuse.items():
+                for pos_, oid in reuse.items():
                     if oid in vecs:
-                        rows[pos]["vector"] = vecs[oid]
+                        rows[pos_]["vector"] = vecs[oid]
                     else:
-                        embed_pos.append(pos)
+                        embed_pos.append(pos_)
             if embed_pos:
                 vv = self.embed_in_context([rows[p]["text"] for p in embed_pos], [rows[p]["etext"] for p in embed_pos])
                 for p, v in zip(embed_pos, vv, strict=True):
@@ -382,7 +444,12 @@ class Indexer:
             self.store.add(rows)
             if self.terms is not None:
                 self.terms.add_texts([r["text"] for r in rows])
-        return len(rows), len(embed_pos)
+        return len(rows), [rows[p]["id"] for p in embed_pos]
+
+
+def forgotten_key(event_id: int, role: str, text: str) -> str:
+    """The tombstone of a forgotten transcript piece: the same whatever its neighbours say."""
+    return content_hash("forgotten transcript", str(event_id), role, text)
 
 
 def _q(s: str) -> str:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from neotask_tui.storage.events import Event
 
 log = logging.getLogger(__name__)
+_CHUNK_ID = re.compile(r"[0-9a-f]{16}")
 
 Progress = Callable[[str, int, int], None]
 TOMBSTONES = ".memory-tombstones.json"
@@ -523,10 +524,13 @@ class MemoryService:
         return n
 
     def forget(self, agent_id: str, id_or_query: str) -> ForgetReceipt:
-        """Remove a chunk by id, or the best match of a query, from file/store; then verify.
+        """Remove a chunk by id, or what a query names in its best match, from file/store; verify.
 
-        A file chunk's own lines are cut from the file (headings kept) and the file reindexed; a
-        transcript chunk is tombstoned (its hash recorded so re-indexing skips it) and deleted.
+        By id, the passage's own lines are cut from the file (headings kept); for a query, only the
+        list items / sentences of the best passage that hold the query's words (see
+        :mod:`.forget`). The file is reindexed and the receipt names every line cut. A transcript
+        chunk is tombstoned (re-indexing skips it), deleted, and its session's rows rebuilt
+        without it (its neighbours carried it as context).
 
         Raises:
             ValueError: when nothing matches.
@@ -534,17 +538,26 @@ class MemoryService:
         from neotask_tui.memory.forget import forget_chunk
 
         with self._lock:
+            self._sync(agent_id)  # an id names the passage as the file is now, not as it was indexed
             snap = self.store.snapshot()
             target: dict[str, Any] | None = None
-            i = snap.index.get(id_or_query.strip())
+            key = id_or_query.strip()
+            i = snap.index.get(key)
             if i is not None and snap.cols["agent_id"][i] == agent_id:
                 target = snap.row(i)
             else:
                 hits = self.search(id_or_query, agent_id=agent_id, k=1, sources=("memory", "transcript"))
-                if hits and hits[0].components.get("lexical_norm", 0) + hits[0].components.get("dense", 0) > 0.3:
+                c = hits[0].components if hits else {}
+                if _CHUNK_ID.fullmatch(key):  # an id not (or no longer) found: only its very words
+                    ok = c.get("lexical_norm", 0) > 0
+                else:
+                    ok = c.get("lexical_norm", 0) + c.get("dense", 0) > 0.3
+                if ok:
                     target = self.store.snapshot().row(self.store.snapshot().index[hits[0].id])
             if target is None:
-                raise ValueError(f"nothing in memory matches {id_or_query!r}")
+                raise ValueError(f"nothing in memory matches {id_or_query!r}" + (
+                    " (if that was a passage id, its file has changed since: search again)"
+                    if _CHUNK_ID.fullmatch(key) else ""))
             receipt = forget_chunk(self, agent_id, target, id_or_query)
             self.store.purge()  # the text must not survive in older versions or the FTS index files
             self._prune_terms()

@@ -97,6 +97,11 @@ class ForgetReceipt:
         lines: Line range removed from the file, ``(0, 0)`` for a tombstone.
         tombstoned: True when a transcript chunk was tombstoned instead of edited.
         verified: True when a search right after returned none of the removed text.
+        removed_lines: ``(line number, text cut from that line)`` for every line of the file that
+            lost text, in file order: exactly what is gone (no copy is kept anywhere else).
+        partial_lines: The numbers of those lines that kept the rest of their text (only a
+            sentence was cut).
+        rewritten_ids: Transcript rows of neighbouring messages re-embedded without the text.
     """
 
     removed: list[str]
@@ -105,6 +110,22 @@ class ForgetReceipt:
     lines: tuple[int, int]
     tombstoned: bool
     verified: bool
+    removed_lines: list[tuple[int, str]] = field(default_factory=list)
+    partial_lines: list[int] = field(default_factory=list)
+    rewritten_ids: list[str] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        """What was removed, line by line (for ``/forget`` and logs)."""
+        if self.tombstoned:
+            head = [f"forgot from {self.path} (tombstoned):", *(f"  {t}" for t in self.removed)]
+        else:
+            head = [f"forgot from {self.path}, {len(self.removed_lines)} line(s):"]
+            for n, t in self.removed_lines:
+                head.append(f"  {n}{' (part)' if n in self.partial_lines else ''}: {t}")
+        head.append("verified: a search no longer returns it" if self.verified
+                    else "warning: the same text still exists elsewhere in memory")
+        return "\n".join(head)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""

@@ -54,6 +54,8 @@ class DataLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
+        # A data dir made by an older version, by hand or under a loose umask: 0700/0600 from now on.
+        paths.make_data_private()
 
     def _open(self) -> int:
         """Open the lock file without following a link; refuse anything but a regular file."""

@@ -412,3 +412,92 @@ def test_lancedb_files_are_private_under_a_permissive_umask(neotask_home: Path, 
     assert r.returncode == 0, r.stderr
     assert (data_dir / "lancedb").is_dir()
     assert _modes(data_dir) == []
+
+
+# -- F9: a hard link is not read -----------------------------------------------------------------------
+
+
+def test_a_hard_linked_memory_file_is_skipped_like_a_symlink(svc: MemoryService, ws: Path, tmp_path: Path,
+                                                            data_dir: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("qzxhard7731 OUTSIDEHARD the payroll export lives in the finance share.\n")
+    try:
+        os.link(outside, ws / "memory" / "hard.md")
+        os.link(outside, ws / "MEMORY.md")
+    except OSError as e:  # pragma: no cover - a filesystem without hard links
+        pytest.skip(f"no hard links here: {e}")
+    stats = svc.reindex(A)
+    notes = _skipped(stats)
+    assert "memory/hard.md" in notes and "MEMORY.md" in notes and "hard link" in notes
+    assert "qzx" not in _texts(svc.search("OUTSIDEHARD payroll export finance share", agent_id=A, k=5))
+    _assert_real_note_recalled(svc)
+    assert _bytes_on_disk(data_dir / "lancedb", b"qzx") == []
+    with pytest.raises(ValueError, match="hard link"):
+        svc.get(A, "memory/hard.md")
+    with pytest.raises(ValueError, match="hard link"):
+        svc.add(A, "appending through a hard link would write outside")
+    assert outside.read_text().startswith("qzxhard7731")
+    from neotask_tui.cli.doctor import run_doctor
+
+    assert any("memory/hard.md" in line and "hard link" in line for line in run_doctor()["memory_skipped"])
+
+
+# -- F10: an existing data dir is made private by the next writer; doctor reports loose modes ----------
+
+
+def _loosen(data: Path, tmp_path: Path) -> Path:
+    """A data dir made by hand / an older version under umask 000; returns an outside hard-link target."""
+    old = os.umask(0)
+    try:
+        mem = data / "agents" / "main" / "memory"
+        mem.mkdir(parents=True, mode=0o777)
+        (data / "sessions").mkdir(mode=0o755)
+        (mem / "notes.md").write_text("# Notes\n\nThe boiler is serviced in May.\n")
+        os.chmod(mem / "notes.md", 0o666)
+        (data / "history").write_text("hi\n")
+        os.chmod(data / "history", 0o644)
+        os.chmod(data, 0o755)
+        os.chmod(data / "agents", 0o755)
+        outside = tmp_path / "elsewhere.txt"
+        outside.write_text("not ours\n")
+        os.chmod(outside, 0o644)
+        os.symlink(outside, data / "link-to-outside")
+    finally:
+        os.umask(old)
+    return outside
+
+
+def test_a_writer_tightens_an_existing_loose_data_dir(neotask_home: Path, data_dir: Path, tmp_path: Path) -> None:
+    outside = _loosen(data_dir, tmp_path)
+    assert _modes(data_dir)
+    code = ("import os; os.umask(0)\n"
+            "from neotask_tui.cli import main\n"
+            "raise SystemExit(main(['send', 'hi']))\n")
+    env = {**os.environ, "NEOTASK_PROVIDER": "scripted"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert _modes(data_dir) == []
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o644  # a link's target is never touched
+
+
+def test_doctor_reports_loose_modes_and_fix_makes_them_private(neotask_home: Path, data_dir: Path,
+                                                               tmp_path: Path) -> None:
+    from neotask_tui.cli.doctor import run_doctor
+
+    outside = _loosen(data_dir, tmp_path)
+    os.link(outside, data_dir / "agents" / "main" / "memory" / "hard.md")
+    report = run_doctor()
+    loose = "\n".join(report["permissions"])
+    for where in ("data is 0o755", "agents/main/memory is 0o777", "notes.md is 0o666", "history is 0o644",
+                  "hard.md is 0o644"):
+        assert where in loose, loose
+    assert _modes(data_dir)  # reporting changes nothing
+    fixed = run_doctor(fix=True)
+    assert [line for line in fixed["permissions"]] == [
+        line for line in report["permissions"] if "hard.md" in line]  # a hard link is only reported
+    assert any("notes.md" in line for line in fixed["fixed"])
+    os.unlink(data_dir / "agents" / "main" / "memory" / "hard.md")
+    assert _modes(data_dir) == []
+    assert run_doctor()["permissions"] == []
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o644

@@ -65,7 +65,7 @@ def ledger_rows(led: dict[str, Any]) -> list[tuple[str, str]]:
 
 def cmd_context(args: argparse.Namespace) -> int:
     """Run ``neotask context`` (read-only: nothing is written)."""
-    from neotask_tui.commands.core import context_payload
+    from neotask_tui.commands.core import context_payload, tools_line
 
     engine = open_engine(readonly=True)
 
@@ -93,6 +93,7 @@ def cmd_context(args: argparse.Namespace) -> int:
         if reported is not None:
             t.add_row("last call (provider-reported input)", f"{reported:,}")
         _console().print(t)
+        _console().print(tools_line(payload))
         _console().print(payload["recall"]["label"])
         if payload["recall"]["note"]:
             _console().print(f"note: {payload['recall']['note']}")

@@ -73,7 +73,18 @@ def context_payload(ctx: Any) -> dict[str, Any]:
     items = sum(m["content"].count("\n</recalled-memory>") for m in msgs if m["section"] == "recall")
     recall = {"basis": ctx.recall_basis, "query": ctx.recall_query, "items": items,
               "label": recall_label(ctx.recall_basis, ctx.recall_query, items), "note": ctx.recall_note}
-    return {"ledger": ctx.ledger.to_dict(), "messages": msgs, "recall": recall}
+    tools = list(getattr(ctx, "tools", []) or [])
+    return {"ledger": ctx.ledger.to_dict(), "messages": msgs, "recall": recall, "tools": tools,
+            "tool_tokens": int(getattr(ctx, "tool_tokens", 0) or 0)}
+
+
+def tools_line(data: dict[str, Any]) -> str:
+    """What the call sends besides the messages: the tool definitions and their tokens."""
+    n = len(data.get("tools") or [])
+    if not n:
+        return "tools: none (no tool definitions are sent with this call)"
+    return (f"tools: {n} definition{'s' if n != 1 else ''} sent with the call, about "
+            f"{data.get('tool_tokens', 0):,} tokens (not in the total above, which counts the messages)")
 
 
 @command("context", "/context [DRAFT]", "Show exactly what the next call will send (recall included)")
@@ -83,7 +94,7 @@ async def _context(engine: Any, key: str, args: str) -> CommandResult:
     led = ctx.ledger
     rows = ["| section | tokens |", "|---|---|"] + [f"| {k} | {v:,} |" for k, v in led.sections.items()]
     rows.append(f"| **total** | **{led.total:,}** of {led.window:,} ({led.fill:.0%}, {led.source}) |")
-    rows += ["", data["recall"]["label"]]
+    rows += ["", tools_line(data), "", data["recall"]["label"]]
     if ctx.recall_note:
         rows.append(f"note: {ctx.recall_note}")
     for m in data["messages"]:

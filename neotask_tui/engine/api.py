@@ -449,6 +449,11 @@ class Engine:
             recall, note = [], f"memory recall failed: {e}"
         ctx = await self.build(key, draft, recall=recall)
         ctx.recall_basis, ctx.recall_query, ctx.recall_note = basis, query, note
+        from neotask_tui.engine.context import count_tools
+        from neotask_tui.engine.turn import next_call_tools, tool_definitions
+
+        ctx.tools = tool_definitions(await asyncio.to_thread(next_call_tools, self))
+        ctx.tool_tokens = count_tools(ctx.tools, self.count_text)
         return ctx
 
     # ------------------------------------------------------------------ compaction

@@ -93,6 +93,11 @@ class AssembledContext:
     recall_query: str = ""
     recall_note: str = ""
     """Why the preview's recall may differ from the next call's (memory not indexed yet, recall failed)."""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """For a preview: the tool definitions the provider is given with the call (name, description,
+    JSON-schema parameters); sent with every call besides the messages."""
+    tool_tokens: int = 0
+    """Estimated tokens of :attr:`tools` (not in ``ledger.total``, which counts the messages)."""
 
 
 def trim_middle(text: str, max_tokens: int, count: Callable[[str], int]) -> tuple[str, bool]:
@@ -271,6 +276,13 @@ def recall_room(inp: ContextInputs, reserved: int) -> int:
                                 count=count)
         used += sum(_msg_tokens(m, count) for m in ms)
     return max(min(max(reserved, budget - used), most), 0)
+
+
+def count_tools(tools: list[dict[str, Any]], count: Callable[[str], int]) -> int:
+    """Estimated tokens of tool definitions as a provider serialises them (JSON, per-tool overhead)."""
+    import json
+
+    return sum(MSG_OVERHEAD + count(json.dumps(t, ensure_ascii=False, separators=(",", ":"))) for t in tools)
 
 
 def count_messages(messages: list[ChatMessage], count: Callable[[str], int]) -> int:

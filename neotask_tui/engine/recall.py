@@ -88,20 +88,31 @@ async def recall(engine: Engine, key: str, query: str, *, preview: bool = False)
 
 
 async def preview_note(engine: Engine, key: str) -> str:
-    """Why a preview's recall may differ from the next call's ("" when it should not)."""
+    """Why a preview's recall may differ from the next call's ("" when it should not).
+
+    Read-only: it says what the next call would index first (memory files changed since they were
+    indexed, archived transcripts not indexed yet) instead of indexing it.
+    """
     if not (engine.settings.memory.enabled and engine.settings.memory.auto_recall):
         return ""
     agent = engine.parse_key(key).agent_id
+    notes: list[str] = []
     if not _index_exists(engine) and _has_memory_files(agent):
-        return "memory is not indexed yet: the next call indexes it first, so its recall may differ"
-    mem = engine.memory
-    if mem is None:
+        notes.append("memory is not indexed yet")
+    elif engine.memory is not None:
+        pending: list[str] = await asyncio.to_thread(engine.memory.unindexed, agent)
+        if pending:
+            names = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
+            notes.append(f"memory changed since it was indexed ({names})")
+    if engine.settings.memory.include_transcripts:
+        archived = [a for a in engine.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
+        waiting = [a.session_id for a in archived if a.session_id not in _transcript_manifest()]
+        if waiting:
+            n = len(waiting)
+            notes.append(f"{n} archived session{'s' if n != 1 else ''} not indexed yet")
+    if not notes:
         return ""
-    pending: list[str] = await asyncio.to_thread(mem.unindexed, agent)
-    if not pending:
-        return ""
-    names = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
-    return f"memory changed since it was indexed ({names}): the next call indexes it first, so its recall may differ"
+    return "; ".join(notes) + ": the next call indexes it first, so its recall may differ"
 
 
 async def watch_memory(engine: Engine, key: str, on_change: Callable[[Any], None]) -> bool:
@@ -146,12 +157,7 @@ def _has_memory_files(agent: str) -> bool:
 def _index_archived(engine: Engine, mem: Any, agent: str, archived: list[Any]) -> int:
     """Index archived transcripts of this agent not indexed yet (a manifest remembers which)."""
     manifest = paths.data_dir() / "memory-transcripts.json"
-    try:
-        done: dict[str, str] = json.loads(manifest.read_text(encoding="utf-8"))
-        if not isinstance(done, dict):
-            done = {}
-    except (OSError, ValueError):
-        done = {}
+    done = _transcript_manifest()
     if done and not mem.stats(agent).get("by_source", {}).get("transcript"):
         # The store lost its transcript rows (e.g. a damaged table was rebuilt): index again.
         done = {k: v for k, v in done.items() if k not in {a.session_id for a in archived}}
@@ -166,3 +172,12 @@ def _index_archived(engine: Engine, mem: Any, agent: str, archived: list[Any]) -
     if new and not engine.readonly:
         atomic_write_text(manifest, json.dumps(done, indent=0, sort_keys=True))
     return new
+
+
+def _transcript_manifest() -> dict[str, str]:
+    """Archived session ids already indexed (and when); empty when the manifest is missing or bad."""
+    try:
+        done = json.loads((paths.data_dir() / "memory-transcripts.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return done if isinstance(done, dict) else {}

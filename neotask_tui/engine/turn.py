@@ -34,6 +34,24 @@ def _tools(engine: Engine) -> list[Any]:
     return tools
 
 
+def next_call_tools(engine: Engine) -> list[Any]:
+    """The tool definitions the next call gives the provider (none when it takes no tools), without
+    building or loading the provider."""
+    prov = engine._provider
+    if prov is not None:
+        supports = bool(getattr(prov, "supports_tools", False))
+    elif engine.settings.provider.name == "scripted":
+        supports = True
+    else:
+        supports = engine.choose_provider().name != "local"
+    return _tools(engine) if supports else []
+
+
+def tool_definitions(tools: list[Any]) -> list[dict[str, Any]]:
+    """Tool specs as data: exactly the name, description and JSON-schema parameters sent."""
+    return [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in tools]
+
+
 async def _run_tool(engine: Engine, key: str, call: ToolCall) -> tuple[str, bool]:
     try:
         if engine.state is not None and hasattr(engine.state, "handle_tool"):

@@ -160,3 +160,61 @@ async def test_cli_context_before_memory_is_indexed_writes_nothing_and_says_so(
     doc = json.loads(out.stdout)
     assert doc["recall"]["basis"] == "draft" and "not indexed yet" in doc["recall"]["note"]
     assert not (memory_home / "lancedb").exists()
+
+
+# ------------------------------------------------------------------ red team F8
+
+async def test_preview_says_archived_transcripts_are_not_indexed_yet(memory_home: Path, neotask_home: Path) -> None:
+    """The next call indexes new archived sessions before it recalls: the preview (read-only) says so."""
+    prov = ScriptedProvider()
+    e = Engine(load_settings(), provider=prov)
+    try:
+        prov.queue({"text": "Noted: the ferry leaves at dawn."})
+        await run_turn(e, "remember that the ferry to Inishmore leaves at dawn", KEY)
+        await e.get_memory()
+        await e.new_session(KEY)  # the old transcript is archived, not indexed yet
+        before = _files(neotask_home)
+        ctx = await e.preview(KEY, "when does the ferry leave?")
+        assert _files(neotask_home) == before
+        assert "archived session" in ctx.recall_note and "not indexed yet" in ctx.recall_note, ctx.recall_note
+        prov.queue({"text": "At dawn."})
+        await run_turn(e, "when does the ferry leave?", KEY)  # indexes the archived session first
+        ctx = await e.preview(KEY, "when does the ferry leave?")
+        assert "archived" not in ctx.recall_note, ctx.recall_note
+    finally:
+        await e.aclose()
+
+
+async def test_preview_carries_the_tool_definitions_the_call_sends(memory_home: Path, neotask_home: Path) -> None:
+    from neotask_tui.engine.turn import tool_definitions
+
+    prov = ScriptedProvider()
+    e = Engine(load_settings(), provider=prov)
+    try:
+        res = await dispatch(e, KEY, "/context hello")
+        prov.queue({"text": "hi"})
+        await run_turn(e, "hello", KEY)
+        sent = prov.tools_seen[-1]
+        assert sent, "the scripted provider takes tools"
+        assert res.data["tools"] == tool_definitions(sent)
+        assert res.data["tool_tokens"] > 10 * len(sent)
+        assert f"tools: {len(sent)} definitions sent with the call" in res.text
+        # The ledger's total is still exactly the messages' count (the gauge).
+        from neotask_tui.engine.context import count_messages
+
+        ctx = await e.preview(KEY, "hello again")
+        assert sum(ctx.ledger.sections.values()) == ctx.ledger.total == count_messages(ctx.messages, e.count_text)
+    finally:
+        await e.aclose()
+    scripted = {**ENV, "NEOTASK_PROVIDER_NAME": "scripted"}
+    out = cli("context", KEY, "--json", env=scripted)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert [t["name"] for t in doc["tools"]] == [t.name for t in sent] and doc["tool_tokens"] > 0
+    out = cli("context", KEY, env=scripted)
+    assert "tools:" in out.stdout and "definitions sent with the call" in out.stdout
+    # The bundled local model takes no tools: none are sent, and the preview says so.
+    out = cli("context", KEY, "--json", env={**ENV, "NEOTASK_PROVIDER_NAME": "local"})
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["tools"] == [] and doc["tool_tokens"] == 0

@@ -32,6 +32,10 @@ class ContextScreen(Screen[None]):
             yield Static(str(recall["label"]), id="context-recall", markup=False)
         if recall.get("note"):
             yield Static(f"note: {recall['note']}", id="context-recall-note", markup=False)
+        if "tools" in self.data:
+            from neotask_tui.commands.core import tools_line
+
+            yield Static(tools_line(self.data), id="context-tools", markup=False)
         yield DataTable(id="ledger-table", cursor_type="none")
         with VerticalScroll(id="context-messages"):
             for i, m in enumerate(self.data.get("messages") or []):

@@ -198,11 +198,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         for m in report.get("permissions", []):  # readable by others: told; `--fix` makes it private
             console.print(f"[yellow]permissions[/yellow] {escape(m)}"
                           + ("" if args.fix else " (run `neotask doctor --fix`)"))
-        for m in report["memory_skipped"]:  # not indexed, the user's own files: told, not repaired
+        for m in report.get("memory_skipped", []):  # not indexed, the user's own files: told, not repaired
             console.print(f"[yellow]memory[/yellow] {escape(m)}")
         console.print("[green]clean[/green]" if report["clean"] else "[yellow]problems found[/yellow]"
-                      + ("" if args.fix else " (run `neotask doctor --fix`)"))
-    return 0 if report["clean"] or args.fix else 1
+                      + ("" if args.fix or not report.get("usable", True) else " (run `neotask doctor --fix`)"))
+    # An unusable data dir (NEOTASK_HOME a file, a symlink loop, read-only) is not repaired by --fix.
+    return 0 if report["clean"] or (args.fix and report.get("usable", True)) else 1
 
 
 def cmd_chat(args: argparse.Namespace) -> int:

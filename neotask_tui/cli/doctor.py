@@ -24,7 +24,8 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     home = paths.home_problem()
     if home is not None:  # nothing below can work (or be repaired) without a usable data dir
         return {"data_dir": str(paths.data_dir()), "provider": "unknown (no usable data dir)", "sessions": 0,
-                "problems": [home], "fixed": [], "quarantined": [], "clean": False}
+                "problems": [home], "fixed": [], "quarantined": [], "clean": False,
+                "memory_skipped": [], "permissions": [], "usable": False}
     loose = paths.private_modes()  # before the lock: a writer taking it tightens them
     lock = DataLock()
     if fix:
@@ -103,7 +104,7 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     clean = not problems
     return {"data_dir": str(paths.data_dir()), "provider": provider, "sessions": len(records),
             "problems": problems, "fixed": fixed, "quarantined": quarantined, "clean": clean,
-            "memory_skipped": _memory_skipped(), "permissions": loose}
+            "memory_skipped": _memory_skipped(), "permissions": loose, "usable": True}
 
 
 def _memory_skipped() -> list[str]:

@@ -48,21 +48,30 @@ WORKFLOW_FIELDS = frozenset(
 """Fields bound to the current workflow by default: they expire on ``/done``."""
 
 _FIELD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]{0,63}")
-_DUR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day|w|week)s?\s*$", re.I)
+# ASCII digits only: ``\d`` (and ``float``) would take Arabic-Indic and other Unicode digits.
+_DUR_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(s|sec|m|min|h|hr|d|day|w|week)s?\s*$", re.I)
 _UNIT = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400,
          "w": 604800, "week": 604800}
+MAX_DURATION_DAYS = 3650
+"""The longest TTL / expiry delay accepted (about ten years); longer is an error, not a crash."""
 
 
 def parse_duration(text: str) -> timedelta:
     """Parse a relative duration such as ``90s``, ``30m``, ``2h``, ``7d``, ``1w``.
 
+    At most :data:`MAX_DURATION_DAYS` days.
+
     Raises:
-        ValueError: if ``text`` is not a duration.
+        ValueError: if ``text`` is not a duration, or is longer than the maximum.
     """
-    m = _DUR_RE.match(text or "")
+    m = _DUR_RE.match(text if isinstance(text, str) else "")
+    shown = text if isinstance(text, str) and len(text) <= 40 else f"{str(text)[:40]}…"
     if not m:
-        raise ValueError(f"not a duration: {text!r} (use e.g. 30m, 2h, 7d)")
-    return timedelta(seconds=float(m.group(1)) * _UNIT[m.group(2).lower()])
+        raise ValueError(f"not a duration: {shown!r} (use e.g. 30m, 2h, 7d)")
+    seconds = float(m.group(1)) * _UNIT[m.group(2).lower()]  # a huge digit string is inf, not an error
+    if seconds > MAX_DURATION_DAYS * 86400:
+        raise ValueError(f"duration too long: {shown.strip()!r} (at most {MAX_DURATION_DAYS} days)")
+    return timedelta(seconds=seconds)
 
 
 def parse_time(text: str) -> datetime:
@@ -226,7 +235,10 @@ class StateFold:
             return parse_time(spec["expires_at"])
         ev = spec.get("after_event")
         if ev and ev in self.fired:
-            return self.fired[ev] + parse_duration(spec.get("delay") or "0s")
+            try:
+                return self.fired[ev] + parse_duration(spec.get("delay") or "0s")
+            except (ValueError, OverflowError):  # a delay written before the cap: the cap applies
+                return self.fired[ev] + timedelta(days=MAX_DURATION_DAYS)
         return None
 
     def _expire(self, entry: StateEntry, at: datetime, reason: str) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from neotask_tui.engine import events as ev
 from neotask_tui.engine._util import clean_text, optional, totals
 from neotask_tui.engine.context import RecallItem
-from neotask_tui.errors import UserError
+from neotask_tui.errors import LockedError, StorageError, UserError
 from neotask_tui.providers.base import ProviderError, StreamEnd, TextDelta, ToolCall, ToolCallEvent, Usage
 from neotask_tui.storage.keys import validate_key
 from neotask_tui.storage.store import touch
@@ -66,8 +66,11 @@ async def _run_tool(engine: Engine, key: str, call: ToolCall) -> tuple[str, bool
                 if res is not None:
                     return str(res), False
         return f"unknown tool {call.name!r}", True
-    except (UserError, ValueError, KeyError, TypeError) as e:
-        return f"tool error: {e}", True
+    except (StorageError, LockedError):
+        raise  # the data dir failed, not the call: the turn reports it
+    except Exception as e:  # a bad tool call is an error result for the model, never a crash
+        msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
+        return f"tool error: {msg}", True
 
 
 async def send(engine: Engine, text: str, key: str | None = None) -> AsyncIterator[ev.EngineEvent]:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -175,6 +177,63 @@ class Settings:
     ui: UISettings = field(default_factory=UISettings)
 
 
+_ASCII_SPACE = " \t\r\n"
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+"""An integer as text (env vars, CLI flags): ASCII digits only, no ``_`` separators."""
+_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_MAX_DIGITS = 100
+_NONFINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.I)
+
+
+def _shown(value: Any) -> str:
+    r = repr(value)
+    return r if len(r) <= 60 else r[:60] + "…"
+
+
+def parse_int(text: str) -> int:
+    """An integer typed by a person (env var, CLI flag): ``[+-]?[0-9]+`` in ASCII, or an integral
+    decimal (``5.0``).
+
+    Raises:
+        ValueError: anything else (``4.7``, ``5_0``, Unicode digits, ``inf``).
+    """
+    v = text.strip(_ASCII_SPACE) if isinstance(text, str) else ""
+    if _INT_RE.fullmatch(v):
+        if len(v) > _MAX_DIGITS:
+            raise ValueError(f"integer too large, got {_shown(text)}")
+        return int(v)
+    if _FLOAT_RE.fullmatch(v):
+        f = float(v)
+        if math.isfinite(f) and f.is_integer():
+            return int(f)
+    raise ValueError(f"expected an integer, got {_shown(text)}")
+
+
+def int_arg(lo: int, hi: int, setting: tuple[str, str] | None = None) -> Callable[[str], int]:
+    """An ``argparse`` type: an integer (as :func:`parse_int`) in ``lo..hi``; out of range or not an
+    integer is a one-line usage error (exit 2). ``setting`` names the setting whose range it shares."""
+    import argparse
+
+    def conv(text: str) -> int:
+        try:
+            n = parse_int(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+        if not lo <= n <= hi:
+            like = f" (the range of {setting[0]}.{setting[1]})" if setting else ""
+            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}{like}, got {_shown(text)}")
+        return n
+
+    conv.__name__ = "integer"
+    return conv
+
+
+def setting_arg(section: str, key: str) -> Callable[[str], int]:
+    """:func:`int_arg` with the documented range of setting ``section.key`` (see :data:`RANGES`)."""
+    lo, hi = RANGES[(section, key)]
+    return int_arg(int(lo), int(hi), (section, key))
+
+
 def _coerce(value: Any, typ: Any, where: str) -> Any:
     if typ is bool:
         if isinstance(value, bool):
@@ -185,24 +244,36 @@ def _coerce(value: Any, typ: Any, where: str) -> Any:
             return False
         raise ConfigError(f"{where}: expected true/false, got {value!r}")
     if typ is int:
-        # A TOML float is taken only when integral (5.0); 4.7 or inf is an error, never truncated.
+        orig = value
+        # A float (TOML 5.0, env "5.0") is taken only when integral; 4.7 or inf is an error, never
+        # truncated. An env string is ASCII digits only: no "5_0", no Unicode digits ("٥").
+        if isinstance(value, str):
+            v = value.strip(_ASCII_SPACE)
+            if _INT_RE.fullmatch(v):
+                if len(v) > _MAX_DIGITS:  # int() refuses past 4300 digits; far outside any range
+                    raise ConfigError(f"{where}: integer too large, got {_shown(orig)}")
+                return int(v)
+            if _FLOAT_RE.fullmatch(v):
+                value = float(v)
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             return int(value)
-        if isinstance(value, bool) or not isinstance(value, int | str):
-            raise ConfigError(f"{where}: expected an integer, got {value!r}")
-        try:
-            return int(value)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{where}: expected an integer, got {value!r}") from None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: expected an integer, got {_shown(orig)}")
+        return value
     if typ is float:
-        if isinstance(value, bool):
-            raise ConfigError(f"{where}: expected a number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise ConfigError(f"{where}: expected a number, got {_shown(value)}")
+        if isinstance(value, str):
+            v = value.strip(_ASCII_SPACE)
+            if not (_FLOAT_RE.fullmatch(v) or _NONFINITE_RE.fullmatch(v)):
+                raise ConfigError(f"{where}: expected a number, got {_shown(value)}")
+            value = v
         try:
             f = float(value)
         except (TypeError, ValueError, OverflowError):
-            raise ConfigError(f"{where}: expected a number, got {value!r}") from None
+            raise ConfigError(f"{where}: expected a number, got {_shown(value)}") from None
         if not math.isfinite(f):
-            raise ConfigError(f"{where}: expected a finite number, got {value!r}")
+            raise ConfigError(f"{where}: expected a finite number, got {_shown(value)}")
         return f
     if typ is str:
         if not isinstance(value, str):
@@ -278,15 +349,40 @@ def _validate(s: Settings) -> None:
         bad("memory", "max_file_bytes", "must be between 1024 (1 KiB) and 1073741824 (1 GiB)")
 
 
+_HEADER_RE = re.compile(r"^\[\[?\s*(.+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def _key_parts(key: str) -> list[str]:
+    """A TOML key (bare, quoted or dotted) as its parts; quotes and spaces around parts dropped."""
+    parts = re.findall(r'"[^"]*"|\'[^\']*\'|[^.]+', key.strip())
+    return [q.strip().strip("\"'") for q in parts if q.strip()]
+
+
 def _line_of(text: str, section: str, key: str) -> int | None:
-    cur = ""
+    """The line of ``section.key`` in TOML ``text``: under ``[section]``, as a dotted key
+    (``section.key = ...``, also from an enclosing table), or inside an inline table
+    (``section = {key = ...}``); failing those, the first line assigning ``key`` at all."""
+    cur: list[str] = []
+    want = [section, key]
+    key_re = re.compile(rf"(?:^|[{{,\s.\"'])[\"']?{re.escape(key)}[\"']?\s*=")
+    fallback: int | None = None
     for n, line in enumerate(text.splitlines(), 1):
         s = line.strip()
-        if s.startswith("[") and s.endswith("]"):
-            cur = s.strip("[] ")
-        elif cur == section and s.split("=", 1)[0].strip() == key:
+        h = _HEADER_RE.match(s)
+        if h:
+            cur = _key_parts(h.group(1))
+            continue
+        if "=" not in s or s.startswith("#"):
+            continue
+        lhs, rhs = s.split("=", 1)
+        full = cur + _key_parts(lhs)
+        if full == want:
             return n
-    return None
+        if full == [section] and rhs.strip().startswith("{") and key_re.search(rhs):
+            return n
+        if fallback is None and key_re.search(s):
+            fallback = n
+    return fallback
 
 
 def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -> Settings:
@@ -308,6 +404,8 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
             raise ConfigError(f"{path}: not valid UTF-8") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: {e}") from None
+        except ValueError as e:  # tomllib: an integer of more than 4300 digits
+            raise ConfigError(f"{path}: {str(e).split(';')[0]}") from None
     for sect in fields(Settings):
         obj = getattr(s, sect.name)
         hints = get_type_hints(type(obj))

@@ -219,6 +219,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the core subcommands."""
+    from neotask_tui.config import setting_arg
+
     p = sub.add_parser("send", help="send one message and print the reply")
     p.add_argument("text", help="message text ('-' reads stdin)")
     p.add_argument("--session", "-s", dest="key", help="session key")
@@ -229,7 +231,8 @@ def register(sub: Any) -> None:
     p.add_argument("action", choices=["list", "show", "new", "reset", "archive", "restore", "undo-reset"])
     p.add_argument("key", nargs="?", help="session key (or session id for restore)")
     p.add_argument("--all", action="store_true", help="include archived sessions in the list")
-    p.add_argument("--days", type=int, default=None, help="archive sessions untouched this many days")
+    p.add_argument("--days", type=setting_arg("session", "cleanup_days"), default=None,
+                   help="archive sessions untouched this many days (1..36500, like session.cleanup_days)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_sessions)
 

@@ -185,6 +185,8 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``memory`` with its subcommands."""
+    from neotask_tui.config import setting_arg
+
     p = sub.add_parser("memory", help="long-term memory: add, search, reindex, forget")
     msub = p.add_subparsers(dest="memory_command", required=True, parser_class=type(p))
 
@@ -201,7 +203,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     q = msub.add_parser("search", help="ranked passages for QUERY")
     q.add_argument("query")
-    q.add_argument("--k", type=int, default=8, help="number of results")
+    q.add_argument("--k", type=setting_arg("memory", "recall_k"), default=8, help="number of results (1..1000)")
     q.add_argument("--source", action="append", choices=["memory", "transcript", "inbox"],
                    help="restrict to a source (repeatable)")
     q.add_argument("--scope", action="append", help="restrict to a scope (repeatable)")

@@ -130,6 +130,8 @@ def cmd_inbox(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add ``state`` and ``inbox``."""
+    from neotask_tui.config import int_arg
+
     p = sub.add_parser("state", help="show a session's structured state (or its audit log)")
     p.add_argument("key", nargs="?", help="session key (default from config)")
     p.add_argument("--audit", action="store_true", help="everything that expired, why and when")
@@ -138,7 +140,7 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("inbox", help="review memories proposed for long-term storage")
     p.add_argument("action", choices=["list", "accept", "reject", "edit"], nargs="?", default="list")
-    p.add_argument("n", nargs="?", type=int, help="entry number")
+    p.add_argument("n", nargs="?", type=int_arg(1, 1_000_000_000), help="entry number")
     p.add_argument("text", nargs="*", help="new text (edit)")
     p.add_argument("--scope", default=None, help="long-term scope on accept (user, project, team, org...)")
     p.add_argument("--all", action="store_true", help="list accepted and rejected entries too")

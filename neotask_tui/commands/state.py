@@ -166,7 +166,8 @@ async def _done(engine: Any, key: str, args: str) -> CommandResult:
 
 def _number(s: str) -> int | None:
     s = s.strip().lstrip("#")
-    return int(s) if s.isdigit() else None
+    # ASCII digits only: str.isdigit() is true for "²" and "٥" (int() then fails or reads 5).
+    return int(s) if s.isascii() and s.isdigit() and len(s) <= 18 else None
 
 
 @command("inbox", "/inbox [accept N [--scope S] | edit N TEXT | reject N]",

@@ -339,6 +339,11 @@ class Engine:
     async def cleanup(self, days: int | None = None) -> list[SessionRecord]:
         """Archive sessions untouched for ``days`` (default from settings)."""
         d = days if days is not None else self.settings.session.cleanup_days
+        from neotask_tui.config import RANGES
+
+        lo, hi = RANGES[("session", "cleanup_days")]
+        if isinstance(d, bool) or not isinstance(d, int) or not lo <= d <= hi:
+            raise UserError(f"days must be between {int(lo)} and {int(hi)} (like session.cleanup_days), got {d!r}")
         async with self._turn_lock:
             return await asyncio.to_thread(self.store.cleanup, d, self.now())
 

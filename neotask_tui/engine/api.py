@@ -235,7 +235,9 @@ class Engine:
         """Context window and prices of the current model (from the shipped table)."""
         from neotask_tui.engine.pricing import lookup_model
 
-        p = self._provider or self._scripted()
+        p = self._provider
+        if p is None and self.settings.provider.name == "scripted":  # without reading the script
+            return lookup_model("scripted", self.settings.provider.model or "scripted")
         if p is None:
             choice = self.choose_provider()
             return lookup_model(choice.name, choice.model)

@@ -83,6 +83,8 @@ async def send(engine: Engine, text: str, key: str | None = None) -> AsyncIterat
     text = clean_text(text)
     if not text.strip():
         raise UserError("empty message")
+    if engine._provider is None and engine.settings.provider.name == "scripted":
+        await engine.get_provider()  # a bad script is a one-line UserError before anything is stored
     async with engine._turn_lock:
         rec, reset = await asyncio.to_thread(engine._route, key)
         if reset is not None:

@@ -80,12 +80,37 @@ class ScriptedProvider:
 
     @staticmethod
     def read_script(path: Path) -> list[ScriptedReply]:
-        """Read a JSON-lines (or JSON list) script file."""
-        text = path.read_text(encoding="utf-8")
+        """Read a JSON-lines (or JSON list) script file.
+
+        Raises:
+            UserError: the file cannot be read or is not a script (one line naming the file).
+        """
+        from neotask_tui.errors import UserError
+
+        where = f"scripted provider script {str(path)!r} (NEOTASK_SCRIPT / provider.script)"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UserError(f"{where}: not valid UTF-8") from None
+        except OSError as e:
+            raise UserError(f"{where}: {e.strerror or type(e).__name__}") from None
         stripped = text.strip()
-        if stripped.startswith("["):
-            return [ScriptedReply.from_obj(o) for o in json.loads(stripped)]
-        return [ScriptedReply.from_obj(json.loads(line)) for line in text.splitlines() if line.strip()]
+        n = 0
+        try:
+            if stripped.startswith("["):
+                items = json.loads(stripped)
+                if not isinstance(items, list):
+                    raise ValueError("not a list")
+                return [ScriptedReply.from_obj(o) for o in items]
+            out: list[ScriptedReply] = []
+            for line in text.splitlines():
+                n += 1
+                if line.strip():
+                    out.append(ScriptedReply.from_obj(json.loads(line)))
+            return out
+        except (ValueError, TypeError, RecursionError) as e:
+            at = f" line {n}" if n else ""
+            raise UserError(f"{where}{at}: {str(e).splitlines()[0][:200] if str(e) else 'bad reply'}") from None
 
     def queue(self, *replies: ScriptedReply | str | dict[str, Any]) -> None:
         """Queue replies for the next calls."""

@@ -214,7 +214,7 @@ class Compactor:
             UserError: the session has nothing to compact.
         """
         eng = self.engine
-        rec = eng.current_record(key)
+        rec = eng.current_record(key, create=False)  # compacting (or previewing) never creates a session
         if rec is None:
             raise UserError(f"no session for {key!r}")
         events: list[Event] = list(eng.events(key))
@@ -430,7 +430,7 @@ class Compactor:
             UserError: the current session was not created by a compaction.
         """
         store = self.engine.store
-        rec = self.engine.current_record(key)
+        rec = self.engine.current_record(key, create=False)
         if rec is None:
             raise UserError(f"no session for {key!r}")
         events = list(self.engine.events(key))

@@ -17,8 +17,19 @@ What is found:
 - assignments whose name says "secret" (``.env`` lines, JSON/YAML keys, connection strings:
   ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``);
 - passwords in English and Russian prose ("my password for the box is …", "I log in with … as my
-  password", "пароль от сервера — …", "войти с паролем …");
-- long high-entropy tokens (not pure hex: git SHAs, UUIDs and hashes stay readable).
+  password", "… is my password", "the pass is …", "пароль от сервера — …", "войти с паролем …",
+  "mot de passe: …"), multi-word passphrases to the end of their clause, PINs and door codes,
+  ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …"), 2FA backup codes
+  and seed phrases;
+- long high-entropy tokens (not pure hex: git SHAs, UUIDs and hashes stay readable; nor words
+  glued into an identifier, file names with a UUID, ``sha512-`` digests or URL path segments).
+
+Every rule runs on a normalised view: NFKC, zero-width and other default-ignorable characters
+removed, confusable hyphens made ``-``, mixed Latin/Cyrillic words in their majority script, and a
+known-prefix token wrapped across lines joined; the original span is what gets replaced. A secret
+longer than a rule's length cap is redacted whole. Values that are code (calls, attributes,
+paths, durations, versions, references) and ``*_key`` names of tables and maps
+(``primary_key``, ``cache_key``) are not secrets.
 
 Every pattern is linear in the input: literal prefixes, single character classes and bounded
 repeats, no nested quantifiers; keyword rules match the lead-in and the value in two steps so a
@@ -31,6 +42,7 @@ import bisect
 import functools
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -117,8 +129,8 @@ _FORMATS: list[tuple[str, re.Pattern[str], int, tuple[str, ...]]] = [
         r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{0,128}:([^\s@/]{1,256})@"), 1, ("://",)),
 ]
 
-_PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BEGIN = re.compile(r"(?i)-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"(?i)-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_MAX = 1 << 16
 """A private key longer than this between BEGIN and END is treated as unterminated."""
 
@@ -148,9 +160,11 @@ _SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|
 """Cheap first test of an assignment's name (most names are not secret-ish at all)."""
 
 # prose: "my password for the staging box is V", "the password is V", "пароль от сервера — V"
-_PW_WORD = r"(?:pass(?:word|phrase|code)|passwd|pwd|парол(?:ь|я|ю|ем|е|и))"
+_PW_WORD = (r"(?:pass(?:word|phrase|code)|passwd|pwd|парол(?:ь|я|ю|ем|е|и)|пасс(?![а-яё])|mot[ ]de[ ]passe"
+            r"|contrase(?:ñ|n)a|passwort|kennwort|senha|has(?:ł|l)o)")
 _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after it
-    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе])[^\S\n]{0,4}(?:[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bare\b|\bэто\b|\bесть\b)"
+    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе→⇒])[^\S\n]{0,4}"
+    r"(?:->|=>|[→⇒]|[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bare\b|\bэто\b|\bесть\b)"
     r"(?:[^\S\n]{0,2}[:—–](?!\S))?"
     r"(?:[^\S\n]{1,4}(?:still|now|currently|actually|just|always|теперь|сейчас|всё ещё|все еще))?[^\S\n]{0,4}"
 )
@@ -161,11 +175,69 @@ _PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + _PROSE_S
 _PW_WEAK = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + r"[^\S\n]{1,4}(?:to|на|теперь|сейчас)[^\S\n]{1,4}"
 )
-_PIN = re.compile(r"(?i)(?<![\w-])(?:pin(?:[ -]?code)?|пин(?:[ -]?код)?)[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bэто\b)"
-                  r"[^\S\n]{0,4}([0-9]{4,8})(?![0-9])")
+_PIN = re.compile(
+    r"(?i)(?<![\w-])(?:pin(?:[ -]?(?:code|код))?|passcode|пин(?:[ -]?код)?"
+    r"|код(?=[^\S\n]{1,4}(?:от|для|к|на)[^\S\n]|[^\S\n]{0,4}[:=—–]))"
+    r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
+    r"[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bэто\b)?[^\S\n]{0,4}([0-9]{4,8})(?![0-9]|[\-./:,][0-9])")
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
 _PW_BARE = re.compile(
-    r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,4}"
+    r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,32}"
+)
+# short words that are also plain English, so the value must look like a password: "the pass is V",
+# "pw V", "user admin pass V" (a bare "pass V" only after a user name)
+_PW_SHORT = re.compile(
+    r"(?i)(?<![\w-])(?:pass|pw|пасс)" + _PW_FOR + _PROSE_SEP
+    + r"|(?<![\w-])pw[^\S\n]{1,8}"
+    r"|(?<![\w-])(?:user(?:name)?|login)[^\S\n]{1,4}[^\s:=]{1,64}+[^\S\n]{1,4}pass(?:word)?[^\S\n]{0,4}[:=]?"
+    r"[^\S\n]{1,8}"
+)
+# the value first, linked by "is": "V is my password" (strict: "That is my password" is prose)
+_PW_IS = re.compile(
+    r"(?i)(?<!\S)([^\s\"'`]{6,128}+)[^\S\n]{1,4}(?:is|was|=|—|это)[^\S\n]{1,4}"
+    r"(?:my|the|our|your|his|her|their|мой|наш)[^\S\n]{1,4}(?:[\w-]{1,30}+[^\S\n]{1,4})?"
+    + _PW_WORD + r"(?![\w]|[^\S\n]{1,4}(?:manager|vault|store|safe|hint|reset|field|policy|prompt|generator"
+    r"|менеджер|хранилищ))"
+)
+# a passphrase: the rest of the clause after "password is" when it reads as words, not as a sentence
+_CLAUSE = re.compile(r"[A-Za-z][A-Za-z'\-]{1,23}(?:[^\S\n]{1,3}[A-Za-z][A-Za-z'\-]{1,23}){2,11}"
+                     r"(?=[^\S\n]{0,4}(?:[,;.!?)]|$))", re.M)
+_FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "this", "that", "these", "those", "it", "its", "is", "are", "was", "were", "be", "been",
+    "being", "not", "no", "in", "on", "at", "of", "for", "to", "from", "with", "by", "and", "or", "but", "if",
+    "when", "then", "so", "than", "as", "into", "my", "your", "our", "his", "her", "their", "i", "you", "we",
+    "they", "he", "she", "me", "us", "them", "too", "very", "still", "now", "also", "just", "here", "there",
+    "what", "which", "who", "how", "why", "where", "must", "should", "can", "could", "will", "would", "may",
+    "might", "shall", "do", "does", "did", "has", "have", "had", "required", "needed", "set", "stored", "saved",
+    "hidden", "changed", "reset", "expired", "wrong", "please", "again", "always", "never", "every", "each",
+    "all", "any", "some", "same", "different", "like", "about", "after", "before", "over", "under", "only",
+    "already", "yet", "more", "less", "much", "many", "long", "short", "strong", "weak", "unknown",
+    "known", "available", "ok", "okay", "fine", "good", "bad", "new", "old", "one", "two", "three",
+    "case", "sensitive", "because", "since", "until", "while", "via", "per", "etc", "see", "used", "use",
+})
+# curl -u user:password, --user user:password
+_CURL_USER = re.compile(r"(?<!\S)(?:-u|--user)(?:[^\S\n]{1,4}|=)[\"']?[^\s:\"'@]{1,64}:(?=[^\s\"'@])")
+# a user/password pair after a credential word: "creds admin:V", "login: admin / V"
+_CRED_PAIR = re.compile(
+    r"(?i)(?<![\w-])(?:creds|credentials|login|логин|учётка|учетка|account)[^\S\n]{0,4}"
+    r"(?:[:=—–]|\bare\b|\bis\b)?[^\S\n]{1,4}[^\s:/@]{1,64}+(:|[^\S\n]{1,4}/[^\S\n]{1,4})"
+)
+# a token word and the token itself, no separator: "token 9f86d0…" (the value must look like a token)
+_TOKEN_BARE = re.compile(r"(?i)(?<![\w-])(?:token|api[ _\-]?key|apikey|secret|access[ _\-]?key|auth[ _\-]?key)"
+                         r"[^\S\n]{1,4}")
+_TOKENISH = re.compile(r"[A-Za-z0-9_\-+/=.]{20,4096}")
+# 2FA backup codes, seed phrases
+_BACKUP_LEAD = re.compile(
+    r"(?i)(?<![\w-])(?:(?:backup|recovery|2fa|mfa|otp|one[- ]time|emergency|scratch)"
+    r"(?:[^\S\n]{1,4}(?:backup|recovery|login))?[^\S\n]{1,4}codes?|резервн\w{0,3}[^\S\n]{1,4}коды?"
+    r"|коды?[^\S\n]{1,4}восстановления)[^\S\n]{0,4}(?:[:=—–]|\bare\b|\bэто\b)?"
+)
+_BACKUP_CODE = re.compile(r"\s{0,4}(?:[,;][^\S\n]{0,4})?([A-Za-z0-9]{4,12}(?:-[A-Za-z0-9]{3,12})?)(?![\w-])")
+_SEED = re.compile(
+    r"(?i)(?<![\w-])(?:(?:seed|recovery|mnemonic|secret|backup|wallet)[^\S\n]{1,4}(?:phrase|words)"
+    r"|mnemonic(?:[^\S\n]{1,4}phrase)?|сид[- ]?фраза|мнемоническ\w{0,4}[^\S\n]{1,4}фраза)"
+    r"[^\S\n]{0,4}(?:[:=—–-]|\bis\b|\bare\b|\bэто\b)?\s{0,4}"
+    r"([a-z]{3,8}(?:\s{1,4}[a-z]{3,8}){11,23})(?![a-z])"
 )
 # the value first: "I log in with V as my password", "use V as the password", "V как пароль"
 _PW_AS = re.compile(
@@ -219,6 +291,24 @@ def _value_at(text: str, pos: int) -> tuple[int, int, str] | None:
     return start, start + len(stripped), stripped
 
 
+_CODE_VALUE = re.compile(
+    r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[(\[][^\n]{0,256}"  # a call or subscript: os.getcwd(
+    r"|[A-Za-z_$][\w$]*(?:\(|[(\[][\"'][^\n]{0,256})"  # get_password(, env["X"]
+    r"|(?:self|this|cls|os|process|env|config|settings|args|options)\.[\w.]+"  # an attribute
+    r"|(?:/|~/|\./|\.\./)[A-Za-z_][\w.\-]*(?:/[\w.\-]+)*/?"  # a path
+    r"|[0-9]{1,9}(?:\.[0-9]+)?(?:ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)"
+    r"|v?[0-9]{1,4}(?:\.[0-9]{1,4}){1,3}(?:[-+][\w.]{1,20})?"  # a version
+    r"|\$\{?[A-Z_][A-Z0-9_]*\}?|%\(\w+\)s|\{\{[^{}]{1,60}\}\}|<[\w\- ]{1,40}>"  # a reference/placeholder
+)
+_CODE_WORDS = frozenset({"lambda", "function", "await", "async", "new", "none", "null", "nil", "undefined",
+                         "true", "false", "self", "this", "input", "getpass", "prompt", "def", "return"})
+
+
+def _is_code(value: str) -> bool:
+    """A value that is an expression, a path, a duration or a version, not a literal credential."""
+    return value.casefold() in _CODE_WORDS or bool(_CODE_VALUE.fullmatch(value))
+
+
 def _is_marker(value: str) -> bool:
     return value.startswith(MARKER_PREFIX) or value.startswith("[REDACTED")
 
@@ -229,7 +319,7 @@ def _plausible(value: str, *, strict: bool) -> bool:
     ``strict`` (prose without an ``=``/``:``) asks for a digit, a symbol or mixed case, so ordinary
     sentences ("the token expired", "пароль для входа в систему") are left alone.
     """
-    if len(value) < 4 or _is_marker(value):
+    if len(value) < 4 or _is_marker(value) or _is_code(value):
         return False
     low = value.casefold()
     if low in _STOPWORDS or low in _RU_STOPWORDS:
@@ -254,8 +344,20 @@ def _secret_name(name: str) -> str | None:
     if parts and parts[-1] in _SECRET_PARTS:
         return "strong"
     if parts and parts[-1] in ("key", "auth", "pat", "sig", "signature", "cookie", "sid"):
+        if parts[-1] == "key" and len(parts) >= 2 and parts[-2] in _PLAIN_KEY_PREFIXES:
+            return None  # primary_key, sort_key, cache_key: a key of a table or a map, no secret
         return "key"
     return None
+
+
+_PLAIN_KEY_PREFIXES = frozenset({
+    "primary", "sort", "foreign", "cache", "partition", "unique", "composite", "index", "lookup", "dict", "map",
+    "hash", "row", "range", "shard", "routing", "group", "order", "join", "dedup", "dedupe", "idempotency",
+    "cluster", "clustering", "surrogate", "natural", "candidate", "alternate", "compound", "secondary",
+    "object", "item", "entry", "record", "table", "column", "field", "attr", "attribute", "property", "prop",
+    "list", "sequence", "translation", "i18n", "message", "msg", "label", "option", "param", "event",
+    "metric", "counter", "query", "search", "filter", "shortcut", "hotkey", "keyboard", "music", "piano",
+})
 
 
 def _entropy(s: str) -> float:
@@ -271,6 +373,36 @@ _HEX_ONLY = re.compile(r"[0-9a-fA-F\-]+")
 _SEGMENT = re.compile(r"[^/]{32,}")
 
 
+_WORD_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_VOWELS = frozenset("aeiouyAEIOUY")
+_CHUNK = re.compile(r"[^\-_.]+")
+_INTEGRITY = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2b?|sha3)[-:_]")
+
+
+def _wordlike(token: str) -> bool:
+    """An identifier made of words (``AbstractSingletonProxyFactoryBean2Impl``), not random text.
+
+    Most of its letters sit in parts of four or more letters that have a vowel: random base62 is
+    broken into one- to three-letter parts by its case changes and digits.
+    """
+    parts = _WORD_PART.findall(token)
+    letters = sum(len(p) for p in parts if p.isalpha())
+    digits = sum(len(p) for p in parts if p.isdigit())
+    if letters == 0 or digits > 4:
+        return False
+    wordy = sum(len(p) for p in parts if p.isalpha() and len(p) >= 4 and any(c in _VOWELS for c in p))
+    return wordy >= 0.75 * letters
+
+
+def _structured(token: str) -> bool:
+    """Dash/underscore/dot-separated chunks that are each hex, digits or a lowercase word: a file
+    name with a UUID in it (``part-00000-4f3c2b1a-7d6e-….parquet``), not a credential."""
+    chunks = _CHUNK.findall(token)
+    if len(chunks) < 3:
+        return False
+    return all(_HEX_ONLY.fullmatch(c) or c.isdigit() or (c.isalpha() and c.islower()) for c in chunks)
+
+
 def _looks_random(token: str) -> bool:
     """A long token mixing letters and digits with high per-character entropy.
 
@@ -281,14 +413,27 @@ def _looks_random(token: str) -> bool:
     """
     if _HEX_ONLY.fullmatch(token):
         return False
-    has_digit = any(c.isdigit() for c in token)
-    has_lower = any(c.islower() for c in token)
-    has_upper = any(c.isupper() for c in token)
+    if token.isascii():
+        has_digit = _DIGIT.search(token) is not None
+        has_lower = _LOWER.search(token) is not None
+        has_upper = _UPPER.search(token) is not None
+    else:
+        has_digit = any(c.isdigit() for c in token)
+        has_lower = any(c.islower() for c in token)
+        has_upper = any(c.isupper() for c in token)
     if not has_digit or not (has_lower or has_upper):
         return False
     if "/" in token:
-        return has_lower and has_upper and _entropy(token) >= 4.2
-    return has_lower + has_upper + has_digit >= 2 and _entropy(token) >= 4.0
+        ok = has_lower and has_upper and _entropy(token) >= 4.2
+    else:
+        ok = has_lower + has_upper + has_digit >= 2 and _entropy(token) >= 4.0
+    return ok and not (_INTEGRITY.match(token) or _wordlike(token) or _structured(token))
+
+
+_DIGIT = re.compile(r"\d")
+_LOWER = re.compile(r"[a-z]")
+_UPPER = re.compile(r"[A-Z]")
+_ALPHA = re.compile(r"[^\W\d_]")
 
 
 def _looks_random_aws(token: str) -> bool:
@@ -297,6 +442,141 @@ def _looks_random_aws(token: str) -> bool:
                and any(c.isdigit() for c in token))
     return classes and ("/" in token or "+" in token) and _entropy(token) >= 4.0
 
+
+
+# -- the normalised view ------------------------------------------------------------------------
+# Every rule runs on a view of the text in which look-alikes are undone: NFKC (fullwidth letters,
+# ":" for "：", no-break spaces), default-ignorable characters removed (zero-width spaces, soft
+# hyphens, BOM...), confusable hyphens made "-", a word mixing Latin and Cyrillic letters written
+# in its majority script ("pаssword" with a Cyrillic "а"), and a known-prefix token wrapped across
+# lines joined. Each match is mapped back, so the original span (zero-width characters and all)
+# is what gets replaced.
+
+_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
+_HYPHENS = {c: "-" for c in "\u2010\u2011\u2012\u2043\u2212\ufe63\uff0d\u02d7\u2796"}
+_HYPHEN_TABLE = str.maketrans(_HYPHENS)
+_SPECIAL = re.compile(_IGNORABLE.pattern[:-1] + "".join(_HYPHENS) + "]")
+_NONASCII = re.compile(r"[^\x00-\x7f]+")
+_CYR_TO_LAT = str.maketrans("аеорсухіјѕԁһԛԝАВЕКМНОРСТУХІЈЅ", "aeopcyxijsdhqwABEKMHOPCTYXIJS")
+_LAT_TO_CYR = str.maketrans("aeopcyxABEKMHOPCTYX", "аеорсухАВЕКМНОРСТУХ")
+_MIX_POINT = re.compile(r"[A-Za-z][\u0400-\u04ff]|[\u0400-\u04ff][A-Za-z]")
+_MIX_WORD = re.compile(r"[A-Za-z\u0400-\u04ff]{1,256}")
+_WRAP_PREFIX = (r"gh[pousr]_|github_pat_|glpat-|gl(?:sa|c)_|AKIA|ASIA|sk-|sk_(?:live|test)_|rk_(?:live|test)_|"
+                r"xox[abposre]-|AIza|hf_|npm_|pypi-|eyJ|SG\.|shp(?:at|ca|pa|ss)_|do[opr]_v1_|hv[sbr]\.|"
+                r"sq0(?:atp|csp)-|ya29\.|GOCSPX-|HRKU-|dapi|NRAK-|PMAK-")
+_WRAP = re.compile(r"(?<![A-Za-z0-9_\-])(?:" + _WRAP_PREFIX + r")[A-Za-z0-9_\-.]{0,512}"
+                   r"(?:\r?\n[ \t]{0,16}[A-Za-z0-9_\-]{1,512}){1,8}(?![A-Za-z0-9_\-])")
+_WRAP_BREAK = re.compile(r"\r?\n[ \t]{0,16}")
+
+
+@dataclass(slots=True)
+class _View:
+    """The normalised text and its edits: ``(view_start, view_end, orig_start, orig_end)``."""
+
+    text: str
+    edits: list[tuple[int, int, int, int]]
+    starts: list[int]
+
+    def orig(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the original text behind the view span ``[start, end)``."""
+        if not self.edits:
+            return start, end
+        return self._pos(start, False), self._pos(end - 1, True) if end > start else self._pos(start, False)
+
+    def _pos(self, p: int, after: bool) -> int:
+        i = bisect.bisect_right(self.starts, p) - 1
+        if i < 0:
+            return p + (1 if after else 0)
+        _vs, ve, os_, oe = self.edits[i]
+        if p < ve:  # inside a replaced stretch: all of it
+            return oe if after else os_
+        return oe + (p - ve) + (1 if after else 0)
+
+
+@functools.cache
+def _any_format() -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{pat.pattern})" for _k, pat, group, _n in _FORMATS if group == 0))
+
+
+def _full_format(run: str) -> bool:
+    return _any_format().fullmatch(run) is not None
+
+
+def _view(text: str) -> _View:
+    """The normalised view of ``text`` (see above); linear, and a no-op for plain ASCII text."""
+    edits: list[tuple[int, int, str]] = []  # (orig_start, orig_end, replacement), sorted
+    inplace: list[tuple[int, str]] = []  # same-length replacements: the offsets do not move
+    if not text.isascii() and unicodedata.is_normalized("NFKC", text):
+        for m in _SPECIAL.finditer(text):  # only zero-width characters and hyphens to undo
+            inplace.append((m.start(), "-")) if m.group(0) in _HYPHENS else edits.append(
+                (m.start(), m.end(), ""))
+    elif not text.isascii():
+        for m in _NONASCII.finditer(text):
+            run = m.group(0)
+            if unicodedata.is_normalized("NFKC", run) and not _SPECIAL.search(run):
+                continue
+            fixed = unicodedata.normalize("NFKC", run.translate(_HYPHEN_TABLE))
+            if len(fixed) == len(run) and not _IGNORABLE.search(run):
+                inplace.append((m.start(), fixed))
+                continue
+            for i, c in enumerate(run, m.start()):
+                if _IGNORABLE.match(c):
+                    edits.append((i, i + 1, ""))
+                    continue
+                r = _HYPHENS.get(c) or unicodedata.normalize("NFKC", c)
+                if r != c:
+                    edits.append((i, i + 1, r))
+    if "\n" in text:
+        for m in _WRAP.finditer(text):
+            pos = m.start()
+            breaks = list(_WRAP_BREAK.finditer(m.group(0)))
+            run = m.group(0)[: breaks[0].start()]
+            for j, b in enumerate(breaks):
+                nxt = breaks[j + 1].start() if j + 1 < len(breaks) else len(m.group(0))
+                cont = m.group(0)[b.end():nxt]
+                mixed = any(c.isdigit() for c in cont) and any(c.isalpha() for c in cont)
+                if _full_format(run) and not mixed:
+                    break
+                edits.append((pos + b.start(), pos + b.end(), ""))
+                run += cont
+    if inplace:
+        swapped = list(text)
+        for pos, r in inplace:
+            swapped[pos:pos + len(r)] = r
+        text = "".join(swapped)
+    if not edits and (text.isascii() or not _MIX_POINT.search(text)):
+        return _View(text, [], [])
+    edits.sort()
+    out: list[str] = []
+    vedits: list[tuple[int, int, int, int]] = []
+    prev = vlen = 0
+    for os_, oe, r in edits:
+        out.append(text[prev:os_])
+        vlen += os_ - prev
+        out.append(r)
+        vedits.append((vlen, vlen + len(r), os_, oe))
+        vlen += len(r)
+        prev = oe
+    out.append(text[prev:])
+    view = "".join(out)
+    if _MIX_POINT.search(view):  # one-for-one letter swaps: the offsets stay as they are
+        chars: list[str] | None = None
+        for w in _MIX_WORD.finditer(view):
+            word = w.group(0)
+            if word.isascii() or not _MIX_POINT.search(word):
+                continue
+            lat = sum(c.isascii() for c in word)
+            fixed = word.translate(_CYR_TO_LAT if lat * 2 >= len(word) else _LAT_TO_CYR)
+            if fixed != word:
+                chars = chars if chars is not None else list(view)
+                chars[w.start():w.end()] = fixed
+        if chars is not None:
+            view = "".join(chars)
+    return _View(view, vedits, [e[0] for e in vedits])
 
 # -- scanning -----------------------------------------------------------------------------------
 
@@ -313,7 +593,7 @@ def _formats(text: str) -> Iterator[SecretMatch]:
 
 
 def _pem(text: str) -> Iterator[SecretMatch]:
-    if "PRIVATE KEY" not in text:
+    if "PRIVATE KEY" not in text and "private key" not in text.lower():
         return
     pos = 0
     while True:
@@ -338,6 +618,25 @@ def _after_lead(text: str, lead: re.Pattern[str], kind: str, accept: Callable[[r
             yield SecretMatch(kind, v[0], v[1])
 
 
+_NEXT_LINE = re.compile(r"\r?\n([ \t]{1,16})(?=[^\s#\-])")
+
+
+def _next_line_value(text: str, pos: int) -> tuple[int, int, str] | None:
+    """A YAML value on the next, indented line (``password:\n  V``): the whole line, one token."""
+    m = _NEXT_LINE.match(text, pos)
+    if m is None:
+        return None
+    v = _value_at(text, m.end())
+    if v is None or v[2].endswith(":") or ": " in v[2]:
+        return None
+    if not _LINE_END.match(text, v[1]):
+        return None  # more on that line: prose or a mapping, not a lone scalar
+    return v
+
+
+_LINE_END = re.compile(r"[^\S\n]*(?:\r?\n|$)")
+
+
 def _assignments(text: str) -> Iterator[SecretMatch]:
     covered = 0
     for m in _ASSIGN.finditer(text):
@@ -347,16 +646,19 @@ def _assignments(text: str) -> Iterator[SecretMatch]:
         if strength is None:
             continue
         v = _value_at(text, m.end())
+        if v is None and strength == "strong":
+            v = _next_line_value(text, m.end())
         if v is None:
             continue
         value = v[2]
         pw = bool(re.search(r"(?i)pass|pwd|пароль", m.group(1)))
         if strength == "key":
-            ok = not _is_marker(value) and len(value) >= 8 and (
-                _looks_random(value) or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)))
+            ok = not _is_marker(value) and not _is_code(value) and len(value) >= 8 and (
+                _looks_random(value) or (len(value) >= 16 and _DIGIT.search(value) is not None
+                                         and _ALPHA.search(value) is not None))
         else:
             ok = _plausible(value, strict=False) or (pw and len(value) >= 1 and not _is_marker(value)
-                                                     and value.casefold() not in _STOPWORDS)
+                                                     and not _is_code(value) and value.casefold() not in _STOPWORDS)
         if ok:
             covered = v[1]
             yield SecretMatch("password" if pw else "credential", v[0], v[1])
@@ -374,32 +676,122 @@ def _prose_ok(m: re.Match[str], value: str, *, strict: bool) -> bool:
     return _plausible(value, strict=strict)
 
 
+def _passphrase(text: str, m: re.Match[str]) -> SecretMatch | None:
+    """Several plain words after "password is", up to the clause end: ``correct horse battery staple``."""
+    c = _CLAUSE.match(text, m.end())
+    if c is None:
+        return None
+    words = c.group(0).casefold().split()
+    if any(w in _FUNCTION_WORDS or (len(w) > 4 and w.endswith(("ly", "ing", "ed"))) for w in words):
+        return None  # a sentence about the password ("is stored in the vault"), not the password
+    return SecretMatch("password", c.start(), c.end())
+
+
+def _prose_passwords(text: str) -> Iterator[SecretMatch]:
+    covered = 0
+    for m in _PW_PROSE.finditer(text):
+        if m.start() < covered:
+            continue
+        found = _passphrase(text, m)
+        if found is None:
+            v = _value_at(text, m.end())
+            if v is not None and _prose_ok(m, v[2], strict=False):
+                found = SecretMatch("password", v[0], v[1])
+        if found is not None:
+            covered = found.end
+            yield found
+
+
+def _pairs(text: str, lead: re.Pattern[str], kind: str) -> Iterator[SecretMatch]:
+    """The password of a ``user:password`` (or ``user / password``) pair after ``lead``."""
+    for m in lead.finditer(text):
+        v = _value_at(text, m.end())
+        if v is None or ":" in v[2] or "@" in v[2]:
+            continue
+        slash = m.lastindex is not None and m.group(m.lastindex).strip() == "/"
+        if _plausible(v[2], strict=slash):
+            yield SecretMatch(kind, v[0], v[1])
+
+
+def _backup_codes(text: str) -> Iterator[SecretMatch]:
+    for m in _BACKUP_LEAD.finditer(text):
+        pos, first, last = m.end(), -1, -1
+        for _ in range(32):
+            c = _BACKUP_CODE.match(text, pos)
+            if c is None or not any(ch.isdigit() for ch in c.group(1)):
+                break
+            first = c.start(1) if first < 0 else first
+            last, pos = c.end(1), c.end()
+        if first >= 0:
+            yield SecretMatch("backup_codes", first, last)
+
+
 def _passwords(text: str) -> Iterator[SecretMatch]:
     low = text.lower()  # key words are looked for first: most text has none of them
-    if any(w in low for w in ("pass", "pwd", "парол")):
-        yield from _after_lead(text, _PW_PROSE, "password", lambda m, v: _prose_ok(m, v, strict=False))
+    if any(w in low for w in ("pass", "pwd", "парол", "пасс", "contrase", "kennwort", "senha", "has")):
+        yield from _prose_passwords(text)
         yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
         yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
         for m in _PW_AS.finditer(text):
             value = m.group(1).rstrip(_TRAILING)
             if _plausible(value, strict=False):
                 yield SecretMatch("password", m.start(1), m.start(1) + len(value))
-    if "pin" in low or "пин" in low:
+        for m in _PW_IS.finditer(text):
+            value = m.group(1).rstrip(_TRAILING)
+            if _plausible(value, strict=True):
+                yield SecretMatch("password", m.start(1), m.start(1) + len(value))
+    if "pass" in low or "pw" in low or "пасс" in low:
+        yield from _after_lead(text, _PW_SHORT, "password", lambda m, v: _plausible(v, strict=True))
+    if any(w in low for w in ("pin", "пин", "код", "passcode")):
         for m in _PIN.finditer(text):
             yield SecretMatch("pin", *m.span(1))
     if any(w in low for w in ("key", "secret", "token", "cred", "токен", "ключ", "секрет")):
         yield from _after_lead(text, _CRED_PROSE, "credential",
                                lambda m, v: _prose_ok(m, v, strict=not _prose_sep_is_symbol(m)))
+        yield from _after_lead(text, _TOKEN_BARE, "credential", lambda m, v: _bare_token(v))
     if "authorization" in low:
         yield from _after_lead(text, _AUTH_HEADER, "credential", lambda m, v: _plausible(v, strict=False))
+    if "-u" in text or "--user" in text:
+        yield from _pairs(text, _CURL_USER, "password")
+    if any(w in low for w in ("cred", "login", "логин", "учётк", "учетк", "account")):
+        yield from _pairs(text, _CRED_PAIR, "password")
+    if "code" in low or "коды" in low:
+        yield from _backup_codes(text)
+    if any(w in low for w in ("phrase", "words", "mnemonic", "фраза")):
+        for m in _SEED.finditer(text):
+            yield SecretMatch("seed_phrase", *m.span(1))
+
+
+def _bare_token(value: str) -> bool:
+    """A value after a bare "token"/"api key" that looks like one: long, token characters, random or hex."""
+    if len(value) < 20 or not _TOKENISH.fullmatch(value) or _is_code(value) or "://" in value:
+        return False
+    if _HEX_ONLY.fullmatch(value):
+        return len(value) >= 32
+    return _looks_random(value) or (len(value) >= 24 and _DIGIT.search(value) is not None
+                                    and _ALPHA.search(value) is not None and not _wordlike(value))
+
+
+_URL = re.compile(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,30}://[^\s\"'<>`]++")
 
 
 def _entropy_tokens(text: str) -> Iterator[SecretMatch]:
+    # A URL's path segments are names (downloads, object keys, ids): credentials in URLs are
+    # found by their shape (user:password@, webhooks) or by their query key word (?token=...).
+    urls = [m.span() for m in _URL.finditer(text)] if "://" in text else []
+    url_starts = [u[0] for u in urls]
+
+    def in_url(pos: int) -> bool:
+        i = bisect.bisect_right(url_starts, pos) - 1
+        return i >= 0 and urls[i][0] <= pos < urls[i][1]
+
     for m in _AWS_SECRET.finditer(text):
-        if _looks_random_aws(m.group(0)):
+        if _looks_random_aws(m.group(0)) and not in_url(m.start()):
             yield SecretMatch("aws_secret_key", m.start(), m.end())
     for m in _CANDIDATE.finditer(text):
         tok = m.group(0)
+        if in_url(m.start()) or _INTEGRITY.match(tok):  # sha512-… is a content digest
+            continue
         if _looks_random(tok):
             yield SecretMatch("high_entropy", m.start(), m.end())
         elif "/" in tok:  # a path ("a/b/c") is judged by its parts: one random-looking part is caught
@@ -408,8 +800,16 @@ def _entropy_tokens(text: str) -> Iterator[SecretMatch]:
                     yield SecretMatch("high_entropy", m.start() + part.start(), m.start() + part.end())
 
 
+_CONTINUES = re.compile(r"[A-Za-z0-9_\-+/=]++")
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
     """Locate secrets in ``text``.
+
+    Matching runs on a normalised view (look-alike characters undone, zero-width characters
+    dropped, wrapped tokens joined); every span is that of the original text. A secret longer
+    than a rule's length cap is found whole: a match that stops inside a run of token characters
+    is extended to the run's end.
 
     Args:
         text: Any free text.
@@ -421,12 +821,14 @@ def find_secrets(text: str) -> list[SecretMatch]:
     """
     if len(text) < 4:
         return []
+    view = _view(text)
+    vt = view.text
     # an earlier redaction's marker is never redacted again (idempotence)
     found: list[tuple[int, SecretMatch]] = [
-        (-1, SecretMatch("marker", m.start(), m.end())) for m in _MARKER.finditer(text)
-    ] if MARKER_PREFIX in text else []
-    for rank, gen in enumerate((_pem(text), _formats(text), _assignments(text), _passwords(text),
-                                _entropy_tokens(text))):
+        (-1, SecretMatch("marker", m.start(), m.end())) for m in _MARKER.finditer(vt)
+    ] if MARKER_PREFIX in vt else []
+    for rank, gen in enumerate((_pem(vt), _formats(vt), _assignments(vt), _passwords(vt),
+                                _entropy_tokens(vt))):
         found.extend((rank, s) for s in gen if s.end > s.start)
     found.sort(key=lambda r: (r[0] >= 0, -(r[1].end - r[1].start), r[0], r[1].start))
     starts: list[int] = []
@@ -439,7 +841,20 @@ def find_secrets(text: str) -> list[SecretMatch]:
             continue
         starts.insert(i, s.start)
         kept.insert(i, s)
-    return [s for s in kept if s.kind != "marker"]
+    out: list[SecretMatch] = []
+    for s in kept:
+        if s.kind == "marker":
+            continue
+        end = s.end
+        if end < len(vt) and (vt[end].isascii() and (vt[end].isalnum() or vt[end] == "_")):
+            c = _CONTINUES.match(vt, end)  # cut by a length cap: the rest of the token goes too
+            end = c.end() if c else end
+        start, stop = view.orig(s.start, end)
+        if out and start < out[-1].end:  # the extension reached the next match: one span
+            out[-1] = SecretMatch(out[-1].kind, out[-1].start, max(stop, out[-1].end))
+            continue
+        out.append(SecretMatch(s.kind, start, stop))
+    return out
 
 
 def has_secrets(text: str) -> bool:

@@ -386,3 +386,233 @@ async def test_session_state_values_are_redacted(engine: Engine) -> None:
     view = repr(engine.state.get(KEY))
     assert "[REDACTED:" in view
     assert all(s not in view for s in HEADLINE.values()), view
+
+
+# -- red-team findings: shapes the redactor missed, split/obfuscated secrets, over-redaction --------
+
+PW = "Qx9hunter" + "Z"
+GH36 = "ghp_" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+SEED12 = "abandon ability able about above absent absorb abstract absurd abuse access accident"
+
+# (case id, text, fragments none of which may survive)
+MISSED: list[tuple[str, str, tuple[str, ...]]] = [
+    ("pass-is", "the pass is Zebra77cake", ("Zebra77cake",)),
+    ("pass-for-is", f"the pass for wifi is {PW}", (PW,)),
+    ("user-pass", f"user admin pass {PW}", (PW,)),
+    ("pw-bare", f"pw {PW}", (PW,)),
+    ("passcode", "passcode 4471", ("4471",)),
+    ("pin-bare", "PIN 4471", ("4471",)),
+    ("pin-kod", "PIN-код 1234", ("1234",)),
+    ("kod-ot-dveri", "код от двери 4471", ("4471",)),
+    ("value-is-my-password", f"{PW} is my password", (PW,)),
+    ("arrow-ascii", f"password -> {PW}", (PW,)),
+    ("arrow-unicode", f"password → {PW}", (PW,)),
+    ("many-spaces", "password" + " " * 20 + PW, (PW,)),
+    ("fullwidth-colon", f"password\uff1a{PW}", (PW,)),
+    ("cyrillic-a", f"p\u0430ssword: {PW}", (PW,)),
+    ("zero-width-keyword", f"pass\u200bword: {PW}", (PW,)),
+    ("fullwidth-keyword", f"\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44: {PW}", (PW,)),
+    ("passphrase-words", "my password is correct horse battery staple", ("horse", "battery", "staple")),
+    ("passphrase-clause", "my password is purple monkey dishwasher, and the user is bob",
+     ("purple", "monkey", "dishwasher")),
+    ("curl-u", f"curl -u admin:{PW} https://api.example.com/v1/items", (PW,)),
+    ("creds-pair-bare", f"creds admin:{PW}", (PW,)),
+    ("login-slash", f"login: admin / {PW}", (PW,)),
+    ("token-hex", f"token {HEX32}", (HEX32,)),
+    ("yaml-next-line", f"password:\n  {PW}\nhost: db", (PW,)),
+    ("pem-lowercase", "-----begin rsa private key-----\n" + PEM_BODY + "-----end rsa private key-----",
+     tuple(PEM_BODY.split())),
+    ("mot-de-passe", f"mot de passe: {PW}", (PW,)),
+    ("ru-pass", f"пасс: {PW}", (PW,)),
+    ("backup-codes", "backup codes: 1234-5678 2345-6789 3456-7890 4567-8901",
+     ("1234-5678", "2345-6789", "3456-7890", "4567-8901")),
+    ("recovery-codes-lines", "2FA recovery codes:\n8f3k-2m9q\n7x2p-4n6r\n", ("8f3k-2m9q", "7x2p-4n6r")),
+    ("seed-phrase", f"seed phrase: {SEED12}", tuple(SEED12.split()[1:])),
+    ("mnemonic-24", f"my wallet mnemonic is {SEED12} {SEED12}", tuple(SEED12.split()[1:])),
+    # split, obfuscated and over-long secrets
+    ("zw-in-github", "use ghp_ABCDEFGHIJ\u200bKLMNOPQRSTUVWXYZ0123456789 now",
+     ("ghp_ABCDEFGHIJ", "KLMNOPQRSTUVWXYZ0123456789")),
+    ("zw-in-aws", "key AKIA\u200bIOSFODNN7EXAMPLE", ("IOSFODNN7EXAMPLE", "AKIA\u200b")),
+    ("fullwidth-aws", "key \uff21\uff2b\uff29\uff21\uff29\uff2f\uff33\uff26\uff2f\uff24\uff2e\uff2e\uff17"
+     "\uff25\uff38\uff21\uff2d\uff30\uff2c\uff25", ("\uff29\uff2f\uff33\uff26\uff2f\uff24",)),
+    ("unicode-hyphen-openai", "key sk\u2010proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z", ("sk\u2010proj", "Ab3dEf6h")),
+    ("wrapped-aws", "key AKIAIOSFODNN7EXAMP\nLE", ("AKIAIOSFODNN7EXAMP", "\nLE")),
+    ("wrapped-github", "api token:\n ghp_ABCDEFGHIJKLMN\n OPQRSTUVWXYZ0123456789",
+     ("ghp_ABCDEFGHIJKLMN", "OPQRSTUVWXYZ0123456789")),
+    ("wrapped-openai", "the api key is sk-proj-abcdef\nghijklmnop1234567890", ("abcdef", "ghijklmnop1234567890")),
+    ("over-long-value", "token=" + "A1b2" * 200, ("A1b2A1b2",)),
+    ("over-long-github", "ghp_" + "Ab1" * 150, ("Ab1Ab1Ab1",)),
+]
+
+
+@pytest.mark.parametrize(("text", "fragments"), [pytest.param(t, f, id=i) for i, t, f in MISSED])
+def test_missed_shapes_and_obfuscated_secrets_are_redacted(text: str, fragments: tuple[str, ...]) -> None:
+    out, n = redact(text)
+    assert n >= 1 and has_secrets(text), out
+    assert "[REDACTED:" in out
+    for piece in fragments:
+        assert piece not in out, f"{piece!r} left in {out!r}"
+    assert redact_secrets(out) == out  # idempotent
+
+
+def test_a_passphrase_is_redacted_to_the_end_of_its_clause_only() -> None:
+    assert redact_secrets("my password is correct horse battery staple") == "my password is [REDACTED:password]"
+    out = redact_secrets("my password is purple monkey dishwasher, and the user is bob")
+    assert out == "my password is [REDACTED:password], and the user is bob"
+
+
+def test_an_over_long_secret_is_redacted_whole() -> None:
+    assert redact_secrets("token=" + "A1b2" * 200 + " ok") == "token=[REDACTED:credential] ok"
+
+
+def test_obfuscation_is_replaced_in_the_original_span() -> None:
+    out = redact_secrets("use ghp_ABCDEFGHIJ\u200bKLMNOPQRSTUVWXYZ0123456789 now")
+    assert out == "use [REDACTED:github_token] now"
+    out = redact_secrets("key AKIAIOSFODNN7EXAMP\nLE done")
+    assert out == "key [REDACTED:aws_access_key] done"
+
+
+def test_large_obfuscated_input_is_scanned() -> None:
+    """1 MB of mixed text with zero-width characters still finds the secret at its end (linear)."""
+    text = ("Всё в порядке, pass\u200bword hint ok. " * 30000)[:1_000_000] + f" password: {PW}"
+    out = redact_secrets(text)
+    assert PW not in out and out.endswith("[REDACTED:password]")
+
+
+OVER_REDACTED = [
+    ("primary-key", "primary_key = order_id2"),
+    ("sort-key", "sort_key: created_at2"),
+    ("cache-key", "cache_key=user:42:profile"),
+    ("foreign-key", "foreign_key: orders_id1"),
+    ("partition-key", "partition_key = tenant_id7"),
+    ("camel-identifier", "AbstractSingletonProxyFactoryBean2Impl"),
+    ("camel-identifier-sentence", "see SimpleBeanFactoryAwareAspectInstanceFactory3 in the trace"),
+    ("s3-part-file", "s3://bkt/part-00000-4f3c2b1a-7d6e-4a5b-9c8d-1e2f3a4b5c6d.parquet"),
+    ("pwd-path", "run pwd = /srv/app"),
+    ("pwd-getcwd", "pwd = os.getcwd()"),
+    ("pass-lambda", "pass = lambda x: x2"),
+    ("token-ttl", "token: 3600s TTL"),
+    ("pin-version", "PIN is 2024-05 release"),
+    ("url-random-segment", "https://example.com/download/Zx8Qp2Lm9Vt4Rk7Wn3Yb6Hc1Jd5Gf0SeTa/file.zip"),
+    ("sha512-integrity",
+     "integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="),
+    ("password-from-env", "password = os.environ['DB_PASSWORD']"),
+    ("the-pass-word", "the tests pass now, see build 4471"),
+    ("boarding-pass", "the boarding pass is ready"),
+    ("password-is-sentence", "the password is stored in the vault"),
+    ("backup-codes-prose", "backup codes are printed on the sheet"),
+    ("seed-phrase-prose", "the seed phrase is written on paper in the safe"),
+]
+
+
+@pytest.mark.parametrize("text", [pytest.param(t, id=i) for i, t in OVER_REDACTED])
+def test_identifiers_code_and_paths_are_not_secrets(text: str) -> None:
+    assert find_secrets(text) == []
+    assert redact(text) == (text, 0)
+
+
+# -- red-team findings: what the model's tools and compaction store --------------------------------
+
+TOOL_SECRET = f"they said my password is Crane42neck and {GH36}"
+
+
+@pytest.mark.parametrize("field", ["reason", "scope_ref", "origin", "key", "session_id", "created_at"])
+def test_every_string_field_of_an_inbox_entry_is_redacted(data_dir: Path, field: str) -> None:
+    from neotask_tui.engine.inbox import Candidate, Inbox
+
+    inbox = Inbox("main")
+    cand = Candidate(text="User prefers tabs", scope="user", origin="model")
+    setattr(cand, field, TOOL_SECRET)
+    inbox.add(cand)
+    raw = inbox.path.read_text(encoding="utf-8")
+    assert "Crane42neck" not in raw and GH36 not in raw, raw
+    assert "[REDACTED:" in raw
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param({"text": "User prefers tabs", "scope": "user", "reason": TOOL_SECRET}, id="reason"),
+    pytest.param({"text": "User prefers tabs", "scope": "user", "reason": "ok", "why": TOOL_SECRET,
+                  "evidence": TOOL_SECRET}, id="extra-fields"),
+    pytest.param({"text": f"User prefers tabs; {TOOL_SECRET}", "scope": "user"}, id="text"),
+])
+async def test_propose_memory_stores_no_secret_in_any_field(engine: Engine, data_dir: Path,
+                                                            args: dict[str, str]) -> None:
+    engine.provider.queue(  # type: ignore[union-attr]
+        {"text": "", "tool_calls": [{"id": "d1", "name": "propose_memory", "arguments": args}]},
+        {"text": "ok"},
+    )
+    await run_turn(engine, "more", KEY)
+    raw = (paths.workspace_dir("main") / "inbox.json").read_text(encoding="utf-8")
+    assert "Crane42neck" not in raw and GH36 not in raw, raw
+
+
+def _state_blob(engine: Engine) -> str:
+    assert engine.state is not None
+    states = [e.data for e in engine.events(KEY) if e.type == "state"]
+    return repr(engine.state.get(KEY)) + repr(engine.state.audit(KEY)) + json.dumps(states)
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    pytest.param("fire_event", {"name": GH36}, id="event-name-token"),
+    pytest.param("fire_event", {"name": "deploy done; " + GH36}, id="event-name-pattern"),
+    pytest.param("update_session_state", {"field": GH36, "value": "x"}, id="field-name-token"),
+    pytest.param("update_session_state", {"field": "current_step", "value": "x", "until_event": GH36},
+                 id="until-event-token"),
+    pytest.param("update_session_state", {"field": "expires_at", "value": GH36 + " + 7d"}, id="after-event-token"),
+    pytest.param("resolve_open_question", {"question": "1", "answer": TOOL_SECRET}, id="resolve-answer"),
+])
+async def test_state_tools_store_no_secret(engine: Engine, name: str, args: dict[str, str]) -> None:
+    assert engine.state is not None
+    await run_turn(engine, "hello", KEY)
+    await engine.state.add_open_question(KEY, "which db?")
+    result = await engine.state.handle_tool(KEY, ToolCall("c1", name, args))
+    assert result is not None
+    blob = _state_blob(engine)
+    assert "Crane42neck" not in blob and GH36 not in blob, blob
+    if name != "resolve_open_question":
+        assert result.startswith("error:"), result
+        assert GH36 not in result
+
+
+@pytest.mark.parametrize("bad", ["has space", "1starts_with_digit", "semi;colon", "x" * 65])
+async def test_fire_event_enforces_the_declared_pattern(engine: Engine, bad: str) -> None:
+    assert engine.state is not None
+    await run_turn(engine, "hello", KEY)
+    result = await engine.state.handle_tool(KEY, ToolCall("c1", "fire_event", {"name": bad}))
+    assert result is not None and result.startswith("error:"), result
+    assert bad not in engine.state.get(KEY).fired
+
+
+async def test_scripted_repro_of_the_tool_call_leak(engine: Engine, data_dir: Path) -> None:
+    engine.provider.queue(  # type: ignore[union-attr]
+        {"text": "", "tool_calls": [
+            {"id": "d1", "name": "propose_memory", "arguments": {
+                "text": "User prefers tabs", "scope": "user", "reason": TOOL_SECRET}},
+            {"id": "d3", "name": "fire_event", "arguments": {"name": GH36}}]},
+        {"text": "ok"},
+    )
+    await run_turn(engine, "more", KEY)
+    raw = (paths.workspace_dir("main") / "inbox.json").read_text(encoding="utf-8")
+    assert "Crane42neck" not in raw and GH36 not in raw
+    assert GH36 not in _state_blob(engine)
+
+
+@pytest.mark.parametrize("use_model", [False, True], ids=["extractive", "model"])
+async def test_the_compaction_summary_holds_no_secret(engine: Engine, use_model: bool) -> None:
+    engine.compactor.use_model = use_model  # type: ignore[attr-defined]
+    if use_model:
+        engine.provider.queue(  # type: ignore[union-attr]
+            *[{"text": "fine"}] * 6,
+            {"text": f"## Goal\n- Deploy with `{GH36}` [e:2]\n## Exact identifiers\n- `{GH36}` [e:2]"},
+        )
+    await run_turn(engine, f"Deploy the app with the token {GH36} to acme-prod, do not use Redis.", KEY)
+    for i in range(5):
+        await run_turn(engine, f"step {i}: " + "filler text " * 200, KEY)
+    r = await engine.compact(KEY)  # type: ignore[attr-defined]
+    assert (r.model == "extractive") != use_model, (r.model, r.fallback_reason)
+    stored = [e.data for e in engine.events(KEY) if e.type == "compaction"]
+    assert stored, "nothing was compacted"
+    blob = json.dumps(stored) + r.summary + json.dumps(r.sections) + json.dumps(r.repaired)
+    assert GH36 not in blob, blob
+    assert "[REDACTED:" in stored[0]["summary"]
+    assert "acme-prod" in stored[0]["summary"]

@@ -155,6 +155,7 @@ def promises(tests: str) -> dict[str, Any]:
 LINEAR_SIZES = (10_000, 20_000, 40_000, 80_000, 160_000)
 _SHAPES = {  # one repeating unit per hostile paste shape
     "hex": "3f9a1c0b7e", "dots": "a.", "slashes": "/", "dashes": "-", "snake": "a_", "spaces": "a   ",
+    "secret_keywords": "my_key=", "password_prose": "the pass is a ",
 }
 
 
@@ -162,13 +163,14 @@ def _scanners() -> dict[str, Any]:
     """Every function that runs a regex over user text, by name (a summary parse included)."""
     from neotask_tui.engine import classifier, constraints, guard, summary
     from neotask_tui.memory import chunking, lexical
+    from neotask_tui.text import secrets
 
     return {
         "guard.identifiers_in": guard.identifiers_in, "guard.sentences": guard.sentences,
         "guard.is_ask": guard.is_ask, "guard.is_decision": guard.is_decision,
         "constraints.constraint_kind": constraints.constraint_kind, "classifier.classify": classifier.classify,
         "summary.parse_summary": summary.parse_summary, "chunking.chunk_markdown": chunking.chunk_markdown,
-        "lexical.terms": lexical.terms,
+        "lexical.terms": lexical.terms, "secrets.redact": secrets.redact,
     }
 
 

@@ -385,6 +385,17 @@ def _line_of(text: str, section: str, key: str) -> int | None:
     return fallback
 
 
+def _section_line(text: str, section: str) -> int | None:
+    """The first line of TOML ``text`` that opens table ``section`` (header, dotted key or ``section =``)."""
+    for n, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        h = _HEADER_RE.match(s)
+        parts = _key_parts(h.group(1)) if h else _key_parts(s.split("=", 1)[0]) if "=" in s else []
+        if parts[:1] == [section] and not s.startswith("#"):
+            return n
+    return None
+
+
 def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -> Settings:
     """Load settings from ``config.toml`` (if present) and the environment.
 
@@ -428,7 +439,8 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
                 setattr(obj, f.name, _coerce(env[ev], typ, f"env {ev}: {sect.name}.{f.name}"))
     for k in raw:
         if k not in {f.name for f in fields(Settings)}:
-            raise ConfigError(f"{path}: unknown section [{k}]")
+            line = _section_line(text, k)
+            raise ConfigError(f"{path}:{line or '?'}: unknown section [{k}]")
     if env.get("NEOTASK_PROVIDER"):
         s.provider.name = env["NEOTASK_PROVIDER"]
     if env.get("NEOTASK_MODEL"):

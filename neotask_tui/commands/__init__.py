@@ -153,3 +153,6 @@ async def dispatch(engine: Any, key: str, line: str) -> CommandResult:
     except OSError as e:  # fault-suite fix: a failed write (disk full, I/O error) is an inline error
         code = errno.errorcode.get(e.errno or 0, "error")
         return CommandResult(text=f"/{name}: could not write: {code} ({e.strerror})", error=True)
+    except Exception as e:  # garbage arguments are an inline error, never a crash (OverflowError...)
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        return CommandResult(text=f"/{name}: {type(e).__name__}: {msg[:300]}", error=True)

@@ -228,3 +228,104 @@ def test_the_plain_repl_history_file_is_private(neotask_home: Path) -> None:
     assert mode == 0o600, oct(mode)
     assert "my secret plans" in history_file().read_text()
 
+
+
+# ------------------------------------------------------------- env numbers are ASCII, as in TOML
+@pytest.mark.parametrize(("value", "want"), [("5.0", 5), ("5", 5), (" 7 ", 7), ("+9", 9), ("5e0", 5)])
+def test_an_integral_env_value_is_the_integer_it_spells_as_in_toml(monkeypatch: pytest.MonkeyPatch, value: str,
+                                                                   want: int) -> None:
+    monkeypatch.setenv("NEOTASK_SESSION_CLEANUP_DAYS", value)
+    got = load_settings().session.cleanup_days
+    assert got == want and type(got) is int
+
+
+@pytest.mark.parametrize("value", ["5_0", "1_000", "٥", "５", "२", "4.7", "0x10", "inf", "nan", "9" * 5000, "", "5 0"],
+                         ids=["underscore", "underscore-thousands", "arabic-indic", "fullwidth", "devanagari",
+                              "fraction", "hex", "inf", "nan", "5000-digits", "empty", "space"])
+def test_an_env_integer_is_ascii_digits_only(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("NEOTASK_SESSION_CLEANUP_DAYS", value)
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    msg = str(exc.value)
+    assert "\n" not in msg and "NEOTASK_SESSION_CLEANUP_DAYS" in msg and "session.cleanup_days" in msg, msg
+    assert len(msg) < 300
+
+
+@pytest.mark.parametrize("value", ["1_0.5", "٥", "١.٥", "５.0", "1.5_0", "0x1p3"])
+def test_an_env_float_is_an_ascii_decimal(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("NEOTASK_PROVIDER_TIMEOUT_SECONDS", value)
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    assert "NEOTASK_PROVIDER_TIMEOUT_SECONDS" in str(exc.value)
+
+
+@pytest.mark.parametrize(("value", "want"), [("1.5", 1.5), ("2e1", 20.0), (".5", 0.5), ("30", 30.0)])
+def test_ascii_env_floats_are_read(monkeypatch: pytest.MonkeyPatch, value: str, want: float) -> None:
+    monkeypatch.setenv("NEOTASK_PROVIDER_TIMEOUT_SECONDS", value)
+    assert load_settings().provider.timeout_seconds == want
+
+
+def test_a_toml_integer_of_5000_digits_is_a_config_error(neotask_home: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NEOTASK_SESSION_CLEANUP_DAYS", raising=False)
+    cfg = _write_config(neotask_home, "[session]\ncleanup_days = " + "9" * 5000 + "\n")
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    assert str(cfg) in str(exc.value) and "\n" not in str(exc.value)
+
+
+# ------------------------------------------------------- dotted keys and inline tables name the line
+@pytest.mark.parametrize(("text", "line"), [
+    ("# top\nsession.daily_reset_hour = 99\n", 2),
+    ('# x\n\n"session"."daily_reset_hour" = 99\n', 3),
+    ("# a\n# b\nsession = {daily_reset_hour = 99}\n", 3),
+    ("session = { idle_reset_minutes = 5, daily_reset_hour = 99 }\n", 1),
+    ("[context]\nwindow_tokens = 0\n\n[session] # the session table\nidle_reset_minutes = 5\n"
+     "daily_reset_hour = 99\n", 6),
+    ('[session]\n"daily_reset_hour" = 99\n', 2),
+])
+def test_a_dotted_or_inline_bad_value_names_file_and_line(neotask_home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          text: str, line: int) -> None:
+    monkeypatch.delenv("NEOTASK_SESSION_DAILY_RESET_HOUR", raising=False)
+    cfg = _write_config(neotask_home, text)
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    msg = str(exc.value)
+    assert f"{cfg}:{line}:" in msg and "session.daily_reset_hour" in msg, msg
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("# x\nsession.bogus = 1\n", 2),
+    ("\nsession = {bogus = 1}\n", 2),
+    ("session = {cleanup_days = 4.5}\n", 1),
+    ("# x\ntitle = 1\n", 2),
+    ("[session]\ncleanup_days = 3\n[sesion]\nidle_reset_minutes = 1\n", 3),
+])
+def test_unknown_or_bad_dotted_keys_name_the_line(neotask_home: Path, text: str, line: int) -> None:
+    cfg = _write_config(neotask_home, text)
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    assert f"{cfg}:{line}:" in str(exc.value), str(exc.value)
+
+
+# --------------------------------------------------------------- doctor on an unusable NEOTASK_HOME
+@pytest.mark.parametrize("case", ["file", "under-a-file", "symlink-loop"])
+@pytest.mark.parametrize("flags", [(), ("--json",), ("--fix",), ("--fix", "--json")])
+def test_doctor_on_an_unusable_home_reports_and_exits_1_cleanly(tmp_path: Path, case: str,
+                                                                flags: tuple[str, ...]) -> None:
+    if case == "symlink-loop":
+        a, b = tmp_path / "loop-a", tmp_path / "loop-b"
+        a.symlink_to(b)
+        b.symlink_to(a)
+        home = a
+    else:
+        home = _home_cases(tmp_path)[case]
+    d = cli("doctor", *flags, env={"NEOTASK_HOME": str(home), "NEOTASK_PROVIDER": "scripted"})
+    assert d.returncode == 1 and "Traceback" not in d.stderr and not d.stderr.strip(), d.stderr[-600:]
+    if "--json" in flags:
+        import json
+
+        report = json.loads(d.stdout)
+        assert not report["clean"] and any("NEOTASK_HOME" in p for p in report["problems"]), report
+    else:
+        assert "NEOTASK_HOME" in d.stdout and "✗" in d.stdout, d.stdout

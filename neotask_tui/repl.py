@@ -24,13 +24,13 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 from rich.console import Console
-from rich.markdown import Markdown
+from rich.text import Text
 
 from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
-from neotask_tui.text.console import InertConsole, InertRenderHook
+from neotask_tui.text.console import InertConsole, InertRenderHook, markdown, styled
 from neotask_tui.text.terminal import inert
 
 
@@ -87,12 +87,16 @@ class Repl:
         self.reported: bool | None = None
 
     def print_md(self, text: str) -> None:
-        """Render Markdown."""
-        self.console.print(Markdown(inert(text)))
+        """Render Markdown (links show their target, never a hidden hyperlink)."""
+        self.console.print(markdown(text))
+
+    def say(self, text: str, style: str = "") -> None:
+        """Print ``text`` literally (never read as markup, whatever console this is)."""
+        self.console.print(Text(inert(text), style=style))
 
     async def run(self) -> int:
         """Read-eval-print until /quit or end of input."""
-        self.console.print(f"[bold]neotask[/bold] {self.key} — /help lists commands, Ctrl+D quits")
+        self.console.print(styled(("neotask", "bold"), inert(f" {self.key} — /help lists commands, Ctrl+D quits")))
         while True:
             try:
                 line = await self.session.prompt_async("› ")
@@ -115,7 +119,7 @@ class Repl:
         if res.action == "quit":
             return "quit"
         if res.error:
-            self.console.print(f"[red]{res.text}[/red]")
+            self.say(res.text, "red")
             return None
         if res.action == "theme":
             self.console.print("themes apply to the full-screen app (`neotask`); here your terminal colours rule")
@@ -147,7 +151,7 @@ class Repl:
         try:
             await task
         except asyncio.CancelledError:
-            self.console.print("\n[yellow]⏸ interrupted — the partial reply is kept[/yellow]")
+            self.say("\n⏸ interrupted — the partial reply is kept", "yellow")
         finally:
             if installed:
                 loop.remove_signal_handler(signal.SIGINT)
@@ -176,25 +180,25 @@ class Repl:
                     totals = e.totals
                     ledger = e.ledger or ledger
                 elif isinstance(e, ev.TurnFailed):
-                    self.console.print(f"\n[red]{e.error_kind}: {e.error}[/red]")
+                    self.say(f"\n{e.error_kind}: {e.error}", "red")
                 elif isinstance(e, ev.Notice):
-                    self.console.print(f"[dim]{e.text}[/dim]")
+                    self.say(e.text, "dim")
                 elif isinstance(e, ev.SessionReset):
-                    self.console.print(f"[yellow]new session {e.new_session_id} ({e.reason}); "
-                                       "/undo-reset restores the previous one[/yellow]")
+                    self.say(f"new session {e.new_session_id} ({e.reason}); /undo-reset restores the previous one",
+                             "yellow")
                 elif isinstance(e, ev.Compacted):
-                    self.console.print(f"[dim]compacted {e.tokens_before:,} → {e.tokens_after:,} tokens[/dim]")
+                    self.say(f"compacted {e.tokens_before:,} → {e.tokens_after:,} tokens", "dim")
                 elif isinstance(e, ev.Recalled) and e.items:
                     srcs = ", ".join(str(i.get("source")) for i in e.items[:4])
-                    self.console.print(f"[dim]recalled {len(e.items)}: {srcs}[/dim]")
+                    self.say(f"recalled {len(e.items)}: {srcs}", "dim")
                 elif isinstance(e, ev.ToolCallStarted):
-                    self.console.print(f"[dim]→ {e.name}[/dim]")
+                    self.say(f"→ {e.name}", "dim")
                 elif isinstance(e, ev.ModelLoading) and not e.done:
-                    self.console.print(f"[dim]{e.message}[/dim]")
+                    self.say(e.message, "dim")
         finally:
             await gen.aclose()
         if totals or ledger:
-            self.console.print(f"[dim]{status_line(ledger, totals, self.reported)}[/dim]")
+            self.say(status_line(ledger, totals, self.reported), "dim")
 
 
 def run_repl(settings: Settings, key: str | None = None) -> int:

@@ -69,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``neotask`` console script."""
     from neotask_tui.config import ConfigError
     from neotask_tui.errors import LockedError, NeotaskError, StorageError, UserError
+    from neotask_tui.text.logs import install_inert_logging
 
+    install_inert_logging()  # every front end (CLI, REPL, app) starts here: log records print inert
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)

@@ -45,11 +45,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
         _console().print(f"compaction undone: {res.restored_session_id} is current again "
                          f"({res.undone_session_id} archived)")
     else:
-        from rich.markdown import Markdown
+        from neotask_tui.text.console import markdown
 
-        from neotask_tui.text.terminal import inert
-
-        _console().print(Markdown(inert(describe(res))))
+        _console().print(markdown(describe(res)))
     return 0
 
 

@@ -65,8 +65,8 @@ async def _send(args: argparse.Namespace) -> int:
                     u = e.usage
                     cost = "cost unknown" if e.cost_usd is None else f"${e.cost_usd:.6f}"
                     label = "reported" if u.get("reported") else "estimated"
-                    console.print(f"[dim]{e.provider} · {e.model} · in {u['input']} out {u['output']} "
-                                  f"({label}) · {cost}[/dim]")
+                    console.print(f"{e.provider} · {e.model} · in {u['input']} out {u['output']} "
+                                  f"({label}) · {cost}", style="dim")
             elif isinstance(e, ev.Recalled):
                 out["recalled"] = e.items
             elif isinstance(e, ev.TurnFailed):
@@ -164,14 +164,13 @@ def cmd_transcript(args: argparse.Namespace) -> int:
             else:
                 print_json([e.to_dict() for e in res])
             return 0
-        from rich.markdown import Markdown
-
         from neotask_tui.commands.core import export_markdown
+        from neotask_tui.text.console import markdown
 
         groups = res.values() if isinstance(res, dict) else [res]
         console = _console()
         for evs in groups:
-            console.print(Markdown(inert(export_markdown(list(evs)))))
+            console.print(markdown(export_markdown(list(evs))))
         return 0
     finally:
         engine.close()
@@ -186,22 +185,23 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        console = _console()
-        console.print(f"[bold]data dir[/bold] {report['data_dir']}")
-        console.print(f"[bold]provider[/bold] {report['provider']}")
-        for p in report["problems"]:
-            console.print(f"[red]✗[/red] {p}")
-        for f in report["fixed"]:
-            console.print(f"[green]fixed[/green] {f}")
-        from rich.markup import escape
+        from neotask_tui.text.console import styled  # paths and file names are shown literally
 
+        console = _console()
+        console.print(styled(("data dir", "bold"), f" {report['data_dir']}"))
+        console.print(styled(("provider", "bold"), f" {report['provider']}"))
+        for p in report["problems"]:
+            console.print(styled(("✗", "red"), f" {p}"))
+        for f in report["fixed"]:
+            console.print(styled(("fixed", "green"), f" {f}"))
         for m in report.get("permissions", []):  # readable by others: told; `--fix` makes it private
-            console.print(f"[yellow]permissions[/yellow] {escape(m)}"
-                          + ("" if args.fix else " (run `neotask doctor --fix`)"))
+            console.print(styled(("permissions", "yellow"), f" {m}",
+                                 "" if args.fix else " (run `neotask doctor --fix`)"))
         for m in report.get("memory_skipped", []):  # not indexed, the user's own files: told, not repaired
-            console.print(f"[yellow]memory[/yellow] {escape(m)}")
-        console.print("[green]clean[/green]" if report["clean"] else "[yellow]problems found[/yellow]"
-                      + ("" if args.fix or not report.get("usable", True) else " (run `neotask doctor --fix`)"))
+            console.print(styled(("memory", "yellow"), f" {m}"))
+        console.print(styled(("clean", "green")) if report["clean"] else styled(
+            ("problems found", "yellow"),
+            "" if args.fix or not report.get("usable", True) else " (run `neotask doctor --fix`)"))
     # An unusable data dir (NEOTASK_HOME a file, a symlink loop, read-only) is not repaired by --fix.
     return 0 if report["clean"] or (args.fix and report.get("usable", True)) else 1
 

@@ -47,6 +47,7 @@ def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | 
     from neotask_tui.paths import migrate_workspace
     from neotask_tui.storage.keys import validate_agent_id
     from neotask_tui.storage.lock import DataLock
+    from neotask_tui.text.terminal import inert
 
     settings = load_settings()
     if not settings.memory.enabled:
@@ -62,7 +63,7 @@ def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | 
         if lock.held:
             note = migrate_workspace(agent)
             if note:
-                sys.stderr.write(f"neotask: {note}\n")
+                sys.stderr.write(inert(f"neotask: {note}") + "\n")
         from neotask_tui.memory.service import MemoryService  # after the lock: a refused writer exits fast
 
         svc = MemoryService(settings.memory, progress=progress)
@@ -87,11 +88,13 @@ def cmd_add(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(rec.to_dict())
     else:
-        _console().print(
-            f"remembered in [bold]{rec.path}:{rec.line_start}-{rec.line_end}[/] "
-            f"({rec.stats.chunks_embedded} chunk(s) embedded"
+        from neotask_tui.text.console import styled  # the file name is shown literally
+
+        _console().print(styled(
+            "remembered in ", (f"{rec.path}:{rec.line_start}-{rec.line_end}", "bold"),
+            f" ({rec.stats.chunks_embedded} chunk(s) embedded"
             + (f"; {rec.redacted} secret(s) redacted: [REDACTED:…] in their place" if rec.redacted else "") + ")"
-        )
+        ))
     return 0
 
 
@@ -128,8 +131,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     prog = Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        transient=True, disable=args.json,
+        TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        transient=True, disable=args.json, console=_console(),  # file names shown literally and inert
     )
     task = prog.add_task("checking memory files", total=None)
 
@@ -179,7 +182,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
             part = " (part of the line)" if n in rec.partial_lines else ""
             con.print(Text.assemble((f"  {n}{part}: ", "dim"), inert(t)))
     con.print("verified: a search no longer returns it" if rec.verified else
-              "[yellow]warning: the same text still exists elsewhere in memory[/]")
+              Text("warning: the same text still exists elsewhere in memory", style="yellow"))
     return 0 if rec.verified else 1
 
 

@@ -57,12 +57,10 @@ def cmd_state(args: argparse.Namespace) -> int:
         if args.json:
             print_json(view.to_dict())
             return 0
-        from rich.markdown import Markdown
-
         from neotask_tui.commands.state import describe_view
-        from neotask_tui.text.terminal import inert
+        from neotask_tui.text.console import markdown
 
-        _console().print(Markdown(inert(describe_view(view))))
+        _console().print(markdown(describe_view(view)))
         return 0
     finally:
         engine.close()
@@ -114,17 +112,13 @@ def cmd_inbox(args: argparse.Namespace) -> int:
         print_json([e.to_dict() for e in res] if action == "list" else res.to_dict())
         return 0
     if action == "list":
-        from rich.markdown import Markdown
-
         from neotask_tui.commands.state import describe_inbox
-        from neotask_tui.text.terminal import inert
+        from neotask_tui.text.console import markdown
 
-        _console().print(Markdown(inert(describe_inbox(res))))
+        _console().print(markdown(describe_inbox(res)))
     else:
-        from rich.markup import escape
-
         verb = {"accept": "saved to long-term memory", "reject": "rejected", "edit": "edited"}[action]
-        _console().print(f"#{res.n} {verb}: {escape(res.text)}")
+        _console().print(f"#{res.n} {verb}: {res.text}")  # printed literally (no markup)
     return 0
 
 

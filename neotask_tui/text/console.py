@@ -6,14 +6,22 @@ text segment of every renderable (Markdown, tables, panels) is made inert once r
 reply, a transcript, a memory passage or a file name carries (OSC 52, CSI 2J, C1 controls, bidi
 overrides), the terminal receives visible characters. Rich's own styling is not text, so colours
 still work on a terminal.
+
+Text is never read as Rich markup either: an :class:`InertConsole` prints strings literally (no
+markup, no ``:emoji:`` codes: a ``[/dim]`` or ``[link=…]`` in a file name, a reply or a state value
+shows as typed, never raises, never styles), callers style with :func:`styled` (``Text`` parts),
+and no hyperlink (OSC 8) is ever emitted: Markdown goes through :func:`markdown`, which shows every
+link's and image's target next to its text, so what a link points at is never hidden.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderableType, RenderHook, RenderResult
+from rich.markdown import ImageItem, Markdown, MarkdownElement
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 from neotask_tui.text.terminal import inert
@@ -27,7 +35,13 @@ class _Inert:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         for seg in console.render(self.inner, options):
-            yield seg if seg.control else Segment(inert(seg.text), seg.style)
+            if seg.control:
+                yield seg
+            else:
+                style = seg.style
+                if style is not None and style.link:  # no hidden hyperlink target, ever (OSC 8)
+                    style = style.update_link(None)
+                yield Segment(inert(seg.text), style)
 
 
 class InertRenderHook(RenderHook):
@@ -38,12 +52,46 @@ class InertRenderHook(RenderHook):
 
 
 class InertConsole(Console):
-    """A :class:`~rich.console.Console` whose printed text is inert (arguments as for Rich)."""
+    """A :class:`~rich.console.Console` whose printed text is inert (arguments as for Rich; strings
+    are not parsed as markup or emoji codes unless ``markup=True``/``emoji=True`` is passed)."""
 
     def __init__(self, *args: Any, **kw: Any) -> None:
+        kw.setdefault("markup", False)
+        kw.setdefault("emoji", False)
         super().__init__(*args, **kw)
         self.push_render_hook(InertRenderHook())
 
     def render_str(self, text: str, **kw: Any) -> Text:
-        """Rich's string → Text conversion, on the inert text (markup still applies)."""
+        """Rich's string → Text conversion, on the inert text."""
         return super().render_str(inert(text), **kw)
+
+
+def styled(*parts: str | Text | tuple[str, str | Style]) -> Text:
+    """One line from literal parts: strings, or ``(text, style)`` pairs; nothing is read as markup."""
+    return Text.assemble(*parts)
+
+
+class _ShownImage(ImageItem):
+    """An image placeholder that shows where the image (and its link) points."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        title = self.text or Text(self.destination.strip("/").rsplit("/", 1)[-1])
+        targets = [t for t in dict.fromkeys((self.destination, self.link or "")) if t]
+        shown = Text(f" ({' → '.join(targets)})", style="markdown.link_url") if targets else Text("")
+        yield Text.assemble("🌆 ", title, shown, " ", end="")
+
+
+class SafeMarkdown(Markdown):
+    """Rich Markdown whose links show their target (``text (url)``) and never become hyperlinks."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {**Markdown.elements, "image": _ShownImage}
+
+    def __init__(self, markup: str, **kw: Any) -> None:
+        kw["hyperlinks"] = False
+        super().__init__(markup, **kw)
+
+
+def markdown(text: str) -> Markdown:
+    """``text`` (Markdown from a reply, a transcript, a state or inbox view) to print: inert, every
+    link and image shown with its target, no hyperlink."""
+    return SafeMarkdown(inert(text))

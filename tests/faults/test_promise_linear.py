@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from neotask_tui.engine.guard import MAX_IDENTIFIER_CHARS, identifiers_in
+from neotask_tui.engine.guard import MAX_IDENTIFIER_CHARS, MAX_SENTENCE_CHARS, extract_items, identifiers_in
+from neotask_tui.storage.events import Event
 from tests.faults.helpers import KEY, run_turn
 
 pytestmark = pytest.mark.promise("linear_scans")
@@ -65,3 +66,14 @@ async def test_three_100kb_pastes_then_compaction_and_a_later_turn_complete(engi
     assert "TurnDone" in after
     summary = str(getattr(res, "summary", "") or res.to_dict().get("summary", ""))
     assert "3f9a1c0b7e" * 30 not in summary  # the blob was not forced verbatim into the summary
+
+
+def test_a_paste_without_sentence_ends_is_not_classified_but_a_rule_beside_it_is() -> None:
+    """A run-on paste is data: classifying it was most of a 1 MB paste's compaction preview, and
+    it would have become a 100 KB "constraint" in the summary. A rule said in a sentence is kept."""
+    blob = "do not " + "x " * (MAX_SENTENCE_CHARS // 2 + 10)
+    ev = Event(type="message", id=2, parent=1, ts="2026-12-01T10:00:00+00:00",
+               data={"role": "user", "content": f"Do not use Redis.\n{blob}"})
+    items = extract_items([ev])
+    texts = [i.text for i in items if i.kind == "constraint"]
+    assert texts == ["Do not use Redis."]

@@ -86,8 +86,9 @@ class NeotaskApp(App[int]):
         self._theme_notes = install_themes(self, chosen_theme(settings.ui.theme))
 
     def notify(self, message: str, *, title: str = "", **kw: Any) -> None:
-        """Every notification (the app's and its screens') is shown inert: errors quote file names,
-        replies and server messages."""
+        """Every notification (the app's and its screens') is shown inert and literally (never read
+        as markup: errors quote file names, replies and server messages)."""
+        kw["markup"] = False
         super().notify(inert(message), title=inert(title), **kw)
 
     # ------------------------------------------------------------------ layout

@@ -7,9 +7,10 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Markdown, Static, TextArea
+from textual.widgets import Button, Static, TextArea
 
 from neotask_tui.text.terminal import inert
+from neotask_tui.tui.widgets.markdown import SafeMarkdown as Markdown
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:

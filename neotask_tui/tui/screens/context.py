@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
@@ -39,7 +40,8 @@ class ContextScreen(Screen[None]):
         yield DataTable(id="ledger-table", cursor_type="none")
         with VerticalScroll(id="context-messages"):
             for i, m in enumerate(self.data.get("messages") or []):
-                yield Static(f"#{i + 1} {m.get('role')} · {m.get('section')}", classes="ctx-head")
+                yield Static(inert(f"#{i + 1} {m.get('role')} · {m.get('section')}"), classes="ctx-head",
+                             markup=False)
                 yield Static(inert(str(m.get("content", ""))), classes="ctx-body", markup=False)
             dropped = led.get("dropped_event_ids") or []
             if dropped:
@@ -53,7 +55,7 @@ class ContextScreen(Screen[None]):
         table.add_columns("section", "tokens", "share")
         total = max(int(led.get("total") or 0), 1)
         for name, n in (led.get("sections") or {}).items():
-            table.add_row(name, f"{int(n):,}", f"{int(n) / total:.0%}")
+            table.add_row(Text(inert(str(name))), f"{int(n):,}", f"{int(n) / total:.0%}")
         table.add_row("total", f"{int(led.get('total') or 0):,}", f"budget {int(led.get('budget') or 0):,}")
 
     def action_close(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -37,7 +38,7 @@ class InboxScreen(Screen[None]):
 
     def compose(self) -> Any:
         with Vertical(id="inbox-box"):
-            yield Static(f"Memory inbox · agent {self.agent}", id="inbox-title")
+            yield Static(f"Memory inbox · agent {self.agent}", id="inbox-title", markup=False)
             yield DataTable(id="inbox-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="inbox-detail")
         yield Footer()
@@ -57,8 +58,9 @@ class InboxScreen(Screen[None]):
         self.entries = list(await state.inbox_list(self.agent))
         table.clear()
         for e in self.entries:
-            table.add_row(str(e.n), inert(e.text)[:70], inert(e.scope), inert(e.reason)[:30],
-                          inert(", ".join(e.failed)) or "—")
+            cells = (str(e.n), inert(e.text)[:70], inert(e.scope), inert(e.reason)[:30],
+                     inert(", ".join(e.failed)) or "—")
+            table.add_row(*(Text(c) for c in cells))  # a str cell would be read as markup
         self.query_one("#inbox-detail", Static).update(
             f"{len(self.entries)} pending · a accept (writes to long-term memory with source and time) · "
             "e edit · r reject (never proposed again)" if self.entries else "inbox is empty")

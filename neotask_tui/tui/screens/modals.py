@@ -7,9 +7,10 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Markdown, Static
+from textual.widgets import Input, Static
 
 from neotask_tui.text.terminal import inert
+from neotask_tui.tui.widgets.markdown import SafeMarkdown as Markdown
 
 
 class InputModal(ModalScreen[str | None]):

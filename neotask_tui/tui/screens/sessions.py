@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -76,10 +77,11 @@ class SessionsScreen(Screen[tuple[str, str] | None]):
             state = "archived" if r.get("archived") else "current"
             if r.get("archived") and r.get("reason"):
                 state += f" ({r['reason']})"
-            table.add_row(inert(str(r.get("key", ""))), inert(str(r.get("session_id", ""))),
-                          str(r.get("last_activity_at") or "")[:16].replace("T", " "),
-                          f"{c.get('input', 0):,}", f"{c.get('output', 0):,}",
-                          str(r.get("compaction_count", 0)), inert(state))
+            cells = (inert(str(r.get("key", ""))), inert(str(r.get("session_id", ""))),
+                     inert(str(r.get("last_activity_at") or "")[:16].replace("T", " ")),
+                     f"{c.get('input', 0):,}", f"{c.get('output', 0):,}",
+                     inert(str(r.get("compaction_count", 0))), inert(state))
+            table.add_row(*(Text(x) for x in cells))  # a str cell would be read as markup
         self.query_one("#sessions-detail", Static).update(
             f"{len(self.shown)} of {len(self.rows)} session(s) · Enter resumes a current session or views an "
             "archived one · r restores an archived session")
@@ -155,7 +157,7 @@ class TranscriptScreen(Screen[None]):
 
     def compose(self) -> Any:
         kind = "archived" if self.archived else "current"
-        yield Static(f"Transcript {self.session_id} ({kind}, read-only)", id="transcript-title")
+        yield Static(inert(f"Transcript {self.session_id} ({kind}, read-only)"), id="transcript-title", markup=False)
         yield Transcript(id="transcript-view")
         yield Footer()
 

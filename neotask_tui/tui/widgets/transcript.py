@@ -8,12 +8,13 @@ the user scrolls to the top (or presses the "earlier messages" line).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import Static
 
 from neotask_tui.text.terminal import inert
@@ -21,6 +22,9 @@ from neotask_tui.text.terminal import inert
 if TYPE_CHECKING:  # Markdown (markdown-it, pygments) loads with the first message, after the first paint
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
+
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+"""What a session id looks like; only such an id goes into the marker's click action."""
 
 ROLE_LABEL = {"user": "you", "assistant": "assistant", "tool": "tool", "marker": "", "notice": "", "command": ""}
 
@@ -81,8 +85,10 @@ def entries_from_events(events: Iterable[Any]) -> list[Entry]:
 
 
 def compaction_title(before: int, after: int, archived_session: str = "") -> str:
-    """The inline compaction marker text (with a link to the archived transcript)."""
-    link = f" — [@click=app.view_session('{archived_session}')]view archived[/]" if archived_session else ""
+    """The inline compaction marker text, as markup (with a link to the archived transcript; an id
+    that is not a plain session id gets no link: it never goes into the action's text)."""
+    link = (f" — [@click=app.view_session('{archived_session}')]view archived[/]"
+            if _SESSION_ID.fullmatch(archived_session) else "")
     return f"compacted {before:,} → {after:,} tokens{link}"
 
 
@@ -100,23 +106,25 @@ class MessageView(Vertical):
         self.body: Markdown | Static | None = None
         self._stream: MarkdownStream | None = None
 
-    def _header_text(self) -> str:
+    def _header_text(self) -> Content:
         e = self.entry
         label = ROLE_LABEL.get(e.kind, e.kind)
-        status = {"interrupted": " · [b]⏸ interrupted — partial reply kept[/b]",
-                  "failed": " · [b]✗ failed[/b]", "streaming": " · …"}.get(e.status, "")
-        meta = f" [dim]{escape(inert(e.meta))}[/dim]" if e.meta else ""
-        return f"[b]{label}[/b]{status}{meta}"
+        status = {"interrupted": ("⏸ interrupted — partial reply kept", "bold"),
+                  "failed": ("✗ failed", "bold"), "streaming": ("…", "")}.get(e.status)
+        return Content.assemble((label, "bold"), *((" · ", status) if status else ()),
+                                *((" ", (inert(e.meta), "dim")) if e.meta else ()))
 
     def compose(self) -> Any:
-        from textual.widgets import Collapsible, Markdown
+        from textual.widgets import Collapsible
+
+        from neotask_tui.tui.widgets.markdown import SafeMarkdown as Markdown
 
         # Shown inert (escape sequences visible, never sent to the terminal); the entry keeps the text.
         e = replace(self.entry, text=inert(self.entry.text), title=inert(self.entry.title))
         if e.kind in ("user", "assistant"):
             yield Static(self._header_text(), classes="msg-header")
         if e.kind == "command":
-            yield Static(escape(e.title), classes="msg-header")
+            yield Static(Content(e.title), classes="msg-header")
             yield Markdown(e.text, classes="msg-body")
         elif e.kind == "assistant":
             self.body = Markdown(e.text, classes="msg-body")
@@ -126,7 +134,7 @@ class MessageView(Vertical):
             yield self.body
         elif e.kind == "tool":
             title = f"{e.title}  {e.meta}" + ("  (error)" if e.status == "failed" else "")
-            with Collapsible(title=title, collapsed=True, classes="tool"):
+            with Collapsible(title=Content(title), collapsed=True, classes="tool"):  # type: ignore[arg-type]
                 yield Static(e.text, markup=False)
         elif e.kind == "marker":
             yield Static(f"── {e.title} ──", classes="marker-title")
@@ -134,7 +142,7 @@ class MessageView(Vertical):
                 with Collapsible(title="summary", collapsed=True):
                     yield Markdown(e.text)
         else:
-            yield Static(escape(e.text), classes="notice")
+            yield Static(Content(e.text), classes="notice")
 
     def set_status(self, status: str, meta: str | None = None) -> None:
         """Update the status (and meta) shown in the header."""

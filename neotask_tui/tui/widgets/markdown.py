@@ -1,0 +1,68 @@
+"""Markdown that never hides where a link points.
+
+Textual's Markdown widget shows a link as its text only (``[your bank](https://evil.example)``
+reads "your bank" and opens the hidden target on a click) and an image as its alt text. Every
+Markdown the app shows (replies, slash-command output, summaries, recalled passages) is parsed with
+:func:`parser`, which adds the target after each link and image as plain text — ``your bank
+(https://evil.example)`` — unless the text already is the target (an autolink). Text is never read
+as Textual markup (the widget builds ``Content`` from the parsed tokens).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from textual.widgets import Markdown
+
+
+def _shown(text: str, href: str) -> bool:
+    """Whether the visible text already says where the link goes (an autolink, a bare URL)."""
+    text = text.strip()
+    return bool(text) and href in (text, f"mailto:{text}", f"http://{text}", f"https://{text}")
+
+
+def _target(href: str) -> Token:
+    tok = Token("text", "", 0)
+    tok.content = f" ({href})"
+    return tok
+
+
+def show_link_targets(state: StateCore) -> None:
+    """markdown-it core rule: a ``(target)`` text token after every link and image."""
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        out: list[Token] = []
+        opened: list[tuple[str, int]] = []
+        for tok in block.children:
+            out.append(tok)
+            if tok.type == "link_open":
+                opened.append((str(tok.attrs.get("href", "")), len(out)))
+            elif tok.type == "link_close" and opened:
+                href, start = opened.pop()
+                text = "".join(t.content for t in out[start:-1] if t.type in ("text", "code_inline"))
+                if href and not _shown(text, href):
+                    out.append(_target(href))
+            elif tok.type == "image":
+                src = str(tok.attrs.get("src", ""))
+                if src:
+                    out.append(_target(src))
+        block.children = out
+
+
+def parser() -> MarkdownIt:
+    """Textual's default ("gfm-like") parser, with every link's and image's target shown."""
+    md = MarkdownIt("gfm-like")
+    md.core.ruler.push("show_link_targets", show_link_targets)
+    return md
+
+
+class SafeMarkdown(Markdown):
+    """:class:`~textual.widgets.Markdown` whose links and images show their targets."""
+
+    def __init__(self, markdown: str | None = None, **kw: Any) -> None:
+        kw.setdefault("parser_factory", parser)
+        super().__init__(markdown, **kw)

@@ -155,23 +155,56 @@ def _has_memory_files(agent: str) -> bool:
 
 
 def _index_archived(engine: Engine, mem: Any, agent: str, archived: list[Any]) -> int:
-    """Index archived transcripts of this agent not indexed yet (a manifest remembers which)."""
-    manifest = paths.data_dir() / "memory-transcripts.json"
+    """Index archived transcripts of this agent not indexed yet (a manifest remembers which).
+
+    Never holds the turn up: while a background indexing runs nothing is done (the next turn looks
+    again); when what is waiting is more message text than one message is indexed at most
+    (``TRANSCRIPT_MESSAGE_MAX_CHARS``: a session holding a paste; every row of a transcript is embedded
+    twice, alone and in context), it is indexed in the background thread, one session after another,
+    and the turn recalls from the index as it is (with a notice). A session enters the manifest
+    only once its rows are written, so one cut short (close, kill) is indexed again next time.
+
+    Returns:
+        How many sessions were indexed inline.
+    """
+    from neotask_tui.memory.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
+    if mem.background_busy():
+        return 0
     done = _transcript_manifest()
     if done and not mem.stats(agent).get("by_source", {}).get("transcript"):
         # The store lost its transcript rows (e.g. a damaged table was rebuilt): index again.
         done = {k: v for k, v in done.items() if k not in {a.session_id for a in archived}}
-    new = 0
-    for a in archived:
-        if a.session_id in done:
-            continue
-        events = engine.store.events(a.session_id)
-        mem.index_transcript(agent, a.session_id, events, f"agent:{agent}")
-        done[a.session_id] = engine.now_iso()
-        new += 1
-    if new and not engine.readonly:
-        atomic_write_text(manifest, json.dumps(done, indent=0, sort_keys=True))
-    return new
+    todo = [(a.session_id, engine.store.events(a.session_id)) for a in archived if a.session_id not in done]
+    if not todo:
+        return 0
+    size = sum(
+        min(len(ev.content), TRANSCRIPT_MESSAGE_MAX_CHARS)
+        for _, events in todo for ev in events if ev.type == "message"
+    )
+
+    def index(sid: str, events: list[Any]) -> None:
+        mem.index_transcript(agent, sid, events, f"agent:{agent}")
+        done[sid] = engine.now_iso()
+        if not engine.readonly:
+            atomic_write_text(paths.data_dir() / "memory-transcripts.json", json.dumps(done, indent=0, sort_keys=True))
+
+    if size <= TRANSCRIPT_MESSAGE_MAX_CHARS:
+        for sid, events in todo:
+            index(sid, events)
+        return len(todo)
+
+    def job() -> None:
+        for sid, events in todo:
+            if mem.closing:
+                return  # the rest waits for the next start
+            index(sid, events)
+
+    n = len(todo)
+    mem.start_background(
+        job, f"memory-transcripts-{agent}",
+        f"memory: indexing {n} archived session{'s' if n != 1 else ''} in the background; "
+        "recall uses the rest meanwhile")
+    return 0
 
 
 def _transcript_manifest() -> dict[str, str]:

@@ -175,16 +175,43 @@ def parse_blocks(text: str) -> list[Block]:
     return blocks
 
 
+def _split_word(word: str, size: int, count: Callable[[str], int]) -> list[str]:
+    """A word longer than ``size`` tokens (a pasted blob without spaces) cut into pieces that fit."""
+    if len(word) <= size or count(word) <= size:
+        return [word]
+    out: list[str] = []
+    for i in range(0, len(word), size):  # a token is at least one character, mostly more
+        part = word[i : i + size]
+        while count(part) > size and len(part) > 1:  # rare: several tokens per character
+            half = len(part) // 2
+            out.extend(_split_word(part[:half], size, count))
+            part = part[half:]
+        out.append(part)
+    return out
+
+
 def _split_line(n: int, line: str, size: int, count: Callable[[str], int]) -> Iterator[tuple[int, str]]:
-    words = line.split(" ")
+    """Cut a line longer than ``size`` tokens into pieces of at most about ``size`` tokens.
+
+    Linear: each word is counted once (with the space before it) and the counts are summed, so a
+    pasted megabyte is not re-counted word after word; a word longer than ``size`` is cut too.
+    """
     cur: list[str] = []
-    for w in words:
-        if cur and count(" ".join([*cur, w])) > size:
-            yield n, " ".join(cur)
-            cur = []
-        cur.append(w)
+    used = 0
+    for w in line.split(" "):
+        parts = _split_word(w, size, count)
+        for k, part in enumerate(parts):
+            glue = " " if k == 0 else ""  # the pieces of one long word are rejoined without spaces
+            c = count(glue + part) if cur else count(part)
+            if cur and used + c > size:
+                yield n, "".join(cur)
+                cur, used = [], 0
+                c = count(part)
+                glue = ""
+            cur.append((glue if cur else "") + part)
+            used += c
     if cur:
-        yield n, " ".join(cur)
+        yield n, "".join(cur)
 
 
 def chunk_markdown(

@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui import paths
 
@@ -55,6 +55,36 @@ _CONFIG = {
     "max_position_embeddings": 512,
     "pad_token_id": 0,
 }
+
+
+EMBED_BATCH_TOKENS: Final = 8 * 256
+"""Texts times padded length (tokens, estimated from characters) per ONNX call: the model's memory
+grows with both, so a batch of long passages is smaller than a batch of short ones. 64 passages of
+256 tokens in one call took 1.9 GB of RAM, 8 of them 435 MB in all (no slower per passage); 64
+short queries still go in one call."""
+_MAX_TOKENS = 256  # the bundled model's max length (tokenizer_config.json); longer input is cut
+
+
+def _est_tokens(text: str) -> int:
+    """A generous estimate of the model's tokens for ``text`` (never above what it reads)."""
+    return min(_MAX_TOKENS, len(text) // 2 + 2)
+
+
+def token_batches(texts: Sequence[str], batch_size: int, budget: int = EMBED_BATCH_TOKENS) -> list[range]:
+    """Consecutive batches of ``texts``: at most ``batch_size`` texts, and at most ``budget`` for
+    their count times the longest one's estimated tokens (what padding makes the model process)."""
+    out: list[range] = []
+    start, longest = 0, 0
+    for i, t in enumerate(texts):
+        est = _est_tokens(t)
+        n = i - start
+        if n and (n >= batch_size or (n + 1) * max(longest, est) > budget):
+            out.append(range(start, i))
+            start, longest = i, 0
+        longest = max(longest, est)
+    if start < len(texts):
+        out.append(range(start, len(texts)))
+    return out
 
 
 class EmbedderError(RuntimeError):
@@ -129,6 +159,10 @@ class Embedder:
         self._model: Any = None
         self._dim: int | None = None
         self._lock = threading.Lock()
+        self._cache_lock = threading.Lock()  # the query cache: never waits for a model call
+        self._queries_waiting = 0
+        self._turn = threading.Condition()
+        """Passage batches wait while a query waits (a query of a turn goes before a reindex's next batch)."""
         self.calls = 0
         """Number of texts embedded so far (tests and benches read it)."""
         self._queries: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
@@ -175,13 +209,16 @@ class Embedder:
         *,
         batch_size: int = 64,
         progress: Callable[[int, int], None] | None = None,
+        urgent: bool = False,
     ) -> npt.NDArray[np.float32]:
         """Embed passages.
 
         Args:
             texts: Passages to embed.
-            batch_size: Texts per ONNX call.
+            batch_size: Texts per ONNX call at most (fewer for long texts: :data:`EMBED_BATCH_TOKENS`).
             progress: Called with ``(done, total)`` after each batch.
+            urgent: A query of a turn: each batch of a non-urgent call waits for it (the model lock
+                alone is not fair: a reindex's next batch could take it again first, for minutes).
 
         Returns:
             A ``(len(texts), dim)`` float32 array of unit vectors.
@@ -191,16 +228,27 @@ class Embedder:
         if not texts:
             return np.zeros((0, self._dim or 384), dtype=np.float32)
         out: list[Any] = []
-        for i in range(0, len(texts), batch_size):
+        for r in token_batches(texts, batch_size):
             # The lock is taken per batch: a query embedded for a turn waits for one batch of a long
-            # reindex, not for all of it.
-            batch = list(texts[i : i + batch_size])
-            with self._lock:
-                model = self._load()
-                out.extend(model.embed(batch, batch_size=batch_size))
-                self.calls += len(batch)
+            # reindex, not for all of it. Batches are bounded in tokens too (EMBED_BATCH_TOKENS).
+            batch = [texts[j] for j in r]
+            with self._turn:
+                if urgent:
+                    self._queries_waiting += 1
+                else:
+                    self._turn.wait_for(lambda: self._queries_waiting == 0)
+            try:
+                with self._lock:
+                    model = self._load()
+                    out.extend(model.embed(batch, batch_size=len(batch)))
+                    self.calls += len(batch)
+            finally:
+                if urgent:
+                    with self._turn:
+                        self._queries_waiting -= 1
+                        self._turn.notify_all()
             if progress is not None:
-                progress(min(i + batch_size, len(texts)), len(texts))
+                progress(r.stop, len(texts))
         arr = np.asarray(out, dtype=np.float32)
         norms = np.linalg.norm(arr, axis=1, keepdims=True)
         arr /= np.maximum(norms, 1e-12)
@@ -212,26 +260,26 @@ class Embedder:
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         """Embed a query and ``extra`` short texts in one model call (the query is cached as by
         :meth:`embed_query`); returns ``(query vector, extra vectors)``."""
-        with self._lock:
+        with self._cache_lock:
             hit = self._queries.get(text)
         if hit is not None or not extra:
-            return self.embed_query(text), self.embed(list(extra))
-        vecs = self.embed([text, *extra])
+            return self.embed_query(text), self.embed(list(extra), urgent=True)
+        vecs = self.embed([text, *extra], urgent=True)
         return self._cache_query(text, vecs[0].copy()), vecs[1:]
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """Embed one query; returns a read-only ``(dim,)`` unit vector (LRU-cached by text)."""
-        with self._lock:
+        with self._cache_lock:
             hit = self._queries.get(text)
             if hit is not None:
                 self._queries.move_to_end(text)
                 return hit
-        return self._cache_query(text, self.embed([text])[0])
+        return self._cache_query(text, self.embed([text], urgent=True)[0])
 
     def _cache_query(self, text: str, vec: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """Keep ``vec`` (made read-only) as the cached vector of query ``text`` (bounded LRU)."""
         vec.flags.writeable = False
-        with self._lock:
+        with self._cache_lock:
             self._queries[text] = vec
             while len(self._queries) > self.query_cache_size:
                 self._queries.popitem(last=False)
@@ -239,5 +287,5 @@ class Embedder:
 
     def clear_query_cache(self) -> None:
         """Forget cached query vectors (benches time cold queries)."""
-        with self._lock:
+        with self._cache_lock:
             self._queries.clear()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui.memory import lexical
 from neotask_tui.memory.chunking import ChunkDraft, chunk_markdown, content_hash, token_counter
@@ -38,6 +38,17 @@ def default_scope(agent_id: str) -> str:
 
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+
+TRANSCRIPT_MESSAGE_MAX_CHARS: Final = 16 * 1024
+"""Characters of one transcript message that are indexed: a longer message (a pasted log or file)
+is indexed as its first three quarters and last quarter of this many characters, each cut into
+chunks of ``memory.chunk_tokens``; the rest stays in the transcript but is not searchable. A 100 KB
+paste was 126 rows to embed (30 s and 3.6 GB inside a turn); capped it is about 26."""
+
+CONTEXT_EXCERPT_CHARS: Final = 1024
+"""Characters of a neighbouring message that go into a row's context columns: the end of the
+message before it in ``etext`` (the embedder reads 256 tokens of it anyway) and a head-and-tail
+excerpt of each neighbour in ``ctx``. A pasted neighbour never puts its whole text into every row."""
 
 
 class Cancelled(Exception):
@@ -297,7 +308,8 @@ class Indexer:
         self, agent_id: str, session_id: str, events: Sequence[Event], scope: str, tombstones: set[str],
         context_turns: int = 1,
     ) -> tuple[int, int]:
-        """Index one transcript: one chunk per message (split when longer than the chunk size).
+        """Index one transcript: one chunk per message (split when longer than the chunk size; at
+        most :data:`TRANSCRIPT_MESSAGE_MAX_CHARS` of a message, see :func:`indexed_parts`).
 
         A message alone is often elliptic ("Yes, last Friday!"), so its vector is the normalised mean
         of the message's embedding and the embedding of the message preceded by ``context_turns``
@@ -306,6 +318,10 @@ class Indexer:
 
         Returns:
             ``(chunks indexed, chunks embedded)``.
+
+        Raises:
+            Cancelled: when :attr:`cancel` was set meanwhile; the rows embedded so far are written
+                (a later call reuses their vectors), the session is not complete.
         """
         msgs: list[tuple[int, str, str, float]] = []
         for ev in events:
@@ -318,11 +334,12 @@ class Indexer:
             msgs.append((ev.id, ev.role or "", content, _parse_ts(ev.ts)))
         pieces: list[tuple[int, int, str]] = []  # (message index, event id, text)
         for mi, (eid, _role, content, _ts) in enumerate(msgs):
-            if self.count(content) <= self.size:
-                pieces.append((mi, eid, content))
-                continue
-            for d in chunk_markdown(content, size=self.size, overlap=self.overlap, count=self.count):
-                pieces.append((mi, eid, d.text))
+            for part in indexed_parts(content):
+                if self.count(part) <= self.size:
+                    pieces.append((mi, eid, part))
+                    continue
+                for d in chunk_markdown(part, size=self.size, overlap=self.overlap, count=self.count):
+                    pieces.append((mi, eid, d.text))
         n, embedded = self._write_transcript(agent_id, session_id, scope, msgs, pieces, tombstones, context_turns)
         return n, len(embedded)
 
@@ -368,10 +385,12 @@ class Indexer:
         context of the one after it, as if it had never been said.
         """
         keep: list[tuple[int, int, str]] = []
+        lead: dict[int, str] = {}  # the full text before each message (older tombstones hash it)
         for mi, eid, text in pieces:
             role = msgs[mi][1]
-            before = [msgs[j][2] for j in range(max(0, mi - context_turns), mi)]
-            legacy = content_hash("transcript", role, text, "\n".join([*before, text]))
+            if mi not in lead:
+                lead[mi] = "".join(msgs[j][2] + "\n" for j in range(max(0, mi - context_turns), mi))
+            legacy = content_hash("transcript", role, text, lead[mi] + text)
             if legacy in tombstones or forgotten_key(eid, role, text) in tombstones:
                 continue
             keep.append((mi, eid, text))
@@ -400,9 +419,9 @@ class Indexer:
             for mi, eid, text in keep:
                 _, role, _, ts = msgs[mi]
                 k = pos[mi]
-                before = [visible[order[j]] for j in range(max(0, k - context_turns), k)]
+                before = [tail(visible[order[j]]) for j in range(max(0, k - context_turns), k)]
                 near = [
-                    visible[order[j]]
+                    excerpt(visible[order[j]])
                     for j in range(max(0, k - 2 * context_turns), min(len(order), k + 1 + 2 * context_turns))
                     if j != k
                 ]
@@ -434,9 +453,19 @@ class Indexer:
                         rows[pos_]["vector"] = vecs[oid]
                     else:
                         embed_pos.append(pos_)
-            if embed_pos:
-                vv = self.embed_in_context([rows[p]["text"] for p in embed_pos], [rows[p]["etext"] for p in embed_pos])
-                for p, v in zip(embed_pos, vv, strict=True):
+            step = 8  # one embedder batch of long texts: a close waits for one step at most
+            for at in range(0, len(embed_pos), step):
+                if self.cancel.is_set():
+                    # Closing: keep what is embedded (the next indexing of this session reuses those
+                    # vectors and embeds only the rest); the caller does not mark the session done.
+                    self.store.delete_where(
+                        f"agent_id = {_q(agent_id)} AND session_id = {_q(session_id)} AND source = 'transcript'"
+                    )
+                    self.store.add([r for r in rows if r["vector"] is not None])
+                    raise Cancelled
+                part = embed_pos[at : at + step]
+                vv = self.embed_in_context([rows[p]["text"] for p in part], [rows[p]["etext"] for p in part])
+                for p, v in zip(part, vv, strict=True):
                     rows[p]["vector"] = v.tolist()
             self.store.delete_where(
                 f"agent_id = {_q(agent_id)} AND session_id = {_q(session_id)} AND source = 'transcript'"
@@ -445,6 +474,36 @@ class Indexer:
             if self.terms is not None:
                 self.terms.add_texts([r["text"] for r in rows])
         return len(rows), [rows[p]["id"] for p in embed_pos]
+
+
+def indexed_parts(content: str, limit: int = TRANSCRIPT_MESSAGE_MAX_CHARS) -> list[str]:
+    """What of a message is indexed: all of it, or (longer than ``limit``) its first three quarters
+    and last quarter of ``limit`` characters, each cut at a space near the edge when there is one
+    (the question typed after a paste is found as well as the paste's beginning)."""
+    if len(content) <= limit:
+        return [content]
+    head_n = limit * 3 // 4
+    tail_n = limit - head_n
+    head = content[:head_n]
+    cut = head.rfind(" ", head_n - 200)
+    head = head[:cut] if cut > 0 else head
+    end = content[-tail_n:]
+    cut = end.find(" ", 0, 200)
+    end = end[cut + 1:] if cut >= 0 else end
+    return [p for p in (head.strip(), end.strip()) if p]
+
+
+def tail(text: str, limit: int = CONTEXT_EXCERPT_CHARS) -> str:
+    """The last ``limit`` characters of a neighbour (what leads into the next message)."""
+    return text if len(text) <= limit else text[-limit:]
+
+
+def excerpt(text: str, limit: int = CONTEXT_EXCERPT_CHARS) -> str:
+    """A neighbour's text, or its beginning and end (``limit`` characters in all) when longer."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]} … {text[-(limit - half):]}"
 
 
 def forgotten_key(event_id: int, role: str, text: str) -> str:

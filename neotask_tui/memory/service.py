@@ -300,6 +300,46 @@ class MemoryService:
             log.error("memory: background indexing failed: %s", e)
             self._notices.append(f"memory: background indexing failed: {e}")
 
+    def background_busy(self) -> bool:
+        """Whether a background indexing (memory files or archived transcripts) is running."""
+        bg = self._background
+        return bg is not None and bg.is_alive()
+
+    @property
+    def closing(self) -> bool:
+        """Set by :meth:`close`: a background job stops at its next step (what it finished is kept)."""
+        return self._indexer is not None and self._indexer.cancel.is_set()
+
+    def start_background(self, job: Callable[[], None], name: str, notice: str) -> bool:
+        """Run ``job`` as this service's background indexing (the thread :meth:`close` stops and
+        waits for, and that a turn's recall never waits for), with ``notice`` for the next turn.
+
+        Returns:
+            ``False`` (nothing started) when a writer is already at work.
+        """
+        _ = self.store  # opened here: the job holds the lock, and a recall needs the store meanwhile
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            if self.background_busy() or self.closing:
+                return False
+            self._notices.append(notice)
+            self._background = threading.Thread(
+                target=self._run_background, args=(job,), name=name, daemon=True)
+            self._background.start()
+            return True
+        finally:
+            self._lock.release()
+
+    def _run_background(self, job: Callable[[], None]) -> None:
+        try:
+            job()
+        except Cancelled:
+            return
+        except Exception as e:  # told to the user at the next turn; the index stays as it was
+            log.error("memory: background indexing failed: %s", e)
+            self._notices.append(f"memory: background indexing failed: {e}")
+
     def wait_for_index(self, timeout: float | None = None) -> None:
         """Wait for a background indexing started by a recall (the CLI and tests)."""
         bg = self._background

@@ -241,7 +241,7 @@ async def _run_tui(root: Path) -> dict[str, str]:
             await pilot.pause(0.02)
         raise AssertionError("the app did not get there")
 
-    async with app.run_test(size=(150, 400)) as pilot:
+    async with app.run_test(size=(150, 400), notifications=True) as pilot:
         await until(app.ready.is_set)
         app.main.query_one("#prompt-input").text = "hi"  # type: ignore[attr-defined]
         await pilot.press("enter")

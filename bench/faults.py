@@ -206,6 +206,37 @@ def linear_scans(budget_s: float = 0.5) -> dict[str, Any]:
     return out
 
 
+def big_paste(pastes: tuple[int, ...] = (1, 2, 3)) -> dict[str, Any]:
+    """The turn after a compaction of N 100 KB pastes, memory on: seconds and peak RSS of that
+    ``neotask send`` (a fresh process each, as the red team ran it; RSS is that process's peak,
+    from ``wait4``'s rusage)."""
+    import shutil
+    import subprocess
+
+    paste = "x " * 50_000 + "\n"
+    out: dict[str, Any] = {}
+    env = {**os.environ, "NEOTASK_MEMORY_ENABLED": "true"}
+    cmd = [sys.executable, "-m", "neotask_tui"]
+    with tempfile.TemporaryDirectory(prefix="neotask-bench-paste-") as tmp:
+        for n in pastes:
+            home = Path(tmp) / f"p{n}"
+            env["NEOTASK_HOME"] = str(home)
+            for _ in range(n):
+                subprocess.run([*cmd, "send", "-"], input=paste, text=True, env=env, cwd=REPO,
+                               capture_output=True, check=True)
+            subprocess.run([*cmd, "compact", "agent:main:tui:default"], env=env, cwd=REPO,
+                           capture_output=True, check=True)
+            t0 = time.perf_counter()
+            proc = subprocess.Popen([*cmd, "send", "small question"], env=env, cwd=REPO,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak RSS (KB on Linux)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            out[str(n)] = {"seconds": round(time.perf_counter() - t0, 1), "peak_rss_mb": round(usage.ru_maxrss / 1024),
+                           "rc": proc.returncode}
+            shutil.rmtree(home, ignore_errors=True)
+    return out
+
+
 async def _call(run: Any) -> tuple[bool, str]:
     ok, detail = await run()
     return bool(ok), str(detail)
@@ -245,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-hostile", action="store_true")
     p.add_argument("--skip-promises", action="store_true")
     p.add_argument("--skip-linear", action="store_true", help="skip the scan-time vs input-size table")
+    p.add_argument("--skip-big-paste", action="store_true",
+                   help="skip the send-after-compaction of 1/2/3 100 KB pastes (memory on)")
     p.add_argument("--promises-only", action="store_true", help="only the README-promise families")
     a = p.parse_args(argv)
     if a.promises_only:
@@ -268,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
             out.update(hostile_cases_tried=h["tried"], hostile_cases_passed=h["passed"])
         if not a.skip_linear:
             out["linear_scans"] = linear_scans()
+        if not a.skip_big_paste:
+            out["big_paste"] = big_paste()
         if not a.skip_promises:
             pr = promises(str(REPO / "tests" / "faults"))
             out["promises"] = pr

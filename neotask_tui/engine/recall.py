@@ -112,7 +112,7 @@ async def preview_note(engine: Engine, key: str) -> str:
             notes.append(f"{n} archived session{'s' if n != 1 else ''} not indexed yet")
     if not notes:
         return ""
-    return "; ".join(notes) + ": the next call indexes it first, so its recall may differ"
+    return "; ".join(notes) + ": the next call indexes it (large archives in the background), so its recall may differ"
 
 
 async def watch_memory(engine: Engine, key: str, on_change: Callable[[Any], None]) -> bool:

@@ -86,6 +86,19 @@ def _too_big(size: int, max_bytes: int) -> str:
     return f"{size:,} bytes is over memory.max_file_bytes ({max_bytes:,})"
 
 
+def _unreadable(st: os.stat_result, max_bytes: int) -> str | None:
+    """Why an entry (its ``lstat``) is not a memory file to read, or ``None`` if it is one."""
+    if stat.S_ISLNK(st.st_mode):
+        return LINK
+    if not stat.S_ISREG(st.st_mode):
+        return f"not a regular file ({_kind(st.st_mode)})"
+    if st.st_nlink > 1:
+        return HARD_LINK
+    if st.st_size > max_bytes:
+        return _too_big(st.st_size, max_bytes)
+    return None
+
+
 def scan(workspace: Path, max_bytes: int) -> Scan:
     """Every memory file of a workspace (``MEMORY.md``, ``memory/**/*.md``) and what was skipped.
 
@@ -99,16 +112,11 @@ def scan(workspace: Path, max_bytes: int) -> Scan:
     except OSError:
         st = None
     if st is not None:
-        if stat.S_ISLNK(st.st_mode):
-            out.skipped.append(Skipped(MEMORY_FILE, LINK))
-        elif not stat.S_ISREG(st.st_mode):
-            out.skipped.append(Skipped(MEMORY_FILE, f"not a regular file ({_kind(st.st_mode)})"))
-        elif st.st_nlink > 1:
-            out.skipped.append(Skipped(MEMORY_FILE, HARD_LINK))
-        elif st.st_size > max_bytes:
-            out.skipped.append(Skipped(MEMORY_FILE, _too_big(st.st_size, max_bytes)))
-        else:
+        why = _unreadable(st, max_bytes)
+        if why is None:
             out.files[MEMORY_FILE] = workspace / MEMORY_FILE
+        else:
+            out.skipped.append(Skipped(MEMORY_FILE, why))
     try:
         st = os.lstat(workspace / MEMORY_DIR)
     except OSError:
@@ -149,14 +157,11 @@ def scan(workspace: Path, max_bytes: int) -> Scan:
             except OSError as e:
                 out.skipped.append(Skipped(sub, f"cannot be read ({e.strerror or e})"))
                 continue
-            if not stat.S_ISREG(est.st_mode):
-                out.skipped.append(Skipped(sub, f"not a regular file ({_kind(est.st_mode)})"))
-            elif est.st_nlink > 1:
-                out.skipped.append(Skipped(sub, HARD_LINK))
-            elif est.st_size > max_bytes:
-                out.skipped.append(Skipped(sub, _too_big(est.st_size, max_bytes)))
-            else:
+            why = _unreadable(est, max_bytes)
+            if why is None:
                 found[sub] = workspace / sub
+            else:
+                out.skipped.append(Skipped(sub, why))
     out.files.update(sorted(found.items()))
     out.skipped.sort(key=lambda s: s.path)
     return out

@@ -43,3 +43,23 @@ def cli(*args: str, env: dict[str, str] | None = None, stdin: str | None = None,
         e.update(env)
     return subprocess.run([sys.executable, "-m", "neotask_tui", *args], cwd=REPO, env=e, input=stdin,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def derived_files_containing(root: Path, needles: list[bytes], *, lower: bool = False) -> list[str]:
+    """``"<file>: <needle>"`` for every needle whose raw bytes sit in a file under ``root`` other
+    than a session transcript (``sessions/*.jsonl``, ``archive/*.jsonl``: the user's own record).
+
+    Links are not followed. ``lower`` compares against the file's bytes lower-cased.
+    """
+    out = []
+    for p in sorted(root.rglob("*")):
+        if p.is_symlink() or not p.is_file():
+            continue
+        rel = p.relative_to(root)
+        if rel.parts[0] in ("sessions", "archive") and p.suffix == ".jsonl":
+            continue
+        blob = p.read_bytes()
+        if lower:
+            blob = blob.lower()
+        out.extend(f"{rel}: {n.decode(errors='replace')}" for n in needles if n in blob)
+    return out

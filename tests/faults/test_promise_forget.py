@@ -19,6 +19,7 @@ from neotask_tui.memory import lexical
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import ForgetReceipt
 from neotask_tui.storage.events import Event
+from tests.faults.helpers import derived_files_containing
 
 pytestmark = pytest.mark.promise("forget")
 
@@ -172,16 +173,7 @@ def _events() -> list[Event]:
 
 
 def _traces(data: Path, needles: list[bytes]) -> list[str]:
-    out = []
-    for f in data.rglob("*"):
-        if f.is_symlink() or not f.is_file():
-            continue
-        rel = f.relative_to(data)
-        if rel.parts[0] in ("sessions", "archive") and f.suffix == ".jsonl":
-            continue
-        blob = f.read_bytes().lower()
-        out.extend(f"{rel}: {n.decode()}" for n in needles if n in blob)
-    return out
+    return derived_files_containing(data, needles, lower=True)
 
 
 def test_a_forgotten_transcript_message_is_gone_from_every_row_and_file(svc: MemoryService, neotask_home: Path) -> None:

@@ -22,6 +22,7 @@ from neotask_tui.config import ConfigError, load_settings
 pytest.importorskip("neotask_tui.memory.service")
 
 from neotask_tui.memory.service import TURN_INLINE_BYTES, MemoryService
+from tests.faults.helpers import derived_files_containing
 
 pytestmark = pytest.mark.promise("memory_files")
 
@@ -52,16 +53,7 @@ def _texts(hits: list[Any]) -> str:
 
 def _bytes_on_disk(root: Path, needle: bytes) -> list[str]:
     """Files under ``root`` whose raw bytes contain ``needle`` (session transcripts excepted)."""
-    out = []
-    for p in root.rglob("*"):
-        if p.is_symlink() or not p.is_file():
-            continue
-        rel = p.relative_to(root)
-        if rel.parts[0] in ("sessions", "archive") and p.suffix == ".jsonl":
-            continue
-        if needle in p.read_bytes():
-            out.append(str(rel))
-    return out
+    return derived_files_containing(root, [needle])
 
 
 def _skipped(stats: Any) -> str:

@@ -210,19 +210,31 @@ def model_cache_dir() -> Path:
     return data_dir() / "models"
 
 
-def home_problem() -> str | None:
+def home_problem(*, probe: bool = True) -> str | None:
     """Why the data dir cannot be used, as one line (``None`` when it is a directory or can be made).
 
     Checks what a writer needs: every existing ancestor a directory, and the data dir creatable
-    and writable (probed by creating it, never by permission bits: root ignores those).
+    and writable (probed by creating it, never by permission bits: root ignores those). With
+    ``probe=False`` (a read-only check, e.g. ``doctor`` without ``--fix``, which may run beside
+    the lock holder) nothing is created: the nearest existing ancestor must be a directory and
+    ``os.access`` must allow writing there, which misses only what root's access check does.
     """
     d = data_dir()
     where = f"NEOTASK_HOME={os.environ['NEOTASK_HOME']}" if _home() else f"the data dir {d}"
     try:
-        ensure_dir(d)
-        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=d)
-        os.close(fd)
-        os.unlink(probe)
+        if probe:
+            ensure_dir(d)
+            fd, probe_file = tempfile.mkstemp(prefix=".probe-", dir=d)
+            os.close(fd)
+            os.unlink(probe_file)
+        else:
+            p = d
+            while not os.path.lexists(p) and p != p.parent:
+                p = p.parent
+            if not p.is_dir():
+                raise NotADirectoryError(20, "Not a directory")
+            if not os.access(p, os.W_OK | os.X_OK):
+                raise PermissionError(13, "Permission denied")
     except OSError as e:
         p = d
         while not p.exists() and p != p.parent:

@@ -26,7 +26,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         from neotask_tui.errors import UserError
 
         raise UserError("--undo cannot be combined with --preview, --rebuild or --instructions")
-    engine = open_engine()
+    engine = open_engine(readonly=args.preview)  # a preview writes nothing, so it needs no lock
 
     async def run() -> Any:
         try:

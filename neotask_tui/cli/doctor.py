@@ -21,7 +21,7 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     """
     problems: list[str] = []
     fixed: list[str] = []
-    home = paths.home_problem()
+    home = paths.home_problem(probe=fix)  # a read-only doctor may run beside the holder: it writes nothing
     if home is not None:  # nothing below can work (or be repaired) without a usable data dir
         return {"data_dir": str(paths.data_dir()), "provider": "unknown (no usable data dir)", "sessions": 0,
                 "problems": [home], "fixed": [], "quarantined": [], "clean": False,

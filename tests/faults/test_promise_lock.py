@@ -79,6 +79,7 @@ READERS = [
     ("sessions", "list"),
     ("sessions", "show", KEY),
     ("doctor",),
+    ("compact", KEY, "--preview"),
 ]
 
 
@@ -184,3 +185,33 @@ def test_a_lock_file_that_is_not_a_regular_file_is_refused(data_dir: Path, kind:
     r = cli("memory", "add", "x", env=MEMORY_ON, timeout=60)
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
     assert "not a regular file" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def _tree(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Every entry under ``root`` (the root itself included) with its mtime, mode and bytes."""
+    out = {}
+    for p in [root, *sorted(root.rglob("*"))]:
+        st = p.lstat()
+        body = p.read_bytes() if p.is_file() and not p.is_symlink() else b""
+        out[str(p.relative_to(root))] = (st.st_mtime_ns, st.st_mode, body)
+    return out
+
+
+def test_readers_beside_the_holder_answer_and_write_nothing_on_a_seeded_data_dir(data_dir: Path) -> None:
+    """A preview of compaction and a plain doctor are read-only: they answer while the app runs (a
+    preview was refused with exit 3) and change no byte, mode or mtime (doctor's write probe
+    created and removed a file in the data dir)."""
+    assert cli("send", "do not use Redis in the migration", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
+    assert cli("send", "ok, and the queue?", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
+    proc = subprocess.Popen([sys.executable, "-c", _HOLD], cwd=REPO, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    try:
+        before = _tree(data_dir)
+        r = cli("compact", KEY, "--preview", "--json", env={"NEOTASK_PROVIDER": "scripted"})
+        assert r.returncode == 0 and "Redis" in r.stdout, (r.returncode, r.stderr)
+        d = cli("doctor", "--json")
+        assert d.returncode in (0, 1) and "another neotask process" not in d.stderr, d.stderr
+        assert _tree(data_dir) == before
+    finally:
+        proc.communicate(timeout=30)

@@ -234,7 +234,15 @@ def setting_arg(section: str, key: str) -> Callable[[str], int]:
     return int_arg(int(lo), int(hi), (section, key))
 
 
-def _coerce(value: Any, typ: Any, where: str) -> Any:
+def _coerce(value: Any, typ: Any, where: str, *, text: bool = True) -> Any:
+    """``value`` as ``typ`` or a :class:`ConfigError` naming ``where``.
+
+    ``text`` says the value comes as text (an environment variable); from TOML (``text=False``) a
+    quoted number or boolean (``daily_reset_hour = "5"``) is refused: TOML has typed values.
+    """
+    if not text and isinstance(value, str) and typ in (bool, int, float):
+        kind = {bool: "true/false", int: "an integer", float: "a number"}[typ]
+        raise ConfigError(f"{where}: expected {kind}, got the string {_shown(value)} (write it without quotes)")
     if typ is bool:
         if isinstance(value, bool):
             return value
@@ -433,7 +441,8 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
             typ = dict if getattr(typ, "__origin__", None) is dict else typ
             if f.name in table:
                 line = _line_of(text, sect.name, f.name)
-                setattr(obj, f.name, _coerce(table[f.name], typ, f"{path}:{line or '?'}: {sect.name}.{f.name}"))
+                setattr(obj, f.name, _coerce(table[f.name], typ, f"{path}:{line or '?'}: {sect.name}.{f.name}",
+                                                  text=False))
             ev = f"NEOTASK_{sect.name.upper()}_{f.name.upper()}"
             if ev in env and typ is not dict:
                 setattr(obj, f.name, _coerce(env[ev], typ, f"env {ev}: {sect.name}.{f.name}"))

@@ -52,6 +52,25 @@ def test_a_toml_float_for_an_int_field_is_refused_not_truncated(
     assert got == integral and type(got) is int
 
 
+@pytest.mark.parametrize(("section", "key", "value"), [
+    ("session", "daily_reset_hour", '"5"'),
+    ("memory", "recall_k", "'6'"),
+    ("memory", "enabled", '"false"'),
+    ("provider", "probe_ollama", '"no"'),
+])
+def test_a_quoted_number_or_boolean_in_toml_is_refused(
+    neotask_home: Path, monkeypatch: pytest.MonkeyPatch, section: str, key: str, value: str
+) -> None:
+    """TOML has typed values: a string where a number or a boolean belongs is a mistake to name,
+    not to guess at (env values are text and are parsed)."""
+    monkeypatch.delenv(f"NEOTASK_{section.upper()}_{key.upper()}", raising=False)
+    cfg = _write_config(neotask_home, f"[{section}]\n{key} = {value}\n")
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    msg = str(exc.value)
+    assert "\n" not in msg and f"{section}.{key}" in msg and f"{cfg}:2" in msg and "without quotes" in msg, msg
+
+
 # ---------------------------------------------------------------------------------------- ranges
 OUT_OF_RANGE: list[tuple[str, str, str]] = [
     ("session", "idle_reset_minutes", "99999999999999999999"),

@@ -18,7 +18,9 @@ What is found:
   ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``);
 - passwords in English and Russian prose ("my password for the box is …", "I log in with … as my
   password", "… is my password", "the pass is …", "пароль от сервера — …", "войти с паролем …",
-  "mot de passe: …"), multi-word passphrases to the end of their clause, PINs and door codes,
+  "mot de passe: …"), also with the separator and/or value on the next line ("password:\\n…",
+  "мой пароль\\n— …"; the value alone on its line), multi-word passphrases to the end of their
+  clause, PINs, door codes and lock combinations ("combination is …", "код замка …"),
   ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …"), 2FA backup codes
   and seed phrases;
 - long high-entropy tokens (not pure hex: git SHAs, UUIDs and hashes stay readable; nor words
@@ -175,9 +177,13 @@ _PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + _PROSE_S
 _PW_WEAK = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + r"[^\S\n]{1,4}(?:to|на|теперь|сейчас)[^\S\n]{1,4}"
 )
+_PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код))?|passcode|пин(?:[ -]?код)?"
+             r"|(?:lock(?:er)?|safe|padlock|door|gate)[^\S\n]{1,4}combination|combination(?=[^\S\n]{0,4}(?:[:=—–]|is\b))"
+             r"|код[^\S\n]{1,4}(?:замка|сейфа|домофона|двери|подъезда|шкафчика)(?![а-яё])"
+             r"|комбинаци(?:я|ю)[^\S\n]{1,4}(?:замка|сейфа)(?![а-яё])"
+             r"|код(?=[^\S\n]{1,4}(?:от|для|к|на)[^\S\n]|[^\S\n]{0,4}[:=—–]))")
 _PIN = re.compile(
-    r"(?i)(?<![\w-])(?:pin(?:[ -]?(?:code|код))?|passcode|пин(?:[ -]?код)?"
-    r"|код(?=[^\S\n]{1,4}(?:от|для|к|на)[^\S\n]|[^\S\n]{0,4}[:=—–]))"
+    r"(?i)(?<![\w-])" + _PIN_WORD +
     r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
     r"[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bэто\b)?[^\S\n]{0,4}([0-9]{4,8})(?![0-9]|[\-./:,][0-9])")
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
@@ -199,6 +205,20 @@ _PW_IS = re.compile(
     + _PW_WORD + r"(?![\w]|[^\S\n]{1,4}(?:manager|vault|store|safe|hint|reset|field|policy|prompt|generator"
     r"|менеджер|хранилищ))"
 )
+# the separator and/or the value on the next line: "password:\nV", "Password\n: V", "my password is\nV",
+# "мой пароль\n— V", "PIN\n1234"; the value must be the only thing on its line (a next sentence is not)
+_WRAP_SEP = r"(?:->|=>|[→⇒:=—–]|-(?=\s)|\b(?:is|was|are|это|есть)\b)"
+_WRAP_NL = r"[^\S\n]{0,4}\r?\n[ \t]{0,16}"
+_PW_WRAPPED = re.compile(
+    r"(?i)(?<![\w-])(?:" + _PW_WORD + r"s?|(pass|pw|пасс))" + _PW_FOR + r"(?:[^\S\n]{0,4}(" + _WRAP_SEP + r"))?"
+    + _WRAP_NL + r"(?:(" + _WRAP_SEP + r")[^\S\n]{0,4})?"
+)
+_PIN_WRAPPED = re.compile(
+    r"(?i)(?<![\w-])" + _PIN_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
+    r"(?:[^\S\n]{0,4}" + _WRAP_SEP + r")?" + _WRAP_NL + r"(?:" + _WRAP_SEP + r"[^\S\n]{0,4})?"
+    r"([0-9]{4,8})(?=[^\S\n]{0,4}[.,;!?]?[^\S\n]{0,4}(?:\r?\n|$))"
+)
+_VALUE_LINE_END = re.compile(r"[.,;!?)\]}>»\"'`]{0,4}[^\S\n]*(?:\r?\n|$)")
 # a passphrase: the rest of the clause after "password is" when it reads as words, not as a sentence
 _CLAUSE = re.compile(r"[A-Za-z][A-Za-z'\-]{1,23}(?:[^\S\n]{1,3}[A-Za-z][A-Za-z'\-]{1,23}){2,11}"
                      r"(?=[^\S\n]{0,4}(?:[,;.!?)]|$))", re.M)
@@ -702,6 +722,29 @@ def _prose_passwords(text: str) -> Iterator[SecretMatch]:
             yield found
 
 
+def _wrapped_passwords(text: str) -> Iterator[SecretMatch]:
+    """A password whose separator or value continues on the next line (one line break)."""
+    covered = 0
+    for m in _PW_WRAPPED.finditer(text):
+        if m.start() < covered:
+            continue
+        seps = [g for g in (m.group(2), m.group(3)) if g]
+        found = _passphrase(text, m) if seps and m.group(1) is None else None
+        if found is None:
+            v = _value_at(text, m.end())
+            if v is None or not _VALUE_LINE_END.match(text, v[1]):
+                continue  # more on that line: the next sentence, not a value
+            value = v[2]
+            symbol = any(not g[0].isalpha() for g in seps)
+            if not symbol and value.isalpha() and value.islower() and value.endswith("ed"):
+                continue  # "password was\nchanged"
+            if not _plausible(value, strict=not seps or m.group(1) is not None):
+                continue
+            found = SecretMatch("password", v[0], v[1])
+        covered = found.end
+        yield found
+
+
 def _pairs(text: str, lead: re.Pattern[str], kind: str) -> Iterator[SecretMatch]:
     """The password of a ``user:password`` (or ``user / password``) pair after ``lead``."""
     for m in lead.finditer(text):
@@ -742,9 +785,14 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
                 yield SecretMatch("password", m.start(1), m.start(1) + len(value))
     if "pass" in low or "pw" in low or "пасс" in low:
         yield from _after_lead(text, _PW_SHORT, "password", lambda m, v: _plausible(v, strict=True))
-    if any(w in low for w in ("pin", "пин", "код", "passcode")):
+    if "\n" in text and any(w in low for w in ("pass", "pw", "парол", "пасс", "contrase", "kennwort", "senha", "has")):
+        yield from _wrapped_passwords(text)
+    if any(w in low for w in ("pin", "пин", "код", "passcode", "combination", "комбинаци")):
         for m in _PIN.finditer(text):
             yield SecretMatch("pin", *m.span(1))
+        if "\n" in text:
+            for m in _PIN_WRAPPED.finditer(text):
+                yield SecretMatch("pin", *m.span(1))
     if any(w in low for w in ("key", "secret", "token", "cred", "токен", "ключ", "секрет")):
         yield from _after_lead(text, _CRED_PROSE, "credential",
                                lambda m, v: _prose_ok(m, v, strict=not _prose_sep_is_symbol(m)))

@@ -455,6 +455,77 @@ def test_missed_shapes_and_obfuscated_secrets_are_redacted(text: str, fragments:
     assert redact_secrets(out) == out  # idempotent
 
 
+# a password/PIN key word whose separator and/or value continue on the next line (red team: prose wraps)
+WRAPPED_PW: list[tuple[str, str, str]] = [
+    ("colon-then-value", "password:\nhunter2xyz", "hunter2xyz"),
+    ("value-line-separator", "Password\n: hunter2", "hunter2"),
+    ("is-then-value", "My password is\nhunter2xyz\n", "hunter2xyz"),
+    ("for-the-box-indented", "the password for the NAS is\n  Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("passphrase-next-line", "my password is\ncorrect horse battery staple.", "battery staple"),
+    ("bare-value-looks-like-pw", "I log in with password\nXy7!kq9Lm", "Xy7!kq9Lm"),
+    ("short-pw", "pw:\nhunter2x", "hunter2x"),
+    ("ru-colon", "пароль:\nKotik2024", "Kotik2024"),
+    ("ru-dash-next-line", "мой пароль\n— Kotik2024", "Kotik2024"),
+    ("ru-colon-next-line", "пароль от сервера\n: Kotik#2024", "Kotik#2024"),
+    ("ru-instrumental", "войти с паролем\nKotik2024", "Kotik2024"),
+    ("de-kennwort", "Kennwort:\nGeheim123", "Geheim123"),
+    ("pin-colon", "PIN:\n4821", "4821"),
+    ("pin-is", "my PIN is\n4821", "4821"),
+    ("locker-combination", "locker combination is 7731", "7731"),
+    ("combination-is", "the combination is 7731", "7731"),
+    ("combination-next-line", "locker combination\n7731", "7731"),
+    ("ru-lock-code", "код замка 7731", "7731"),
+    ("ru-lock-code-next-line", "код замка\n7731", "7731"),
+]
+WRAPPED_NEGATIVES: list[tuple[str, str]] = [
+    ("next-sentence", "I forgot my password\nSee you tomorrow"),
+    ("next-word", "Reset your password\nThanks"),
+    ("is-then-sentence", "My password is\nstored in the vault."),
+    ("was-then-participle", "The password was\nchanged yesterday"),
+    ("is-then-stopword", "My password is\nwrong."),
+    ("next-key", "Password:\nUsername: bob"),
+    ("next-name", "I forgot my password\nBob"),
+    ("question-then-link", "Forgot password?\nClick here"),
+    ("pin-then-sentence", "Enter your PIN\n2 attempts left"),
+    ("ru-next-sentence", "пароль от почты\nНапомни завтра"),
+    ("combination-of", "a combination of features 2024"),
+    ("combination-then-roadmap", "a combination\n2024 roadmap"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), [pytest.param(t, s, id=i) for i, t, s in WRAPPED_PW])
+def test_a_password_continued_on_the_next_line_is_redacted(text: str, secret: str) -> None:
+    out = redact_secrets(text)
+    assert secret not in out and "[REDACTED:" in out, out
+    assert redact_secrets(out) == out
+
+
+@pytest.mark.parametrize("text", [pytest.param(t, id=i) for i, t in WRAPPED_NEGATIVES])
+def test_a_next_sentence_after_a_password_word_is_not_a_password(text: str) -> None:
+    assert redact_secrets(text) == text
+
+
+@pytest.mark.usefixtures("memory_on")
+def test_a_memory_file_with_the_password_on_the_next_line_is_indexed_redacted(data_dir: Path) -> None:
+    from neotask_tui.memory.service import MemoryService
+    from neotask_tui.memory.tools import handle_tool
+
+    ws = paths.workspace_dir("main")
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / "box.md").write_text("My password is\nhunter2xyz\n", encoding="utf-8")
+    svc = MemoryService(load_settings().memory)
+    try:
+        svc.reindex("main")
+        got = handle_tool(svc, "main", "memory_get", {"path": "memory/box.md"})
+        found = handle_tool(svc, "main", "memory_search", {"query": "my password", "k": 5})
+    finally:
+        svc.close()
+    for out in (got, found):
+        assert "hunter2xyz" not in str(out), out
+    assert "[REDACTED:" in str(got)
+    assert [x for x in _leaks(data_dir) if not x.endswith("memory/box.md")] == []
+
+
 def test_a_passphrase_is_redacted_to_the_end_of_its_clause_only() -> None:
     assert redact_secrets("my password is correct horse battery staple") == "my password is [REDACTED:password]"
     out = redact_secrets("my password is purple monkey dishwasher, and the user is bob")

@@ -19,12 +19,24 @@ from neotask_tui.engine.state import StateError, StateView
 from neotask_tui.engine.state_model import StateEntry
 
 _FLAG = re.compile(r"(?:^|\s)--(for|until-event|scope|ttl)(?:=|\s+)(\S+)")
+_BARE_FLAG = re.compile(r"(?:^|\s)--(for|until-event|scope|ttl)(?:=|\s|$)")
 
 
 def _opts(text: str) -> tuple[str, dict[str, str]]:
-    """Cut the known ``--flag VALUE`` pairs out of ``text``; return (rest, flags)."""
-    found = {m.group(1): m.group(2) for m in _FLAG.finditer(text)}
+    """Cut the known ``--flag VALUE`` pairs out of ``text``; return (rest, flags).
+
+    Raises:
+        StateError: (one line) for a known flag without its value (``x --until-event``,
+            ``--for --scope s``, ``--for=``): never stored as part of the text.
+    """
+    found: dict[str, str] = {}
+    for m in _FLAG.finditer(text):
+        if m.group(2).startswith("--"):
+            raise StateError(f"--{m.group(1)} needs a value")
+        found[m.group(1)] = m.group(2)
     rest = _FLAG.sub(" ", text)
+    if bare := _BARE_FLAG.search(rest):
+        raise StateError(f"--{bare.group(1)} needs a value")
     return re.sub(r"\s+", " ", rest).strip(), found
 
 
@@ -132,7 +144,10 @@ async def _goal(engine: Any, key: str, args: str) -> CommandResult:
 
 @command("pref", "/pref TEXT [--for 2h|--until-event NAME]", "Add a preference for this session only")
 async def _pref(engine: Any, key: str, args: str) -> CommandResult:
-    text, flags = _opts(args)
+    try:
+        text, flags = _opts(args)
+    except StateError as err:
+        return _fail(err)
     if not text or set(flags) - {"for", "ttl", "until-event"}:
         return usage_error("pref", "the preference is empty" if not text else "unknown option")
     try:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 from neotask_tui import paths
 from neotask_tui.config import MemorySettings
 from neotask_tui.memory.chunking import ENTRY_RE, format_entry, token_counter
-from neotask_tui.memory.files import MEMORY_DIR, MEMORY_FILE, SkipFile, read_text
+from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFile, read_text
 from neotask_tui.memory.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope
 from neotask_tui.memory.search import RankParams, dense_query, explain, named_senders, query_signals, rank
 from neotask_tui.memory.store import ChunkStore, StoreError, is_remote, sql_str
@@ -59,7 +59,9 @@ def check_rel_path(path: str) -> str:
     """Validate a workspace-relative memory file path.
 
     Raises:
-        ValueError: (one line) for absolute paths, ``..``, or files outside MEMORY.md / memory/*.md.
+        ValueError: (one line) for absolute paths, ``..``, or files outside MEMORY.md / memory/*.md;
+            and for a file the indexer would never read (a hidden part, a name not ending in ``.md``,
+            more than :data:`~neotask_tui.memory.files.MAX_DEPTH` folders under ``memory/``).
     """
     p = path.strip().replace("\\", "/")
     if not p or p.startswith("/") or (len(p) > 1 and p[1] == ":"):
@@ -69,6 +71,9 @@ def check_rel_path(path: str) -> str:
         raise ValueError(f"memory file path may not contain '..', empty or hidden parts: {path!r}")
     if p != MEMORY_FILE and not (parts[0] == MEMORY_DIR and len(parts) > 1 and p.endswith(".md")):
         raise ValueError(f"memory file must be MEMORY.md or memory/<name>.md, got {path!r}")
+    if len(parts) - 2 > MAX_DEPTH:
+        raise ValueError(f"memory file is {len(parts) - 2} folders deep under memory/ and would never be read "
+                         f"(at most {MAX_DEPTH})")
     return p
 
 
@@ -370,6 +375,9 @@ class MemoryService:
         body = text.strip()
         if not body:
             raise ValueError("nothing to remember: the text is empty")
+        if any(c < " " or "\x7f" <= c <= "\x9f" for c in file):  # a new file is named as typed
+            raise ValueError(f"memory file name may not contain control characters: {file!r}")
+        check_rel_path(file)  # before anything is written
         if not source.isalpha() or not source.islower():
             raise ValueError(f"source must be a lower-case word, got {source!r}")
         if scope is not None and (not scope or any(c.isspace() or c == "]" for c in scope)):

@@ -67,8 +67,15 @@ class InertConsole(Console):
 
 
 def styled(*parts: str | Text | tuple[str, str | Style]) -> Text:
-    """One line from literal parts: strings, or ``(text, style)`` pairs; nothing is read as markup."""
-    return Text.assemble(*parts)
+    """One line from literal parts: strings, or ``(text, style)`` pairs; nothing is read as markup.
+
+    String parts are made :func:`inert` first: a ``Text`` silently drops BEL, CR, VT and FF, so a
+    file name carrying one would otherwise lose it instead of showing ``␇``/``␍``.
+    """
+    return Text.assemble(*(
+        inert(p) if isinstance(p, str) else (inert(p[0]), p[1]) if isinstance(p, tuple) else p
+        for p in parts
+    ))
 
 
 class _ShownImage(ImageItem):

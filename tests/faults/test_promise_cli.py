@@ -20,6 +20,7 @@ from tests.faults.helpers import KEY, all_transcript_events, cli, run_turn
 pytestmark = pytest.mark.promise("cli_errors")
 
 SCRIPTED = {"NEOTASK_PROVIDER": "scripted"}
+MEMORY = {**SCRIPTED, "NEOTASK_MEMORY_ENABLED": "true"}
 HUGE = "99999999999d"
 
 
@@ -213,3 +214,58 @@ def test_a_bad_script_is_a_one_line_user_error_before_anything_is_stored(
     line = _one_line_user_error(cli("send", "hi", env={**SCRIPTED, "NEOTASK_SCRIPT": str(p)}))
     assert "NEOTASK_SCRIPT" in line and str(p) in line
     assert not [e for e in all_transcript_events(data_dir) if e.get("type") == "message"]
+
+
+# ------------------------------------------------------------------------ memory add --file targets
+_DEEP = "memory/" + "d/" * 40 + "x.md"
+
+
+@pytest.mark.parametrize("target", [
+    _DEEP, "memory/" + "d/" * 33 + "x.md", "memory/notes.txt", "memory/notes", "memory/.hidden.md",
+    "memory/.d/x.md", "memory/ding\x07dong.md", "memory/two\nlines.md", "memory/tab\there.md",
+    "memory/x.md\n", "memory/esc\x1b[2J.md",
+])
+def test_memory_add_refuses_a_file_that_would_never_be_read(neotask_home: Path, target: str) -> None:
+    """A target the indexer never reads (too deep, not .md, hidden) or a name with a control
+    character is a one-line user error, and nothing is written."""
+    line = _one_line_user_error(cli("memory", "add", "--file", target, "hello", env=MEMORY))
+    assert "memory file" in line, line
+    written = [p.relative_to(neotask_home).as_posix() for p in neotask_home.rglob("*")
+               if p.is_file() and "/memory/" in p.as_posix() and "lancedb" not in p.as_posix()]
+    assert not written, written
+    assert not list(neotask_home.rglob("*.md")), list(neotask_home.rglob("*.md"))
+
+
+def test_memory_add_takes_the_deepest_file_that_is_read(neotask_home: Path) -> None:
+    from neotask_tui.memory.files import MAX_DEPTH
+
+    target = "memory/" + "d/" * MAX_DEPTH + "x.md"
+    r = cli("memory", "add", "--file", target, "qzxdeepest7731 hello", env=MEMORY)
+    assert r.returncode == 0, r.stderr
+    assert "(0 chunk(s) embedded" not in r.stdout, r.stdout
+    s = cli("memory", "search", "--json", "qzxdeepest7731", env=MEMORY)
+    assert s.returncode == 0 and target in s.stdout, (s.stdout, s.stderr)
+
+
+# --------------------------------------------------------------------- slash-command flag values
+@pytest.mark.parametrize("line", [
+    "/pref x --until-event", "/pref x --for", "/pref x --for --until-event e", "/pref x --for=",
+    "/pref --until-event", "/state set a b --scope", "/state set a b --until-event",
+    "/state set a b --for", "/state set a b --for --scope s", "/state set a b --ttl",
+    "/inbox accept 1 --scope", "/inbox accept 1 --scope --for 2h",
+])
+async def test_a_flag_without_its_value_is_an_inline_error(engine: object, line: str) -> None:
+    await run_turn(engine, "hello", KEY)
+    before = len(engine.events(KEY))  # type: ignore[attr-defined]
+    res = await dispatch(engine, KEY, line)
+    assert res.error and "\n" not in res.text, res.text
+    assert "needs a value" in res.text, res.text
+    assert len(engine.events(KEY)) == before  # type: ignore[attr-defined]
+    view = await dispatch(engine, KEY, "/state")
+    assert "--" not in view.text, view.text
+
+
+async def test_a_flag_with_its_value_still_works(engine: object) -> None:
+    await run_turn(engine, "hello", KEY)
+    res = await dispatch(engine, KEY, "/pref short answers --until-event checkout_paid")
+    assert not res.error and res.text == "preference until checkout_paid: short answers", res.text

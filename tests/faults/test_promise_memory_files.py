@@ -493,3 +493,29 @@ def test_doctor_reports_loose_modes_and_fix_makes_them_private(neotask_home: Pat
     assert _modes(data_dir) == []
     assert run_doctor()["permissions"] == []
     assert stat.S_IMODE(outside.stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("target", [
+    "memory/" + "d/" * 33 + "x.md", "memory/" + "d/" * 200 + "x.md", "memory/x.txt", "memory/.x.md",
+    "memory/.git/x.md", "memory/a\x07b.md", "memory/a\nb.md", "memory/a\x85b.md",
+])
+def test_adding_to_a_file_that_would_never_be_read_is_refused(target: str, svc: MemoryService, ws: Path) -> None:
+    """``add`` never writes where the indexer does not read (MAX_DEPTH, ``.md``, hidden), nor a name
+    with a control character; the refusal is one line and nothing lands on disk."""
+    before = sorted(p.relative_to(ws).as_posix() for p in ws.rglob("*"))
+    with pytest.raises(ValueError) as exc:
+        svc.add(A, "qzxnever7731 a note", file=target)
+    assert "\n" not in str(exc.value)
+    assert sorted(p.relative_to(ws).as_posix() for p in ws.rglob("*")) == before
+    if target.isprintable():  # a path never indexed is refused by memory_get too
+        with pytest.raises(ValueError):
+            svc.get(A, target)
+
+
+def test_adding_at_the_deepest_read_level_is_indexed(svc: MemoryService, ws: Path) -> None:
+    from neotask_tui.memory.files import MAX_DEPTH
+
+    target = "memory/" + "d/" * MAX_DEPTH + "x.md"
+    rec = svc.add(A, "qzxdeepest7731 the deepest note", file=target)
+    assert rec.path == target and rec.stats.chunks_embedded >= 1
+    assert any(h.location.startswith(target) for h in svc.search("qzxdeepest7731", agent_id=A, k=3))

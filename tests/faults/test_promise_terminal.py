@@ -277,3 +277,28 @@ def test_tui_shows_controls_inert(tui: dict[str, str], case: str) -> None:
         n = shown.count(f"zzs{IDS.index(case):02d}")
         assert n >= (3 if name == "tui" else 1), f"{name}: {case} shown {n} time(s)"
         assert_inert(shown, case)
+
+
+def test_a_bel_in_a_memory_file_name_shows_as_a_symbol_in_doctor(neotask_home: Path, tmp_path: Path) -> None:
+    """``doctor`` lists a skipped memory file by name: a BEL in it is shown ``␇``, not dropped (a
+    ``Text`` strips BEL/CR/VT/FF, so the name goes through ``inert`` before it becomes one)."""
+    from neotask_tui import paths
+
+    mem = paths.workspace_dir("main") / "memory"
+    mem.mkdir(parents=True)
+    (tmp_path / "t.md").write_text("elsewhere\n")
+    (mem / "ding\x07dong.md").symlink_to(tmp_path / "t.md")
+    r = cli("doctor", env={"NEOTASK_PROVIDER": "scripted"})
+    assert "Traceback" not in r.stderr, r.stderr[-600:]
+    assert "ding␇dong.md" in r.stdout, r.stdout
+    assert not RAW.findall(r.stdout + r.stderr)
+
+
+def test_styled_parts_keep_a_bel_visible() -> None:
+    """The ``memory add`` confirmation and every ``styled`` line show a BEL as ``␇``."""
+    from neotask_tui.text.console import InertConsole, styled
+
+    con = InertConsole(force_terminal=False, width=200, record=True)
+    con.print(styled("remembered in ", ("memory/a\x07b.md:1-1", "bold"), " (1\rchunk)"))
+    out = con.export_text()
+    assert "memory/a␇b.md:1-1" in out and "1␍chunk" in out, out

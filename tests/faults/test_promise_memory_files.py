@@ -194,9 +194,28 @@ def test_a_very_deep_folder_is_skipped_and_the_rest_works(svc: MemoryService, ws
         os.close(wfd)
     finally:
         os.close(fd)
-    stats = svc.reindex(A)
-    assert "too deep" in _skipped(stats)
-    _assert_real_note_recalled(svc)
+    try:
+        stats = svc.reindex(A)
+        assert "too deep" in _skipped(stats)
+        _assert_real_note_recalled(svc)
+    finally:
+        _remove_chain(d, "d", 1100, "deep.md")
+
+
+def _remove_chain(top: Path, name: str, depth: int, leaf: str) -> None:
+    """Remove ``top/name/name/.../leaf`` bottom-up through dir fds: ``shutil.rmtree`` (and so
+    pytest's clean-up of old tmp dirs) recurses once per level and fails past ~1,000 levels."""
+    fds = [os.open(top, os.O_RDONLY)]
+    try:
+        for _ in range(depth):
+            fds.append(os.open(name, os.O_RDONLY, dir_fd=fds[-1]))
+        os.unlink(leaf, dir_fd=fds[-1])
+        while len(fds) > 1:
+            os.close(fds.pop())
+            os.rmdir(name, dir_fd=fds[-1])
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def test_a_file_over_the_size_cap_is_skipped_with_a_notice(svc: MemoryService, ws: Path, data_dir: Path) -> None:

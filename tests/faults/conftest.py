@@ -42,3 +42,14 @@ async def engine() -> AsyncIterator[Any]:
     finally:
         await e.aclose()
 
+
+@pytest.fixture
+def svc(monkeypatch: pytest.MonkeyPatch, neotask_home: Path) -> Iterator[Any]:
+    """A memory service on the real data dir (memory switched on for this test), closed after."""
+    from neotask_tui.config import load_settings
+    from neotask_tui.memory.service import MemoryService
+
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
+    s = MemoryService(load_settings().memory)
+    yield s
+    s.close()

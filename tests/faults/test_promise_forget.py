@@ -6,12 +6,9 @@ Real LanceDB and the real bundled embedder on tmp dirs, no mocks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from neotask_tui.config import load_settings
 
 pytest.importorskip("neotask_tui.memory.service")
 
@@ -33,14 +30,6 @@ PROJECT = (
     "## Contacts\n\n"
     "Nate owns the billing service.\n"
 )
-
-
-@pytest.fixture
-def svc(monkeypatch: pytest.MonkeyPatch, neotask_home: Path) -> Iterator[MemoryService]:
-    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
-    s = MemoryService(load_settings().memory)
-    yield s
-    s.close()
 
 
 def _write(svc: MemoryService, rel: str, text: str) -> Path:

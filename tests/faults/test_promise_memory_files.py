@@ -11,7 +11,6 @@ import stat
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +21,12 @@ from neotask_tui.config import ConfigError, load_settings
 pytest.importorskip("neotask_tui.memory.service")
 
 from neotask_tui.memory.service import TURN_INLINE_BYTES, MemoryService
-from tests.faults.helpers import derived_files_containing
+from tests.faults.helpers import REPO, derived_files_containing
 
 pytestmark = pytest.mark.promise("memory_files")
 
 A, B = "alice", "bob"
 REAL = "The espresso machine in the kitchen needs descaling every second Friday."
-REPO = Path(__file__).parents[2]
-
-
-@pytest.fixture
-def svc(monkeypatch: pytest.MonkeyPatch, neotask_home: Path) -> Iterator[MemoryService]:
-    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
-    s = MemoryService(load_settings().memory)
-    yield s
-    s.close()
 
 
 @pytest.fixture

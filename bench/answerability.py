@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Answerability on LoCoMo: is the evidence of a question inside the assembled context?
 
-Each LoCoMo conversation is streamed through the real :class:`~neotask_tui.engine.api.Engine`
+Each LoCoMo conversation is streamed through the real :class:`~neotask_tui.engine.facade.Engine`
 (turns in order; ``speaker_a`` → user, ``speaker_b`` → assistant, the scripted provider replying
 with the next assistant turn; session dates as timestamps through the engine's injectable clock)
 with a small context budget (default 4096 tokens). Then, for every question of categories 1–4, the
@@ -150,8 +150,8 @@ def conversation_texts(conv: dict[str, Any]) -> dict[str, str]:
 async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, dense: bool,
                            use_model: bool, streamed: bool = False,
                            errata: dict[int, list[str]] | None = None) -> dict[str, Any]:
-    from neotask_tui.engine.api import Engine
     from neotask_tui.engine.events import Compacted
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
 
     conv = sample["conversation"]

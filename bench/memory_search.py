@@ -134,9 +134,9 @@ def bench_synthetic(n: int, queries: list[str], vocab: list[str], rng: random.Ra
     import numpy as np
 
     from neotask_tui.config import MemorySettings
-    from neotask_tui.memory import lexical
-    from neotask_tui.memory.chunking import content_hash
+    from neotask_tui.memory.index.chunking import content_hash
     from neotask_tui.memory.service import MemoryService
+    from neotask_tui.text import lexical
 
     svc = MemoryService(MemorySettings(db_uri=tempfile.mkdtemp(prefix="db-", dir=os.environ["NEOTASK_HOME"])))
     store = svc.store

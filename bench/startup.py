@@ -38,7 +38,7 @@ from typing import Any
 
 HEAVY = ("openai", "anthropic", "llama_cpp", "lancedb", "fastembed", "tiktoken", "pyarrow", "numpy",
          # UI and engine modules the first frame does not need (see tests/tui/test_startup.py)
-         "markdown_it", "pygments", "neotask_tui.engine.api", "neotask_tui.commands")
+         "markdown_it", "pygments", "neotask_tui.engine.facade", "neotask_tui.commands")
 
 
 def _say(line: str) -> None:

@@ -203,7 +203,7 @@ class Repl:
 
 def run_repl(settings: Settings, key: str | None = None) -> int:
     """Open the engine and run the REPL; returns the exit code (3 when the data dir is locked)."""
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.errors import LockedError
 
     try:

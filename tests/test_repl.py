@@ -14,7 +14,7 @@ from rich.console import Console
 
 from neotask_tui import paths
 from neotask_tui.config import Settings
-from neotask_tui.engine.api import Engine
+from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.repl import Repl, SlashCompleter, status_line
 

@@ -14,7 +14,7 @@ from neotask_tui.text.terminal import inert
 def open_engine(readonly: bool = False, **kw: Any) -> Any:
     """Load settings and open the engine (takes the data-dir lock unless read-only)."""
     from neotask_tui.config import load_settings
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
 
     return Engine(load_settings(), readonly=readonly, **kw)
 

@@ -97,7 +97,7 @@ def cmd_inbox(args: argparse.Namespace) -> int:
             return await st.inbox_reject(agent, args.n)
         return await st.inbox_edit(agent, args.n, " ".join(args.text))
 
-    from neotask_tui.engine.inbox import InboxError
+    from neotask_tui.engine.state.inbox import InboxError
 
     try:
         res = asyncio.run(run())

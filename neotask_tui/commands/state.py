@@ -14,9 +14,9 @@ import re
 from typing import Any
 
 from neotask_tui.commands import CommandResult, command, usage_error
-from neotask_tui.engine.inbox import InboxEntry, InboxError
-from neotask_tui.engine.state import StateError, StateView
-from neotask_tui.engine.state_model import StateEntry
+from neotask_tui.engine.state.inbox import InboxEntry, InboxError
+from neotask_tui.engine.state.manager import StateError, StateView
+from neotask_tui.engine.state.model import StateEntry
 
 _FLAG = re.compile(r"(?:^|\s)--(for|until-event|scope|ttl)(?:=|\s+)(\S+)")
 _BARE_FLAG = re.compile(r"(?:^|\s)--(for|until-event|scope|ttl)(?:=|\s|$)")

@@ -20,11 +20,11 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from neotask_tui.memory import lexical
-from neotask_tui.memory.chunking import _FENCE, _HEADING, chunk_markdown, strip_entry_tags
-from neotask_tui.memory.indexer import forgotten_key
+from neotask_tui.memory.index.chunking import _FENCE, _HEADING, chunk_markdown, strip_entry_tags
+from neotask_tui.memory.index.indexer import forgotten_key
 from neotask_tui.memory.types import ForgetReceipt
 from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
 
 if TYPE_CHECKING:

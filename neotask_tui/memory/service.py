@@ -21,18 +21,18 @@ from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui import paths
 from neotask_tui.config import MemorySettings
-from neotask_tui.memory.chunking import ENTRY_RE, format_entry, token_counter
 from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFile, read_text
-from neotask_tui.memory.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope
-from neotask_tui.memory.search import RankParams, dense_query, explain, named_senders, query_signals, rank
-from neotask_tui.memory.store import ChunkStore, StoreError, is_remote, sql_str
-from neotask_tui.memory.termvec import TermVectors
+from neotask_tui.memory.index.chunking import ENTRY_RE, format_entry, token_counter
+from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope
+from neotask_tui.memory.index.store import ChunkStore, StoreError, is_remote, sql_str
+from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
+from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text.secrets import redact
 
 if TYPE_CHECKING:
-    from neotask_tui.memory.embedder import Embedder
+    from neotask_tui.memory.index.embedder import Embedder
     from neotask_tui.memory.watcher import Watcher
     from neotask_tui.storage.events import Event
 
@@ -106,7 +106,7 @@ class MemoryService:
     def embedder(self) -> Embedder:
         """The embedding model (created lazily)."""
         if self._embedder is None:
-            from neotask_tui.memory.embedder import Embedder
+            from neotask_tui.memory.index.embedder import Embedder
 
             self._embedder = Embedder(self.settings.embedding_model)
         return self._embedder
@@ -161,7 +161,7 @@ class MemoryService:
                 raise StoreError(f"memory store {uri} cannot be opened ({why}); it was left as it is") from e
             log.error("memory: the LanceDB store at %s is unreadable (%s); rebuilding it from memory files",
                       uri, why)
-        from neotask_tui.memory.store import table_name
+        from neotask_tui.memory.index.store import table_name
 
         name = table_name(model_id, dim)
         local = Path(uri)

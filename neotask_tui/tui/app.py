@@ -39,7 +39,7 @@ from neotask_tui.tui.widgets.transcript import Entry, Transcript, entries_from_e
 
 if TYPE_CHECKING:
     from neotask_tui.config import Settings
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.tui.turns import TurnRenderer
 
 LOCKED_EXIT = 3
@@ -477,7 +477,7 @@ class NeotaskApp(App[int]):
 
 
 def _open_engine(settings: Settings) -> Any:
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
 
     return Engine(settings)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from neotask_tui.engine.classifier import Classification, classify, split_statements
+from neotask_tui.engine.language.classifier import Classification, classify, split_statements
 
 # (row, English, Russian — the lecture's own wording)
 ROWS = [

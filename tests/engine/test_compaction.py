@@ -13,11 +13,11 @@ import pytest
 
 from neotask_tui import paths
 from neotask_tui.config import Settings
-from neotask_tui.engine.api import Engine
 from neotask_tui.engine.events import Compacted, EngineEvent, TurnDone
-from neotask_tui.engine.tokens import count_text
+from neotask_tui.engine.facade import Engine
 from neotask_tui.errors import UserError
 from neotask_tui.providers.scripted import ScriptedProvider
+from neotask_tui.text.tokens import count_text
 
 KEY = "agent:main:tui:default"
 

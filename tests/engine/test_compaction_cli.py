@@ -9,7 +9,7 @@ import pytest
 from neotask_tui.cli import main
 from neotask_tui.commands import dispatch
 from neotask_tui.commands.compaction import apply_review
-from neotask_tui.engine.api import Engine
+from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from tests.engine.test_compaction import CONVERSATION, KEY, Clock, chat, make_settings, scripted
 

@@ -13,7 +13,7 @@ import pytest
 from neotask_tui import paths
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
-from neotask_tui.engine.api import Engine
+from neotask_tui.engine.facade import Engine
 from neotask_tui.errors import UserError
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.storage.store import SessionStore
@@ -215,7 +215,7 @@ async def test_context_ledger_sums_to_total() -> None:
     for i in range(5):
         await run(engine, f"message number {i} " * 10)
     ctx = await engine.context(KEY, "next question")
-    from neotask_tui.engine.context import count_messages
+    from neotask_tui.engine.context.assembly import count_messages
 
     assert sum(ctx.ledger.sections.values()) == ctx.ledger.total == count_messages(ctx.messages, engine.count_text)
     assert ctx.ledger.sections["new_message"] > 0 and ctx.ledger.sections["recent"] > 0
@@ -248,7 +248,7 @@ def test_store_rebuild_matches_engine_counters() -> None:
 
 
 def test_scope_admits_only_matching_project() -> None:
-    from neotask_tui.engine.api import scope_admits
+    from neotask_tui.engine.facade import scope_admits
 
     assert scope_admits("agent:main", {}) and scope_admits("user", {"project": "beta"})
     assert not scope_admits("project:acme", {}) and not scope_admits("project:acme", {"project": "beta"})

@@ -11,8 +11,8 @@ import pytest
 from neotask_tui import paths
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
-from neotask_tui.engine.api import Engine
-from neotask_tui.engine.lineage_recall import FEEDBACK_DOCS
+from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.recall.lineage import FEEDBACK_DOCS
 from neotask_tui.providers.scripted import ScriptedProvider
 
 KEY = "agent:main:tui:default"

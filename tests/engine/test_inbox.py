@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 import pytest
 
 from neotask_tui import paths
-from neotask_tui.engine.api import Engine
 from neotask_tui.engine.events import Notice
-from neotask_tui.engine.inbox import CRITERIA, Candidate, Inbox, InboxError, normalize
-from neotask_tui.engine.state import StateManager
+from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.state.inbox import CRITERIA, Candidate, Inbox, InboxError, normalize
+from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.providers.base import ToolCall
 from neotask_tui.providers.scripted import ScriptedProvider
 from tests.engine.test_state import KEY, Clock, make_settings, open_engine

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from neotask_tui.engine.lifecycle import check_stale, last_daily_boundary, next_daily_boundary, next_reset_at
+from neotask_tui.engine.session.lifecycle import check_stale, last_daily_boundary, next_daily_boundary, next_reset_at
 
 NY = ZoneInfo("America/New_York")
 BERLIN = ZoneInfo("Europe/Berlin")

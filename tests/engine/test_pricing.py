@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from neotask_tui import paths
-from neotask_tui.engine.pricing import (
+from neotask_tui.providers.base import Usage
+from neotask_tui.providers.models import (
     DEFAULT_CONTEXT_WINDOW,
     ModelTableError,
     cost_usd,
@@ -15,7 +16,6 @@ from neotask_tui.engine.pricing import (
     model_table,
     override_file,
 )
-from neotask_tui.providers.base import Usage
 
 
 def write_override(text: str) -> Path:

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from neotask_tui.config import Settings
-from neotask_tui.engine.api import Engine
-from neotask_tui.engine.state import StateError, StateManager
-from neotask_tui.engine.state_model import fold
+from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.state.manager import StateError, StateManager
+from neotask_tui.engine.state.model import fold
 from neotask_tui.providers.scripted import ScriptedProvider
 
 KEY = "agent:main:tui:default"

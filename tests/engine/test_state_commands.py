@@ -10,7 +10,7 @@ import pytest
 
 from neotask_tui.cli import main
 from neotask_tui.commands import dispatch
-from neotask_tui.engine.api import Engine
+from neotask_tui.engine.facade import Engine
 from tests.engine.test_state import KEY, Clock, open_engine
 
 

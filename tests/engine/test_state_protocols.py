@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from neotask_tui.engine.api import Engine
 from neotask_tui.engine.events import ToolCallFinished, TurnDone
-from neotask_tui.engine.state import StateManager
+from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.providers.anthropic import AnthropicProvider
 from neotask_tui.providers.openai_compat import OpenAICompatProvider
 from tests.engine.test_state import KEY, Clock, make_settings

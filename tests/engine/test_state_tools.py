@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from neotask_tui.engine.api import Engine
 from neotask_tui.engine.events import ToolCallFinished, TurnDone
-from neotask_tui.engine.state import StateManager
-from neotask_tui.engine.state_tools import TOOL_NAMES
+from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.state.manager import StateManager
+from neotask_tui.engine.state.tools import TOOL_NAMES
 from neotask_tui.providers.base import ToolCall
 from neotask_tui.providers.scripted import ScriptedProvider
 from tests.engine.test_state import KEY, Clock, open_engine

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from neotask_tui.engine.constraints import constraint_kind, is_rule
-from neotask_tui.engine.extractive import extractive_summary
-from neotask_tui.engine.guard import CriticalItem, attributor, extract_items, guard, identifiers_in, is_required
-from neotask_tui.engine.summary import SECTIONS, build_summary_prompt, parse_summary
-from neotask_tui.engine.summary_inputs import previous_items
+from neotask_tui.engine.compaction.extractive import extractive_summary
+from neotask_tui.engine.compaction.guard import (
+    CriticalItem,
+    attributor,
+    extract_items,
+    guard,
+    identifiers_in,
+    is_required,
+)
+from neotask_tui.engine.compaction.inputs import previous_items
+from neotask_tui.engine.compaction.summary import SECTIONS, build_summary_prompt, parse_summary
+from neotask_tui.engine.language.constraints import constraint_kind, is_rule
 from neotask_tui.storage.events import Event
 
 

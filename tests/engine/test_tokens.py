@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from neotask_tui.engine import tokens
-from neotask_tui.engine.tokens import count_messages, count_text, truncate_to_tokens
 from neotask_tui.providers.base import ChatMessage, ToolCall
+from neotask_tui.text import tokens
+from neotask_tui.text.tokens import count_messages, count_text, truncate_to_tokens
 
 
 def test_known_counts() -> None:

@@ -33,7 +33,7 @@ def data_dir(neotask_home: Path) -> Path:
 @pytest.fixture
 async def engine() -> AsyncIterator[Any]:
     from neotask_tui.config import load_settings
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
 
     e = Engine(load_settings(), provider=ScriptedProvider())

@@ -130,8 +130,8 @@ async def run_case(case: DiskCase) -> tuple[bool, str]:
     """Run one case on a fresh engine over the current NEOTASK_HOME; (passed, detail)."""
     from neotask_tui.commands import CommandResult
     from neotask_tui.config import load_settings
-    from neotask_tui.engine.api import Engine
     from neotask_tui.engine.events import TurnDone
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.errors import StorageError
     from neotask_tui.providers.scripted import ScriptedProvider
 

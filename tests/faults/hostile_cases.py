@@ -44,7 +44,7 @@ class HostileCase:
 
 def _engine() -> Any:
     from neotask_tui.config import load_settings
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
 
     return Engine(load_settings(), provider=ScriptedProvider())
@@ -127,8 +127,8 @@ HOSTILE_TEXTS: dict[str, str] = {
 
 def _text_case(name: str, text: str) -> HostileCase:
     async def run() -> tuple[bool, str]:
-        from neotask_tui.engine.api import clean_text
         from neotask_tui.engine.events import TurnDone
+        from neotask_tui.engine.facade import clean_text
         from neotask_tui.errors import UserError
 
         e = _engine()

@@ -1,7 +1,7 @@
 """Child process of the kill -9 harness: runs turns through the real Engine until it is killed.
 
 Run as ``python -m tests.faults.kill_driver --start N --run R [--trace]`` with ``NEOTASK_HOME`` set.
-It uses the real :class:`~neotask_tui.engine.api.Engine`, real storage and the scripted provider
+It uses the real :class:`~neotask_tui.engine.facade.Engine`, real storage and the scripted provider
 (empty queue: the reply is ``"(scripted) <user text>"``), and prints one line per fact to stdout:
 
 - ``ack <turn> <key> <session_id> <event_id> <sha(user)> <sha(reply)>`` only after ``send`` yielded
@@ -65,8 +65,8 @@ def _say(line: str) -> None:
 async def _run(start: int, run: int, end: int, trace: bool) -> None:
     from neotask_tui.commands import dispatch
     from neotask_tui.config import load_settings
-    from neotask_tui.engine.api import Engine
     from neotask_tui.engine.events import TurnDone, TurnFailed
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
     from neotask_tui.storage import atomic
 

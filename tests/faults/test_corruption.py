@@ -15,8 +15,8 @@ import pytest
 
 from neotask_tui.cli.doctor import run_doctor
 from neotask_tui.config import ConfigError, load_settings
-from neotask_tui.engine.api import Engine
 from neotask_tui.engine.events import Notice, TurnDone
+from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from tests.faults.helpers import KEY, cli, run_turn
 

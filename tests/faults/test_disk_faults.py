@@ -56,7 +56,7 @@ def test_cli_send_on_a_full_disk_fails_visibly_and_changes_nothing(data_dir: Pat
 SHORT_WRITE = textwrap.dedent("""
     import asyncio, resource, signal, sys
     from neotask_tui.config import load_settings
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.errors import StorageError
     from neotask_tui.providers.scripted import ScriptedProvider
     from neotask_tui import paths

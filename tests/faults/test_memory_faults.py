@@ -96,7 +96,7 @@ def test_memory_get_tool_refuses_traversal(name: str, memory: Any) -> None:
 
 async def test_injected_memory_file_is_quoted_data_not_instructions(data_dir: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
 
     monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")

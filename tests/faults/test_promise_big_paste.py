@@ -19,9 +19,9 @@ import pytest
 pytest.importorskip("neotask_tui.memory.service")
 
 from neotask_tui.engine import events as ev
-from neotask_tui.memory.chunking import chunk_markdown, token_counter
-from neotask_tui.memory.embedder import EMBED_BATCH_TOKENS, _est_tokens, token_batches
-from neotask_tui.memory.indexer import CONTEXT_EXCERPT_CHARS, TRANSCRIPT_MESSAGE_MAX_CHARS, Cancelled
+from neotask_tui.memory.index.chunking import chunk_markdown, token_counter
+from neotask_tui.memory.index.embedder import EMBED_BATCH_TOKENS, _est_tokens, token_batches
+from neotask_tui.memory.index.indexer import CONTEXT_EXCERPT_CHARS, TRANSCRIPT_MESSAGE_MAX_CHARS, Cancelled
 from neotask_tui.storage.events import Event
 from tests.faults.helpers import KEY, run_turn
 
@@ -133,7 +133,7 @@ async def test_three_pastes_compaction_then_a_turn_indexes_the_archive_in_the_ba
     memory_on: None, data_dir: Path,
 ) -> None:
     from neotask_tui.config import load_settings
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
 
     engine: Any = Engine(load_settings(), provider=ScriptedProvider())
@@ -164,7 +164,7 @@ async def test_three_pastes_compaction_then_a_turn_indexes_the_archive_in_the_ba
 
 async def test_a_close_stops_the_background_and_the_next_start_finishes(memory_on: None, data_dir: Path) -> None:
     from neotask_tui.config import load_settings
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
 
     engine: Any = Engine(load_settings(), provider=ScriptedProvider())

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from neotask_tui.commands import dispatch
-from neotask_tui.engine.state_model import MAX_DURATION_DAYS, parse_duration
+from neotask_tui.engine.state.model import MAX_DURATION_DAYS, parse_duration
 from tests.faults.helpers import KEY, all_transcript_events, cli, run_turn
 
 pytestmark = pytest.mark.promise("cli_errors")

@@ -189,8 +189,8 @@ class JumpClock:
 @pytest.mark.promise("reset_once")
 async def test_a_clock_jumping_back_and_forward_does_not_reset_twice(neotask_home: Path) -> None:
     from neotask_tui.config import Settings
-    from neotask_tui.engine.api import Engine
     from neotask_tui.engine.events import SessionReset
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
 
     tz = ZoneInfo("Europe/Berlin")
@@ -225,7 +225,7 @@ def test_the_plain_repl_history_file_is_private(neotask_home: Path) -> None:
     from prompt_toolkit.output import DummyOutput
 
     from neotask_tui.config import Settings
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.paths import history_file
     from neotask_tui.providers.scripted import ScriptedProvider
     from neotask_tui.repl import Repl

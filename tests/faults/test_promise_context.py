@@ -13,7 +13,7 @@ import pytest
 
 from neotask_tui.commands import dispatch
 from neotask_tui.config import load_settings
-from neotask_tui.engine.api import Engine
+from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from tests.faults.helpers import KEY, cli, run_turn
 
@@ -186,7 +186,7 @@ async def test_preview_says_archived_transcripts_are_not_indexed_yet(memory_home
 
 
 async def test_preview_carries_the_tool_definitions_the_call_sends(memory_home: Path, neotask_home: Path) -> None:
-    from neotask_tui.engine.turn import tool_definitions
+    from neotask_tui.engine.session.turn import tool_definitions
 
     prov = ScriptedProvider()
     e = Engine(load_settings(), provider=prov)
@@ -200,7 +200,7 @@ async def test_preview_carries_the_tool_definitions_the_call_sends(memory_home: 
         assert res.data["tool_tokens"] > 10 * len(sent)
         assert f"tools: {len(sent)} definitions sent with the call" in res.text
         # The ledger's total is still exactly the messages' count (the gauge).
-        from neotask_tui.engine.context import count_messages
+        from neotask_tui.engine.context.assembly import count_messages
 
         ctx = await e.preview(KEY, "hello again")
         assert sum(ctx.ledger.sections.values()) == ctx.ledger.total == count_messages(ctx.messages, e.count_text)

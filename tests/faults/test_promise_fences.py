@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from neotask_tui.config import load_settings
-from neotask_tui.engine.context import ContextInputs, RecallItem, _event_messages, build_context
-from neotask_tui.engine.tokens import count_text
+from neotask_tui.engine.context.assembly import ContextInputs, RecallItem, _event_messages, build_context
 from neotask_tui.providers.base import ChatMessage
 from neotask_tui.storage.events import Event
+from neotask_tui.text.tokens import count_text
 from tests.faults.helpers import KEY
 
 pytestmark = pytest.mark.promise("fences")
@@ -152,7 +152,7 @@ def test_summary_fence_holds_against_hostile_summaries(case: str) -> None:
 async def test_hostile_file_name_and_scope_from_real_memory_stay_inside_their_fences(
         data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The real path: a memory file named to break the tag and an entry whose scope tries too."""
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
 
     monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
@@ -378,14 +378,14 @@ BENIGN = [
 
 @pytest.mark.parametrize("text", BENIGN)
 def test_text_that_is_not_a_tag_is_left_alone(text: str) -> None:
-    from neotask_tui.engine.fences import neutralise_tags
+    from neotask_tui.engine.context.fences import neutralise_tags
 
     assert neutralise_tags(text) == text
 
 
 @pytest.mark.parametrize("case", sorted(BYPASS))
 def test_neutralising_is_idempotent_and_keeps_the_rest(case: str) -> None:
-    from neotask_tui.engine.fences import neutralise_tags
+    from neotask_tui.engine.context.fences import neutralise_tags
 
     once = neutralise_tags(BYPASS[case])
     assert neutralise_tags(once) == once
@@ -398,7 +398,7 @@ def test_neutralising_is_idempotent_and_keeps_the_rest(case: str) -> None:
 def test_neutralising_is_linear(shape: str) -> None:
     import time
 
-    from neotask_tui.engine.fences import neutralise_tags
+    from neotask_tui.engine.context.fences import neutralise_tags
 
     small = shape[: len(shape) // 10]
     t0 = time.perf_counter()

@@ -12,10 +12,10 @@ import pytest
 
 pytest.importorskip("neotask_tui.memory.service")
 
-from neotask_tui.memory import lexical
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import ForgetReceipt
 from neotask_tui.storage.events import Event
+from neotask_tui.text import lexical
 from tests.faults.helpers import derived_files_containing
 
 pytestmark = pytest.mark.promise("forget")

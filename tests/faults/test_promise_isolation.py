@@ -77,7 +77,7 @@ def test_session_keys_are_matched_in_full(key: str) -> None:
 
 
 def test_other_names_are_matched_in_full_too() -> None:
-    from neotask_tui.engine.state_model import valid_field
+    from neotask_tui.engine.state.model import valid_field
     from neotask_tui.tui.themes import ThemeError, parse_theme
 
     assert valid_field("deadline") and not valid_field("deadline\n")

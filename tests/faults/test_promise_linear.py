@@ -4,7 +4,7 @@ The identifier scan of the quality guard used to be quadratic (40k hex character
 few 100 KB pastes made auto-compaction and every later turn hang. Times live in
 ``bench/faults.py`` (``linear_scans``: seconds vs input size per scanner); these tests assert
 structure: a run of non-space characters longer than
-:data:`~neotask_tui.engine.guard.MAX_IDENTIFIER_CHARS` is data, never an identifier forced
+:data:`~neotask_tui.engine.compaction.guard.MAX_IDENTIFIER_CHARS` is data, never an identifier forced
 verbatim into a summary, and a real engine turn + compaction over three 100 KB pastes completes.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from neotask_tui.engine.guard import MAX_IDENTIFIER_CHARS, MAX_SENTENCE_CHARS, extract_items, identifiers_in
+from neotask_tui.engine.compaction.guard import MAX_IDENTIFIER_CHARS, MAX_SENTENCE_CHARS, extract_items, identifiers_in
 from neotask_tui.storage.events import Event
 from tests.faults.helpers import KEY, run_turn
 

@@ -108,7 +108,7 @@ def test_repl_slash_commands_with_markup_arguments(tmp_path: Path, case: str) ->
 # ------------------------------------------------------------------------ CLI state audit (finding 5)
 async def _seed_expired_state(values: list[str]) -> None:
     from neotask_tui.config import load_settings
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
 
     engine = Engine(load_settings(), provider=ScriptedProvider())
@@ -246,8 +246,8 @@ def test_log_records_reach_stderr_inert(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------- TUI (findings 1, 3, 7)
 async def _run_tui(root: Path) -> dict[str, Any]:
     from neotask_tui.config import Settings
-    from neotask_tui.engine.api import Engine
-    from neotask_tui.engine.inbox import Candidate
+    from neotask_tui.engine.facade import Engine
+    from neotask_tui.engine.state.inbox import Candidate
     from neotask_tui.providers.scripted import ScriptedProvider
     from neotask_tui.tui.app import make_app
 

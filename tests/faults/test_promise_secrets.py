@@ -21,8 +21,8 @@ import pytest
 from neotask_tui import paths
 from neotask_tui.commands import dispatch
 from neotask_tui.config import load_settings
-from neotask_tui.engine.api import Engine
-from neotask_tui.engine.inbox import InboxError
+from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.state.inbox import InboxError
 from neotask_tui.providers.base import ToolCall
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.text.secrets import find_secrets, has_secrets, redact, redact_secrets
@@ -589,7 +589,7 @@ TOOL_SECRET = f"they said my password is Crane42neck and {GH36}"
 
 @pytest.mark.parametrize("field", ["reason", "scope_ref", "origin", "key", "session_id", "created_at"])
 def test_every_string_field_of_an_inbox_entry_is_redacted(data_dir: Path, field: str) -> None:
-    from neotask_tui.engine.inbox import Candidate, Inbox
+    from neotask_tui.engine.state.inbox import Candidate, Inbox
 
     inbox = Inbox("main")
     cand = Candidate(text="User prefers tabs", scope="user", origin="model")

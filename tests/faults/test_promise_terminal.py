@@ -128,8 +128,8 @@ class Home:
 
 async def _seed_state_and_inbox() -> None:
     from neotask_tui.config import load_settings
-    from neotask_tui.engine.api import Engine
-    from neotask_tui.engine.inbox import Candidate
+    from neotask_tui.engine.facade import Engine
+    from neotask_tui.engine.state.inbox import Candidate
     from neotask_tui.providers.scripted import ScriptedProvider
 
     engine = Engine(load_settings(), provider=ScriptedProvider())
@@ -216,7 +216,7 @@ async def _run_tui(root: Path) -> dict[str, str]:
     entries, recalled memory, a notification and the passage modal (SVG export: the text the
     terminal would be sent, styling aside)."""
     from neotask_tui.config import Settings
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
     from neotask_tui.tui.app import make_app
     from neotask_tui.tui.screens.modals import TextModal

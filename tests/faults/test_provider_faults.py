@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from neotask_tui.config import load_settings
-from neotask_tui.engine.api import Engine
 from neotask_tui.engine.events import TurnDone, TurnFailed
+from neotask_tui.engine.facade import Engine
 from neotask_tui.storage.index import load_index
 from tests.faults.helpers import KEY, cli
 from tests.protocol_servers import AnthropicServer, OpenAIServer, ProtocolServer, Reply, ReplyUsage, refused_url

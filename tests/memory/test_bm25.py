@@ -1,4 +1,4 @@
-"""In-process BM25 (:mod:`neotask_tui.memory.bm25`): same scores as LanceDB's FTS, per-agent statistics."""
+"""In-process BM25 (:mod:`neotask_tui.text.bm25`): same scores as LanceDB's FTS, per-agent statistics."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from neotask_tui.memory.bm25 import FieldIndex
-from neotask_tui.memory.store import ChunkStore
+from neotask_tui.memory.index.store import ChunkStore
+from neotask_tui.text.bm25 import FieldIndex
 
 
 def _meta(lex: list[str], ctx: list[str], agents: list[str]) -> dict[str, list[Any]]:

@@ -13,11 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neotask_tui.memory import dates
-from neotask_tui.memory.search import RankParams, dense_query, rank
+from neotask_tui.memory.index.store import _sender
+from neotask_tui.memory.search.hybrid import RankParams, dates, dense_query, rank
+from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.memory.service import MemoryService
-from neotask_tui.memory.store import _sender
-from neotask_tui.memory.termvec import TermVectors
 from neotask_tui.storage.events import Event
 
 
@@ -202,7 +201,7 @@ def test_a_stale_log_never_brings_back_a_pruned_word(mem: MemoryService) -> None
 
 
 def test_the_log_is_folded_when_it_grows(mem: MemoryService, monkeypatch: pytest.MonkeyPatch) -> None:
-    from neotask_tui.memory import termvec
+    from neotask_tui.memory.search.hybrid import termvec
 
     monkeypatch.setattr(termvec, "LOG_MIN", 3)
     mem.add("main", "The harbour cranes were loud.")

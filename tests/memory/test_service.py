@@ -128,7 +128,7 @@ def test_model_change_triggers_full_reindex(neotask_home: Path) -> None:
     # A copy of the bundled weights loaded as a local model stands in for "another model" offline.
     import shutil
 
-    from neotask_tui.memory.embedder import DEFAULT_MODEL, bundled_model_dir
+    from neotask_tui.memory.index.embedder import DEFAULT_MODEL, bundled_model_dir
 
     copy = neotask_home / "other-model"
     shutil.copytree(bundled_model_dir(), copy)
@@ -172,7 +172,7 @@ def test_scopes_filter_within_an_agent(mem: MemoryService) -> None:
 
 
 def test_recall_respects_budget_and_exclude(mem: MemoryService) -> None:
-    from neotask_tui.memory.chunking import token_counter
+    from neotask_tui.memory.index.chunking import token_counter
 
     count = token_counter()
     for i in range(8):

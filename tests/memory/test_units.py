@@ -9,8 +9,8 @@ from datetime import datetime
 
 import pytest
 
-from neotask_tui.memory import lexical
-from neotask_tui.memory.chunking import approx_tokens, chunk_markdown, format_entry, parse_blocks
+from neotask_tui.memory.index.chunking import approx_tokens, chunk_markdown, format_entry, parse_blocks
+from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
 
 
@@ -86,7 +86,7 @@ def test_offline_embedder_loads_with_sockets_blocked(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
-    from neotask_tui.memory.embedder import Embedder
+    from neotask_tui.memory.index.embedder import Embedder
 
     emb = Embedder()
     v = emb.embed(["green tea", "зелёный чай", "green tea"])

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from neotask_tui.config import Settings
-from neotask_tui.engine.api import Engine
+from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp, make_app
 

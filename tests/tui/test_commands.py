@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import Static
 
-from neotask_tui.engine.api import Engine
-from neotask_tui.engine.inbox import Candidate
+from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp
 from neotask_tui.tui.screens.compact_review import CompactReviewScreen

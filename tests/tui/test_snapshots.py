@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from neotask_tui.engine.api import Engine
-from neotask_tui.engine.inbox import Candidate
+from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp, make_app
 from neotask_tui.tui.screens.compact_review import CompactReviewScreen

@@ -19,7 +19,7 @@ DEFERRED = (
     "markdown_it", "pygments", "rich.markdown", "rich.syntax",
     "textual.widgets._markdown", "textual.widgets._data_table", "textual.widgets._collapsible",
     "textual.widgets._tabbed_content",
-    "neotask_tui.engine.api", "neotask_tui.engine.events", "neotask_tui.commands", "neotask_tui.storage",
+    "neotask_tui.engine.facade", "neotask_tui.engine.events", "neotask_tui.commands", "neotask_tui.storage",
     "neotask_tui.providers", "neotask_tui.memory", "neotask_tui.tui.turns", "neotask_tui.tui.actions",
     "neotask_tui.tui.screens",
     "openai", "anthropic", "llama_cpp", "lancedb", "fastembed", "tiktoken", "pyarrow", "numpy",

@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neotask_tui.engine.constraints import constraint_kind
-from neotask_tui.engine.guard import CriticalItem, identifiers_in, sentences
-from neotask_tui.engine.summary import Summary, event_text
+from neotask_tui.engine.compaction.guard import CriticalItem, identifiers_in, sentences
+from neotask_tui.engine.compaction.summary import Summary, event_text
+from neotask_tui.engine.language.constraints import constraint_kind
 from neotask_tui.storage.events import Event
 
 CONTEXT_TYPES = frozenset({"message", "tool_call", "tool_result"})
@@ -132,7 +132,7 @@ def lineage_events(
 def previous_items(previous: Summary) -> list[CriticalItem]:
     """Guard items from a rolling summary being extended (its constraints and identifiers).
 
-    Only lines that are constraints by :func:`~neotask_tui.engine.constraints.constraint_kind` are
+    Only lines that are constraints by :func:`~neotask_tui.engine.language.constraints.constraint_kind` are
     enforced again, so a chatty negation an older summary kept ("Can't wait!") can now leave it.
     """
     items: list[CriticalItem] = []

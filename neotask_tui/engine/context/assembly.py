@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from neotask_tui.engine.fences import fence
+from neotask_tui.engine.context.fences import fence
 from neotask_tui.providers.base import ChatMessage, ToolCall
 from neotask_tui.storage.events import Event
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.errors import NeotaskError
-from neotask_tui.memory.bm25 import FieldIndex
+from neotask_tui.text.bm25 import FieldIndex
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,6 +1,6 @@
 """One turn of a conversation: context, auto-compaction, provider stream, tool rounds, storage.
 
-Part of the :class:`~neotask_tui.engine.api.Engine` facade (functions it delegates to, so the facade stays
+Part of the :class:`~neotask_tui.engine.facade.Engine` facade (functions it delegates to, so the facade stays
 one object with one public API while its modules stay small).
 """
 
@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from neotask_tui.engine import events as ev
 from neotask_tui.engine._util import clean_text, optional, totals
-from neotask_tui.engine.context import RecallItem
+from neotask_tui.engine.context.assembly import RecallItem
 from neotask_tui.errors import LockedError, StorageError, UserError
 from neotask_tui.providers.base import ProviderError, StreamEnd, TextDelta, ToolCall, ToolCallEvent, Usage
 from neotask_tui.storage.keys import validate_key
 from neotask_tui.storage.store import touch
 
 if TYPE_CHECKING:
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
 
 MAX_TOOL_ROUNDS = 6
 
@@ -227,7 +227,7 @@ async def _answer(engine: Engine, key: str, user_id: int, recall: list[RecallIte
 
 
 def _cost(engine: Engine, usage: Usage) -> float | None:
-    from neotask_tui.engine.pricing import cost_usd
+    from neotask_tui.providers.models import cost_usd
 
     p = engine._provider
     if p is None:

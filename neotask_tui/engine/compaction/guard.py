@@ -6,7 +6,7 @@ Redis", "never commit to main", "we won't support 3.8", "only for the demo", "н
 "нельзя", "только если"...) — and checks that each one appears in the summary. Missing ones are
 appended verbatim under their section with their citations and reported as *repaired*. Negations
 of chat ("can't wait!", "I don't know", "don't worry") are not constraints and are not forced into
-the summary (see :mod:`neotask_tui.engine.constraints`). It also computes the *dropped* list shown
+the summary (see :mod:`neotask_tui.engine.language.constraints`). It also computes the *dropped* list shown
 by the preview: decisions, asks and open questions of the range that the summary does not cover.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from neotask_tui.engine.constraints import clauses, constraint_kind, core, is_rule, unlabel
-from neotask_tui.engine.summary import Summary, SummaryLine, event_text
+from neotask_tui.engine.compaction.summary import Summary, SummaryLine, event_text
+from neotask_tui.engine.language.constraints import clauses, constraint_kind, core, is_rule, unlabel
 from neotask_tui.storage.events import Event
 
 MAX_CITES = 6
@@ -75,7 +75,7 @@ _COND = (
 NEGATION_RE = re.compile(f"{_NEG_EN}|{_NEG_RU}", re.IGNORECASE)
 """Any negation marker (broad: also "can't wait"). Used to check that a summary line restating a
 negated constraint still carries a negation; which sentences *are* constraints is decided by
-:func:`~neotask_tui.engine.constraints.constraint_kind`."""
+:func:`~neotask_tui.engine.language.constraints.constraint_kind`."""
 CONDITION_RE = re.compile(_COND, re.IGNORECASE)
 DECISION_RE = re.compile(
     r"\blet['’]s\b|^lets\b|\bwe['’]ll\b|\bwe will\b|\bdecided\b|(?<!keep )(?<!keeps )\bgo(?:ing)? with\b"

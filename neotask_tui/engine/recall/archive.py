@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neotask_tui.engine.summary import event_text
+from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.storage.events import Event
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 def _terms_fn() -> Callable[[str], list[str]]:
     try:
-        from neotask_tui.memory.lexical import terms
+        from neotask_tui.text.lexical import terms
 
         return terms
     except Exception:  # the memory package is optional here

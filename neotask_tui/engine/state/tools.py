@@ -12,13 +12,13 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
-from neotask_tui.engine.inbox import LONG_TERM_SCOPES, Candidate, InboxError
-from neotask_tui.engine.state_model import SCOPES
+from neotask_tui.engine.state.inbox import LONG_TERM_SCOPES, Candidate, InboxError
+from neotask_tui.engine.state.model import SCOPES
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.text.secrets import has_secrets
 
 if TYPE_CHECKING:
-    from neotask_tui.engine.state import StateManager
+    from neotask_tui.engine.state.manager import StateManager
 
 SOURCE = "model tool"
 TOOL_NAMES = frozenset(
@@ -171,7 +171,7 @@ async def handle_tool(mgr: StateManager, key: str, call: ToolCall) -> str | None
     bad = check_arguments(call.name, args)
     if bad is not None:
         return f"error: {bad}"
-    from neotask_tui.engine.state import StateError
+    from neotask_tui.engine.state.manager import StateError
 
     try:
         return await _dispatch(mgr, key, call.name, args)

@@ -8,7 +8,7 @@ Feature modules plug in through a small internal API: ``settings``, ``now()``, `
 ``current_record()``, ``events()``, ``append()``, ``count_text()``/``count_event()``, ``store``,
 ``provider`` — and the engine owns ``state`` (StateManager), ``compactor`` (Compactor) and
 ``memory`` (MemoryService) when those modules are present. The turn itself lives in
-:mod:`neotask_tui.engine.turn` and recall in :mod:`neotask_tui.engine.recall`.
+:mod:`neotask_tui.engine.session.turn` and recall in :mod:`neotask_tui.engine.recall.memory`.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from typing import Any
 from neotask_tui import paths
 from neotask_tui.config import Settings, load_settings
 from neotask_tui.engine import events as ev
-from neotask_tui.engine import recall as _recall
-from neotask_tui.engine import turn as _turn
 from neotask_tui.engine._util import clean_text, optional, totals
-from neotask_tui.engine.context import AssembledContext, ContextInputs, RecallItem, build_context
-from neotask_tui.engine.lifecycle import check_stale, local_zone, next_reset_at
-from neotask_tui.engine.recall import scope_admits
+from neotask_tui.engine.context.assembly import AssembledContext, ContextInputs, RecallItem, build_context
+from neotask_tui.engine.recall import memory as _recall
+from neotask_tui.engine.recall.memory import scope_admits
+from neotask_tui.engine.session import turn as _turn
+from neotask_tui.engine.session.lifecycle import check_stale, local_zone, next_reset_at
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import Provider
 from neotask_tui.storage.events import Event
@@ -96,9 +96,9 @@ class Engine:
         self._turn_lock = asyncio.Lock()
         self._memory = memory
         self._memory_failed = ""
-        state_cls = optional("neotask_tui.engine.state", "StateManager")
+        state_cls = optional("neotask_tui.engine.state.manager", "StateManager")
         self.state: Any = state_cls(self) if state_cls else None
-        comp_cls = optional("neotask_tui.engine.compaction", "Compactor")
+        comp_cls = optional("neotask_tui.engine.compaction.compactor", "Compactor")
         self.compactor: Any = comp_cls(self) if comp_cls else None
         self.last_ledger: dict[str, dict[str, Any]] = {}
 
@@ -171,7 +171,7 @@ class Engine:
 
     def count_text(self, text: str) -> int:
         """Token estimate of ``text`` (tiktoken, offline)."""
-        from neotask_tui.engine.tokens import count_text
+        from neotask_tui.text.tokens import count_text
 
         return count_text(text)
 
@@ -233,7 +233,7 @@ class Engine:
 
     def model_info(self) -> Any:
         """Context window and prices of the current model (from the shipped table)."""
-        from neotask_tui.engine.pricing import lookup_model
+        from neotask_tui.providers.models import lookup_model
 
         p = self._provider
         if p is None and self.settings.provider.name == "scripted":  # without reading the script
@@ -253,7 +253,7 @@ class Engine:
         info = self.model_info()
         return int(getattr(info, "context_window", 8192) or 8192)
 
-    # ------------------------------------------------------------------ memory (engine/recall.py)
+    # ------------------------------------------------------------------ memory (engine/recall/memory.py)
     async def get_memory(self) -> Any:
         """The memory service, built lazily off the event loop (None if disabled/unavailable)."""
         return await _recall.get_memory(self)
@@ -271,7 +271,7 @@ class Engine:
         """Auto-recall for a turn (empty if disabled or nothing to recall from)."""
         return await _recall.recall(self, key, query)
 
-    # ------------------------------------------------------------------ the turn (engine/turn.py)
+    # ------------------------------------------------------------------ the turn (engine/session/turn.py)
     def send(self, text: str, key: str | None = None) -> AsyncIterator[ev.EngineEvent]:
         """Run one turn: store the user's message, assemble context, stream the reply, store it.
 
@@ -419,7 +419,7 @@ class Engine:
             max_message_tokens=cs.max_message_tokens, count_event=lambda e: self.count_event(e, sid),
             new_event_id=new_event_id,
         )
-        if self.compactor is not None:  # recall of compacted-away turns (engine/compaction.py)
+        if self.compactor is not None:  # recall of compacted-away turns (engine/compaction/compactor.py)
             await asyncio.to_thread(self.compactor.augment_context, key, inp)
         # Counting tokens of a huge paste takes seconds: never on the event loop.
         return await asyncio.to_thread(build_context, inp)
@@ -456,8 +456,8 @@ class Engine:
             recall, note = [], f"memory recall failed: {e}"
         ctx = await self.build(key, draft, recall=recall)
         ctx.recall_basis, ctx.recall_query, ctx.recall_note = basis, query, note
-        from neotask_tui.engine.context import count_tools
-        from neotask_tui.engine.turn import next_call_tools, tool_definitions
+        from neotask_tui.engine.context.assembly import count_tools
+        from neotask_tui.engine.session.turn import next_call_tools, tool_definitions
 
         ctx.tools = tool_definitions(await asyncio.to_thread(next_call_tools, self))
         ctx.tool_tokens = count_tools(ctx.tools, self.count_text)
@@ -466,7 +466,7 @@ class Engine:
     # ------------------------------------------------------------------ compaction
     async def compact(self, key: str, *, instructions: str | None = None, preview: bool = False,
                       rebuild: bool = False, summary_text: str | None = None) -> Any:
-        """Compact the key's session now (see :mod:`neotask_tui.engine.compaction`).
+        """Compact the key's session now (see :mod:`neotask_tui.engine.compaction.compactor`).
 
         ``summary_text`` commits a summary the user reviewed/edited in the preview (no model call).
         """

@@ -1,4 +1,4 @@
-"""The promotion-inbox half of :class:`~neotask_tui.engine.state.StateManager`.
+"""The promotion-inbox half of :class:`~neotask_tui.engine.state.manager.StateManager`.
 
 File work runs off the event loop and is serialised by one lock; accepting is the only path from the
 inbox to long-term memory (through the engine's memory service, or ``MEMORY.md`` directly when
@@ -11,7 +11,7 @@ import asyncio
 from typing import Any
 
 from neotask_tui import paths
-from neotask_tui.engine.inbox import Candidate, Inbox, InboxEntry, memory_entry, memory_scope
+from neotask_tui.engine.state.inbox import Candidate, Inbox, InboxEntry, memory_entry, memory_scope
 from neotask_tui.storage.atomic import atomic_write_text
 
 

@@ -1,6 +1,6 @@
 """Long-term memory for the Engine: lazy service, auto-recall with scope checks, archived transcripts.
 
-Part of the :class:`~neotask_tui.engine.api.Engine` facade (functions it delegates to).
+Part of the :class:`~neotask_tui.engine.facade.Engine` facade (functions it delegates to).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from neotask_tui import paths
 from neotask_tui.engine._util import optional
-from neotask_tui.engine.context import RecallItem
+from neotask_tui.engine.context.assembly import RecallItem
 from neotask_tui.storage.atomic import atomic_write_text
 
 if TYPE_CHECKING:
-    from neotask_tui.engine.api import Engine
+    from neotask_tui.engine.facade import Engine
 
 log = logging.getLogger("neotask.engine")
 
@@ -167,7 +167,7 @@ def _index_archived(engine: Engine, mem: Any, agent: str, archived: list[Any]) -
     Returns:
         How many sessions were indexed inline.
     """
-    from neotask_tui.memory.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
+    from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
     if mem.background_busy():
         return 0
     done = _transcript_manifest()

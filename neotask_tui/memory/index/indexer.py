@@ -15,16 +15,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from neotask_tui.memory import lexical
-from neotask_tui.memory.chunking import ChunkDraft, chunk_markdown, content_hash, token_counter
 from neotask_tui.memory.files import SkipFile, Skipped, read_text, scan
+from neotask_tui.memory.index.chunking import ChunkDraft, chunk_markdown, content_hash, token_counter
 from neotask_tui.memory.types import ReindexStats
+from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
 
 if TYPE_CHECKING:
-    from neotask_tui.memory.embedder import Embedder
-    from neotask_tui.memory.store import ChunkStore
-    from neotask_tui.memory.termvec import TermVectors
+    from neotask_tui.memory.index.embedder import Embedder
+    from neotask_tui.memory.index.store import ChunkStore
+    from neotask_tui.memory.search.termvec import TermVectors
     from neotask_tui.storage.events import Event
 
 FILE_SOURCES = ("memory", "inbox")
@@ -512,7 +512,7 @@ def forgotten_key(event_id: int, role: str, text: str) -> str:
 
 
 def _q(s: str) -> str:
-    from neotask_tui.memory.store import sql_str
+    from neotask_tui.memory.index.store import sql_str
 
     return sql_str(s)
 

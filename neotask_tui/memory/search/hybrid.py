@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from neotask_tui.memory import dates, lexical
+from neotask_tui.memory.search import dates
+from neotask_tui.text import lexical
 
 if TYPE_CHECKING:
     import numpy as np

@@ -23,8 +23,8 @@ with why and when. Nothing else is authoritative, so state at any point in time 
 - ``session_expiry`` — ``expires_at`` (absolute) or ``after_event`` + ``delay`` ("ticket_closed + 7d");
   both ``None`` clears it.
 
-The types :class:`~neotask_tui.engine.state.StateManager` hands out — :class:`StateView`,
-:class:`Notice` and :class:`StateError` — live here too (``neotask_tui.engine.state`` re-exports them).
+The types :class:`~neotask_tui.engine.state.manager.StateManager` hands out — :class:`StateView`,
+:class:`Notice` and :class:`StateError` — live here too (``neotask_tui.engine.state.manager`` re-exports them).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def approx_tokens(text: str) -> int:
 def token_counter() -> Callable[[str], int]:
     """The engine's ``count_text`` when available, else :func:`approx_tokens`."""
     try:
-        from neotask_tui.engine.tokens import count_text  # type: ignore[import-not-found,unused-ignore]
+        from neotask_tui.text.tokens import count_text  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return approx_tokens
     return count_text  # type: ignore[no-any-return,unused-ignore]

@@ -33,8 +33,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from neotask_tui.memory import lexical
 from neotask_tui.storage.atomic import append_durable, atomic_write_bytes
+from neotask_tui.text import lexical
 
 if TYPE_CHECKING:
     import numpy as np

@@ -15,7 +15,7 @@ Statement                                       Session             Long-term
 
 Temporariness beats permanence ("today always answer in English" is a session preference); a
 question is never a statement; secrets are redacted from everything the classifier returns.
-The same marker lists feed the promotion criteria in :mod:`neotask_tui.engine.inbox`.
+The same marker lists feed the promotion criteria in :mod:`neotask_tui.engine.state.inbox`.
 """
 
 from __future__ import annotations

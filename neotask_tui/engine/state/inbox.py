@@ -6,7 +6,7 @@ redacted, checked against the lecture's criteria one by one, and stored in
 ``workspace_dir(agent_id)/inbox.json`` (rewritten atomically). Nothing reaches ``MEMORY.md`` until
 the user accepts it; a rejected text is remembered (normalised) and never proposed again.
 
-This module is synchronous file logic; :class:`~neotask_tui.engine.state.StateManager` calls it off
+This module is synchronous file logic; :class:`~neotask_tui.engine.state.manager.StateManager` calls it off
 the event loop and performs the memory write on accept.
 """
 
@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from neotask_tui.engine.classifier import (
+from neotask_tui.engine.language.classifier import (
     no_store_marker,
     permanence_markers,
     temporary_markers,
@@ -400,7 +400,7 @@ def memory_entry(text: str, *, when: datetime, scope: str | None, source: str = 
     once memory is enabled again.
     """
     try:
-        from neotask_tui.memory.chunking import format_entry
+        from neotask_tui.memory.index.chunking import format_entry
     except ImportError:  # memory package absent: the same format, written here
         lines = [ln.rstrip() for ln in text.strip().splitlines()] or [""]
         tag = source if scope is None else f"{source} scope={scope}"

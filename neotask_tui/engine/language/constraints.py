@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from neotask_tui.engine.classifier import directive_start, permanence_markers, project_scope, temporary_markers
+from neotask_tui.engine.language.classifier import directive_start, permanence_markers, project_scope, temporary_markers
 
 Kind = Literal["negation", "condition"]
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from neotask_tui.engine.constraints import constraint_kind, unlabel
-from neotask_tui.engine.guard import SECTION_OF, CriticalItem, extract_items, is_required, sentences, words
-from neotask_tui.engine.summary import Summary, SummaryLine
+from neotask_tui.engine.compaction.guard import SECTION_OF, CriticalItem, extract_items, is_required, sentences, words
+from neotask_tui.engine.compaction.summary import Summary, SummaryLine
+from neotask_tui.engine.language.constraints import constraint_kind, unlabel
 from neotask_tui.storage.events import Event
 
 _GOAL_RE = re.compile(

@@ -1,7 +1,7 @@
 """Structured session state: TTLs, scopes, the classifier hook and the promotion inbox.
 
 :class:`StateManager` is the feature module the engine holds as ``engine.state``. All state lives in
-the transcript as ``state`` events (see :mod:`neotask_tui.engine.state_model` for the payloads), so
+the transcript as ``state`` events (see :mod:`neotask_tui.engine.state.model` for the payloads), so
 every read folds the current session's events — following the lineage back through compactions — and
 state at any point can be rebuilt from the transcript alone. Writes go through ``engine.append``
 (durable, fsynced). Long-term memory is only ever written from :meth:`StateManager.inbox_accept`.
@@ -18,10 +18,9 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from neotask_tui import paths
-from neotask_tui.engine.classifier import classify
-from neotask_tui.engine.inbox import Candidate, Inbox, InboxEntry, InboxError, redact_tree
-from neotask_tui.engine.state_inbox import InboxMixin
-from neotask_tui.engine.state_model import (
+from neotask_tui.engine.language.classifier import classify
+from neotask_tui.engine.state.inbox import Candidate, Inbox, InboxEntry, InboxError, redact_tree
+from neotask_tui.engine.state.model import (
     LIST_FIELDS,
     RECENTLY_EXPIRED,
     SCOPES,
@@ -38,6 +37,7 @@ from neotask_tui.engine.state_model import (
     parse_time,
     valid_field,
 )
+from neotask_tui.engine.state.promotion import InboxMixin
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
 from neotask_tui.text.secrets import has_secrets, redact_secrets
@@ -438,13 +438,13 @@ class StateManager(InboxMixin):
 
     def tools(self) -> list[ToolSpec]:
         """The model-facing state tools (JSON-schema parameters)."""
-        from neotask_tui.engine.state_tools import tool_specs
+        from neotask_tui.engine.state.tools import tool_specs
 
         return tool_specs()
 
     async def handle_tool(self, key: str, call: ToolCall) -> str | None:
         """Execute one of the state tools; ``None`` if ``call`` is not one of them."""
-        from neotask_tui.engine.state_tools import handle_tool
+        from neotask_tui.engine.state.tools import handle_tool
 
         return await handle_tool(self, key, call)
 

@@ -108,7 +108,7 @@ def _bundled_files() -> tuple[Path, Path]:
 def bundled_model_dir() -> Path:
     """Assemble (once) and return the directory fastembed loads the default model from (files
     0600 whatever the umask, like everything under the data dir)."""
-    from neotask_tui.memory.store import make_private, private_files
+    from neotask_tui.memory.index.store import make_private, private_files
 
     with private_files():
         target = _assemble_bundled()

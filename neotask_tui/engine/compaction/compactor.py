@@ -1,7 +1,7 @@
 """Compaction that loses nothing silently.
 
 A compaction replaces the older part of a session by a structured, cited summary
-(:mod:`neotask_tui.engine.summary`) and starts a new session for the same key whose transcript is:
+(:mod:`neotask_tui.engine.compaction.summary`) and starts a new session for the same key whose transcript is:
 its ``session`` header, a ``compaction`` record, then the kept recent messages copied with their
 original ids. The old transcript is archived (viewable, never loaded into context) and
 ``sessions.json`` links child → parent.
@@ -31,12 +31,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from neotask_tui.engine import tokens
-from neotask_tui.engine.extractive import extractive_summary
-from neotask_tui.engine.guard import CriticalItem, attributor, extract_items, guard
-from neotask_tui.engine.lineage_recall import LineageRecall
-from neotask_tui.engine.summary import Summary, build_summary_prompt, event_text, parse_summary
-from neotask_tui.engine.summary_inputs import (
+from neotask_tui.engine.compaction.extractive import extractive_summary
+from neotask_tui.engine.compaction.guard import CriticalItem, attributor, extract_items, guard
+from neotask_tui.engine.compaction.inputs import (
     head_summary,
     is_context_event,
     lineage_events,
@@ -44,10 +41,13 @@ from neotask_tui.engine.summary_inputs import (
     previous_items,
     split_recent,
 )
+from neotask_tui.engine.compaction.summary import Summary, build_summary_prompt, event_text, parse_summary
+from neotask_tui.engine.recall.lineage import LineageRecall
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import ChatMessage, StreamEnd, TextDelta
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.transcript import append_events
+from neotask_tui.text import tokens
 from neotask_tui.text.secrets import MARKER_PREFIX, find_secrets, has_secrets, redact_secrets
 
 log = logging.getLogger(__name__)
@@ -138,7 +138,7 @@ class UndoResult:
 
 
 class Compactor:
-    """Automatic, manual and overflow compaction for an :class:`~neotask_tui.engine.api.Engine`.
+    """Automatic, manual and overflow compaction for an :class:`~neotask_tui.engine.facade.Engine`.
 
     Args:
         engine: The engine (settings, store, provider, token counts, optional state manager).
@@ -153,7 +153,7 @@ class Compactor:
     # ----- context assembly support
     def augment_context(self, key: str, inp: Any) -> None:
         """Add the most relevant compacted-away turns of the lineage to ``inp.recall`` (see
-        :meth:`~neotask_tui.engine.lineage_recall.LineageRecall.augment`)."""
+        :meth:`~neotask_tui.engine.recall.lineage.LineageRecall.augment`)."""
         if self._lineage is None:
             self._lineage = LineageRecall(self.engine)
         self._lineage.augment(key, inp)

@@ -2,7 +2,7 @@
 
 The rolling summary keeps the structure of old history; this puts its *words* back in reach: for
 the next user message, the lineage's archived turns are ranked (the memory service's hybrid search
-over archived transcripts, then :class:`~neotask_tui.engine.summary_recall.ArchiveRecall`) and the
+over archived transcripts, then :class:`~neotask_tui.engine.recall.archive.ArchiveRecall`) and the
 best ones fill the recall section within the room the rest of the context leaves.
 """
 
@@ -12,10 +12,10 @@ import dataclasses
 import logging
 from typing import Any
 
-from neotask_tui.engine import tokens
-from neotask_tui.engine.context import MSG_OVERHEAD, RecallItem, fence_recall, recall_room
-from neotask_tui.engine.summary_inputs import head_summary, lineage_events
-from neotask_tui.engine.summary_recall import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
+from neotask_tui.engine.compaction.inputs import head_summary, lineage_events
+from neotask_tui.engine.context.assembly import MSG_OVERHEAD, RecallItem, fence_recall, recall_room
+from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
+from neotask_tui.text import tokens
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class LineageRecall:
             embedder = None
             if self.engine.settings.memory.enabled:
                 try:
-                    from neotask_tui.memory.embedder import Embedder
+                    from neotask_tui.memory.index.embedder import Embedder
 
                     embedder = Embedder(self.engine.settings.memory.embedding_model)
                 except Exception as e:  # BM25 alone still recalls
@@ -58,7 +58,7 @@ class LineageRecall:
 
         Only for the ``summary`` strategy and only once the session has been compacted. The turns
         are quoted data with their event ids and dates, one short line each, within the room
-        :func:`~neotask_tui.engine.context.recall_room` gives recall (``memory.recall_budget_tokens``
+        :func:`~neotask_tui.engine.context.assembly.recall_room` gives recall (``memory.recall_budget_tokens``
         at least, more when the rest of the context leaves it free).
 
         Ranking: the memory service's hybrid search over the archived transcripts (when it is

@@ -1,0 +1,1 @@
+"""Context assembly: the per-section ledger and the fences around untrusted text."""

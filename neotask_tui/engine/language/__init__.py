@@ -1,0 +1,1 @@
+"""What an explicit statement means (English and Russian, no model): the classifier and the constraint rules."""

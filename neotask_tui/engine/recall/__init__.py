@@ -1,0 +1,1 @@
+"""Recall into the context: long-term memory (consented), and the session's own compacted-away turns."""

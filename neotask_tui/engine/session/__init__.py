@@ -1,0 +1,1 @@
+"""The session layer: routing a key to its session, lifecycle rules (daily/idle resets), the turn runner."""

@@ -1,0 +1,1 @@
+"""Structured session state: model and fold, the manager, model-facing tools, the promotion inbox."""

@@ -1,0 +1,1 @@
+"""Building the memory index: chunking, the embedder, the LanceDB store, the indexer."""

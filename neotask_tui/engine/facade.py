@@ -24,12 +24,15 @@ from typing import Any
 from neotask_tui import paths
 from neotask_tui.config import Settings, load_settings
 from neotask_tui.engine import events as ev
-from neotask_tui.engine._util import clean_text, optional, totals
+from neotask_tui.engine._util import clean_text, totals
+from neotask_tui.engine.compaction.compactor import Compactor
 from neotask_tui.engine.context.assembly import AssembledContext, ContextInputs, RecallItem, build_context
 from neotask_tui.engine.recall import memory as _recall
+from neotask_tui.engine.recall.lineage import LineageRecall
 from neotask_tui.engine.recall.memory import scope_admits
 from neotask_tui.engine.session import turn as _turn
 from neotask_tui.engine.session.lifecycle import check_stale, local_zone, next_reset_at
+from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import Provider
 from neotask_tui.storage.events import Event
@@ -96,10 +99,9 @@ class Engine:
         self._turn_lock = asyncio.Lock()
         self._memory = memory
         self._memory_failed = ""
-        state_cls = optional("neotask_tui.engine.state.manager", "StateManager")
-        self.state: Any = state_cls(self) if state_cls else None
-        comp_cls = optional("neotask_tui.engine.compaction.compactor", "Compactor")
-        self.compactor: Any = comp_cls(self) if comp_cls else None
+        self.state = StateManager(self)
+        self.compactor = Compactor(self)
+        self.lineage = LineageRecall(self)
         self.last_ledger: dict[str, dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ lifecycle of the engine
@@ -419,8 +421,8 @@ class Engine:
             max_message_tokens=cs.max_message_tokens, count_event=lambda e: self.count_event(e, sid),
             new_event_id=new_event_id,
         )
-        if self.compactor is not None:  # recall of compacted-away turns (engine/compaction/compactor.py)
-            await asyncio.to_thread(self.compactor.augment_context, key, inp)
+        # recall of compacted-away turns (engine/recall/lineage.py)
+        await asyncio.to_thread(self.lineage.augment, key, inp)
         # Counting tokens of a huge paste takes seconds: never on the event loop.
         return await asyncio.to_thread(build_context, inp)
 

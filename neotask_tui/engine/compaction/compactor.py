@@ -42,7 +42,6 @@ from neotask_tui.engine.compaction.inputs import (
     split_recent,
 )
 from neotask_tui.engine.compaction.summary import Summary, build_summary_prompt, event_text, parse_summary
-from neotask_tui.engine.recall.lineage import LineageRecall
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import ChatMessage, StreamEnd, TextDelta
 from neotask_tui.storage.events import Event
@@ -148,15 +147,8 @@ class Compactor:
         self.engine = engine
         self.use_model = True
         """False = always use the deterministic extractive summarizer (benches, offline use)."""
-        self._lineage: LineageRecall | None = None
 
     # ----- context assembly support
-    def augment_context(self, key: str, inp: Any) -> None:
-        """Add the most relevant compacted-away turns of the lineage to ``inp.recall`` (see
-        :meth:`~neotask_tui.engine.recall.lineage.LineageRecall.augment`)."""
-        if self._lineage is None:
-            self._lineage = LineageRecall(self.engine)
-        self._lineage.augment(key, inp)
 
     # ----- triggers
     def should_auto(self, key: str, ledger: Any) -> bool:

@@ -7,7 +7,7 @@ import asyncio
 import sys
 from typing import Any
 
-from neotask_tui.cli import print_json
+from neotask_tui.cli.output import print_json
 from neotask_tui.text.terminal import inert
 
 

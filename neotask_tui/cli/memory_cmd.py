@@ -26,7 +26,7 @@ def _console() -> Any:
 
 
 def _print_json(obj: Any) -> None:
-    from neotask_tui.cli import print_json
+    from neotask_tui.cli.output import print_json
 
     print_json(obj)
 

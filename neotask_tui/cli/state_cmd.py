@@ -13,8 +13,8 @@ import argparse
 import asyncio
 from typing import Any
 
-from neotask_tui.cli import print_json
 from neotask_tui.cli.core import _console, _key, open_engine
+from neotask_tui.cli.output import print_json
 
 
 def _manager(engine: Any) -> Any:

@@ -12,14 +12,11 @@ If the encoding cannot be loaded at all (a broken install) we fall back to a byt
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import math
 import threading
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from neotask_tui.providers.base import ChatMessage
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +25,6 @@ MESSAGE_OVERHEAD = 4
 """Tokens each message costs beyond its content (role and separators), as in OpenAI's cookbook."""
 REPLY_PRIMING = 3
 """Tokens that prime the assistant's reply (``<|start|>assistant<|message|>``)."""
-NAME_OVERHEAD = 1
-"""Extra token when a message carries a ``name``."""
 
 _LONG = 512  # strings at least this long go through the LRU cache
 _lock = threading.Lock()
@@ -102,29 +97,49 @@ def count_text(text: str) -> int:
     return _count_uncached(text)
 
 
-def count_messages(messages: list[ChatMessage]) -> int:
-    """Estimate the prompt tokens of a list of chat messages.
+class ToolCallLike(Protocol):
+    """A tool call as counted: its name and arguments."""
 
-    Content plus :data:`MESSAGE_OVERHEAD` per message (and :data:`NAME_OVERHEAD` when named), tool
-    calls as their JSON, plus :data:`REPLY_PRIMING` for the reply.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def arguments(self) -> dict[str, Any]: ...
+
+
+class MessageLike(Protocol):
+    """A chat message as counted (``providers.base.ChatMessage`` is one)."""
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def tool_calls(self) -> Sequence[ToolCallLike]: ...
+
+
+def message_tokens(m: MessageLike, count: Callable[[str], int] = count_text) -> int:
+    """Tokens one message costs: :data:`MESSAGE_OVERHEAD` plus its content and tool calls."""
+    n = MESSAGE_OVERHEAD + count(m.content)
+    for tc in m.tool_calls:
+        n += count(tc.name) + count(str(tc.arguments))
+    return n
+
+
+def count_messages(messages: Sequence[MessageLike], count: Callable[[str], int] = count_text) -> int:
+    """Estimate the prompt tokens of a list of chat messages: the one rule the context ledger, the
+    gauge and compaction use.
+
+    Each message costs :data:`MESSAGE_OVERHEAD` plus its content and its tool calls (name and
+    arguments); the reply costs :data:`REPLY_PRIMING`.
 
     Args:
         messages: The messages as they would be sent.
+        count: Token count of a text (default :func:`count_text`; the engine passes its cached one).
 
     Returns:
         The estimated prompt size in tokens.
     """
-    total = REPLY_PRIMING
-    for m in messages:
-        total += MESSAGE_OVERHEAD + count_text(m.content) + count_text(m.role)
-        if m.name:
-            total += NAME_OVERHEAD + count_text(m.name)
-        for call in m.tool_calls:
-            total += count_text(call.name) + count_text(json.dumps(call.arguments, ensure_ascii=False))
-            total += MESSAGE_OVERHEAD
-        if m.tool_call_id:
-            total += count_text(m.tool_call_id)
-    return total
+    return REPLY_PRIMING + sum(message_tokens(m, count) for m in messages)
 
 
 def truncate_to_tokens(text: str, n: int, keep: Literal["head", "tail"] = "head") -> str:

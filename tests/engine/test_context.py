@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from neotask_tui.engine.context.assembly import count_messages
 from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.recall.archive import format_turns, select_turns, turn_cost
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.storage.events import Event
-from neotask_tui.text.tokens import count_text
+from neotask_tui.text.tokens import count_messages, count_text
 from tests.engine.test_compaction import CONVERSATION, KEY, Clock, chat, make_settings, scripted
 
 

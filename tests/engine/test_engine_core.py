@@ -215,7 +215,7 @@ async def test_context_ledger_sums_to_total() -> None:
     for i in range(5):
         await run(engine, f"message number {i} " * 10)
     ctx = await engine.context(KEY, "next question")
-    from neotask_tui.engine.context.assembly import count_messages
+    from neotask_tui.text.tokens import count_messages
 
     assert sum(ctx.ledger.sections.values()) == ctx.ledger.total == count_messages(ctx.messages, engine.count_text)
     assert ctx.ledger.sections["new_message"] > 0 and ctx.ledger.sections["recent"] > 0

@@ -37,18 +37,24 @@ def test_long_strings_are_cached_and_consistent() -> None:
 
 
 def test_count_messages_adds_overheads() -> None:
+    """The one message rule (the context ledger's): content plus a per-message overhead, plus the
+    reply's priming; the role is part of the overhead."""
     msgs = [ChatMessage("system", "Be brief."), ChatMessage("user", "hello world")]
-    content = sum(count_text(m.content) + count_text(m.role) for m in msgs)
+    content = sum(count_text(m.content) for m in msgs)
     assert count_messages(msgs) == content + 2 * tokens.MESSAGE_OVERHEAD + tokens.REPLY_PRIMING
     assert count_messages([]) == tokens.REPLY_PRIMING
 
 
-def test_count_messages_includes_tool_calls_and_names() -> None:
+def test_count_messages_includes_tool_calls() -> None:
     bare = [ChatMessage("assistant", "")]
-    called = [ChatMessage("assistant", "", tool_calls=[ToolCall("c1", "search", {"q": "postgres"})])]
-    assert count_messages(called) > count_messages(bare)
-    named = [ChatMessage("tool", "ok", tool_call_id="c1", name="search")]
-    assert count_messages(named) > count_messages([ChatMessage("tool", "ok")])
+    call = ToolCall("c1", "search", {"q": "postgres"})
+    called = [ChatMessage("assistant", "", tool_calls=[call])]
+    assert count_messages(called) == count_messages(bare) + count_text("search") + count_text(str(call.arguments))
+
+
+def test_count_messages_takes_the_callers_counter() -> None:
+    msgs = [ChatMessage("user", "hello world")]
+    assert count_messages(msgs, lambda _t: 100) == 100 + tokens.MESSAGE_OVERHEAD + tokens.REPLY_PRIMING
 
 
 def test_truncate_head_and_tail() -> None:
@@ -83,7 +89,7 @@ def test_tokenizer_never_touches_the_network(tmp_path: Path) -> None:
         "socket.socket.connect_ex = blocked\n"
         "socket.create_connection = blocked\n"
         "socket.getaddrinfo = blocked\n"
-        "from neotask_tui.engine import tokens\n"
+        "from neotask_tui.text import tokens\n"
         "print(tokens.count_text('hello world'), tokens.using_fallback())\n"
     )
     env = {"PATH": "/usr/bin:/bin", "TIKTOKEN_CACHE_DIR": str(tmp_path / "tiktoken-cache"),

@@ -200,7 +200,7 @@ async def test_preview_carries_the_tool_definitions_the_call_sends(memory_home: 
         assert res.data["tool_tokens"] > 10 * len(sent)
         assert f"tools: {len(sent)} definitions sent with the call" in res.text
         # The ledger's total is still exactly the messages' count (the gauge).
-        from neotask_tui.engine.context.assembly import count_messages
+        from neotask_tui.text.tokens import count_messages
 
         ctx = await e.preview(KEY, "hello again")
         assert sum(ctx.ledger.sections.values()) == ctx.ledger.total == count_messages(ctx.messages, e.count_text)

@@ -18,9 +18,8 @@ from typing import Any
 from neotask_tui.engine.context.fences import fence
 from neotask_tui.providers.base import ChatMessage, ToolCall
 from neotask_tui.storage.events import Event
+from neotask_tui.text.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, message_tokens
 
-MSG_OVERHEAD = 4
-PRIMING = 3
 SECTIONS = ("system", "state", "summary", "recall", "recent", "tool", "new_message")
 
 
@@ -126,13 +125,6 @@ def fence_recall(items: list[RecallItem]) -> str:
     return "\n".join(parts)
 
 
-def _msg_tokens(m: ChatMessage, count: Callable[[str], int]) -> int:
-    n = MSG_OVERHEAD + count(m.content)
-    for tc in m.tool_calls:
-        n += count(tc.name) + count(str(tc.arguments))
-    return n
-
-
 def _event_messages(
     ev: Event, *, trim_tool: int, trim_msg: int, count: Callable[[str], int]
 ) -> tuple[list[ChatMessage], bool]:
@@ -160,12 +152,12 @@ def build_context(inp: ContextInputs) -> AssembledContext:
     msgs: list[ChatMessage] = []
     section_of: list[str] = []
     sections = dict.fromkeys(SECTIONS, 0)
-    sections["system"] = PRIMING
+    sections["system"] = REPLY_PRIMING
 
     def add(m: ChatMessage, section: str) -> None:
         msgs.append(m)
         section_of.append(section)
-        sections[section] += _msg_tokens(m, count)
+        sections[section] += message_tokens(m, count)
 
     add(ChatMessage(role="system", content=inp.system, cache=not inp.summary), "system")
     if inp.state_block:
@@ -185,7 +177,7 @@ def build_context(inp: ContextInputs) -> AssembledContext:
                            "(stored in full)")
         new_msg = ChatMessage(role="user", content=text)
     budget = max(inp.window - inp.reply_reserve, 0)
-    fixed = sum(sections.values()) + (_msg_tokens(new_msg, count) if new_msg else 0)
+    fixed = sum(sections.values()) + (message_tokens(new_msg, count) if new_msg else 0)
     room = budget - fixed
     # Sliding window, newest first.
     chosen: list[tuple[Event, list[ChatMessage]]] = []
@@ -206,7 +198,7 @@ def build_context(inp: ContextInputs) -> AssembledContext:
         new_msg = ChatMessage(role="user", content=text)
         after_msgs = [m for e in pinned_after for m in _event_messages(
             e, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens, count=count)[0]]
-        room -= _msg_tokens(new_msg, count) + sum(_msg_tokens(m, count) for m in after_msgs)
+        room -= message_tokens(new_msg, count) + sum(message_tokens(m, count) for m in after_msgs)
     full = False
     for ev in reversed(hist):
         if full:
@@ -214,7 +206,7 @@ def build_context(inp: ContextInputs) -> AssembledContext:
             continue
         ms, trimmed = _event_messages(ev, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens,
                                       count=count)
-        cost = sum(_msg_tokens(m, count) for m in ms)
+        cost = sum(message_tokens(m, count) for m in ms)
         if used + cost > room:
             full = True
             dropped.append(ev.id)
@@ -260,13 +252,13 @@ def recall_room(inp: ContextInputs, reserved: int) -> int:
     """
     count = inp.count_text
     budget = max(inp.window - inp.reply_reserve, 0)
-    used = PRIMING + _msg_tokens(ChatMessage(role="system", content=inp.system), count)
+    used = REPLY_PRIMING + message_tokens(ChatMessage(role="system", content=inp.system), count)
     if inp.state_block:
-        used += _msg_tokens(ChatMessage(role="system", content=inp.state_block), count)
+        used += message_tokens(ChatMessage(role="system", content=inp.state_block), count)
     if inp.strategy == "summary" and inp.summary:
-        used += _msg_tokens(ChatMessage(role="system", content=fence("conversation-summary", inp.summary)), count)
+        used += message_tokens(ChatMessage(role="system", content=fence("conversation-summary", inp.summary)), count)
     if inp.new_message is not None:
-        used += _msg_tokens(ChatMessage(role="user", content=trim_middle(inp.new_message, inp.max_message_tokens,
+        used += message_tokens(ChatMessage(role="user", content=trim_middle(inp.new_message, inp.max_message_tokens,
                                                                          count)[0]), count)
     most = budget - used
     for ev in inp.history:
@@ -274,7 +266,7 @@ def recall_room(inp: ContextInputs, reserved: int) -> int:
             continue
         ms, _ = _event_messages(ev, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens,
                                 count=count)
-        used += sum(_msg_tokens(m, count) for m in ms)
+        used += sum(message_tokens(m, count) for m in ms)
     return max(min(max(reserved, budget - used), most), 0)
 
 
@@ -282,9 +274,4 @@ def count_tools(tools: list[dict[str, Any]], count: Callable[[str], int]) -> int
     """Estimated tokens of tool definitions as a provider serialises them (JSON, per-tool overhead)."""
     import json
 
-    return sum(MSG_OVERHEAD + count(json.dumps(t, ensure_ascii=False, separators=(",", ":"))) for t in tools)
-
-
-def count_messages(messages: list[ChatMessage], count: Callable[[str], int]) -> int:
-    """Token count of assembled messages with the same rules as the ledger."""
-    return PRIMING + sum(_msg_tokens(m, count) for m in messages)
+    return sum(MESSAGE_OVERHEAD + count(json.dumps(t, ensure_ascii=False, separators=(",", ":"))) for t in tools)

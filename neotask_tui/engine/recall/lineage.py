@@ -13,9 +13,10 @@ import logging
 from typing import Any
 
 from neotask_tui.engine.compaction.inputs import head_summary, lineage_events
-from neotask_tui.engine.context.assembly import MSG_OVERHEAD, RecallItem, fence_recall, recall_room
+from neotask_tui.engine.context.assembly import RecallItem, fence_recall, recall_room
 from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
 from neotask_tui.text import tokens
+from neotask_tui.text.tokens import MESSAGE_OVERHEAD
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class LineageRecall:
         widest = max(by_id)
         probe = RecallItem(id=f"archive:{widest}-{widest}", text="", source=source, scope="session")
         # The fence, the tags and the message cost what they cost: the turns get the rest, measured.
-        budget = room - count(fence_recall([*kept, probe])) - MSG_OVERHEAD - 4
+        budget = room - count(fence_recall([*kept, probe])) - MESSAGE_OVERHEAD - 4
         if budget <= 0:
             return
         found = self._memory_turns(key, query, set(by_id), k=max(budget // 12, 20))

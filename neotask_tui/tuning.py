@@ -37,4 +37,8 @@ from typing import Final
 # engine.state and engine.session: state, inbox, the turn runner
 # ---------------------------------------------------------------------------------------------
 
+MAX_TOOL_ROUNDS: Final = 6
+"""Model calls one turn may make while the model keeps calling tools; the last round's reply is
+stored even when it asks for more (a model looping on tools must not hold the turn forever)."""
+
 __all__ = ["Final"]

@@ -4,11 +4,12 @@ Async methods yield or return plain dataclass events (:mod:`neotask_tui.engine.e
 here imports a UI toolkit. Blocking work (fsync'd appends, model loading, embeddings, LanceDB) runs
 in threads via ``asyncio.to_thread``.
 
-Feature modules plug in through a small internal API: ``settings``, ``now()``, ``parse_key()``,
-``current_record()``, ``events()``, ``append()``, ``count_text()``/``count_event()``, ``store``,
-``provider`` — and the engine owns ``state`` (StateManager), ``compactor`` (Compactor) and
-``memory`` (MemoryService) when those modules are present. The turn itself lives in
-:mod:`neotask_tui.engine.session.turn` and recall in :mod:`neotask_tui.engine.recall.memory`.
+The facade wires the engine's parts with explicit dependencies: ``state`` (StateManager),
+``compactor`` (Compactor), ``lineage`` (LineageRecall) and ``memory_recall`` (MemoryRecall, which owns
+the memory service). Each part depends on the Protocols of :mod:`neotask_tui.engine.ports`
+(``Sessions``: settings, clock, the key's session, appends, counting; ``ProviderSource``;
+``MemorySource``), which this class satisfies; no part imports this module. The turn runs in
+:mod:`neotask_tui.engine.session.turn`.
 """
 
 from __future__ import annotations
@@ -24,25 +25,27 @@ from typing import Any
 from neotask_tui import paths
 from neotask_tui.config import Settings, load_settings
 from neotask_tui.engine import events as ev
-from neotask_tui.engine._util import clean_text, totals
-from neotask_tui.engine.compaction.compactor import Compactor
+from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor, UndoResult
 from neotask_tui.engine.context.assembly import AssembledContext, ContextInputs, RecallItem, build_context
-from neotask_tui.engine.recall import memory as _recall
 from neotask_tui.engine.recall.lineage import LineageRecall
-from neotask_tui.engine.recall.memory import scope_admits
+from neotask_tui.engine.recall.memory import MemoryRecall, scope_admits
 from neotask_tui.engine.session import turn as _turn
 from neotask_tui.engine.session.lifecycle import check_stale, local_zone, next_reset_at
 from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import UserError
+from neotask_tui.memory.service import MemoryService
+from neotask_tui.memory.types import ReindexStats
 from neotask_tui.providers.base import Provider
+from neotask_tui.providers.models import ModelInfo
+from neotask_tui.providers.selection import ProviderChoice
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
 from neotask_tui.storage.lock import DataLock
 from neotask_tui.storage.store import SessionStore, parse_ts
+from neotask_tui.text.clean import clean_text
 
 log = logging.getLogger("neotask.engine")
-MAX_TOOL_ROUNDS = 6
 
 
 class Engine:
@@ -65,7 +68,7 @@ class Engine:
         provider: Provider | None = None,
         clock: Callable[[], datetime] | None = None,
         tz: tzinfo | None = None,
-        memory: Any = None,
+        memory: MemoryService | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self.readonly = readonly
@@ -96,9 +99,9 @@ class Engine:
         self._clock = clock
         self.tz = tz or local_zone()
         self._tok: dict[tuple[str, int], int] = {}
-        self._turn_lock = asyncio.Lock()
-        self._memory = memory
-        self._memory_failed = ""
+        self.turn_lock = asyncio.Lock()
+        """Serialises turns, session switches and compactions of this engine."""
+        self.memory_recall = MemoryRecall(self, memory)
         self.state = StateManager(self)
         self.compactor = Compactor(self)
         self.lineage = LineageRecall(self)
@@ -110,9 +113,8 @@ class Engine:
         if self._provider is not None:
             with contextlib.suppress(Exception):
                 await self._provider.aclose()
-        if self._memory is not None and hasattr(self._memory, "close"):
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(self._memory.close)
+        with contextlib.suppress(Exception):
+            await self.memory_recall.close()
         self._lock.release()
 
     def close(self) -> None:
@@ -197,49 +199,36 @@ class Engine:
         """Why this provider was chosen."""
         return self._provider_reason
 
-    def choose_provider(self) -> Any:
+    def choose_provider(self) -> ProviderChoice:
         """The provider choice (name, model, reason) without building it (cheap)."""
         from neotask_tui.providers.selection import choose_provider
 
         return choose_provider(self.settings)
 
-    def _scripted(self) -> Provider | None:
-        if self.settings.provider.name != "scripted":
-            return None
-        from neotask_tui.providers.scripted import ScriptedProvider
-
-        self._provider_reason = "configured: the scripted testing provider (replies from a script)"
-        return ScriptedProvider.from_settings(self.settings)
-
     async def get_provider(self, progress: Callable[[str], None] | None = None) -> Provider:
         """Build the provider on first use (local model load runs in a thread)."""
         if self._provider is not None:
             return self._provider
-        scripted = self._scripted()
-        if scripted is not None:
-            self._provider = scripted
-            return scripted
         from neotask_tui.providers.selection import build_provider
 
         choice = await asyncio.to_thread(self.choose_provider)
         prov = await asyncio.to_thread(build_provider, choice, self.settings)
-        loader = getattr(prov, "load", None)
-        if callable(loader):
-            if asyncio.iscoroutinefunction(loader):
-                await loader(progress)
-            else:
-                await asyncio.to_thread(loader, progress)
+        await prov.load(progress)
         self._provider = prov
-        self._provider_reason = str(getattr(choice, "reason", ""))
+        self._provider_reason = choice.reason
         return prov
 
-    def model_info(self) -> Any:
+    async def prepare_provider(self) -> None:
+        """Build the provider now when building it is cheap (no model to load, no network), so a bad
+        configuration is a one-line error before a turn stores anything."""
+        if self._provider is None and (await asyncio.to_thread(self.choose_provider)).build_first:
+            await self.get_provider()
+
+    def model_info(self) -> ModelInfo:
         """Context window and prices of the current model (from the shipped table)."""
         from neotask_tui.providers.models import lookup_model
 
         p = self._provider
-        if p is None and self.settings.provider.name == "scripted":  # without reading the script
-            return lookup_model("scripted", self.settings.provider.model or "scripted")
         if p is None:
             choice = self.choose_provider()
             return lookup_model(choice.name, choice.model)
@@ -249,29 +238,28 @@ class Engine:
         """The context window in tokens for the next call."""
         if self.settings.context.window_tokens > 0:
             return self.settings.context.window_tokens
-        loaded = getattr(self._provider, "context_window", None)
-        if isinstance(loaded, int) and loaded > 0:
+        loaded = self._provider.context_window if self._provider is not None else None
+        if loaded:
             return loaded  # what the model was actually loaded with (local GGUFs)
-        info = self.model_info()
-        return int(getattr(info, "context_window", 8192) or 8192)
+        return self.model_info().context_window
 
     # ------------------------------------------------------------------ memory (engine/recall/memory.py)
-    async def get_memory(self) -> Any:
+    async def get_memory(self) -> MemoryService | None:
         """The memory service, built lazily off the event loop (None if disabled/unavailable)."""
-        return await _recall.get_memory(self)
+        return await self.memory_recall.get_memory()
 
-    async def watch_memory(self, key: str, on_change: Callable[[Any], None]) -> bool:
-        """Reindex the key's agent's memory files on every edit (see :func:`recall.watch_memory`)."""
-        return await _recall.watch_memory(self, key, on_change)
+    async def watch_memory(self, key: str, on_change: Callable[[ReindexStats], None]) -> bool:
+        """Reindex the key's agent's memory files on every edit (see :meth:`MemoryRecall.watch`)."""
+        return await self.memory_recall.watch(key, on_change)
 
     @property
-    def memory(self) -> Any:
+    def memory(self) -> MemoryService | None:
         """The memory service if already built."""
-        return self._memory
+        return self.memory_recall.memory
 
     async def recall(self, key: str, query: str) -> list[RecallItem]:
         """Auto-recall for a turn (empty if disabled or nothing to recall from)."""
-        return await _recall.recall(self, key, query)
+        return await self.memory_recall.recall(key, query)
 
     # ------------------------------------------------------------------ the turn (engine/session/turn.py)
     def send(self, text: str, key: str | None = None) -> AsyncIterator[ev.EngineEvent]:
@@ -291,7 +279,7 @@ class Engine:
         return next_reset_at(last, self.now(), daily_hour=s.daily_reset_hour, idle_minutes=s.idle_reset_minutes,
                              tz=self.tz)
 
-    def _route(self, key: str) -> tuple[SessionRecord, ev.SessionReset | None]:
+    def route(self, key: str) -> tuple[SessionRecord, ev.SessionReset | None]:
         """Resolve ``key`` to its session, starting a fresh one if the old one is stale."""
         key = validate_key(key)
         self.migrate_workspace(parse_key(key).agent_id)
@@ -313,9 +301,9 @@ class Engine:
     async def new_session(self, key: str, *, reason: str = "new") -> ev.SessionReset:
         """Start a fresh session for ``key``; the old transcript is archived, nothing is deleted."""
         key = validate_key(key)
-        async with self._turn_lock:
+        async with self.turn_lock:
             old = self.store.get(key)
-            if reason == "reset" and old is not None and self.state is not None:
+            if reason == "reset" and old is not None:
                 await self.state.on_reset(key, old.session_id)
             rec = await asyncio.to_thread(self.store.create_session, key, reason=reason, now=self.now())
         return ev.SessionReset(key=key, reason=reason, old_session_id=old.session_id if old else None,
@@ -332,12 +320,12 @@ class Engine:
         if rec is None or not rec.auto_reset:
             raise UserError(f"no automatic reset to undo for {key}")
         prev = str(rec.auto_reset["previous_session_id"])
-        async with self._turn_lock:
+        async with self.turn_lock:
             return await asyncio.to_thread(self.store.make_current, prev, key=key)
 
     async def restore(self, session_id: str) -> SessionRecord:
         """Make an archived session current again (its key's current session is archived)."""
-        async with self._turn_lock:
+        async with self.turn_lock:
             return await asyncio.to_thread(self.store.make_current, session_id)
 
     async def cleanup(self, days: int | None = None) -> list[SessionRecord]:
@@ -348,7 +336,7 @@ class Engine:
         lo, hi = RANGES[("session", "cleanup_days")]
         if isinstance(d, bool) or not isinstance(d, int) or not lo <= d <= hi:
             raise UserError(f"days must be between {int(lo)} and {int(hi)} (like session.cleanup_days), got {d!r}")
-        async with self._turn_lock:
+        async with self.turn_lock:
             return await asyncio.to_thread(self.store.cleanup, d, self.now())
 
     async def set_session_config(self, key: str, **values: Any) -> SessionRecord:
@@ -357,8 +345,7 @@ class Engine:
         old = dict(rec.config)
         rec.config.update(values)
         await asyncio.to_thread(self.store.save)
-        if self.state is not None and hasattr(self.state, "on_scope_change"):
-            await self.state.on_scope_change(key, old, dict(rec.config))
+        await self.state.on_scope_change(key, old, dict(rec.config))
         return rec
 
     # ------------------------------------------------------------------ listings
@@ -412,7 +399,7 @@ class Engine:
         if exclude_last and hist:
             hist = hist[:-1]
         summary, sum_id = self.summary_of(key)
-        state_block = self.state.block(key) if self.state is not None else ""
+        state_block = self.state.block(key)
         inp = ContextInputs(
             system=self.settings.general.system_prompt, history=hist, new_message=new_message,
             window=self.window(), count_text=self.count_text, reply_reserve=cs.reply_reserve_tokens,
@@ -452,8 +439,8 @@ class Engine:
             basis = "last_user_message" if query else "none"
         note = ""
         try:
-            recall = await _recall.recall(self, key, query, preview=True)
-            note = await _recall.preview_note(self, key)
+            recall = await self.memory_recall.recall(key, query, preview=True)
+            note = await self.memory_recall.preview_note(key)
         except Exception as e:  # a preview must show the rest even when memory fails
             recall, note = [], f"memory recall failed: {e}"
         ctx = await self.build(key, draft, recall=recall)
@@ -467,22 +454,18 @@ class Engine:
 
     # ------------------------------------------------------------------ compaction
     async def compact(self, key: str, *, instructions: str | None = None, preview: bool = False,
-                      rebuild: bool = False, summary_text: str | None = None) -> Any:
+                      rebuild: bool = False, summary_text: str | None = None) -> CompactionResult:
         """Compact the key's session now (see :mod:`neotask_tui.engine.compaction.compactor`).
 
         ``summary_text`` commits a summary the user reviewed/edited in the preview (no model call).
         """
-        if self.compactor is None:
-            raise UserError("compaction is not available in this build")
-        async with self._turn_lock:
+        async with self.turn_lock:
             return await self.compactor.compact(key, instructions=instructions, preview=preview, rebuild=rebuild,
                                                 summary_text=summary_text)
 
-    async def undo_compact(self, key: str) -> Any:
+    async def undo_compact(self, key: str) -> UndoResult:
         """Undo the last compaction (the parent session becomes current again)."""
-        if self.compactor is None:
-            raise UserError("compaction is not available in this build")
-        async with self._turn_lock:
+        async with self.turn_lock:
             return await self.compactor.undo(key)
 
     def session_info(self, key: str) -> dict[str, Any]:
@@ -492,10 +475,10 @@ class Engine:
         nr = self.next_reset(key)
         d["next_reset_at"] = nr[0].isoformat() if nr else None
         d["next_reset_kind"] = nr[1] if nr else None
-        d["totals"] = totals(rec)
+        d["totals"] = rec.counters.totals()
         d["last_ledger"] = self.last_ledger.get(key)
         d["events"] = len(self.store.events(rec.session_id))
         return d
 
 
-__all__ = ["Engine", "clean_text", "scope_admits"]
+__all__ = ["Engine", "scope_admits"]

@@ -8,7 +8,7 @@ request body and one streaming attempt.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from neotask_tui.providers._retry import with_retries
@@ -18,6 +18,12 @@ from neotask_tui.providers.base import ChatMessage, StreamEvent, ToolSpec
 class SdkProvider:
     """Base of :class:`~neotask_tui.providers.openai_compat.OpenAICompatProvider` and
     :class:`~neotask_tui.providers.anthropic.AnthropicProvider`."""
+
+    context_window: int | None = None
+    """Remote models: the model table's window applies."""
+
+    async def load(self, progress: Callable[[str], None] | None = None) -> None:
+        """Nothing to load: a remote API (the client is made on the first call)."""
 
     def _init_common(
         self, *, api_key: str | None, timeout: float, max_retries: int, max_tokens: int, backoff_base: float

@@ -8,7 +8,7 @@ engine understands (it keeps the partial reply and marks it ``interrupted``).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -147,6 +147,15 @@ class Provider(Protocol):
     name: str  # "local" | "openai" | "anthropic" | "scripted"
     model: str
     supports_tools: bool
+
+    @property
+    def context_window(self) -> int | None:
+        """The context length the model is loaded with (local models), None when the model table says."""
+        ...
+
+    async def load(self, progress: Callable[[str], None] | None = None) -> None:
+        """Prepare the model (load a local GGUF); ``progress`` gets human-readable steps."""
+        ...
 
     def stream(
         self,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,10 @@ class ScriptedProvider:
 
     name = "scripted"
     supports_tools = True
+    context_window: int | None = None
+
+    async def load(self, progress: Callable[[str], None] | None = None) -> None:
+        """Nothing to load (the script was read when the provider was built)."""
 
     def __init__(self, replies: list[ScriptedReply] | None = None, model: str = "scripted") -> None:
         self.model = model

@@ -48,6 +48,9 @@ class ProviderChoice:
     base_url: str | None
     reason: str
     api_key_env: str | None = None
+    build_first: bool = False
+    """Building the provider is cheap and checks its configuration (a script file): the engine
+    builds it before a turn stores anything, so a bad configuration is a one-line error."""
 
 
 def ollama_base(env: Mapping[str, str]) -> str:
@@ -105,7 +108,7 @@ def _explicit(settings: Settings, env: Mapping[str, str]) -> ProviderChoice:
     if name == "local":
         return _local_choice(settings, why)
     if name == "scripted":
-        return ProviderChoice("scripted", p.model or "scripted", None, why + " (testing aid)")
+        return ProviderChoice("scripted", p.model or "scripted", None, why + " (testing aid)", build_first=True)
     if name == "openai":
         base = p.base_url or env.get("OPENAI_BASE_URL") or None
         key_env = None if p.api_key else ("OPENAI_API_KEY" if env.get("OPENAI_API_KEY") else None)

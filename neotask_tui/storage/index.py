@@ -46,6 +46,10 @@ class Counters:
         else:
             self.cost_usd = round(self.cost_usd + cost, 8)
 
+    def totals(self) -> dict[str, Any]:
+        """The counters as a plain dict (status bars, ``TurnDone.totals``, JSON)."""
+        return asdict(self)
+
 
 @dataclass
 class SessionRecord:

@@ -128,8 +128,8 @@ HOSTILE_TEXTS: dict[str, str] = {
 def _text_case(name: str, text: str) -> HostileCase:
     async def run() -> tuple[bool, str]:
         from neotask_tui.engine.events import TurnDone
-        from neotask_tui.engine.facade import clean_text
         from neotask_tui.errors import UserError
+        from neotask_tui.text.clean import clean_text
 
         e = _engine()
         try:

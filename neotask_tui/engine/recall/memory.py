@@ -1,6 +1,7 @@
-"""Long-term memory for the Engine: lazy service, auto-recall with scope checks, archived transcripts.
+"""Long-term memory for the engine: the lazy service, auto-recall with scope checks, archived transcripts.
 
-Part of the :class:`~neotask_tui.engine.facade.Engine` facade (functions it delegates to).
+:class:`MemoryRecall` is the part the :class:`~neotask_tui.engine.facade.Engine` holds; it needs the
+sessions (:class:`~neotask_tui.engine.ports.Sessions`) and owns the memory service it builds.
 """
 
 from __future__ import annotations
@@ -11,15 +12,18 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from neotask_tui import paths
-from neotask_tui.engine._util import optional
 from neotask_tui.engine.context.assembly import RecallItem
+from neotask_tui.engine.ports import Sessions
+from neotask_tui.memory.files import scan
+from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
+from neotask_tui.memory.service import MemoryService
+from neotask_tui.memory.types import ReindexStats
 from neotask_tui.storage.atomic import atomic_write_text
-
-if TYPE_CHECKING:
-    from neotask_tui.engine.facade import Engine
+from neotask_tui.storage.events import Event
+from neotask_tui.storage.store import ArchivedInfo
 
 log = logging.getLogger("neotask.engine")
 
@@ -37,174 +41,190 @@ def scope_admits(scope: str, config: dict[str, Any]) -> bool:
     return True
 
 
-async def get_memory(engine: Engine) -> Any:
-    """The memory service, built lazily off the event loop (None if disabled/unavailable)."""
-    if engine._memory is not None or not engine.settings.memory.enabled or engine._memory_failed:
-        return engine._memory
-    cls = optional("neotask_tui.memory.service", "MemoryService")
-    if cls is None:
-        return None
-    try:
-        engine._memory = await asyncio.to_thread(cls, engine.settings.memory)
-    except Exception as e:  # surfaced once, never breaks a turn
-        engine._memory_failed = f"memory unavailable: {e}"
-        log.warning(engine._memory_failed)
-    return engine._memory
+class MemoryRecall:
+    """The memory service (built lazily, off the event loop) and what the engine asks of it.
 
-
-async def recall(engine: Engine, key: str, query: str, *, preview: bool = False) -> list[RecallItem]:
-    """Auto-recall for a turn (empty if disabled); never raises.
-
-    ``preview`` (``/context``, F4, ``neotask context``) reads the memory index as it is: no memory
-    file or archived transcript is indexed, nothing is written and the turn's notices are left alone.
+    Args:
+        sessions: Settings, the store and the key's current session.
+        memory: A memory service to use (default: built on first use when memory is enabled).
     """
-    if not (engine.settings.memory.enabled and engine.settings.memory.auto_recall) or not query.strip():
-        return []
-    agent = engine.parse_key(key).agent_id
-    archived = [a for a in engine.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
-    if not archived and not _has_memory_files(agent):
-        return []  # nothing to recall from: don't pay for loading the embedder and LanceDB
-    if preview and not _index_exists(engine):
-        return []  # opening the store would create it: a preview writes nothing (see preview_note)
-    mem = await engine.get_memory()
-    if mem is None:
-        return []
-    if archived and engine.settings.memory.include_transcripts and not preview:
-        await asyncio.to_thread(_index_archived, engine, mem, agent, archived)
-    excl = set(engine.current_record(key).config.get("never_recall", []))
-    hits = await asyncio.to_thread(
-        mem.recall, query, agent_id=agent, budget_tokens=engine.settings.memory.recall_budget_tokens,
-        k=engine.settings.memory.recall_k, exclude=excl, refresh=not preview,
-    )
-    if not preview:
-        # skipped memory files and background indexing: shown once, by this turn (see turn.send)
-        engine.store.notices.extend(mem.take_notices())
-    cfg = engine.current_record(key).config
-    return [
-        RecallItem(id=h.id, text=h.text, source=h.location, score=h.score,
-                   scope=h.scope, event_ids=list(getattr(h, "event_ids", None) or []))
-        for h in hits if scope_admits(h.scope, cfg)
-    ]
 
+    def __init__(self, sessions: Sessions, memory: MemoryService | None = None) -> None:
+        self._sessions = sessions
+        self._memory = memory
+        self._failed = ""
 
-async def preview_note(engine: Engine, key: str) -> str:
-    """Why a preview's recall may differ from the next call's ("" when it should not).
+    @property
+    def memory(self) -> MemoryService | None:
+        """The memory service if already built."""
+        return self._memory
 
-    Read-only: it says what the next call would index first (memory files changed since they were
-    indexed, archived transcripts not indexed yet) instead of indexing it.
-    """
-    if not (engine.settings.memory.enabled and engine.settings.memory.auto_recall):
-        return ""
-    agent = engine.parse_key(key).agent_id
-    notes: list[str] = []
-    if not _index_exists(engine) and _has_memory_files(agent):
-        notes.append("memory is not indexed yet")
-    elif engine.memory is not None:
-        pending: list[str] = await asyncio.to_thread(engine.memory.unindexed, agent)
-        if pending:
-            names = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
-            notes.append(f"memory changed since it was indexed ({names})")
-    if engine.settings.memory.include_transcripts:
-        archived = [a for a in engine.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
-        waiting = [a.session_id for a in archived if a.session_id not in _transcript_manifest()]
-        if waiting:
-            n = len(waiting)
-            notes.append(f"{n} archived session{'s' if n != 1 else ''} not indexed yet")
-    if not notes:
-        return ""
-    return "; ".join(notes) + ": the next call indexes it (large archives in the background), so its recall may differ"
+    async def get_memory(self) -> MemoryService | None:
+        """The memory service, built lazily off the event loop (None if disabled/unavailable)."""
+        settings = self._sessions.settings
+        if self._memory is not None or not settings.memory.enabled or self._failed:
+            return self._memory
+        try:
+            self._memory = await asyncio.to_thread(MemoryService, settings.memory)
+        except Exception as e:  # surfaced once, never breaks a turn
+            self._failed = f"memory unavailable: {e}"
+            log.warning(self._failed)
+        return self._memory
 
+    async def close(self) -> None:
+        """Close the memory service if it was built (its watcher and background indexing stop)."""
+        if self._memory is not None:
+            await asyncio.to_thread(self._memory.close)
 
-async def watch_memory(engine: Engine, key: str, on_change: Callable[[Any], None]) -> bool:
-    """Watch the key's agent's memory files and reindex on every edit (while a front end runs), so
-    a recall never pays for an edit made in another editor. Only when memory is enabled, watching
-    is on and the agent has memory files (loading the embedder and LanceDB costs seconds of CPU).
+    async def recall(self, key: str, query: str, *, preview: bool = False) -> list[RecallItem]:
+        """Auto-recall for a turn (empty if disabled); never raises.
 
-    Returns:
-        Whether a watcher was started.
-    """
-    s = engine.settings.memory
-    agent = engine.parse_key(key).agent_id
-    if not (s.enabled and s.watch) or not _has_memory_files(agent):
-        return False
-    mem = await engine.get_memory()
-    if mem is None:
-        return False
-    await asyncio.to_thread(mem.start_watcher, agent, on_change)
-    return True
+        ``preview`` (``/context``, F4, ``neotask context``) reads the memory index as it is: no memory
+        file or archived transcript is indexed, nothing is written and the turn's notices are left alone.
+        """
+        ms = self._sessions.settings.memory
+        if not (ms.enabled and ms.auto_recall) or not query.strip():
+            return []
+        agent = self._sessions.parse_key(key).agent_id
+        archived = [a for a in self._sessions.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
+        if not archived and not _has_memory_files(agent):
+            return []  # nothing to recall from: don't pay for loading the embedder and LanceDB
+        if preview and not self._index_exists():
+            return []  # opening the store would create it: a preview writes nothing (see preview_note)
+        mem = await self.get_memory()
+        if mem is None:
+            return []
+        if archived and ms.include_transcripts and not preview:
+            await asyncio.to_thread(self._index_archived, mem, agent, archived)
+        excl = set(self._sessions.current_record(key).config.get("never_recall", []))
+        hits = await asyncio.to_thread(
+            mem.recall, query, agent_id=agent, budget_tokens=ms.recall_budget_tokens,
+            k=ms.recall_k, exclude=excl, refresh=not preview,
+        )
+        if not preview:
+            # skipped memory files and background indexing: shown once, by this turn (see turn.send)
+            self._sessions.store.notices.extend(mem.take_notices())
+        cfg = self._sessions.current_record(key).config
+        return [
+            RecallItem(id=h.id, text=h.text, source=h.location, score=h.score,
+                       scope=h.scope, event_ids=list(h.event_ids))
+            for h in hits if scope_admits(h.scope, cfg)
+        ]
 
+    async def preview_note(self, key: str) -> str:
+        """Why a preview's recall may differ from the next call's ("" when it should not).
 
-def _index_exists(engine: Engine) -> bool:
-    """Whether the memory store exists (a remote one is assumed to)."""
-    uri = engine.settings.memory.db_uri
-    if "://" in uri:
+        Read-only: it says what the next call would index first (memory files changed since they were
+        indexed, archived transcripts not indexed yet) instead of indexing it.
+        """
+        if not (self._sessions.settings.memory.enabled and self._sessions.settings.memory.auto_recall):
+            return ""
+        agent = self._sessions.parse_key(key).agent_id
+        notes: list[str] = []
+        if not self._index_exists() and _has_memory_files(agent):
+            notes.append("memory is not indexed yet")
+        elif self._memory is not None:
+            pending: list[str] = await asyncio.to_thread(self._memory.unindexed, agent)
+            if pending:
+                names = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
+                notes.append(f"memory changed since it was indexed ({names})")
+        if self._sessions.settings.memory.include_transcripts:
+            archived = [a for a in self._sessions.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
+            waiting = [a.session_id for a in archived if a.session_id not in _transcript_manifest()]
+            if waiting:
+                n = len(waiting)
+                notes.append(f"{n} archived session{'s' if n != 1 else ''} not indexed yet")
+        if not notes:
+            return ""
+        return ("; ".join(notes)
+                + ": the next call indexes it (large archives in the background), so its recall may differ")
+
+    async def watch(self, key: str, on_change: Callable[[ReindexStats], None]) -> bool:
+        """Watch the key's agent's memory files and reindex on every edit (while a front end runs), so
+        a recall never pays for an edit made in another editor. Only when memory is enabled, watching
+        is on and the agent has memory files (loading the embedder and LanceDB costs seconds of CPU).
+
+        Returns:
+            Whether a watcher was started.
+        """
+        s = self._sessions.settings.memory
+        agent = self._sessions.parse_key(key).agent_id
+        if not (s.enabled and s.watch) or not _has_memory_files(agent):
+            return False
+        mem = await self.get_memory()
+        if mem is None:
+            return False
+        await asyncio.to_thread(mem.start_watcher, agent, on_change)
         return True
-    root = Path(uri) if uri else paths.memory_db_dir()
-    return root.is_dir() and any(root.glob("*.lance"))
+
+    def _index_exists(self) -> bool:
+        """Whether the memory store exists (a remote one is assumed to)."""
+        uri = self._sessions.settings.memory.db_uri
+        if "://" in uri:
+            return True
+        root = Path(uri) if uri else paths.memory_db_dir()
+        return root.is_dir() and any(root.glob("*.lance"))
+
+    def _index_archived(self, mem: MemoryService, agent: str, archived: list[ArchivedInfo]) -> int:
+        """Index archived transcripts of this agent not indexed yet (a manifest remembers which).
+
+        Never holds the turn up: while a background indexing runs nothing is done (the next turn looks
+        again); when what is waiting is more message text than one message is indexed at most
+        (``TRANSCRIPT_MESSAGE_MAX_CHARS``: a session holding a paste; every row of a transcript is embedded
+        twice, alone and in context), it is indexed in the background thread, one session after another,
+        and the turn recalls from the index as it is (with a notice). A session enters the manifest
+        only once its rows are written, so one cut short (close, kill) is indexed again next time.
+
+        Returns:
+            How many sessions were indexed inline.
+        """
+        if mem.background_busy():
+            return 0
+        done = _transcript_manifest()
+        if done and not mem.stats(agent).get("by_source", {}).get("transcript"):
+            # The store lost its transcript rows (e.g. a damaged table was rebuilt): index again.
+            done = {k: v for k, v in done.items() if k not in {a.session_id for a in archived}}
+        todo = [(a.session_id, self._sessions.store.events(a.session_id)) for a in archived if a.session_id not in done]
+        if not todo:
+            return 0
+        size = sum(
+            min(len(ev.content), TRANSCRIPT_MESSAGE_MAX_CHARS)
+            for _, events in todo for ev in events if ev.type == "message"
+        )
+
+        def index(sid: str, events: list[Event]) -> None:
+            mem.index_transcript(agent, sid, events, f"agent:{agent}")
+            done[sid] = self._sessions.now_iso()
+            if not self._sessions.readonly:
+                atomic_write_text(paths.data_dir() / "memory-transcripts.json",
+                                  json.dumps(done, indent=0, sort_keys=True))
+
+        if size <= TRANSCRIPT_MESSAGE_MAX_CHARS:
+            for sid, events in todo:
+                index(sid, events)
+            return len(todo)
+
+        def job() -> None:
+            for sid, events in todo:
+                if mem.closing:
+                    return  # the rest waits for the next start
+                index(sid, events)
+
+        n = len(todo)
+        mem.start_background(
+            job, f"memory-transcripts-{agent}",
+            f"memory: indexing {n} archived session{'s' if n != 1 else ''} in the background; "
+            "recall uses the rest meanwhile")
+        return 0
 
 
 def _has_memory_files(agent: str) -> bool:
     """Whether the agent has anything memory would read or report (a skipped file is told once)."""
-    from neotask_tui.memory.files import scan
-
     ws = paths.workspace_dir(agent)
     if os.path.lexists(ws / "MEMORY.md"):
         return True
     found = scan(ws, 1 << 62)  # depth-limited, follows no link (a 1,100-deep folder broke rglob)
     return bool(found.files or found.skipped)
-
-
-def _index_archived(engine: Engine, mem: Any, agent: str, archived: list[Any]) -> int:
-    """Index archived transcripts of this agent not indexed yet (a manifest remembers which).
-
-    Never holds the turn up: while a background indexing runs nothing is done (the next turn looks
-    again); when what is waiting is more message text than one message is indexed at most
-    (``TRANSCRIPT_MESSAGE_MAX_CHARS``: a session holding a paste; every row of a transcript is embedded
-    twice, alone and in context), it is indexed in the background thread, one session after another,
-    and the turn recalls from the index as it is (with a notice). A session enters the manifest
-    only once its rows are written, so one cut short (close, kill) is indexed again next time.
-
-    Returns:
-        How many sessions were indexed inline.
-    """
-    from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
-    if mem.background_busy():
-        return 0
-    done = _transcript_manifest()
-    if done and not mem.stats(agent).get("by_source", {}).get("transcript"):
-        # The store lost its transcript rows (e.g. a damaged table was rebuilt): index again.
-        done = {k: v for k, v in done.items() if k not in {a.session_id for a in archived}}
-    todo = [(a.session_id, engine.store.events(a.session_id)) for a in archived if a.session_id not in done]
-    if not todo:
-        return 0
-    size = sum(
-        min(len(ev.content), TRANSCRIPT_MESSAGE_MAX_CHARS)
-        for _, events in todo for ev in events if ev.type == "message"
-    )
-
-    def index(sid: str, events: list[Any]) -> None:
-        mem.index_transcript(agent, sid, events, f"agent:{agent}")
-        done[sid] = engine.now_iso()
-        if not engine.readonly:
-            atomic_write_text(paths.data_dir() / "memory-transcripts.json", json.dumps(done, indent=0, sort_keys=True))
-
-    if size <= TRANSCRIPT_MESSAGE_MAX_CHARS:
-        for sid, events in todo:
-            index(sid, events)
-        return len(todo)
-
-    def job() -> None:
-        for sid, events in todo:
-            if mem.closing:
-                return  # the rest waits for the next start
-            index(sid, events)
-
-    n = len(todo)
-    mem.start_background(
-        job, f"memory-transcripts-{agent}",
-        f"memory: indexing {n} archived session{'s' if n != 1 else ''} in the background; "
-        "recall uses the rest meanwhile")
-    return 0
 
 
 def _transcript_manifest() -> dict[str, str]:

@@ -1,70 +1,99 @@
 """One turn of a conversation: context, auto-compaction, provider stream, tool rounds, storage.
 
-Part of the :class:`~neotask_tui.engine.facade.Engine` facade (functions it delegates to, so the facade stays
-one object with one public API while its modules stay small).
+The turn needs the engine's parts and a few of its services; :class:`TurnHost` names exactly which
+(the :class:`~neotask_tui.engine.facade.Engine` satisfies it), so this module never imports the
+facade.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from neotask_tui.engine import events as ev
-from neotask_tui.engine._util import clean_text, optional, totals
-from neotask_tui.engine.context.assembly import RecallItem
+from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor
+from neotask_tui.engine.context.assembly import AssembledContext, RecallItem
+from neotask_tui.engine.ports import MemorySource, ProviderSource, Sessions
+from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import LockedError, StorageError, UserError
-from neotask_tui.providers.base import ProviderError, StreamEnd, TextDelta, ToolCall, ToolCallEvent, Usage
+from neotask_tui.memory import tools as memory_tools
+from neotask_tui.providers.base import ProviderError, StreamEnd, TextDelta, ToolCall, ToolCallEvent, ToolSpec, Usage
+from neotask_tui.providers.models import ModelInfo, cost_usd
+from neotask_tui.providers.selection import ProviderChoice
+from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import validate_key
 from neotask_tui.storage.store import touch
-
-if TYPE_CHECKING:
-    from neotask_tui.engine.facade import Engine
-
-MAX_TOOL_ROUNDS = 6
+from neotask_tui.text.clean import clean_text
+from neotask_tui.tuning import MAX_TOOL_ROUNDS
 
 
-def _tools(engine: Engine) -> list[Any]:
-    tools: list[Any] = []
-    if engine.state is not None and hasattr(engine.state, "tools"):
-        tools.extend(engine.state.tools())
-    mem_tools = optional("neotask_tui.memory.tools", "tool_specs")
-    if mem_tools is not None and engine.settings.memory.enabled:
-        tools.extend(mem_tools())
+class TurnHost(Sessions, ProviderSource, MemorySource, Protocol):
+    """What a turn needs of the engine: its sessions, provider and memory, its parts (state,
+    compactor), routing, recall and context assembly."""
+
+    @property
+    def state(self) -> StateManager: ...
+
+    @property
+    def compactor(self) -> Compactor: ...
+
+    @property
+    def provider_reason(self) -> str: ...
+
+    @property
+    def turn_lock(self) -> asyncio.Lock: ...
+
+    @property
+    def last_ledger(self) -> dict[str, dict[str, Any]]: ...
+
+    def default_key(self) -> str: ...
+
+    def choose_provider(self) -> ProviderChoice: ...
+
+    def model_info(self) -> ModelInfo: ...
+
+    async def prepare_provider(self) -> None: ...
+
+    def route(self, key: str) -> tuple[SessionRecord, ev.SessionReset | None]: ...
+
+    async def recall(self, key: str, query: str) -> list[RecallItem]: ...
+
+    async def build(self, key: str, new_message: str | None, *, recall: list[RecallItem] | None = None,
+                    exclude_last: bool = False, new_event_id: int | None = None) -> AssembledContext: ...
+
+
+def _tools(engine: TurnHost) -> list[ToolSpec]:
+    tools = list(engine.state.tools())
+    if engine.settings.memory.enabled:
+        tools.extend(memory_tools.tool_specs())
     return tools
 
 
-def next_call_tools(engine: Engine) -> list[Any]:
+def next_call_tools(engine: TurnHost) -> list[ToolSpec]:
     """The tool definitions the next call gives the provider (none when it takes no tools), without
     building or loading the provider."""
-    prov = engine._provider
-    if prov is not None:
-        supports = bool(getattr(prov, "supports_tools", False))
-    elif engine.settings.provider.name == "scripted":
-        supports = True
-    else:
-        supports = engine.choose_provider().name != "local"
+    prov = engine.provider
+    supports = prov.supports_tools if prov is not None else engine.choose_provider().name != "local"
     return _tools(engine) if supports else []
 
 
-def tool_definitions(tools: list[Any]) -> list[dict[str, Any]]:
+def tool_definitions(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     """Tool specs as data: exactly the name, description and JSON-schema parameters sent."""
     return [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in tools]
 
 
-async def _run_tool(engine: Engine, key: str, call: ToolCall) -> tuple[str, bool]:
+async def _run_tool(engine: TurnHost, key: str, call: ToolCall) -> tuple[str, bool]:
     try:
-        if engine.state is not None and hasattr(engine.state, "handle_tool"):
-            res = await engine.state.handle_tool(key, call)
+        res = await engine.state.handle_tool(key, call)
+        if res is not None:
+            return str(res), False
+        mem = await engine.get_memory()
+        if mem is not None:
+            res = await asyncio.to_thread(memory_tools.handle_tool, mem, engine.parse_key(key).agent_id, call.name,
+                                          call.arguments)
             if res is not None:
                 return str(res), False
-        handler = optional("neotask_tui.memory.tools", "handle_tool")
-        if handler is not None:
-            mem = await engine.get_memory()
-            if mem is not None:
-                res = await asyncio.to_thread(handler, mem, engine.parse_key(key).agent_id, call.name, call.arguments)
-                if res is not None:
-                    return str(res), False
         return f"unknown tool {call.name!r}", True
     except (StorageError, LockedError):
         raise  # the data dir failed, not the call: the turn reports it
@@ -73,7 +102,7 @@ async def _run_tool(engine: Engine, key: str, call: ToolCall) -> tuple[str, bool
         return f"tool error: {msg}", True
 
 
-async def send(engine: Engine, text: str, key: str | None = None) -> AsyncIterator[ev.EngineEvent]:
+async def send(engine: TurnHost, text: str, key: str | None = None) -> AsyncIterator[ev.EngineEvent]:
     """Run one turn: store the user's message, assemble context, stream the reply, store it.
 
     Yields engine events. The user's message is durably on disk before :class:`TurnStarted`.
@@ -83,10 +112,9 @@ async def send(engine: Engine, text: str, key: str | None = None) -> AsyncIterat
     text = clean_text(text)
     if not text.strip():
         raise UserError("empty message")
-    if engine._provider is None and engine.settings.provider.name == "scripted":
-        await engine.get_provider()  # a bad script is a one-line UserError before anything is stored
-    async with engine._turn_lock:
-        rec, reset = await asyncio.to_thread(engine._route, key)
+    await engine.prepare_provider()  # e.g. a bad script is a one-line UserError before anything is stored
+    async with engine.turn_lock:
+        rec, reset = await asyncio.to_thread(engine.route, key)
         if reset is not None:
             yield reset
         user_ev = await engine.append(key, "message", {"role": "user", "content": text})
@@ -94,9 +122,8 @@ async def send(engine: Engine, text: str, key: str | None = None) -> AsyncIterat
         for note in engine.store.notices:
             yield ev.Notice(note, level="warning")
         engine.store.notices.clear()
-        if engine.state is not None:
-            for n in await engine.state.on_user_message(key, user_ev):
-                yield ev.Notice(getattr(n, "text", str(n)))
+        for n in await engine.state.on_user_message(key, user_ev):
+            yield ev.Notice(n.text)
         recall: list[RecallItem] = []
         try:
             recall = await engine.recall(key, text)
@@ -113,20 +140,19 @@ async def send(engine: Engine, text: str, key: str | None = None) -> AsyncIterat
             yield out
 
 
-async def _answer(engine: Engine, key: str, user_id: int, recall: list[RecallItem]) -> AsyncIterator[ev.EngineEvent]:
+async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallItem]) -> AsyncIterator[ev.EngineEvent]:
     """Context → (auto-compaction) → provider stream with tool rounds → stored reply."""
     ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
-    if engine.compactor is not None:
-        res = await engine.compactor.maybe_auto(key, ctx.ledger)
-        if res is not None:
-            yield _compacted_event(engine, key, res)
-            ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
+    res = await engine.compactor.maybe_auto(key, ctx.ledger)
+    if res is not None:
+        yield _compacted_event(key, res)
+        ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
     engine.last_ledger[key] = ctx.ledger.to_dict()
     yield ev.ContextBuilt(ledger=ctx.ledger.to_dict())
     for note in ctx.ledger.notices:
         yield ev.Notice(note, level="warning")
     loading: list[str] = []
-    if engine._provider is None:
+    if engine.provider is None:
         yield ev.ModelLoading("preparing the model…")
         try:
             prov = await engine.get_provider(progress=loading.append)
@@ -137,11 +163,11 @@ async def _answer(engine: Engine, key: str, user_id: int, recall: list[RecallIte
             yield ev.TurnFailed(key=key, error=f"could not start the model: {e}", error_kind="model")
             return
         yield ev.ModelLoading("model ready", done=True)
-        yield ev.ProviderInfo(provider=prov.name, model=prov.model, reason=engine._provider_reason)
-    prov_ = engine._provider
+        yield ev.ProviderInfo(provider=prov.name, model=prov.model, reason=engine.provider_reason)
+    prov_ = engine.provider
     assert prov_ is not None
     prov = prov_
-    tools = _tools(engine) if getattr(prov, "supports_tools", False) else []
+    tools = _tools(engine) if prov.supports_tools else []
     retried_overflow = False
     rounds = 0
     while True:
@@ -161,12 +187,12 @@ async def _answer(engine: Engine, key: str, user_id: int, recall: list[RecallIte
                 elif isinstance(item, StreamEnd):
                     usage = item.usage
         except ProviderError as e:
-            if e.kind == "context_overflow" and not retried_overflow and engine.compactor is not None and not parts:
+            if e.kind == "context_overflow" and not retried_overflow and not parts:
                 retried_overflow = True
                 yield ev.Notice("the provider reported a context overflow: compacting and retrying once",
                                 level="warning")
                 res = await engine.compactor.compact(key, reason="overflow")
-                yield _compacted_event(engine, key, res)
+                yield _compacted_event(key, res)
                 ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
                 continue
             partial = "".join(parts)
@@ -222,36 +248,32 @@ async def _answer(engine: Engine, key: str, user_id: int, recall: list[RecallIte
         rec = engine.current_record(key)
         yield ev.TurnDone(key=key, session_id=rec.session_id, event_id=aev.id, text=reply, usage=usage.to_dict(),
                           cost_usd=cost, provider=prov.name, model=prov.model,
-                          totals=totals(rec), ledger=ctx.ledger.to_dict())
+                          totals=rec.counters.totals(), ledger=ctx.ledger.to_dict())
         return
 
 
-def _cost(engine: Engine, usage: Usage) -> float | None:
-    from neotask_tui.providers.models import cost_usd
-
-    p = engine._provider
-    if p is None:
+def _cost(engine: TurnHost, usage: Usage) -> float | None:
+    if engine.provider is None:
         return None
     return cost_usd(usage, engine.model_info())
 
 
-def _add_usage(engine: Engine, key: str, items: list[tuple[str, dict[str, Any]]]) -> None:
+def _add_usage(engine: TurnHost, key: str, items: list[tuple[str, dict[str, Any]]]) -> None:
     rec = engine.current_record(key)
     for _t, d in items:
         if isinstance(d.get("usage"), dict):
             rec.counters.add(d["usage"], d.get("cost_usd"))
 
 
-async def _touch(engine: Engine, key: str) -> None:
+async def _touch(engine: TurnHost, key: str) -> None:
     rec = engine.current_record(key)
     touch(rec, engine.now_iso())
     await asyncio.to_thread(engine.store.save)
 
 
-def _compacted_event(engine: Engine, key: str, res: Any) -> ev.Compacted:
+def _compacted_event(key: str, res: CompactionResult) -> ev.Compacted:
     return ev.Compacted(
-        key=key, old_session_id=str(getattr(res, "old_session_id", "")),
-        new_session_id=str(getattr(res, "new_session_id", "")),
-        tokens_before=int(getattr(res, "tokens_before", 0)), tokens_after=int(getattr(res, "tokens_after", 0)),
-        repaired=list(getattr(res, "repaired", []) or []), fallback=bool(getattr(res, "fallback", False)),
+        key=key, old_session_id=res.old_session_id, new_session_id=res.new_session_id or "",
+        tokens_before=res.tokens_before, tokens_after=res.tokens_after, repaired=list(res.repaired),
+        fallback=res.fallback,
     )

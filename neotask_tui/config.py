@@ -18,7 +18,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, Final, get_type_hints
 
 from neotask_tui import paths
 
@@ -26,6 +26,11 @@ from neotask_tui import paths
 class ConfigError(ValueError):
     """The configuration is invalid; the message is one line naming where."""
 
+
+
+DEFAULT_CONTEXT_WINDOW: Final = 8192
+"""Context window in tokens when nothing more specific is known: the local model's default load
+length (``provider.local_context``) and the window of a model the model table does not list."""
 
 @dataclass
 class GeneralSettings:
@@ -102,7 +107,7 @@ class ProviderSettings:
     """API key; prefer the provider's env var (OPENAI_API_KEY, ANTHROPIC_API_KEY). Never logged."""
     local_model_path: str = ""
     """Path to a GGUF file for the local provider; empty = the bundled SmolLM2-135M-Instruct."""
-    local_context: int = 8192
+    local_context: int = DEFAULT_CONTEXT_WINDOW
     """Context length the local model is loaded with."""
     local_threads: int = 0
     """CPU threads for llama.cpp; 0 = all cores."""

@@ -28,6 +28,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from neotask_tui.config import DEFAULT_CONTEXT_WINDOW
 from neotask_tui.providers.base import (
     ChatMessage,
     ErrorKind,
@@ -146,7 +147,7 @@ class LocalProvider:
         *,
         model_path: str | os.PathLike[str] | None = None,
         model: str = BUNDLED_MODEL,
-        n_ctx: int = 8192,
+        n_ctx: int = DEFAULT_CONTEXT_WINDOW,
         n_threads: int = 0,
         max_tokens: int = 512,
         temperature: float = 0.2,

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from neotask_tui import paths
+from neotask_tui.config import DEFAULT_CONTEXT_WINDOW
 from neotask_tui.providers.base import Usage
 
-DEFAULT_CONTEXT_WINDOW = 8192
 """Context window assumed for a model the table does not know (conservative)."""
 FREE_PROVIDERS = frozenset({"local", "ollama"})
 """Providers that run on the user's machine: every token costs 0."""

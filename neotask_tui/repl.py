@@ -14,7 +14,7 @@ import contextlib
 import signal
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -30,6 +30,10 @@ from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
+from neotask_tui.storage.index import Counters
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.context.assembly import Ledger
 from neotask_tui.text.console import InertConsole, InertRenderHook, markdown, styled
 from neotask_tui.text.terminal import inert
 
@@ -45,17 +49,15 @@ class SlashCompleter(Completer):
             yield Completion(name, start_position=-len(text), display_meta=help_)
 
 
-def status_line(ledger: dict[str, Any] | None, totals: dict[str, Any], reported: bool | None) -> str:
+def status_line(ledger: Ledger | None, totals: Counters, reported: bool | None) -> str:
     """The gauge as one line: context fill, session totals and cost."""
     parts = []
     if ledger:
         label = "reported" if reported else "estimated"
-        parts.append(f"context {float(ledger.get('fill', 0)):.0%} {int(ledger.get('total', 0)):,}/"
-                     f"{int(ledger.get('window', 0)):,} ({label})")
-    parts.append(f"in {int(totals.get('input', 0)):,} out {int(totals.get('output', 0)):,} "
-                 f"cache r/w {int(totals.get('cache_read', 0)):,}/{int(totals.get('cache_write', 0)):,}")
-    cost = totals.get("cost_usd")
-    parts.append("cost n/a" if cost is None else f"${float(cost):.4f}")
+        parts.append(f"context {ledger.fill:.0%} {ledger.total:,}/{ledger.window:,} ({label})")
+    parts.append(f"in {totals.input:,} out {totals.output:,} cache r/w {totals.cache_read:,}/{totals.cache_write:,}")
+    cost = totals.cost_usd
+    parts.append("cost n/a" if cost is None else f"${cost:.4f}")
     return " · ".join(parts)
 
 
@@ -158,8 +160,8 @@ class Repl:
 
     async def _stream(self, text: str) -> None:
         out = self.console.file
-        ledger: dict[str, Any] | None = None
-        totals: dict[str, Any] = {}
+        ledger: Ledger | None = None
+        totals: Counters | None = None
         streamed = False
         gen = self.engine.send(text, self.key)
         try:
@@ -176,9 +178,9 @@ class Repl:
                     if any(mark in e.text for mark in ("```", "|", "**", "# ", "\n- ")):
                         self.console.rule(style="dim")
                         self.print_md(e.text)
-                    self.reported = bool(e.usage.get("reported"))
+                    self.reported = e.usage.reported
                     totals = e.totals
-                    ledger = e.ledger or ledger
+                    ledger = e.ledger
                 elif isinstance(e, ev.TurnFailed):
                     self.say(f"\n{e.error_kind}: {e.error}", "red")
                 elif isinstance(e, ev.Notice):
@@ -189,7 +191,7 @@ class Repl:
                 elif isinstance(e, ev.Compacted):
                     self.say(f"compacted {e.tokens_before:,} → {e.tokens_after:,} tokens", "dim")
                 elif isinstance(e, ev.Recalled) and e.items:
-                    srcs = ", ".join(str(i.get("source")) for i in e.items[:4])
+                    srcs = ", ".join(i.source for i in e.items[:4])
                     self.say(f"recalled {len(e.items)}: {srcs}", "dim")
                 elif isinstance(e, ev.ToolCallStarted):
                     self.say(f"→ {e.name}", "dim")
@@ -197,8 +199,8 @@ class Repl:
                     self.say(e.message, "dim")
         finally:
             await gen.aclose()
-        if totals or ledger:
-            self.say(status_line(ledger, totals, self.reported), "dim")
+        if totals is not None or ledger is not None:
+            self.say(status_line(ledger, totals or Counters(), self.reported), "dim")
 
 
 def run_repl(settings: Settings, key: str | None = None) -> int:

@@ -42,9 +42,10 @@ LAYERS: list[tuple[str, ...]] = [
 
 SUBLAYERS: dict[str, list[tuple[str, ...]]] = {
     "engine": [
-        ("events", "ports", "tuning"),  # plain data and the seams the parts depend on
+        ("ports",),  # the seams the parts depend on (Protocols)
         ("language",),  # what a statement means (classifier, constraints)
         ("context",),  # assembly with its ledger, fences
+        ("events",),  # what the engine yields (typed payloads: the ledger, usage, counters)
         ("state",),  # session state, its tools, the promotion inbox
         ("compaction",),  # compactor, summary, guard, extractive
         ("recall",),  # memory recall, recall of compacted-away turns

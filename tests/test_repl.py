@@ -14,9 +14,11 @@ from rich.console import Console
 
 from neotask_tui import paths
 from neotask_tui.config import Settings
+from neotask_tui.engine.context.assembly import Ledger
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.repl import Repl, SlashCompleter, status_line
+from neotask_tui.storage.index import Counters
 
 
 def _settings() -> Settings:
@@ -84,6 +86,6 @@ def test_completer_and_status_line() -> None:
     names = [c.text for c in SlashCompleter().get_completions(Document("/com"), CompleteEvent())]
     assert "/compact" in names
     assert not list(SlashCompleter().get_completions(Document("hello /com"), CompleteEvent()))
-    line = status_line({"fill": 0.5, "total": 4096, "window": 8192}, {"input": 1, "output": 2, "cost_usd": None},
-                       reported=False)
+    ledger = Ledger(sections={}, total=4096, budget=4096, window=8192, fill=0.5, strategy="summary")
+    line = status_line(ledger, Counters(input=1, output=2, cost_usd=None), reported=False)
     assert line.startswith("context 50% 4,096/8,192 (estimated)") and "cost n/a" in line

@@ -64,8 +64,8 @@ async def _send(args: argparse.Namespace) -> int:
                     sys.stdout.write("\n")
                     u = e.usage
                     cost = "cost unknown" if e.cost_usd is None else f"${e.cost_usd:.6f}"
-                    label = "reported" if u.get("reported") else "estimated"
-                    console.print(f"{e.provider} · {e.model} · in {u['input']} out {u['output']} "
+                    label = "reported" if u.reported else "estimated"
+                    console.print(f"{e.provider} · {e.model} · in {u.input_tokens} out {u.output_tokens} "
                                   f"({label}) · {cost}", style="dim")
             elif isinstance(e, ev.Recalled):
                 out["recalled"] = e.items

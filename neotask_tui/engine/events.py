@@ -1,9 +1,33 @@
-"""Plain dataclass events the Engine yields to the TUI, REPL and CLI (no UI imports here)."""
+"""Plain dataclass events the Engine yields to the TUI, REPL and CLI (no UI imports here).
+
+Payloads are typed: the context's :class:`~neotask_tui.engine.context.assembly.Ledger`, the call's
+:class:`~neotask_tui.providers.base.Usage`, the session's
+:class:`~neotask_tui.storage.index.Counters`, :class:`RecallReceipt` for each recalled item.
+:meth:`EngineEvent.to_dict` gives their JSON form (each payload's own ``to_dict``).
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: importing the events stays cheap for the front ends
+    from neotask_tui.engine.context.assembly import Ledger
+    from neotask_tui.providers.base import Usage
+    from neotask_tui.storage.index import Counters
+
+
+def _plain(v: Any) -> Any:
+    """The JSON form of a payload: its ``to_dict()`` if it has one, dataclasses as dicts."""
+    if hasattr(v, "to_dict"):
+        return v.to_dict()
+    if is_dataclass(v) and not isinstance(v, type):
+        return asdict(v)
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    return v
 
 
 @dataclass(slots=True)
@@ -12,7 +36,7 @@ class EngineEvent:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form including the event kind."""
-        d = asdict(self)
+        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
         d["kind"] = type(self).__name__
         return d
 
@@ -55,12 +79,23 @@ class ModelLoading(EngineEvent):
     done: bool = False
 
 
+@dataclass(slots=True, frozen=True)
+class RecallReceipt:
+    """One recalled item as the user sees it: what, from where, how relevant, under which scope."""
+
+    id: str
+    text: str
+    source: str
+    score: float
+    scope: str
+
+
 @dataclass(slots=True)
 class Recalled(EngineEvent):
     """Memories recalled for this turn (receipts for the sidebar)."""
 
     query: str
-    items: list[dict[str, Any]] = field(default_factory=list)
+    items: list[RecallReceipt] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -75,7 +110,7 @@ class Notice(EngineEvent):
 class ContextBuilt(EngineEvent):
     """The ledger of the context about to be sent."""
 
-    ledger: dict[str, Any]
+    ledger: Ledger
 
 
 @dataclass(slots=True)
@@ -113,7 +148,7 @@ class Compacted(EngineEvent):
     new_session_id: str
     tokens_before: int
     tokens_after: int
-    repaired: list[Any] = field(default_factory=list)
+    repaired: list[dict[str, Any]] = field(default_factory=list)
     fallback: bool = False
 
 
@@ -125,12 +160,12 @@ class TurnDone(EngineEvent):
     session_id: str
     event_id: int
     text: str
-    usage: dict[str, Any]
+    usage: Usage
     cost_usd: float | None
     provider: str
     model: str
-    totals: dict[str, Any] = field(default_factory=dict)
-    ledger: dict[str, Any] = field(default_factory=dict)
+    totals: Counters
+    ledger: Ledger
 
 
 @dataclass(slots=True)

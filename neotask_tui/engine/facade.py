@@ -26,7 +26,7 @@ from neotask_tui import paths
 from neotask_tui.config import Settings, load_settings
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor, UndoResult
-from neotask_tui.engine.context.assembly import AssembledContext, ContextInputs, RecallItem, build_context
+from neotask_tui.engine.context.assembly import AssembledContext, ContextInputs, Ledger, RecallItem, build_context
 from neotask_tui.engine.recall.lineage import LineageRecall
 from neotask_tui.engine.recall.memory import MemoryRecall, scope_admits
 from neotask_tui.engine.session import turn as _turn
@@ -105,7 +105,8 @@ class Engine:
         self.state = StateManager(self)
         self.compactor = Compactor(self)
         self.lineage = LineageRecall(self)
-        self.last_ledger: dict[str, dict[str, Any]] = {}
+        self.last_ledger: dict[str, Ledger] = {}
+        """The ledger of the last context sent per key."""
 
     # ------------------------------------------------------------------ lifecycle of the engine
     async def aclose(self) -> None:
@@ -476,7 +477,8 @@ class Engine:
         d["next_reset_at"] = nr[0].isoformat() if nr else None
         d["next_reset_kind"] = nr[1] if nr else None
         d["totals"] = rec.counters.totals()
-        d["last_ledger"] = self.last_ledger.get(key)
+        led = self.last_ledger.get(key)
+        d["last_ledger"] = led.to_dict() if led is not None else None
         d["events"] = len(self.store.events(rec.session_id))
         return d
 

@@ -8,12 +8,13 @@ facade.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor
-from neotask_tui.engine.context.assembly import AssembledContext, RecallItem
+from neotask_tui.engine.context.assembly import AssembledContext, Ledger, RecallItem
 from neotask_tui.engine.ports import MemorySource, ProviderSource, Sessions
 from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import LockedError, StorageError, UserError
@@ -45,7 +46,7 @@ class TurnHost(Sessions, ProviderSource, MemorySource, Protocol):
     def turn_lock(self) -> asyncio.Lock: ...
 
     @property
-    def last_ledger(self) -> dict[str, dict[str, Any]]: ...
+    def last_ledger(self) -> dict[str, Ledger]: ...
 
     def default_key(self) -> str: ...
 
@@ -134,7 +135,7 @@ async def send(engine: TurnHost, text: str, key: str | None = None) -> AsyncIter
         engine.store.notices.clear()
         if recall:
             yield ev.Recalled(query=text, items=[
-                {"id": r.id, "text": r.text, "source": r.source, "score": r.score, "scope": r.scope}
+                ev.RecallReceipt(id=r.id, text=r.text, source=r.source, score=r.score, scope=r.scope)
                 for r in recall])
         async for out in _answer(engine, key, user_ev.id, recall):
             yield out
@@ -147,8 +148,8 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
     if res is not None:
         yield _compacted_event(key, res)
         ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
-    engine.last_ledger[key] = ctx.ledger.to_dict()
-    yield ev.ContextBuilt(ledger=ctx.ledger.to_dict())
+    engine.last_ledger[key] = ctx.ledger
+    yield ev.ContextBuilt(ledger=ctx.ledger)
     for note in ctx.ledger.notices:
         yield ev.Notice(note, level="warning")
     loading: list[str] = []
@@ -246,9 +247,9 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
         _add_usage(engine, key, [("message", data)])
         await _touch(engine, key)
         rec = engine.current_record(key)
-        yield ev.TurnDone(key=key, session_id=rec.session_id, event_id=aev.id, text=reply, usage=usage.to_dict(),
+        yield ev.TurnDone(key=key, session_id=rec.session_id, event_id=aev.id, text=reply, usage=usage,
                           cost_usd=cost, provider=prov.name, model=prov.model,
-                          totals=rec.counters.totals(), ledger=ctx.ledger.to_dict())
+                          totals=dataclasses.replace(rec.counters), ledger=ctx.ledger)
         return
 
 

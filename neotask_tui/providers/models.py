@@ -22,6 +22,9 @@ from neotask_tui.providers.base import Usage
 """Context window assumed for a model the table does not know (conservative)."""
 FREE_PROVIDERS = frozenset({"local", "ollama"})
 """Providers that run on the user's machine: every token costs 0."""
+STAND_IN_PROVIDERS = frozenset({"scripted"})
+"""Providers that stand in for any model (the testing aid): priced like the model they name, and
+never billed for a model the table does not list."""
 _PRICE_FIELDS = ("input", "output", "cache_read", "cache_write")
 _FIELDS = frozenset({"provider", "context_window", *_PRICE_FIELDS})
 _BOUNDARY = "-:@_"
@@ -175,14 +178,14 @@ def lookup_model(provider: str, model: str) -> ModelInfo:
     free = provider in FREE_PROVIDERS
     zero: dict[str, float | None] = dict.fromkeys(_PRICE_FIELDS, 0.0 if free else None)
     if key is None:
-        if provider == "scripted":  # a testing aid: nothing is ever billed
+        if provider in STAND_IN_PROVIDERS:
             zero = dict.fromkeys(_PRICE_FIELDS, 0.0)
         return ModelInfo(
             name=model, provider=provider, context_window=DEFAULT_CONTEXT_WINDOW, input=zero["input"],
             output=zero["output"], cache_read=zero["cache_read"], cache_write=zero["cache_write"],
         )
     entry = table[key]
-    same = entry.get("provider") == provider or provider == "scripted"
+    same = entry.get("provider") == provider or provider in STAND_IN_PROVIDERS
     prices: dict[str, float | None] = {
         f: (float(entry[f]) if f in entry and same else zero[f]) for f in _PRICE_FIELDS
     }

@@ -201,7 +201,7 @@ def test_a_stale_log_never_brings_back_a_pruned_word(mem: MemoryService) -> None
 
 
 def test_the_log_is_folded_when_it_grows(mem: MemoryService, monkeypatch: pytest.MonkeyPatch) -> None:
-    from neotask_tui.memory.search.hybrid import termvec
+    from neotask_tui.memory.search import termvec
 
     monkeypatch.setattr(termvec, "LOG_MIN", 3)
     mem.add("main", "The harbour cranes were loud.")

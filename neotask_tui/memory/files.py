@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+
+from neotask_tui.storage.atomic import atomic_write_text
 
 MEMORY_FILE: Final = "MEMORY.md"
 MEMORY_DIR: Final = "memory"
@@ -29,6 +32,8 @@ MAX_DEPTH: Final = 32
 BINARY_CONTROL_RATIO: Final = 0.10
 """A file whose text is more than this share of control characters (other than tab, newline, CR,
 form feed) is binary; so is any file with a NUL byte."""
+TOMBSTONES: Final = ".memory-tombstones.json"
+"""The workspace file listing the forgotten transcript messages (keys re-indexing skips)."""
 LINK = "a symbolic link (links are not followed)"
 HARD_LINK = "a hard link (a file with more than one name may live outside the workspace; not read)"
 
@@ -275,3 +280,17 @@ def problems(workspace: Path, max_bytes: int) -> list[Skipped]:
         except SkipFile as e:
             out.append(Skipped(rel, str(e)))
     return sorted(out, key=lambda s: s.path)
+
+
+def read_tombstones(workspace: Path) -> set[str]:
+    """The keys in a workspace's :data:`TOMBSTONES` file (none when it is missing or unreadable)."""
+    f = workspace / TOMBSTONES
+    try:
+        return set(json.loads(f.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return set()
+
+
+def write_tombstones(workspace: Path, keys: set[str]) -> None:
+    """Replace a workspace's :data:`TOMBSTONES` file (atomically) with ``keys``."""
+    atomic_write_text(workspace / TOMBSTONES, json.dumps(sorted(keys)))

@@ -181,6 +181,7 @@ def _open_inside(workspace: Path, rel: str) -> int:
         SkipFile: for a link or a non-folder on the way.
     """
     parts = rel.split("/")
+    # getattr on the os module: O_NOFOLLOW and O_DIRECTORY do not exist on every platform (Windows)
     flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(workspace, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0))
     try:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from neotask_tui.memory.files import read_tombstones, write_tombstones
-from neotask_tui.memory.index.chunking import _FENCE, _HEADING, chunk_markdown, strip_entry_tags
+from neotask_tui.memory.index.chunking import FENCE, HEADING, chunk_markdown, strip_entry_tags
 from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.memory.index.indexer import Indexer, forgotten_key
 from neotask_tui.memory.index.store import ChunkStore
@@ -92,7 +92,7 @@ def units(lines: list[str], lo: int, hi: int) -> list[Unit]:
     sentence: Unit | None = None  # a sentence open at the end of the previous line
     for n in range(1, min(hi, len(lines)) + 1):
         line = lines[n - 1]
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
             item = sentence = None
             continue
@@ -102,7 +102,7 @@ def units(lines: list[str], lo: int, hi: int) -> list[Unit]:
             if line.strip():
                 out.append(Unit([(n, 0, len(line))]))
             continue
-        if not line.strip() or _HEADING.match(line):
+        if not line.strip() or HEADING.match(line):
             item = sentence = None
             continue
         bullet = _BULLET.match(line)

@@ -22,6 +22,9 @@ from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from neotask_tui.memory.index.embedder import Embedder
     from neotask_tui.memory.index.store import ChunkStore
     from neotask_tui.memory.search.termvec import TermVectors
@@ -263,7 +266,7 @@ class Indexer:
         if self.terms is not None:
             self.terms.add_texts([r["text"] for r in new_rows])
 
-    def embed_in_context(self, texts: Sequence[str], contexts: Sequence[str]) -> Any:
+    def embed_in_context(self, texts: Sequence[str], contexts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Unit vectors of ``normalise(embed(text) + embed(context))`` (context-expanded chunks)."""
         import numpy as np
 

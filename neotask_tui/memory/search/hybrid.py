@@ -28,14 +28,42 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from neotask_tui.memory.search import dates
+from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.text import lexical
+from neotask_tui.text.bm25 import FieldIndex
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+
+class Corpus(Protocol):
+    """What ranking reads of the chunk store's snapshot (:class:`~..index.store.Snapshot`)."""
+
+    @property
+    def ids(self) -> list[str]:
+        """Chunk id of every row (snapshot order)."""
+        ...
+
+    @property
+    def ts(self) -> npt.NDArray[np.float64]:
+        """Timestamp of every row (0 when undated)."""
+        ...
+
+    def field_index(self, column: str) -> FieldIndex:
+        """The BM25 index of a full-text column (``lex``, ``ctx``)."""
+        ...
+
+    def groups(self) -> tuple[npt.NDArray[np.int64], int]:
+        """``(code per row, number of codes)``: rows grouped by source path."""
+        ...
+
+    def senders(self) -> tuple[npt.NDArray[np.int64], list[str]]:
+        """``(code per row, names)`` of the transcript messages' senders (code -1: none)."""
+        ...
 
 
 @dataclass
@@ -201,7 +229,10 @@ def _dot(mat: npt.NDArray[np.float32], vec: npt.NDArray[np.float32]) -> npt.NDAr
 def _fuse(
     cos: npt.NDArray[np.float32], raw: npt.NDArray[np.float64], params: RankParams,
     extra: tuple[npt.NDArray[np.float64], float] | None = None,
-) -> tuple[npt.NDArray[np.float64], tuple[Any, Any, Any]]:
+) -> tuple[
+    npt.NDArray[np.float64],
+    tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]],
+]:
     import numpy as np
 
     cos64 = cos.astype(np.float64)
@@ -282,9 +313,12 @@ def explain(comp: dict[str, float], matched: Sequence[str], heading: str) -> str
 
 
 def query_signals(
-    snap: Any, query: str, p: RankParams, stats_mask: npt.NDArray[np.bool_], termvecs: Any = None,
+    snap: Corpus, query: str, p: RankParams, stats_mask: npt.NDArray[np.bool_], termvecs: TermVectors | None = None,
     named: Sequence[int] | None = None,
-) -> tuple[list[str], npt.NDArray[np.float64], Any, Any, Any]:
+) -> tuple[
+    list[str], npt.NDArray[np.float64],
+    npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None,
+]:
     """Per-row evidence for ``query`` over a store snapshot, for :func:`rank`.
 
     Args:
@@ -335,14 +369,14 @@ def query_signals(
     return terms, lex, group, when, sender
 
 
-def named_senders(snap: Any, query: str) -> list[int]:
+def named_senders(snap: Corpus, query: str) -> list[int]:
     """Codes (see ``snap.senders()``) of the message senders ``query`` names ("what does Alice...",
     "Alice's")."""
     qwords = {lexical.unpossessive(w) for w in lexical.words(query)}
     return [c for c, n in enumerate(snap.senders()[1]) if set(n.split()) <= qwords]
 
 
-def dense_query(snap: Any, query: str, named: Sequence[int] | None = None) -> str:
+def dense_query(snap: Corpus, query: str, named: Sequence[int] | None = None) -> str:
     """The text embedded for ``query``'s dense side: the query without the senders it names.
 
     In a transcript whose messages start with their sender ("Alice: ..."), a name in the query says

@@ -24,14 +24,12 @@ from pathlib import Path
 from typing import Final
 
 from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.tuning import MEMORY_BINARY_CONTROL_RATIO
 
 MEMORY_FILE: Final = "MEMORY.md"
 MEMORY_DIR: Final = "memory"
 MAX_DEPTH: Final = 32
 """Folders below ``memory/`` that are walked; deeper ones are skipped (and reported)."""
-BINARY_CONTROL_RATIO: Final = 0.10
-"""A file whose text is more than this share of control characters (other than tab, newline, CR,
-form feed) is binary; so is any file with a NUL byte."""
 TOMBSTONES: Final = ".memory-tombstones.json"
 """The workspace file listing the forgotten transcript messages (keys re-indexing skips)."""
 LINK = "a symbolic link (links are not followed)"
@@ -224,7 +222,7 @@ def decode(data: bytes) -> tuple[str, str]:
             text, enc = data.decode("latin-1"), "latin-1"
     if text:
         controls = sum(1 for c in text if (ord(c) < 32 and c not in "\t\n\r\f") or 0x7F <= ord(c) < 0xA0)
-        if controls > BINARY_CONTROL_RATIO * len(text):
+        if controls > MEMORY_BINARY_CONTROL_RATIO * len(text):
             raise SkipFile(f"binary ({controls * 100 // len(text)}% control characters)")
     return text.removeprefix("\ufeff"), enc
 

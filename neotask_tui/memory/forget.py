@@ -29,13 +29,11 @@ from neotask_tui.memory.types import ForgetReceipt, MemoryFiles, MemorySearch
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
+from neotask_tui.tuning import MEMORY_FORGET_MEANING_WEIGHT, MEMORY_FORGET_MIN_COVERAGE
 
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+\S")
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)")
 _OPEN_END = re.compile(r"[.!?…:;]+[\"'”’)\]]*\s*$")
-MIN_COVERAGE = 0.5
-"""A unit is cut for a query when it holds at least this share of the query's terms (and as many
-as the best unit does); below it only the single unit closest in meaning is."""
 
 
 class Forgetting(MemoryFiles, MemorySearch, Protocol):
@@ -136,13 +134,14 @@ def _choose(svc: Forgetting, found: list[Unit], lines: list[str], query: str) ->
     qterms = set(lexical.terms(query))
     cover = [len(qterms & set(lexical.terms(t))) / len(qterms) if qterms else 0.0 for t in texts]
     best = max(cover)
-    if best >= MIN_COVERAGE:
+    if best >= MEMORY_FORGET_MIN_COVERAGE:
         return [u for u, c in zip(found, cover, strict=True) if c == best]
     import numpy as np
 
     vecs = svc.embedder.embed(texts)
     q = svc.embedder.embed_query(query)
-    scores = [0.5 * float(v @ q) + 0.5 * c for v, c in zip(vecs, cover, strict=True)]
+    w = MEMORY_FORGET_MEANING_WEIGHT
+    scores = [w * float(v @ q) + (1 - w) * c for v, c in zip(vecs, cover, strict=True)]
     return [found[int(np.argmax(scores))]]
 
 

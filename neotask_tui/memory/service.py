@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from neotask_tui import paths
+from neotask_tui import paths, tuning
 from neotask_tui.config import MemorySettings
 from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFile, read_text, read_tombstones
 from neotask_tui.memory.forget import forget_chunk
@@ -504,7 +504,8 @@ class MemoryService:
         if budget_tokens <= 0 or k <= 0:
             return []
         sources = ("memory", "transcript") if self.settings.include_transcripts else ("memory",)
-        params = dataclasses.replace(self.params, mmr_lambda=0.7, min_score=self.settings.min_score)
+        params = dataclasses.replace(self.params, mmr_lambda=tuning.MEMORY_RECALL_MMR_LAMBDA,
+                                     min_score=self.settings.min_score)
         if refresh:
             self._refresh_for_turn(agent_id)
         hits = self.search(query, agent_id=agent_id, k=k * 2, sources=sources, exclude=exclude, params=params,
@@ -599,7 +600,7 @@ class MemoryService:
                 if _CHUNK_ID.fullmatch(key):  # an id not (or no longer) found: only its very words
                     ok = c.get("lexical_norm", 0) > 0
                 else:
-                    ok = c.get("lexical_norm", 0) + c.get("dense", 0) > 0.3
+                    ok = c.get("lexical_norm", 0) + c.get("dense", 0) > tuning.MEMORY_FORGET_MATCH_FLOOR
                 if ok:
                     target = self.store.snapshot().row(self.store.snapshot().index[hits[0].id])
             if target is None:

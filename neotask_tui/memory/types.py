@@ -183,13 +183,17 @@ class ReindexStats:
 
 
 class MemorySearch(Protocol):
-    """Searching and reading an agent's memory (the model tools; forget's verification)."""
+    """Searching an agent's memory (forget's verification)."""
 
     def search(
         self, query: str, *, agent_id: str, k: int = ..., sources: Sequence[str] = ...,
     ) -> list[MemoryHit]:
         """Hits for ``query`` in ``agent_id``'s memory, best first."""
         ...
+
+
+class MemoryReader(MemorySearch, Protocol):
+    """Searching and reading an agent's memory (the model tools)."""
 
     def get(self, agent_id: str, path: str, lines: tuple[int, int] | None = None) -> str:
         """Text of a memory file (optionally lines ``(start, end)``) or of ``transcripts/<session>``."""

@@ -24,7 +24,7 @@ from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFil
 from neotask_tui.memory.forget import forget_chunk
 from neotask_tui.memory.index.chunking import ENTRY_RE, format_entry, token_counter
 from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope
-from neotask_tui.memory.index.store import ChunkStore, StoreError, is_remote, sql_str
+from neotask_tui.memory.index.store import ROW_COLUMNS, ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
 from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
@@ -184,7 +184,7 @@ class MemoryService:
             return
         for name in self._store.stale_tables():
             rows = self._store.read_table(name, ["agent_id", "source", "session_id", "scope"])
-            olds = [r for r in self._store.read_table(name, [c for c in _ROW_COLS]) if r["source"] == "transcript"]
+            olds = [r for r in self._store.read_table(name, list(ROW_COLUMNS)) if r["source"] == "transcript"]
             if olds:
                 texts = [r["etext"] for r in olds]
                 vecs = self.embedder.embed(texts, progress=self._embed_progress("migrating transcripts"))
@@ -655,8 +655,4 @@ class MemoryService:
         return time.time()
 
 
-_ROW_COLS = (
-    "id", "agent_id", "scope", "source", "path", "line_start", "own_start", "line_end", "heading", "text",
-    "etext", "lex", "ctx", "hash", "file_hash", "file_mtime", "file_size", "ts", "event_ids", "session_id",
-)
 __all__ = ["ENTRY_RE", "MemoryService", "check_rel_path"]

@@ -48,6 +48,11 @@ META_COLUMNS = (
     "id", "agent_id", "scope", "source", "path", "line_start", "own_start", "line_end", "heading",
     "text", "hash", "file_hash", "file_mtime", "file_size", "ts", "event_ids", "session_id",
 )
+ROW_COLUMNS = (
+    "id", "agent_id", "scope", "source", "path", "line_start", "own_start", "line_end", "heading", "text",
+    "etext", "lex", "ctx", "hash", "file_hash", "file_mtime", "file_size", "ts", "event_ids", "session_id",
+)
+"""Every column of a row but its vector (what a migration copies before re-embedding)."""
 
 
 class StoreError(NeotaskError):

@@ -58,14 +58,6 @@ class Cancelled(Exception):
     """The service is closing: a long reindex stops at the next file or embedding batch."""
 
 
-def memory_files(workspace: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> dict[str, Path]:
-    """Workspace-relative path -> absolute path of every memory file (MEMORY.md, memory/**/*.md).
-
-    Only regular files reached without following a link (see :mod:`.files`).
-    """
-    return scan(workspace, max_bytes).files
-
-
 @dataclass
 class FileState:
     """What the index knows about one file."""

@@ -21,6 +21,76 @@ from typing import Final
 # memory: indexing, hybrid search, fusion, recall floors
 # ---------------------------------------------------------------------------------------------
 
+# -- memory.search.hybrid: the defaults of RankParams (see its fields for what each does) --------
+
+MEMORY_RANK_DENSE_WEIGHT: Final = 0.4
+"""Weight of the normalised dense (cosine) score in the fusion; chosen on LoCoMo dev, see CHANGELOG."""
+MEMORY_RANK_LEXICAL_WEIGHT: Final = 0.6
+"""Weight of the normalised BM25 score in the fusion; chosen on LoCoMo dev, see CHANGELOG."""
+MEMORY_RANK_CTX_BOOST: Final = 0.5
+"""BM25 weight of a row's neighbouring-context terms (``ctx``) relative to its own terms; chosen with
+:data:`MEMORY_RANK_GROUP_WEIGHT` on LoCoMo dev (R@5 0.659 with 0.3, 0.672 with 0.5)."""
+MEMORY_RANK_PRF_WEIGHT: Final = 0.3
+"""Weight of the pseudo-relevance-feedback centroid in the second dense pass (when PRF is on)."""
+MEMORY_RANK_GROUP_WEIGHT: Final = 0.3
+"""Weight of the coarse score (BM25 of the hit's whole session or file); chosen on LoCoMo dev,
+categories 1-4 (R@5 0.631 -> 0.659 with ``ctx_boost`` 0.3)."""
+MEMORY_RANK_DATE_WEIGHT: Final = 0.4
+"""Weight of "dated within a period the query names"; chosen on LoCoMo dev, see CHANGELOG."""
+MEMORY_RANK_SENDER_WEIGHT: Final = 0.3
+"""Weight of "the message's sender is named in the query"; chosen on LoCoMo dev, see CHANGELOG."""
+MEMORY_RANK_SIGNAL_GATE: Final = 0.15
+"""Content score (weighted dense + lexical) up to which the group, date and sender signals are scaled
+down; chosen on LoCoMo dev, see CHANGELOG."""
+MEMORY_RANK_SEM_WEIGHT: Final = 0.6
+"""BM25 weight (times the cosine) of expansion words close in meaning to the query's words; chosen on
+LoCoMo dev, see CHANGELOG."""
+MEMORY_RANK_SEM_K: Final = 3
+"""Expansion words per query word."""
+MEMORY_RANK_SEM_MIN: Final = 0.6
+"""Minimum cosine of an expansion word."""
+
+# -- memory.search.hybrid: normalisation and decay inside the fusion -----------------------------
+
+MEMORY_DENSE_BASE_CAP: Final = 0.2
+"""The dense floor (the mean cosine of the query against every visible chunk: how similar an
+unrelated chunk is) is clamped to ``[0, MEMORY_DENSE_BASE_CAP]`` so tiny pools stay sane."""
+MEMORY_DENSE_SPAN_FLOOR: Final = 0.4
+"""The dense score is ``(cos - base) / max(best - base, MEMORY_DENSE_SPAN_FLOOR)``: a best match that is
+itself weak does not get full marks."""
+MEMORY_DECAY_FLOOR: Final = 0.5
+"""With time decay on, a fused score is scaled by ``MEMORY_DECAY_FLOOR + (1 - MEMORY_DECAY_FLOOR) * decay``: an old
+chunk keeps at least this share of its score."""
+
+# -- memory.search.dates --------------------------------------------------------------------------
+
+MEMORY_DATE_SLACK_DAYS: Final = 14.0
+"""Days after the end of a period the query names that still count as in it (a message usually
+reports something that happened a little earlier: "we went camping last week")."""
+
+# -- memory.service: recall and forget ------------------------------------------------------------
+
+MEMORY_RECALL_MMR_LAMBDA: Final = 0.7
+"""MMR trade-off of auto-recall (1 = relevance only), so recalled passages are not near-duplicates."""
+MEMORY_FORGET_MATCH_FLOOR: Final = 0.3
+"""``forget QUERY`` acts on the best hit only when its ``lexical_norm + dense`` exceeds this
+(otherwise nothing in memory matches the query)."""
+
+# -- memory.forget: which statements of a passage a query cuts ----------------------------------
+
+MEMORY_FORGET_MIN_COVERAGE: Final = 0.5
+"""A unit is cut for a query when it holds at least this share of the query's terms (and as many as
+the best unit does); below it only the single unit closest in meaning is."""
+MEMORY_FORGET_MEANING_WEIGHT: Final = 0.5
+"""Below :data:`MEMORY_FORGET_MIN_COVERAGE`, the unit cut is the best by ``w * cosine + (1 - w) * coverage``
+with this ``w``."""
+
+# -- memory.files ---------------------------------------------------------------------------------
+
+MEMORY_BINARY_CONTROL_RATIO: Final = 0.10
+"""A file whose text is more than this share of control characters (other than tab, newline, CR,
+form feed) is binary; so is any file with a NUL byte."""
+
 # ---------------------------------------------------------------------------------------------
 # engine.context: budget shares of the context sections
 # ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ Import-cheap: the service and everything heavy (fastembed, LanceDB, numpy) load 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["AddReceipt", "ForgetReceipt", "MemoryHit", "MemoryService", "ReindexStats"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> type[MemoryService]:
     if name == "MemoryService":
         from neotask_tui.memory.service import MemoryService
 

@@ -16,19 +16,22 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.tuning import MEMORY_BINARY_CONTROL_RATIO
+
 MEMORY_FILE: Final = "MEMORY.md"
 MEMORY_DIR: Final = "memory"
 MAX_DEPTH: Final = 32
 """Folders below ``memory/`` that are walked; deeper ones are skipped (and reported)."""
-BINARY_CONTROL_RATIO: Final = 0.10
-"""A file whose text is more than this share of control characters (other than tab, newline, CR,
-form feed) is binary; so is any file with a NUL byte."""
+TOMBSTONES: Final = ".memory-tombstones.json"
+"""The workspace file listing the forgotten transcript messages (keys re-indexing skips)."""
 LINK = "a symbolic link (links are not followed)"
 HARD_LINK = "a hard link (a file with more than one name may live outside the workspace; not read)"
 
@@ -176,6 +179,7 @@ def _open_inside(workspace: Path, rel: str) -> int:
         SkipFile: for a link or a non-folder on the way.
     """
     parts = rel.split("/")
+    # getattr on the os module: O_NOFOLLOW and O_DIRECTORY do not exist on every platform (Windows)
     flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(workspace, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0))
     try:
@@ -218,7 +222,7 @@ def decode(data: bytes) -> tuple[str, str]:
             text, enc = data.decode("latin-1"), "latin-1"
     if text:
         controls = sum(1 for c in text if (ord(c) < 32 and c not in "\t\n\r\f") or 0x7F <= ord(c) < 0xA0)
-        if controls > BINARY_CONTROL_RATIO * len(text):
+        if controls > MEMORY_BINARY_CONTROL_RATIO * len(text):
             raise SkipFile(f"binary ({controls * 100 // len(text)}% control characters)")
     return text.removeprefix("\ufeff"), enc
 
@@ -275,3 +279,17 @@ def problems(workspace: Path, max_bytes: int) -> list[Skipped]:
         except SkipFile as e:
             out.append(Skipped(rel, str(e)))
     return sorted(out, key=lambda s: s.path)
+
+
+def read_tombstones(workspace: Path) -> set[str]:
+    """The keys in a workspace's :data:`TOMBSTONES` file (none when it is missing or unreadable)."""
+    f = workspace / TOMBSTONES
+    try:
+        return set(json.loads(f.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return set()
+
+
+def write_tombstones(workspace: Path, keys: set[str]) -> None:
+    """Replace a workspace's :data:`TOMBSTONES` file (atomically) with ``keys``."""
+    atomic_write_text(workspace / TOMBSTONES, json.dumps(sorted(keys)))

@@ -15,27 +15,45 @@ without it, so the neighbours that carried it as context (``etext``, ``ctx``) ar
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from neotask_tui.memory.index.chunking import _FENCE, _HEADING, chunk_markdown, strip_entry_tags
-from neotask_tui.memory.index.indexer import forgotten_key
-from neotask_tui.memory.types import ForgetReceipt
+from neotask_tui.memory.files import read_tombstones, write_tombstones
+from neotask_tui.memory.index.chunking import FENCE, HEADING, chunk_markdown, strip_entry_tags
+from neotask_tui.memory.index.embedder import Embedder
+from neotask_tui.memory.index.indexer import Indexer, forgotten_key
+from neotask_tui.memory.index.store import ChunkStore
+from neotask_tui.memory.types import ForgetReceipt, MemoryFiles, MemorySearch
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
-
-if TYPE_CHECKING:
-    from neotask_tui.memory.service import MemoryService
+from neotask_tui.tuning import MEMORY_FORGET_MEANING_WEIGHT, MEMORY_FORGET_MIN_COVERAGE
 
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+\S")
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)")
 _OPEN_END = re.compile(r"[.!?…:;]+[\"'”’)\]]*\s*$")
-MIN_COVERAGE = 0.5
-"""A unit is cut for a query when it holds at least this share of the query's terms (and as many
-as the best unit does); below it only the single unit closest in meaning is."""
+
+
+class Forgetting(MemoryFiles, MemorySearch, Protocol):
+    """What forgetting needs of the memory service: its files, its search (to verify), and the
+    store, indexer and embedder it works through (the service satisfies it structurally)."""
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedding model."""
+        ...
+
+    @property
+    def indexer(self) -> Indexer:
+        """The indexer bound to the store."""
+        ...
+
+    @property
+    def store(self) -> ChunkStore:
+        """The chunk store."""
+        ...
 
 
 @dataclass
@@ -72,7 +90,7 @@ def units(lines: list[str], lo: int, hi: int) -> list[Unit]:
     sentence: Unit | None = None  # a sentence open at the end of the previous line
     for n in range(1, min(hi, len(lines)) + 1):
         line = lines[n - 1]
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
             item = sentence = None
             continue
@@ -82,7 +100,7 @@ def units(lines: list[str], lo: int, hi: int) -> list[Unit]:
             if line.strip():
                 out.append(Unit([(n, 0, len(line))]))
             continue
-        if not line.strip() or _HEADING.match(line):
+        if not line.strip() or HEADING.match(line):
             item = sentence = None
             continue
         bullet = _BULLET.match(line)
@@ -108,7 +126,7 @@ def units(lines: list[str], lo: int, hi: int) -> list[Unit]:
     return out
 
 
-def _choose(svc: MemoryService, found: list[Unit], lines: list[str], query: str) -> list[Unit]:
+def _choose(svc: Forgetting, found: list[Unit], lines: list[str], query: str) -> list[Unit]:
     """The units a query asks to forget (see the module docstring)."""
     if len(found) <= 1:
         return found
@@ -116,13 +134,14 @@ def _choose(svc: MemoryService, found: list[Unit], lines: list[str], query: str)
     qterms = set(lexical.terms(query))
     cover = [len(qterms & set(lexical.terms(t))) / len(qterms) if qterms else 0.0 for t in texts]
     best = max(cover)
-    if best >= MIN_COVERAGE:
+    if best >= MEMORY_FORGET_MIN_COVERAGE:
         return [u for u, c in zip(found, cover, strict=True) if c == best]
     import numpy as np
 
     vecs = svc.embedder.embed(texts)
     q = svc.embedder.embed_query(query)
-    scores = [0.5 * float(v @ q) + 0.5 * c for v, c in zip(vecs, cover, strict=True)]
+    w = MEMORY_FORGET_MEANING_WEIGHT
+    scores = [w * float(v @ q) + (1 - w) * c for v, c in zip(vecs, cover, strict=True)]
     return [found[int(np.argmax(scores))]]
 
 
@@ -173,7 +192,7 @@ def _cut(lines: list[str], chosen: list[Unit]) -> tuple[list[str], list[tuple[in
     return out, removed, partial
 
 
-def _own_units(svc: MemoryService, row: dict[str, Any], text: str, lines: list[str]) -> list[Unit]:
+def _own_units(svc: Forgetting, row: dict[str, Any], text: str, lines: list[str]) -> list[Unit]:
     """Everything in the passage's own lines; for a passage that is only part of a very long line,
     the sentences of that line the passage holds."""
     lo, hi = int(row["own_start"]) or int(row["line_start"]), int(row["line_end"])
@@ -195,14 +214,14 @@ def _own_units(svc: MemoryService, row: dict[str, Any], text: str, lines: list[s
     return inside
 
 
-def _forget_transcript(svc: MemoryService, agent_id: str, row: dict[str, Any], query: str,
+def _forget_transcript(svc: Forgetting, agent_id: str, row: dict[str, Any], query: str,
                        by_id: bool) -> ForgetReceipt:
     role = str(row["heading"]).rsplit(" · ", 1)[-1]
     events = list(row["event_ids"] or [0])
     key = forgotten_key(int(events[0]), role, str(row["text"]))
-    tomb = svc.workspace(agent_id) / ".memory-tombstones.json"
-    tombstones = svc._tombstones(agent_id) | {str(row["hash"]), key}
-    atomic_write_text(tomb, json.dumps(sorted(tombstones)))
+    ws = svc.workspace(agent_id)
+    tombstones = read_tombstones(ws) | {str(row["hash"]), key}
+    write_tombstones(ws, tombstones)
     snap = svc.store.snapshot()
     # the same message in every session that holds it (a compaction copy is in two archives)
     copies = [
@@ -216,12 +235,12 @@ def _forget_transcript(svc: MemoryService, agent_id: str, row: dict[str, Any], q
         rewritten.extend(svc.indexer.rewrite_transcript(agent_id, sid, tombstones))
     after = svc.store.snapshot()
     svc.store.delete_ids([i for i in ids if i in after.index])  # whatever a rebuild could not drop
-    verified = svc._verify_gone(agent_id, query if not by_id else str(row["text"])[:200], [str(row["text"])])
+    verified = verify_gone(svc, agent_id, query if not by_id else str(row["text"])[:200], [str(row["text"])])
     return ForgetReceipt([str(row["text"])], ids, str(row["path"]), (0, 0), True, verified,
                          rewritten_ids=rewritten)
 
 
-def forget_chunk(svc: MemoryService, agent_id: str, row: dict[str, Any], query: str) -> ForgetReceipt:
+def forget_chunk(svc: Forgetting, agent_id: str, row: dict[str, Any], query: str) -> ForgetReceipt:
     """Remove ``row``'s text from its source and the index, then check a search cannot find it.
 
     Args:
@@ -241,8 +260,8 @@ def forget_chunk(svc: MemoryService, agent_id: str, row: dict[str, Any], query: 
         return _forget_transcript(svc, agent_id, row, query, by_id)
 
     rel = row["path"]
-    target = svc._resolve(agent_id, rel)
-    text = svc._read(agent_id, rel)  # never through a link or a FIFO; a Latin-1 file is saved as UTF-8
+    target = svc.resolve(agent_id, rel)
+    text = svc.read(agent_id, rel)  # never through a link or a FIFO; a Latin-1 file is saved as UTF-8
     lines = text.splitlines()
     if by_id:
         chosen = _own_units(svc, row, text, lines)
@@ -261,10 +280,20 @@ def forget_chunk(svc: MemoryService, agent_id: str, row: dict[str, Any], query: 
         )
     ]
     atomic_write_text(target, new)
-    svc._sync(agent_id, only=[rel])
+    svc.sync(agent_id, only=[rel])
     snap = svc.store.snapshot()
     gone = [i for i in old_ids if i not in snap.index]
-    verified = svc._verify_gone(agent_id, query if not by_id else removed[0][:200], removed)
+    verified = verify_gone(svc, agent_id, query if not by_id else removed[0][:200], removed)
     nums = [n for n, _ in removed_lines]
     return ForgetReceipt(removed, gone, rel, (min(nums), max(nums)), False, verified,
                          removed_lines=removed_lines, partial_lines=partial)
+
+
+def verify_gone(mem: MemorySearch, agent_id: str, query: str, texts: Sequence[str]) -> bool:
+    """Whether a search for ``query`` and for each of ``texts`` returns none of ``texts`` any more."""
+    probes = [query, *texts]
+    for probe in probes:
+        for h in mem.search(probe[:500], agent_id=agent_id, k=10, sources=("memory", "transcript")):
+            if any(t.strip() and t.strip() in h.text for t in texts):
+                return False
+    return True

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import logging
 import re
 import shutil
@@ -19,28 +18,28 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from neotask_tui import paths
+from neotask_tui import paths, tuning
 from neotask_tui.config import MemorySettings
-from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFile, read_text
+from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFile, read_text, read_tombstones
+from neotask_tui.memory.forget import forget_chunk
 from neotask_tui.memory.index.chunking import ENTRY_RE, format_entry, token_counter
 from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope
-from neotask_tui.memory.index.store import ChunkStore, StoreError, is_remote, sql_str
+from neotask_tui.memory.index.store import ROW_COLUMNS, ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
 from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
+from neotask_tui.memory.watcher import Watcher
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text.secrets import redact
 
 if TYPE_CHECKING:
     from neotask_tui.memory.index.embedder import Embedder
-    from neotask_tui.memory.watcher import Watcher
     from neotask_tui.storage.events import Event
 
 log = logging.getLogger(__name__)
 _CHUNK_ID = re.compile(r"[0-9a-f]{16}")
 
 Progress = Callable[[str, int, int], None]
-TOMBSTONES = ".memory-tombstones.json"
 TURN_INLINE_BYTES: Final = 64 * 1024
 """Changed memory files up to this many bytes in all are indexed inside a turn's recall (a few
 seconds of embedding at most); bigger changes are indexed in a background thread and the turn
@@ -185,7 +184,7 @@ class MemoryService:
             return
         for name in self._store.stale_tables():
             rows = self._store.read_table(name, ["agent_id", "source", "session_id", "scope"])
-            olds = [r for r in self._store.read_table(name, [c for c in _ROW_COLS]) if r["source"] == "transcript"]
+            olds = [r for r in self._store.read_table(name, list(ROW_COLUMNS)) if r["source"] == "transcript"]
             if olds:
                 texts = [r["etext"] for r in olds]
                 vecs = self.embedder.embed(texts, progress=self._embed_progress("migrating transcripts"))
@@ -206,7 +205,13 @@ class MemoryService:
         """The agent's workspace directory (not created)."""
         return paths.workspace_dir(agent_id)
 
-    def _resolve(self, agent_id: str, rel: str) -> Path:
+    def resolve(self, agent_id: str, rel: str) -> Path:
+        """The path of a workspace-relative memory file, validated (:func:`check_rel_path`) and inside
+        the workspace; the file may not exist yet.
+
+        Raises:
+            ValueError: (one line) for an unsafe path.
+        """
         rel = check_rel_path(rel)
         ws = self.workspace(agent_id)
         target = (ws / rel).resolve()
@@ -214,7 +219,7 @@ class MemoryService:
             raise ValueError(f"memory file escapes the workspace: {rel!r}")
         return ws / rel
 
-    def _read(self, agent_id: str, rel: str, *, missing_ok: bool = False) -> str:
+    def read(self, agent_id: str, rel: str, *, missing_ok: bool = False) -> str:
         """A memory file's text, read as the indexer reads it (no links, no FIFOs, size cap).
 
         Raises:
@@ -230,14 +235,10 @@ class MemoryService:
         except SkipFile as e:
             raise ValueError(f"{rel} is not a usable memory file: {e}") from None
 
-    def _tombstones(self, agent_id: str) -> set[str]:
-        f = self.workspace(agent_id) / TOMBSTONES
-        try:
-            return set(json.loads(f.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            return set()
-
-    def _sync(self, agent_id: str, *, full: bool = False, only: Sequence[str] | None = None) -> ReindexStats:
+    def sync(self, agent_id: str, *, full: bool = False, only: Sequence[str] | None = None) -> ReindexStats:
+        """Bring the agent's file index up to date (``only``: just these files), under the writer
+        lock; entries skipped are queued as notices (:meth:`reindex` hands them over).
+        """
         with self._lock:
             stats = self.indexer.sync_files(
                 agent_id, self.workspace(agent_id), full=full, only=only, progress=self.progress
@@ -279,7 +280,7 @@ class MemoryService:
                 return
             everything, changed = self.indexer.pending(agent_id, self.workspace(agent_id))
             if sum(changed.values()) <= TURN_INLINE_BYTES:
-                self._sync(agent_id)
+                self.sync(agent_id)
                 return
             big: list[str] = []
             used = 0
@@ -287,7 +288,7 @@ class MemoryService:
                 used += size
                 if used > TURN_INLINE_BYTES:
                     big.append(rel)
-            self._sync(agent_id, only=[p for p in everything if p not in big])
+            self.sync(agent_id, only=[p for p in everything if p not in big])
             self._notices.append(
                 f"memory: indexing {', '.join(big)} in the background; recall uses the rest meanwhile")
             self._background = threading.Thread(
@@ -298,7 +299,7 @@ class MemoryService:
 
     def _index_in_background(self, agent_id: str) -> None:
         try:
-            self._sync(agent_id)
+            self.sync(agent_id)
         except Cancelled:
             return
         except Exception as e:  # told to the user at the next turn; the index stays as it was
@@ -386,8 +387,8 @@ class MemoryService:
         if scope == default_scope(agent_id):
             scope = None
         with self._lock:
-            old = self._read(agent_id, file, missing_ok=True)  # refuses a link, a FIFO, a folder...
-            path = self._resolve(agent_id, file)
+            old = self.read(agent_id, file, missing_ok=True)  # refuses a link, a FIFO, a folder...
+            path = self.resolve(agent_id, file)
             if not old and file == MEMORY_FILE:
                 old = "# Memory\n"
             sep = "" if not old or old.endswith("\n\n") else ("\n" if old.endswith("\n") else "\n\n")
@@ -398,7 +399,7 @@ class MemoryService:
             paths.ensure_dir(path.parent)
             atomic_write_text(path, new)
             rel = check_rel_path(file)
-            stats = self._sync(agent_id, only=[rel])
+            stats = self.sync(agent_id, only=[rel])
             snap = self.store.snapshot()
             ids = [
                 snap.ids[i] for i in range(len(snap.ids))
@@ -437,7 +438,7 @@ class MemoryService:
         if "memory" in srcs:
             srcs.add("inbox")
         if sync and srcs & set(FILE_SOURCES):
-            self._sync(agent_id)
+            self.sync(agent_id)
         p = params or self.params
         snap = self.store.snapshot(wait=sync)
         if not snap.ids:
@@ -503,7 +504,8 @@ class MemoryService:
         if budget_tokens <= 0 or k <= 0:
             return []
         sources = ("memory", "transcript") if self.settings.include_transcripts else ("memory",)
-        params = dataclasses.replace(self.params, mmr_lambda=0.7, min_score=self.settings.min_score)
+        params = dataclasses.replace(self.params, mmr_lambda=tuning.MEMORY_RECALL_MMR_LAMBDA,
+                                     min_score=self.settings.min_score)
         if refresh:
             self._refresh_for_turn(agent_id)
         hits = self.search(query, agent_id=agent_id, k=k * 2, sources=sources, exclude=exclude, params=params,
@@ -526,7 +528,7 @@ class MemoryService:
         The returned stats carry the notices not reported yet (skipped files), which this call
         takes: the caller shows them.
         """
-        stats = self._sync(agent_id, full=full)
+        stats = self.sync(agent_id, full=full)
         stats.notices = self.take_notices()
         if full or stats.chunks_embedded > 500:
             self.store.optimize()  # also deletes older versions: the store stays the size of its rows
@@ -552,7 +554,7 @@ class MemoryService:
             if lines:
                 rows = [r for r in rows if lines[0] <= (r["event_ids"] or [0])[0] <= lines[1]]
             return "\n".join(f"[e:{(r['event_ids'] or [0])[0]}] {r['heading']}: {r['text']}" for r in rows)
-        text = self._read(agent_id, path)
+        text = self.read(agent_id, path)
         if lines is None:
             return text
         all_lines = text.splitlines()
@@ -568,7 +570,8 @@ class MemoryService:
         if not self.settings.include_transcripts:
             return 0
         with self._lock:
-            n, _ = self.indexer.index_transcript(agent_id, session_id, events, scope, self._tombstones(agent_id))
+            tombstones = read_tombstones(self.workspace(agent_id))
+            n, _ = self.indexer.index_transcript(agent_id, session_id, events, scope, tombstones)
         return n
 
     def forget(self, agent_id: str, id_or_query: str) -> ForgetReceipt:
@@ -583,10 +586,8 @@ class MemoryService:
         Raises:
             ValueError: when nothing matches.
         """
-        from neotask_tui.memory.forget import forget_chunk
-
         with self._lock:
-            self._sync(agent_id)  # an id names the passage as the file is now, not as it was indexed
+            self.sync(agent_id)  # an id names the passage as the file is now, not as it was indexed
             snap = self.store.snapshot()
             target: dict[str, Any] | None = None
             key = id_or_query.strip()
@@ -599,7 +600,7 @@ class MemoryService:
                 if _CHUNK_ID.fullmatch(key):  # an id not (or no longer) found: only its very words
                     ok = c.get("lexical_norm", 0) > 0
                 else:
-                    ok = c.get("lexical_norm", 0) + c.get("dense", 0) > 0.3
+                    ok = c.get("lexical_norm", 0) + c.get("dense", 0) > tuning.MEMORY_FORGET_MATCH_FLOOR
                 if ok:
                     target = self.store.snapshot().row(self.store.snapshot().index[hits[0].id])
             if target is None:
@@ -618,8 +619,6 @@ class MemoryService:
 
     def start_watcher(self, agent_id: str, on_change: Callable[[ReindexStats], None] | None = None) -> None:
         """Watch the agent's memory files and reindex on change (background thread)."""
-        from neotask_tui.memory.watcher import Watcher
-
         self.stop_watcher()
         paths.ensure_dir(self.workspace(agent_id))
         self._watcher = Watcher(self, agent_id, on_change)
@@ -652,20 +651,8 @@ class MemoryService:
                 out["by_source"][s] = out["by_source"].get(s, 0) + 1
         return out
 
-    def _verify_gone(self, agent_id: str, query: str, texts: Sequence[str]) -> bool:
-        probes = [query, *texts]
-        for probe in probes:
-            for h in self.search(probe[:500], agent_id=agent_id, k=10, sources=("memory", "transcript")):
-                if any(t.strip() and t.strip() in h.text for t in texts):
-                    return False
-        return True
-
     def _now(self) -> float:
         return time.time()
 
 
-_ROW_COLS = (
-    "id", "agent_id", "scope", "source", "path", "line_start", "own_start", "line_end", "heading", "text",
-    "etext", "lex", "ctx", "hash", "file_hash", "file_mtime", "file_size", "ts", "event_ids", "session_id",
-)
 __all__ = ["ENTRY_RE", "MemoryService", "check_rel_path"]

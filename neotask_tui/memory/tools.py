@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from neotask_tui.memory.types import MemoryReader
 from neotask_tui.providers.base import ToolSpec
 from neotask_tui.text.secrets import redact_secrets
 
@@ -53,7 +54,7 @@ def tool_specs() -> list[ToolSpec]:
     ]
 
 
-def handle_tool(mem: Any, agent_id: str, name: str, args: dict[str, Any]) -> str | None:
+def handle_tool(mem: MemoryReader, agent_id: str, name: str, args: dict[str, Any]) -> str | None:
     """Run a memory tool (blocking; the engine calls it in a thread). None if ``name`` isn't ours.
 
     Raises:

@@ -1,9 +1,17 @@
-"""Plain result types of the memory service (import-cheap: no numpy, no LanceDB)."""
+"""Plain result types of the memory service, and the seams its parts use (import-cheap: no numpy,
+no LanceDB).
+
+The Protocols here name what a part below the service needs of it (:mod:`.forget`, :mod:`.watcher`,
+:mod:`.tools`), so no part imports the service: :class:`~.service.MemoryService` satisfies them
+structurally.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 SOURCES = ("memory", "transcript", "inbox")
 """Every value the ``source`` column can take."""
@@ -172,3 +180,53 @@ class ReindexStats:
         d = asdict(self)
         d["seconds"] = round(self.seconds, 3)
         return d
+
+
+class MemorySearch(Protocol):
+    """Searching an agent's memory (forget's verification)."""
+
+    def search(
+        self, query: str, *, agent_id: str, k: int = ..., sources: Sequence[str] = ...,
+    ) -> list[MemoryHit]:
+        """Hits for ``query`` in ``agent_id``'s memory, best first."""
+        ...
+
+
+class MemoryReader(MemorySearch, Protocol):
+    """Searching and reading an agent's memory (the model tools)."""
+
+    def get(self, agent_id: str, path: str, lines: tuple[int, int] | None = None) -> str:
+        """Text of a memory file (optionally lines ``(start, end)``) or of ``transcripts/<session>``."""
+        ...
+
+
+class MemoryFiles(Protocol):
+    """An agent's memory files as the service reads, writes and indexes them (what forget uses)."""
+
+    def workspace(self, agent_id: str) -> Path:
+        """The agent's workspace directory."""
+        ...
+
+    def resolve(self, agent_id: str, rel: str) -> Path:
+        """The path of a validated workspace-relative memory file (it may not exist yet)."""
+        ...
+
+    def read(self, agent_id: str, rel: str, *, missing_ok: bool = False) -> str:
+        """A memory file's text, read as the indexer reads it."""
+        ...
+
+    def sync(self, agent_id: str, *, full: bool = False, only: Sequence[str] | None = None) -> ReindexStats:
+        """Bring the file index up to date (only the files ``only`` names, if given)."""
+        ...
+
+
+class Reindexing(Protocol):
+    """Reindexing an agent's memory files (what the watcher uses)."""
+
+    def workspace(self, agent_id: str) -> Path:
+        """The agent's workspace directory."""
+        ...
+
+    def reindex(self, agent_id: str, *, full: bool = False) -> ReindexStats:
+        """Bring the agent's file index up to date; the stats carry the notices not reported yet."""
+        ...

@@ -6,12 +6,8 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from neotask_tui.memory.types import ReindexStats
-
-if TYPE_CHECKING:
-    from neotask_tui.memory.service import MemoryService
+from neotask_tui.memory.types import Reindexing, ReindexStats
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +30,13 @@ class Watcher:
     """Runs ``watchfiles.watch`` on the workspace in a daemon thread.
 
     Args:
-        service: The memory service to reindex through.
+        service: What reindexes the agent's files (the memory service).
         agent_id: The agent whose workspace is watched.
         on_change: Called with the stats of every reindex that changed something.
     """
 
     def __init__(
-        self, service: MemoryService, agent_id: str, on_change: Callable[[ReindexStats], None] | None
+        self, service: Reindexing, agent_id: str, on_change: Callable[[ReindexStats], None] | None
     ) -> None:
         self.service = service
         self.agent_id = agent_id

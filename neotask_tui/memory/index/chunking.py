@@ -20,8 +20,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+from neotask_tui.text.tokens import count_text
+
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+FENCE = re.compile(r"^\s*(```|~~~)")
 ENTRY_RE = re.compile(
     r"^- (\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?) \[([a-z]+)(?: scope=(\S+))?\] ?"
 )
@@ -29,7 +31,7 @@ _WORDS = re.compile(r"\w+|[^\w\s]")
 
 
 def approx_tokens(text: str) -> int:
-    """Rough cl100k token estimate used until/unless the engine's counter is importable."""
+    """Rough cl100k token estimate (no tokenizer: for tests and tools that want a cheap count)."""
     n = 0
     for tok in _WORDS.findall(text):
         if tok.isascii():
@@ -40,12 +42,9 @@ def approx_tokens(text: str) -> int:
 
 
 def token_counter() -> Callable[[str], int]:
-    """The engine's ``count_text`` when available, else :func:`approx_tokens`."""
-    try:
-        from neotask_tui.text.tokens import count_text  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return approx_tokens
-    return count_text  # type: ignore[no-any-return,unused-ignore]
+    """The token counter chunks are measured with: :func:`~neotask_tui.text.tokens.count_text`, the
+    one the context budget uses."""
+    return count_text
 
 
 def format_entry(text: str, *, when: datetime, source: str, scope: str | None) -> str:
@@ -142,7 +141,7 @@ def parse_blocks(text: str) -> list[Block]:
         if not line.strip():
             i += 1
             continue
-        m = _HEADING.match(line)
+        m = HEADING.match(line)
         if m:
             level = len(m.group(1))
             while stack and stack[-1][0] >= level:
@@ -165,9 +164,9 @@ def parse_blocks(text: str) -> list[Block]:
         in_fence = False
         while i < len(lines):
             ln = lines[i]
-            if _FENCE.match(ln):
+            if FENCE.match(ln):
                 in_fence = not in_fence
-            elif not in_fence and (not ln.strip() or _HEADING.match(ln) or ENTRY_RE.match(ln)):
+            elif not in_fence and (not ln.strip() or HEADING.match(ln) or ENTRY_RE.match(ln)):
                 break
             cur.append((i + 1, ln))
             i += 1
@@ -282,7 +281,7 @@ def chunk_markdown(
 
     for block in parse_blocks(text):
         if block.kind == "heading":
-            if any(not _HEADING.match(t) for _, t, _ in cur):
+            if any(not HEADING.match(t) for _, t, _ in cur):
                 flush(False)
             attrs = ("memory", None)
             heading = block.heading
@@ -290,7 +289,7 @@ def chunk_markdown(
             continue
         battrs = (block.source, block.scope)
         if battrs != attrs:
-            if any(not _HEADING.match(t) for _, t, _ in cur):
+            if any(not HEADING.match(t) for _, t, _ in cur):
                 flush(False)
             attrs = battrs
         heading = block.heading

@@ -22,6 +22,9 @@ from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from neotask_tui.memory.index.embedder import Embedder
     from neotask_tui.memory.index.store import ChunkStore
     from neotask_tui.memory.search.termvec import TermVectors
@@ -53,14 +56,6 @@ excerpt of each neighbour in ``ctx``. A pasted neighbour never puts its whole te
 
 class Cancelled(Exception):
     """The service is closing: a long reindex stops at the next file or embedding batch."""
-
-
-def memory_files(workspace: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> dict[str, Path]:
-    """Workspace-relative path -> absolute path of every memory file (MEMORY.md, memory/**/*.md).
-
-    Only regular files reached without following a link (see :mod:`.files`).
-    """
-    return scan(workspace, max_bytes).files
 
 
 @dataclass
@@ -263,7 +258,7 @@ class Indexer:
         if self.terms is not None:
             self.terms.add_texts([r["text"] for r in new_rows])
 
-    def embed_in_context(self, texts: Sequence[str], contexts: Sequence[str]) -> Any:
+    def embed_in_context(self, texts: Sequence[str], contexts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Unit vectors of ``normalise(embed(text) + embed(context))`` (context-expanded chunks)."""
         import numpy as np
 

@@ -48,6 +48,11 @@ META_COLUMNS = (
     "id", "agent_id", "scope", "source", "path", "line_start", "own_start", "line_end", "heading",
     "text", "hash", "file_hash", "file_mtime", "file_size", "ts", "event_ids", "session_id",
 )
+ROW_COLUMNS = (
+    "id", "agent_id", "scope", "source", "path", "line_start", "own_start", "line_end", "heading", "text",
+    "etext", "lex", "ctx", "hash", "file_hash", "file_mtime", "file_size", "ts", "event_ids", "session_id",
+)
+"""Every column of a row but its vector (what a migration copies before re-embedding)."""
 
 
 class StoreError(NeotaskError):
@@ -171,8 +176,8 @@ class Snapshot:
     """The raw FTS columns (pyarrow arrays), turned into :class:`FieldIndex` on first use."""
     _fields: dict[str, FieldIndex] = field(default_factory=dict)
     _fields_lock: threading.Lock = field(default_factory=threading.Lock)
-    _groups: tuple[Any, int] | None = None
-    _senders: Any = None
+    _groups: tuple[npt.NDArray[np.int64], int] | None = None
+    _senders: tuple[npt.NDArray[np.int64], list[str]] | None = None
 
     def field_index(self, column: str) -> FieldIndex:
         """The in-memory BM25 index of an FTS column (built once per snapshot, thread-safe)."""
@@ -184,7 +189,7 @@ class Snapshot:
                     got = self._fields[column] = FieldIndex(self.lex_columns.get(column, []))
         return got
 
-    def mask(self, column: str, values: Sequence[str]) -> Any:
+    def mask(self, column: str, values: Sequence[str]) -> npt.NDArray[np.bool_]:
         """Boolean row mask ``column in values`` (per-value masks cached per snapshot)."""
         import numpy as np
 
@@ -197,7 +202,7 @@ class Snapshot:
             out |= m
         return out
 
-    def groups(self) -> tuple[Any, int]:
+    def groups(self) -> tuple[npt.NDArray[np.int64], int]:
         """``(code per row, number of codes)``: rows grouped by source path (a file, a session)."""
         got = self._groups
         if got is None:
@@ -208,7 +213,7 @@ class Snapshot:
                 got = self._groups = (inv.astype(np.int64), len(uniq))
         return got
 
-    def senders(self) -> tuple[Any, list[str]]:
+    def senders(self) -> tuple[npt.NDArray[np.int64], list[str]]:
         """``(code per row, names)``: the lower-cased sender of every transcript row whose message
         starts with one (``"Alice: ..."``, as bridged group chats and pasted logs write it); code -1
         where there is none."""
@@ -291,6 +296,9 @@ class ChunkStore:
 
     def table_names(self) -> list[str]:
         """Names of all tables in the database."""
+        # getattr on LanceDB's connection and its answer: list_tables() is missing in older LanceDB
+        # releases (only table_names()), and returns a plain list in some, a response with
+        # ``.tables`` in newer ones.
         lister = getattr(self._db, "list_tables", None)
         if lister is not None:
             res = lister()
@@ -377,6 +385,7 @@ class ChunkStore:
                 continue
             try:
                 stats = self._tbl.index_stats(f"{col}_idx")
+                # LanceDB's IndexStatistics (or None for a missing index): the field is not in every release
                 unindexed = int(getattr(stats, "num_unindexed_rows", 0) or 0)
             except Exception:
                 unindexed = 0

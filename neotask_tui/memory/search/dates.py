@@ -13,7 +13,9 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from neotask_tui.tuning import MEMORY_DATE_SLACK_DAYS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,7 +34,6 @@ _PATTERNS = [
     re.compile(rf"\b(?:in|during|of|since)\s+{_MON}\b(?!\s+\d)", re.I),  # in June
     re.compile(rf"\b(?:in|during|of|since)\s+{_YEAR}\b", re.I),  # in 2023
 ]
-SLACK_DAYS = 14.0
 
 
 def query_windows(query: str) -> list[tuple[int | None, float, float]]:
@@ -78,7 +79,7 @@ def query_windows(query: str) -> list[tuple[int | None, float, float]]:
 
 
 def window_match(
-    ts: Any, windows: list[tuple[int | None, float, float]], slack_days: float = SLACK_DAYS
+    ts: npt.ArrayLike, windows: list[tuple[int | None, float, float]], slack_days: float = MEMORY_DATE_SLACK_DAYS
 ) -> npt.NDArray[np.float64]:
     """1.0 for timestamps inside a window (or up to ``slack_days`` after it), else 0.0 (numpy)."""
     import numpy as np
@@ -100,7 +101,7 @@ def window_match(
     return hit.astype(np.float64)
 
 
-def _day_of_year(t: Any) -> npt.NDArray[np.float64]:
+def _day_of_year(t: npt.ArrayLike) -> npt.NDArray[np.float64]:
     import numpy as np
 
     offset = datetime.now().astimezone().utcoffset()  # timestamps are of local wall-clock dates

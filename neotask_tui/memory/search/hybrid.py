@@ -28,29 +28,58 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
+from neotask_tui import tuning
 from neotask_tui.memory.search import dates
+from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.text import lexical
+from neotask_tui.text.bm25 import FieldIndex
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
 
+class Corpus(Protocol):
+    """What ranking reads of the chunk store's snapshot (:class:`~..index.store.Snapshot`)."""
+
+    @property
+    def ids(self) -> list[str]:
+        """Chunk id of every row (snapshot order)."""
+        ...
+
+    @property
+    def ts(self) -> npt.NDArray[np.float64]:
+        """Timestamp of every row (0 when undated)."""
+        ...
+
+    def field_index(self, column: str) -> FieldIndex:
+        """The BM25 index of a full-text column (``lex``, ``ctx``)."""
+        ...
+
+    def groups(self) -> tuple[npt.NDArray[np.int64], int]:
+        """``(code per row, number of codes)``: rows grouped by source path."""
+        ...
+
+    def senders(self) -> tuple[npt.NDArray[np.int64], list[str]]:
+        """``(code per row, names)`` of the transcript messages' senders (code -1: none)."""
+        ...
+
+
 @dataclass
 class RankParams:
     """Knobs of the hybrid ranker (defaults are what the benches measure)."""
 
-    dense_weight: float = 0.4
+    dense_weight: float = tuning.MEMORY_RANK_DENSE_WEIGHT
     """Weight of the normalised dense score."""
-    lexical_weight: float = 0.6
+    lexical_weight: float = tuning.MEMORY_RANK_LEXICAL_WEIGHT
     """Weight of the normalised BM25 score."""
-    ctx_boost: float = 0.5
+    ctx_boost: float = tuning.MEMORY_RANK_CTX_BOOST
     """Boost of BM25 over neighbouring-context terms relative to the chunk's own terms."""
     prf_docs: int = 0
     """Pseudo-relevance feedback: top fused hits averaged into the query vector (0 = off)."""
-    prf_weight: float = 0.3
+    prf_weight: float = tuning.MEMORY_RANK_PRF_WEIGHT
     """Weight of the feedback centroid in the second dense pass."""
     half_life_days: float | None = None
     """Exponential time decay of dated chunks; ``None`` = off."""
@@ -58,29 +87,29 @@ class RankParams:
     """MMR trade-off (1 = relevance only); ``None`` = off."""
     min_score: float = 0.0
     """Drop hits whose fused score is below this."""
-    group_weight: float = 0.3
+    group_weight: float = tuning.MEMORY_RANK_GROUP_WEIGHT
     """Weight of the coarse score: BM25 of the hit's whole group (transcript session or file),
     normalised by the best group; 0 = off. Coarse-to-fine: a passage in the session where the
     question's terms co-occur beats an equally good passage elsewhere (LoCoMo dev, categories 1-4:
     R@5 0.631 -> 0.659 with ``ctx_boost`` 0.3, 0.672 with 0.5)."""
-    date_weight: float = 0.4
+    date_weight: float = tuning.MEMORY_RANK_DATE_WEIGHT
     """Weight of "dated within a period the query names" ("in May 2023", see :mod:`.dates`); only
     counted when the query names one; 0 = off."""
-    sender_weight: float = 0.3
+    sender_weight: float = tuning.MEMORY_RANK_SENDER_WEIGHT
     """Weight of "the message's sender is named in the query" (messages that start with a sender
     name, as group chats and pasted logs write them); only counted when the query names one."""
-    signal_gate: float = 0.15
+    signal_gate: float = tuning.MEMORY_RANK_SIGNAL_GATE
     """The group, date and sender signals say *where*, *when* and *who*; they count in full only
     for a chunk that also matches *what* the query asks: scaled by ``min(1, content / gate)``, where
     content is the chunk's weighted dense + lexical score in ``[0, 1]``. Without it, "Gina: Bye Jon!
     You got this!" outranks a matching message of the other speaker for "how did Gina promote her
     store?" just for its sender and its session. 0 = off (signals always in full)."""
-    sem_weight: float = 0.6
+    sem_weight: float = tuning.MEMORY_RANK_SEM_WEIGHT
     """BM25 weight (times the cosine) of vocabulary words close in meaning to the query's words
     (see :mod:`.termvec`); 0 = off."""
-    sem_k: int = 3
+    sem_k: int = tuning.MEMORY_RANK_SEM_K
     """Expansion words per query word."""
-    sem_min: float = 0.6
+    sem_min: float = tuning.MEMORY_RANK_SEM_MIN
     """Minimum cosine of an expansion word."""
 
 
@@ -154,7 +183,7 @@ def rank(
     if params.half_life_days and ts is not None:
         age_days = np.maximum(0.0, ((now or time.time()) - ts[rows]) / 86400.0)
         decay = np.where(ts[rows] > 0, np.power(0.5, age_days / params.half_life_days), 1.0)
-        fused = fused * (0.5 + 0.5 * decay)
+        fused = fused * (tuning.MEMORY_DECAY_FLOOR + (1 - tuning.MEMORY_DECAY_FLOOR) * decay)
     n_pool = min(len(rows), max(k * 4, 32) if params.mmr_lambda is not None else k)
     pool = np.argpartition(-fused, n_pool - 1)[:n_pool] if n_pool < len(rows) else np.arange(len(rows))
     pool = pool[np.argsort(-fused[pool], kind="stable")]
@@ -201,15 +230,19 @@ def _dot(mat: npt.NDArray[np.float32], vec: npt.NDArray[np.float32]) -> npt.NDAr
 def _fuse(
     cos: npt.NDArray[np.float32], raw: npt.NDArray[np.float64], params: RankParams,
     extra: tuple[npt.NDArray[np.float64], float] | None = None,
-) -> tuple[npt.NDArray[np.float64], tuple[Any, Any, Any]]:
+) -> tuple[
+    npt.NDArray[np.float64],
+    tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]],
+]:
     import numpy as np
 
     cos64 = cos.astype(np.float64)
-    # Floor: how similar an unrelated chunk is (the pool mean, kept within [0, 0.2] so tiny pools
-    # stay sane); span: at least 0.4 so a best match that is itself weak does not get full marks.
-    base = min(max(float(cos64.mean()), 0.0), 0.2)
+    # Floor: how similar an unrelated chunk is (the pool mean, kept within [0, MEMORY_DENSE_BASE_CAP] so
+    # tiny pools stay sane); span: at least MEMORY_DENSE_SPAN_FLOOR so a best match that is itself
+    # weak does not get full marks.
+    base = min(max(float(cos64.mean()), 0.0), tuning.MEMORY_DENSE_BASE_CAP)
     top = float(cos64.max())
-    dn = np.clip((cos64 - base) / max(top - base, 0.4), 0.0, 1.0)
+    dn = np.clip((cos64 - base) / max(top - base, tuning.MEMORY_DENSE_SPAN_FLOOR), 0.0, 1.0)
     best = float(raw.max()) if len(raw) else 0.0
     ln = raw / best if best > 0 else raw
     wsum = params.dense_weight + params.lexical_weight
@@ -282,9 +315,12 @@ def explain(comp: dict[str, float], matched: Sequence[str], heading: str) -> str
 
 
 def query_signals(
-    snap: Any, query: str, p: RankParams, stats_mask: npt.NDArray[np.bool_], termvecs: Any = None,
+    snap: Corpus, query: str, p: RankParams, stats_mask: npt.NDArray[np.bool_], termvecs: TermVectors | None = None,
     named: Sequence[int] | None = None,
-) -> tuple[list[str], npt.NDArray[np.float64], Any, Any, Any]:
+) -> tuple[
+    list[str], npt.NDArray[np.float64],
+    npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None,
+]:
     """Per-row evidence for ``query`` over a store snapshot, for :func:`rank`.
 
     Args:
@@ -335,14 +371,14 @@ def query_signals(
     return terms, lex, group, when, sender
 
 
-def named_senders(snap: Any, query: str) -> list[int]:
+def named_senders(snap: Corpus, query: str) -> list[int]:
     """Codes (see ``snap.senders()``) of the message senders ``query`` names ("what does Alice...",
     "Alice's")."""
     qwords = {lexical.unpossessive(w) for w in lexical.words(query)}
     return [c for c, n in enumerate(snap.senders()[1]) if set(n.split()) <= qwords]
 
 
-def dense_query(snap: Any, query: str, named: Sequence[int] | None = None) -> str:
+def dense_query(snap: Corpus, query: str, named: Sequence[int] | None = None) -> str:
     """The text embedded for ``query``'s dense side: the query without the senders it names.
 
     In a transcript whose messages start with their sender ("Alice: ..."), a name in the query says

@@ -29,9 +29,9 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from neotask_tui.storage.atomic import append_durable, atomic_write_bytes
 from neotask_tui.text import lexical
@@ -48,6 +48,14 @@ LOG_MIN = 2000
 """The log is folded into the file once it holds this many words and a quarter of the file's."""
 
 
+class TextEmbedder(Protocol):
+    """What the vocabulary needs of the embedding model (:class:`~..index.embedder.Embedder`)."""
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = ...) -> npt.NDArray[np.float32]:
+        """A ``(len(texts), dim)`` float32 array of unit vectors."""
+        ...
+
+
 def content_words(text: str) -> Iterable[str]:
     """Alphabetic, non-stopword words of at least :data:`MIN_LEN` letters."""
     for w in lexical.words(text):
@@ -60,10 +68,10 @@ class TermVectors:
 
     Args:
         path: The cache file (``.npz``).
-        embedder: Anything with ``embed(texts, batch_size=...) -> (n, dim) float32``.
+        embedder: The embedding model (``embed(texts, batch_size=...) -> (n, dim) float32``).
     """
 
-    def __init__(self, path: Path, embedder: Any) -> None:
+    def __init__(self, path: Path, embedder: TextEmbedder) -> None:
         self.path = path
         self.embedder = embedder
         self._lock = threading.RLock()
@@ -73,7 +81,7 @@ class TermVectors:
         self._mat: npt.NDArray[np.float32] | None = None
         self._matT: npt.NDArray[np.float32] | None = None
         self._matT_of: object = None
-        self._queries: OrderedDict[str, Any] = OrderedDict()
+        self._queries: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         self._near: OrderedDict[str, list[tuple[str, float]]] = OrderedDict()
         self._near_of: object = None
         self.log_path = path.with_name(path.name + ".log")
@@ -247,7 +255,7 @@ class TermVectors:
         i = self.index.get(lexical.stem(word))
         return i if i is not None and self.surface[i] == word and self._mat is not None and i < len(self._mat) else None
 
-    def remember(self, words: Sequence[str], vectors: Any) -> None:
+    def remember(self, words: Sequence[str], vectors: Iterable[npt.ArrayLike]) -> None:
         """Cache query-word vectors embedded elsewhere (bounded LRU)."""
         import numpy as np
 
@@ -273,7 +281,8 @@ class TermVectors:
             return np.asarray(out, dtype=np.float32)
 
     def expand(
-        self, query: str, *, exclude: set[str], k: int, min_sim: float, usable: Any = None
+        self, query: str, *, exclude: set[str], k: int, min_sim: float,
+        usable: Callable[[str], bool] | None = None,
     ) -> list[tuple[str, float]]:
         """Nearest vocabulary stems of each content word of ``query``.
 

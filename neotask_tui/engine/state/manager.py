@@ -38,6 +38,8 @@ from neotask_tui.engine.state.model import (
     valid_field,
 )
 from neotask_tui.engine.state.promotion import InboxMixin
+from neotask_tui.engine.state.tools import handle_tool as _handle_tool
+from neotask_tui.engine.state.tools import tool_specs
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
 from neotask_tui.text.secrets import has_secrets, redact_secrets
@@ -438,15 +440,11 @@ class StateManager(InboxMixin):
 
     def tools(self) -> list[ToolSpec]:
         """The model-facing state tools (JSON-schema parameters)."""
-        from neotask_tui.engine.state.tools import tool_specs
-
         return tool_specs()
 
     async def handle_tool(self, key: str, call: ToolCall) -> str | None:
         """Execute one of the state tools; ``None`` if ``call`` is not one of them."""
-        from neotask_tui.engine.state.tools import handle_tool
-
-        return await handle_tool(self, key, call)
+        return await _handle_tool(self, key, call)
 
     def candidates_from_events(self, key: str, events: list[Event]) -> list[Candidate]:
         """Durable-looking statements in user messages → inbox candidates (compaction's flush).

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -299,7 +300,7 @@ class Inbox:
         self._save(data)
         return entry
 
-    def _update(self, n: int, fn: Any) -> InboxEntry:
+    def _update(self, n: int, fn: Callable[[InboxEntry, dict[str, Any]], None]) -> InboxEntry:
         data = self._load()
         for i, raw in enumerate(data["entries"]):
             if int(raw.get("n", 0)) == n:

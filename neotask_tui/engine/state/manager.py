@@ -62,10 +62,6 @@ def _text(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
-_redacted = redact_tree
-"""``v`` with secrets redacted from every string in it (a value may be a list or a mapping)."""
-
-
 def _check_name(what: str, name: str) -> None:
     """Refuse a field or event name that is not a plain name or that holds a credential.
 
@@ -218,7 +214,7 @@ class StateManager:
                 raise StateError(str(e)) from None
         if until_event is not None:
             _check_name("event", until_event)
-        value = _redacted(value.strip() if isinstance(value, str) else value)
+        value = redact_tree(value.strip() if isinstance(value, str) else value)
         ctx = self.scope_context(key)
         if field in LIST_FIELDS:
             for old in self.get(key).active:

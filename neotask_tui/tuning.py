@@ -37,4 +37,17 @@ from typing import Final
 # engine.state and engine.session: state, inbox, the turn runner
 # ---------------------------------------------------------------------------------------------
 
+# engine.state
+
+STATE_CLASSIFY_MAX_CHARS: Final = 20_000
+"""Only this much of a user message is classified (a huge paste is data, not statements).
+
+Chosen by the fault suite (``tests/faults/hostile_cases.py``, 10 MB paste): classifying the whole
+paste took ~60 s on the event loop and froze the UI; the head of a message is where goals and
+preferences are stated."""
+
+STATE_CLASSIFY_THREAD_CHARS: Final = 2000
+"""A user message longer than this (after the cap above) is classified in a worker thread, off the
+event loop; a shorter one inline (a thread hop costs more than classifying it). Set with the cap."""
+
 __all__ = ["Final"]

@@ -43,6 +43,7 @@ from neotask_tui.engine.state.tools import tool_specs
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
 from neotask_tui.text.secrets import has_secrets, redact_secrets
+from neotask_tui.tuning import STATE_CLASSIFY_MAX_CHARS, STATE_CLASSIFY_THREAD_CHARS
 
 __all__ = ["Notice", "StateError", "StateManager", "StateView"]
 
@@ -52,10 +53,6 @@ _LABELS = {
     "tool_results_summary": "Tool results", "blocked_by": "Blocked by", "open_questions": "Open questions",
 }
 _AFTER_EVENT = re.compile(r"^\s*(?:after\s+)?([A-Za-z][\w.\-]*)\s*(?:\+\s*(\S+(?:\s*\w+)?))?\s*$")
-
-
-_CLASSIFY_MAX_CHARS = 20_000
-"""Only this much of a user message is classified (a huge paste is data, not statements)."""
 
 
 def _text(v: Any) -> str:
@@ -358,8 +355,9 @@ class StateManager:
         # Fault-suite fix (tests/faults/hostile_cases.py, 10 MB paste): the classifier took ~60 s on the
         # event loop for a 10 MB paste, freezing the UI. A paste that large is data, not a statement
         # of goals or preferences; only its head is classified, and off the event loop.
-        text = event.content[:_CLASSIFY_MAX_CHARS]
-        found = await asyncio.to_thread(classify, text) if len(text) > 2000 else classify(text)
+        text = event.content[:STATE_CLASSIFY_MAX_CHARS]
+        off_loop = len(text) > STATE_CLASSIFY_THREAD_CHARS
+        found = await asyncio.to_thread(classify, text) if off_loop else classify(text)
         for c in found:
             if c.session_entry and c.field and c.value:
                 e = await self.set(key, c.field, c.value, source=f"e:{event.id}", ttl=c.ttl,

@@ -111,4 +111,16 @@ MAX_TOOL_ROUNDS: Final = 6
 """Model calls one turn may make while the model keeps calling tools; the last round's reply is
 stored even when it asks for more (a model looping on tools must not hold the turn forever)."""
 
+
+STATE_CLASSIFY_MAX_CHARS: Final = 20_000
+"""Only this much of a user message is classified (a huge paste is data, not statements).
+
+Chosen by the fault suite (``tests/faults/hostile_cases.py``, 10 MB paste): classifying the whole
+paste took ~60 s on the event loop and froze the UI; the head of a message is where goals and
+preferences are stated."""
+
+STATE_CLASSIFY_THREAD_CHARS: Final = 2000
+"""A user message longer than this (after the cap above) is classified in a worker thread, off the
+event loop; a shorter one inline (a thread hop costs more than classifying it). Set with the cap."""
+
 __all__ = ["Final"]

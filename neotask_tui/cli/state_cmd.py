@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neotask_tui.cli.core import _console, _key, open_engine
 from neotask_tui.cli.output import print_json
 
+if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
+    from neotask_tui.engine.state.manager import StateManager
 
-def _manager(engine: Any) -> Any:
-    from neotask_tui.errors import UserError
 
-    if engine.state is None:
-        raise UserError("session state is not available in this build")
+def _manager(engine: Engine) -> StateManager:
+    """The engine's session-state part (every engine has one)."""
     return engine.state
 
 
@@ -66,7 +67,7 @@ def cmd_state(args: argparse.Namespace) -> int:
         engine.close()
 
 
-def _agent(args: argparse.Namespace, engine: Any) -> str:
+def _agent(args: argparse.Namespace, engine: Engine) -> str:
     if args.agent is not None:
         from neotask_tui.storage.keys import validate_agent_id
 

@@ -11,12 +11,15 @@ cut out of it. Bad input returns a one-line usage error, never an exception.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands import CommandResult, command, usage_error
 from neotask_tui.engine.state.inbox import InboxEntry, InboxError
-from neotask_tui.engine.state.manager import StateError, StateView
+from neotask_tui.engine.state.manager import StateError, StateManager, StateView
 from neotask_tui.engine.state.model import StateEntry
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
 
 _FLAG = re.compile(r"(?:^|\s)--(for|until-event|scope|ttl)(?:=|\s+)(\S+)")
 _BARE_FLAG = re.compile(r"(?:^|\s)--(for|until-event|scope|ttl)(?:=|\s|$)")
@@ -40,11 +43,9 @@ def _opts(text: str) -> tuple[str, dict[str, str]]:
     return re.sub(r"\s+", " ", rest).strip(), found
 
 
-def _state(engine: Any) -> Any:
-    st = getattr(engine, "state", None)
-    if st is None:
-        raise StateError("session state is not available in this build")
-    return st
+def _state(engine: Engine) -> StateManager:
+    """The engine's session-state part (every engine has one)."""
+    return engine.state
 
 
 def _fail(e: Exception) -> CommandResult:
@@ -99,7 +100,7 @@ def describe_inbox(entries: list[InboxEntry]) -> str:
 
 @command("state", "/state [set KEY VALUE [--for 2h] [--until-event E] [--scope S] | clear KEY | audit]",
          "Show or change the structured session state")
-async def _state_cmd(engine: Any, key: str, args: str) -> CommandResult:
+async def _state_cmd(engine: Engine, key: str, args: str) -> CommandResult:
     st = _state(engine)
     sub, _, rest = args.strip().partition(" ")
     try:
@@ -132,7 +133,7 @@ async def _state_cmd(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("goal", "/goal TEXT", "Set the current goal (ends with /done)")
-async def _goal(engine: Any, key: str, args: str) -> CommandResult:
+async def _goal(engine: Engine, key: str, args: str) -> CommandResult:
     if not args.strip():
         return usage_error("goal", "the goal is empty")
     try:
@@ -143,7 +144,7 @@ async def _goal(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("pref", "/pref TEXT [--for 2h|--until-event NAME]", "Add a preference for this session only")
-async def _pref(engine: Any, key: str, args: str) -> CommandResult:
+async def _pref(engine: Engine, key: str, args: str) -> CommandResult:
     try:
         text, flags = _opts(args)
     except StateError as err:
@@ -160,7 +161,7 @@ async def _pref(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("event", "/event NAME", "Fire a workflow event (e.g. checkout_paid); entries bound to it expire")
-async def _event(engine: Any, key: str, args: str) -> CommandResult:
+async def _event(engine: Engine, key: str, args: str) -> CommandResult:
     name = args.strip()
     if not name or " " in name:
         return usage_error("event", "give one event name")
@@ -172,7 +173,7 @@ async def _event(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("done", "/done", "End the current workflow: the goal is resolved, task state expires")
-async def _done(engine: Any, key: str, args: str) -> CommandResult:
+async def _done(engine: Engine, key: str, args: str) -> CommandResult:
     if args.strip():
         return usage_error("done", "no arguments expected")
     n = await _state(engine).done(key)
@@ -187,7 +188,7 @@ def _number(s: str) -> int | None:
 
 @command("inbox", "/inbox [accept N [--scope S] | edit N TEXT | reject N]",
          "Review memories proposed for long-term storage (nothing is saved without you)")
-async def _inbox(engine: Any, key: str, args: str) -> CommandResult:
+async def _inbox(engine: Engine, key: str, args: str) -> CommandResult:
     st = _state(engine)
     agent = engine.parse_key(key).agent_id
     sub, _, rest = args.strip().partition(" ")

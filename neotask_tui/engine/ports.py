@@ -73,3 +73,11 @@ class MemorySource(Protocol):
     def memory(self) -> MemoryService | None: ...
 
     async def get_memory(self) -> MemoryService | None: ...
+
+
+# state: the session-state part (engine/state) reads the session and writes accepted memories
+
+
+class StateHost(Sessions, MemorySource, Protocol):
+    """What :class:`~neotask_tui.engine.state.manager.StateManager` is built with: the sessions and
+    the long-term memory service (the inbox's accept writes there)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +26,7 @@ from neotask_tui.engine.language.classifier import (
     permanence_markers,
     temporary_markers,
 )
+from neotask_tui.memory.index.chunking import format_entry
 from neotask_tui.paths import workspace_dir
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text.secrets import find_secrets, redact_secrets
@@ -299,7 +301,7 @@ class Inbox:
         self._save(data)
         return entry
 
-    def _update(self, n: int, fn: Any) -> InboxEntry:
+    def _update(self, n: int, fn: Callable[[InboxEntry, dict[str, Any]], None]) -> InboxEntry:
         data = self._load()
         for i, raw in enumerate(data["entries"]):
             if int(raw.get("n", 0)) == n:
@@ -397,13 +399,6 @@ def memory_entry(text: str, *, when: datetime, scope: str | None, source: str = 
     """A ``MEMORY.md`` entry in the memory service's format (``- 2026-03-02 12:00 [inbox scope=user] TEXT``).
 
     Used only when the memory service is unavailable, so its indexer reads the entry like its own
-    once memory is enabled again.
+    once memory is enabled again (the memory package's own :func:`format_entry` writes it).
     """
-    try:
-        from neotask_tui.memory.index.chunking import format_entry
-    except ImportError:  # memory package absent: the same format, written here
-        lines = [ln.rstrip() for ln in text.strip().splitlines()] or [""]
-        tag = source if scope is None else f"{source} scope={scope}"
-        first = f"- {when:%Y-%m-%d %H:%M} [{tag}] {lines[0]}".rstrip()
-        return "\n".join([first, *(f"  {ln}" if ln else "  " for ln in lines[1:])]) + "\n"
     return format_entry(text, when=when, source=source, scope=scope)

@@ -15,10 +15,10 @@ import asyncio
 import json
 import re
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
-from neotask_tui import paths
 from neotask_tui.engine.language.classifier import classify
+from neotask_tui.engine.ports import StateHost
 from neotask_tui.engine.state.inbox import Candidate, Inbox, InboxEntry, InboxError, redact_tree
 from neotask_tui.engine.state.model import (
     LIST_FIELDS,
@@ -37,10 +37,13 @@ from neotask_tui.engine.state.model import (
     parse_time,
     valid_field,
 )
-from neotask_tui.engine.state.promotion import InboxMixin
+from neotask_tui.engine.state.promotion import Promotion
+from neotask_tui.engine.state.tools import handle_tool as _handle_tool
+from neotask_tui.engine.state.tools import tool_specs
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
 from neotask_tui.text.secrets import has_secrets, redact_secrets
+from neotask_tui.tuning import STATE_CLASSIFY_MAX_CHARS, STATE_CLASSIFY_THREAD_CHARS
 
 __all__ = ["Notice", "StateError", "StateManager", "StateView"]
 
@@ -52,30 +55,8 @@ _LABELS = {
 _AFTER_EVENT = re.compile(r"^\s*(?:after\s+)?([A-Za-z][\w.\-]*)\s*(?:\+\s*(\S+(?:\s*\w+)?))?\s*$")
 
 
-_CLASSIFY_MAX_CHARS = 20_000
-"""Only this much of a user message is classified (a huge paste is data, not statements)."""
-
-
-class EngineLike(Protocol):
-    """The slice of the engine facade the state module uses."""
-
-    def now(self) -> datetime: ...
-
-    def current_record(self, key: str) -> Any: ...
-
-    def events(self, key: str) -> list[Event]: ...
-
-    async def append(self, key: str, type: str, data: dict[str, Any]) -> Event: ...
-
-    def parse_key(self, key: str) -> Any: ...
-
-
 def _text(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-
-
-_redacted = redact_tree
-"""``v`` with secrets redacted from every string in it (a value may be a list or a mapping)."""
 
 
 def _check_name(what: str, name: str) -> None:
@@ -90,27 +71,17 @@ def _check_name(what: str, name: str) -> None:
         raise StateError(f"bad {what} name {name[:64]!r} (a letter, then letters, digits, _ . -; at most 64)")
 
 
-def _read_transcript(session_id: str) -> list[Event]:
-    """Events of an older session in the lineage (live or archived), skipping unreadable lines."""
-    for p in (paths.transcript_path(session_id), paths.archived_transcript_path(session_id)):
-        if p.exists():
-            out: list[Event] = []
-            for line in p.read_text(encoding="utf-8", errors="replace").splitlines():
-                try:
-                    out.append(Event.from_dict(json.loads(line)))
-                except (ValueError, TypeError):
-                    continue
-            return out
-    return []
+class StateManager:
+    """Session state for every key of one engine (``engine.state``).
 
+    Args:
+        engine: The sessions and the memory service (the Engine facade passes itself).
+    """
 
-class StateManager(InboxMixin):
-    """Session state for every key of one engine (``engine.state``)."""
-
-    def __init__(self, engine: EngineLike) -> None:
+    def __init__(self, engine: StateHost) -> None:
         """Bind to the engine facade; nothing is read until used."""
         self.engine = engine
-        self._inbox_lock = asyncio.Lock()
+        self.promotion = Promotion(now=engine.now, memory=engine)
 
     # ---- reading -------------------------------------------------------------------------------
 
@@ -118,7 +89,7 @@ class StateManager(InboxMixin):
         """What ``key`` resolves to for scope checks (agent, chat, session, project, workspace)."""
         rec = self.engine.current_record(key)
         sk = self.engine.parse_key(key)
-        cfg = getattr(rec, "config", None) or {}
+        cfg = rec.config or {}
         proj, ws = cfg.get("project"), cfg.get("workspace")
         return ScopeContext(
             key=key, agent=str(sk.agent_id), session_id=str(rec.session_id),
@@ -126,13 +97,10 @@ class StateManager(InboxMixin):
         )
 
     def _session_events(self, session_id: str) -> list[Event]:
-        store = getattr(self.engine, "store", None)
-        if store is not None and hasattr(store, "events"):
-            try:
-                return list(store.events(session_id))
-            except (OSError, ValueError, LookupError):
-                return []
-        return _read_transcript(session_id)
+        try:
+            return list(self.engine.store.events(session_id))
+        except (OSError, ValueError, LookupError):
+            return []
 
     def _lineage_state_events(self, events: list[Event], depth: int = 0) -> list[Event]:
         """State events of the sessions this one continues (a compaction keeps the lineage)."""
@@ -243,7 +211,7 @@ class StateManager(InboxMixin):
                 raise StateError(str(e)) from None
         if until_event is not None:
             _check_name("event", until_event)
-        value = _redacted(value.strip() if isinstance(value, str) else value)
+        value = redact_tree(value.strip() if isinstance(value, str) else value)
         ctx = self.scope_context(key)
         if field in LIST_FIELDS:
             for old in self.get(key).active:
@@ -387,8 +355,9 @@ class StateManager(InboxMixin):
         # Fault-suite fix (tests/faults/hostile_cases.py, 10 MB paste): the classifier took ~60 s on the
         # event loop for a 10 MB paste, freezing the UI. A paste that large is data, not a statement
         # of goals or preferences; only its head is classified, and off the event loop.
-        text = event.content[:_CLASSIFY_MAX_CHARS]
-        found = await asyncio.to_thread(classify, text) if len(text) > 2000 else classify(text)
+        text = event.content[:STATE_CLASSIFY_MAX_CHARS]
+        off_loop = len(text) > STATE_CLASSIFY_THREAD_CHARS
+        found = await asyncio.to_thread(classify, text) if off_loop else classify(text)
         for c in found:
             if c.session_entry and c.field and c.value:
                 e = await self.set(key, c.field, c.value, source=f"e:{event.id}", ttl=c.ttl,
@@ -438,15 +407,37 @@ class StateManager(InboxMixin):
 
     def tools(self) -> list[ToolSpec]:
         """The model-facing state tools (JSON-schema parameters)."""
-        from neotask_tui.engine.state.tools import tool_specs
-
         return tool_specs()
 
     async def handle_tool(self, key: str, call: ToolCall) -> str | None:
         """Execute one of the state tools; ``None`` if ``call`` is not one of them."""
-        from neotask_tui.engine.state.tools import handle_tool
+        return await _handle_tool(self, key, call)
 
-        return await handle_tool(self, key, call)
+    # ---- the promotion inbox (delegated to :class:`Promotion`) -------------------------------------
+
+    async def inbox_add(self, agent_id: str, candidate: Candidate) -> InboxEntry | None:
+        """Store a candidate (redacted, criteria checked); ``None`` if rejected before or a duplicate."""
+        return await self.promotion.add(agent_id, candidate)
+
+    async def inbox_list(self, agent_id: str, status: str | None = "pending") -> list[InboxEntry]:
+        """Inbox entries (pending by default; ``status=None`` for all)."""
+        return await self.promotion.entries(agent_id, status)
+
+    async def inbox_edit(self, agent_id: str, n: int, text: str) -> InboxEntry:
+        """Replace the text of pending entry ``n``."""
+        return await self.promotion.edit(agent_id, n, text)
+
+    async def inbox_reject(self, agent_id: str, n: int) -> InboxEntry:
+        """Reject entry ``n``; the same text is never proposed again."""
+        return await self.promotion.reject(agent_id, n)
+
+    async def inbox_accept(self, agent_id: str, n: int, scope: str | None = None) -> InboxEntry:
+        """Accept entry ``n``: write it to long-term memory (see :meth:`Promotion.accept`).
+
+        Raises:
+            InboxError: unknown/decided entry, secrets, or a scope that is not long-term.
+        """
+        return await self.promotion.accept(agent_id, n, scope)
 
     def candidates_from_events(self, key: str, events: list[Event]) -> list[Candidate]:
         """Durable-looking statements in user messages → inbox candidates (compaction's flush).

@@ -10,20 +10,49 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from neotask_tui.engine.state.inbox import LONG_TERM_SCOPES, Candidate, InboxError
-from neotask_tui.engine.state.model import SCOPES
+from neotask_tui.engine.ports import Sessions
+from neotask_tui.engine.state.inbox import LONG_TERM_SCOPES, Candidate, InboxEntry, InboxError
+from neotask_tui.engine.state.model import SCOPES, ScopeContext, StateEntry, StateError
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.text.secrets import has_secrets
-
-if TYPE_CHECKING:
-    from neotask_tui.engine.state.manager import StateManager
 
 SOURCE = "model tool"
 TOOL_NAMES = frozenset(
     {"update_session_state", "add_open_question", "resolve_open_question", "fire_event", "propose_memory"}
 )
+
+
+class StateOps(Protocol):
+    """What the tools drive: the state operations of
+    :class:`~neotask_tui.engine.state.manager.StateManager` (which offers these tools)."""
+
+    @property
+    def engine(self) -> Sessions: ...
+
+    def scope_context(self, key: str) -> ScopeContext: ...
+
+    async def set(
+        self, key: str, field: str, value: Any, *, source: str = ..., ttl: str | None = ...,
+        until_event: str | None = ..., scope: str | None = ..., workflow: bool | None = ...,
+    ) -> StateEntry: ...
+
+    async def clear(
+        self, key: str, field: str, *, item: int | None = ..., source: str = ..., reason: str | None = ...,
+    ) -> int: ...
+
+    async def add_open_question(self, key: str, text: str, *, source: str = ...) -> StateEntry: ...
+
+    async def resolve_open_question(
+        self, key: str, ref: str | int, *, answer: str | None = ..., source: str = ...,
+    ) -> StateEntry: ...
+
+    async def fire_event(self, key: str, name: str, *, source: str = ...) -> int: ...
+
+    async def done(self, key: str, *, source: str = ...) -> int: ...
+
+    async def inbox_add(self, agent_id: str, candidate: Candidate) -> InboxEntry | None: ...
 
 
 def tool_specs() -> list[ToolSpec]:
@@ -159,7 +188,7 @@ def _str(args: dict[str, Any], name: str) -> str | None:
     return v if isinstance(v, str) else str(v)
 
 
-async def handle_tool(mgr: StateManager, key: str, call: ToolCall) -> str | None:
+async def handle_tool(mgr: StateOps, key: str, call: ToolCall) -> str | None:
     """Run ``call`` if it is a state tool.
 
     Returns:
@@ -171,15 +200,13 @@ async def handle_tool(mgr: StateManager, key: str, call: ToolCall) -> str | None
     bad = check_arguments(call.name, args)
     if bad is not None:
         return f"error: {bad}"
-    from neotask_tui.engine.state.manager import StateError
-
     try:
         return await _dispatch(mgr, key, call.name, args)
     except (StateError, InboxError, ValueError) as e:
         return f"error: {e}"
 
 
-async def _dispatch(mgr: StateManager, key: str, name: str, args: dict[str, Any]) -> str:
+async def _dispatch(mgr: StateOps, key: str, name: str, args: dict[str, Any]) -> str:
     if name == "update_session_state":
         field = (_str(args, "field") or "").strip()
         out: list[str] = []
@@ -235,4 +262,4 @@ async def _dispatch(mgr: StateManager, key: str, name: str, args: dict[str, Any]
     return f"ok: proposed as inbox #{entry.n}; the user decides whether it is saved"
 
 
-__all__ = ["TOOL_NAMES", "check_arguments", "handle_tool", "tool_specs"]
+__all__ = ["TOOL_NAMES", "StateOps", "check_arguments", "handle_tool", "tool_specs"]

@@ -6,7 +6,7 @@ redacted, checked against the lecture's criteria one by one, and stored in
 ``workspace_dir(agent_id)/inbox.json`` (rewritten atomically). Nothing reaches ``MEMORY.md`` until
 the user accepts it; a rejected text is remembered (normalised) and never proposed again.
 
-This module is synchronous file logic; :class:`~neotask_tui.engine.state.manager.StateManager` calls it off
+This module is synchronous file logic; :class:`~neotask_tui.engine.state.promotion.Promotion` calls it off
 the event loop and performs the memory write on accept.
 """
 

@@ -4,9 +4,10 @@
 the transcript as ``state`` events (see :mod:`neotask_tui.engine.state.model` for the payloads), so
 every read folds the current session's events — following the lineage back through compactions — and
 state at any point can be rebuilt from the transcript alone. Writes go through ``engine.append``
-(durable, fsynced). Long-term memory is only ever written from :meth:`StateManager.inbox_accept`.
-:class:`StateView`, :class:`Notice` and :class:`StateError` are defined in ``state_model`` and
-re-exported here.
+(durable, fsynced). Long-term memory is only ever written from :meth:`StateManager.inbox_accept`
+(the promotion inbox is a part the manager holds: :class:`~neotask_tui.engine.state.promotion.Promotion`);
+the model-facing tools are :mod:`neotask_tui.engine.state.tools`. :class:`StateView`, :class:`Notice`
+and :class:`StateError` are defined in :mod:`neotask_tui.engine.state.model` and re-exported here.
 """
 
 from __future__ import annotations

@@ -73,3 +73,10 @@ class MemorySource(Protocol):
     def memory(self) -> MemoryService | None: ...
 
     async def get_memory(self) -> MemoryService | None: ...
+
+
+# compaction: the compactor and the recall of compacted-away turns
+
+
+class SessionsWithMemory(Sessions, MemorySource, Protocol):
+    """The key's sessions and the long-term memory service (recall of compacted-away turns)."""

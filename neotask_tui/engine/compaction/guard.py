@@ -13,7 +13,7 @@ by the preview: decisions, asks and open questions of the range that the summary
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -399,7 +399,7 @@ def guard(summary: Summary, items: Sequence[CriticalItem]) -> GuardReport:
     return report
 
 
-def attributor(events: Sequence[Event]) -> Any:
+def attributor(events: Sequence[Event]) -> Callable[[str], list[int]]:
     """A function mapping an uncited summary line to the ids of the events it most likely came from."""
     bags = [(ev.id, words(event_text(ev))) for ev in events]
 

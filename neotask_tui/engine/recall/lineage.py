@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any
 
 from neotask_tui.engine.compaction.inputs import head_summary, lineage_events
-from neotask_tui.engine.context.assembly import MSG_OVERHEAD, RecallItem, fence_recall, recall_room
+from neotask_tui.engine.context.assembly import MSG_OVERHEAD, ContextInputs, RecallItem, fence_recall, recall_room
+from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
 from neotask_tui.text import tokens
 
@@ -36,7 +36,7 @@ class LineageRecall:
         engine: The engine (settings, store, events, optional memory service).
     """
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: SessionsWithMemory) -> None:
         self.engine = engine
         self._archive: ArchiveRecall | None = None
 
@@ -53,7 +53,7 @@ class LineageRecall:
             self._archive = ArchiveRecall(embedder)
         return self._archive
 
-    def augment(self, key: str, inp: Any) -> None:
+    def augment(self, key: str, inp: ContextInputs) -> None:
         """Add the most relevant compacted-away turns of the lineage to ``inp.recall``.
 
         Only for the ``summary`` strategy and only once the session has been compacted. The turns
@@ -80,8 +80,8 @@ class LineageRecall:
         if not query:
             pinned = next((e for e in events if e.id == inp.new_event_id), None)
             last_user = next((e for e in reversed(events) if e.type == "message" and e.role == "user"), None)
-            found = pinned or last_user
-            query = found.content if found is not None else ""
+            anchor = pinned or last_user
+            query = anchor.content if anchor is not None else ""
         if not archived or not query:
             return
         count = tokens.count_text

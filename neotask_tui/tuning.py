@@ -17,6 +17,12 @@ from typing import Final
 # text: tokens, lexical terms, BM25
 # ---------------------------------------------------------------------------------------------
 
+BM25_K1: Final = 1.2
+"""BM25 term-frequency saturation (:mod:`neotask_tui.text.bm25`, both indexes): LanceDB's native
+FTS value, which the in-process scores match."""
+BM25_B: Final = 0.75
+"""BM25 length normalisation (both indexes): LanceDB's native FTS value."""
+
 # ---------------------------------------------------------------------------------------------
 # memory: indexing, hybrid search, fusion, recall floors
 # ---------------------------------------------------------------------------------------------

@@ -15,12 +15,17 @@ import logging
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from neotask_tui.engine.compaction.summary import event_text
+from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.storage.events import Event
 from neotask_tui.text.bm25 import BM25
 from neotask_tui.text.lexical import terms
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 log = logging.getLogger(__name__)
 
@@ -31,21 +36,23 @@ RRF_K = 60
 class _Index:
     events: list[Event]
     bm25: BM25
-    vectors: Any = None
+    vectors: npt.NDArray[np.float32] | None = None
 
 
 class ArchiveRecall:
     """Ranks a lineage's compacted-away turns against a query (indexes cached per lineage).
 
     Args:
-        embedder: Optional object with ``embed(texts)`` / ``embed_query(text)`` returning unit vectors.
+        embedder: The embedding model for the dense ranking (``None``: BM25 alone). Vectors are
+            cached by event id: a replacement must be the same model.
     """
 
-    def __init__(self, embedder: Any = None) -> None:
+    def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder
         self._terms = terms
         self._cache: dict[tuple[int, ...], _Index] = {}
-        self._vectors: dict[int, Any] = {}  # event id -> unit vector (ids are unique in a lineage)
+        self._vectors: dict[int, npt.NDArray[np.float32]] = {}
+        """Unit vector of every event embedded so far, by id (ids are unique in a lineage)."""
 
     def _index(self, events: Sequence[Event]) -> _Index:
         sig = tuple(e.id for e in events)
@@ -54,9 +61,9 @@ class ArchiveRecall:
             texts = [event_text(e) for e in events]
             idx = _Index(list(events), BM25([self._terms(t) for t in texts]))
             if self.embedder is not None and texts:
-                try:
-                    import numpy as np
+                import numpy as np
 
+                try:
                     todo = [(e.id, t) for e, t in zip(events, texts, strict=True) if e.id not in self._vectors]
                     if todo:
                         vecs = self.embedder.embed([t for _, t in todo])

@@ -15,6 +15,7 @@ from neotask_tui.engine.compaction.inputs import head_summary, lineage_events
 from neotask_tui.engine.context.assembly import MSG_OVERHEAD, ContextInputs, RecallItem, fence_recall, recall_room
 from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
+from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.text import tokens
 
 log = logging.getLogger(__name__)
@@ -33,24 +34,33 @@ class LineageRecall:
     """Ranks and selects a lineage's compacted-away turns for a call's context.
 
     Args:
-        engine: The engine (settings, store, events, optional memory service).
+        engine: The engine (settings, store, events, the memory service once it is built).
     """
 
     def __init__(self, engine: SessionsWithMemory) -> None:
         self.engine = engine
         self._archive: ArchiveRecall | None = None
+        self._own_embedder: Embedder | None = None
+
+    def _embedder(self) -> Embedder | None:
+        """The embedding model for dense ranking: none when memory is off (BM25 alone), the memory
+        service's when it is built (one copy of the model in memory), else one of our own, of the
+        same model (``memory.embedding_model``), dropped once the service has its own."""
+        eng = self.engine
+        if not eng.settings.memory.enabled:
+            return None
+        mem = eng.memory
+        if mem is not None and mem.settings.embedding_model == eng.settings.memory.embedding_model:
+            self._own_embedder = None
+            return mem.embedder
+        if self._own_embedder is None:
+            self._own_embedder = Embedder(eng.settings.memory.embedding_model)
+        return self._own_embedder
 
     def _archive_recall(self) -> ArchiveRecall:
         if self._archive is None:
-            embedder = None
-            if self.engine.settings.memory.enabled:
-                try:
-                    from neotask_tui.memory.index.embedder import Embedder
-
-                    embedder = Embedder(self.engine.settings.memory.embedding_model)
-                except Exception as e:  # BM25 alone still recalls
-                    log.warning("archive recall without embeddings: %s", e)
-            self._archive = ArchiveRecall(embedder)
+            self._archive = ArchiveRecall()
+        self._archive.embedder = self._embedder()
         return self._archive
 
     def augment(self, key: str, inp: ContextInputs) -> None:

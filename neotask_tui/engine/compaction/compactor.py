@@ -53,23 +53,19 @@ from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.transcript import append_events
 from neotask_tui.text import tokens
 from neotask_tui.text.secrets import MARKER_PREFIX, find_secrets, has_secrets, redact_secrets
+from neotask_tui.tuning import (
+    SUMMARY_CHUNK_MIN_TOKENS,
+    SUMMARY_MAX_TOKENS,
+    SUMMARY_MIN_TOKENS,
+    SUMMARY_PROMPT_SHARE,
+    SUMMARY_SHARE,
+)
 
 log = logging.getLogger(__name__)
 
 EXTRACTIVE_MODEL = "extractive"
 REVIEWED_MODEL = "reviewed"
 """``model`` of a compaction whose summary the user accepted or edited in the review."""
-SUMMARY_MAX_TOKENS = 1500
-"""Reply budget asked of the model for one summary."""
-PROMPT_SHARE = 0.6
-"""Share of the model window a summarization prompt's events may take (rolling chunks beyond)."""
-SUMMARY_SHARE = 0.1
-"""Soft cap of an extractive summary: this share of the usable window (and no more than the raw
-recent window, ``compaction.keep_recent_tokens``). Required lines (identifiers, negated constraints)
-may exceed it; the rest of the window goes to the raw recent messages and to recalled history,
-which quotes the compacted turns themselves."""
-SUMMARY_MIN_TOKENS = 200
-"""Floor of that cap for very small windows."""
 
 
 class MemoryFlush(Protocol):
@@ -321,7 +317,7 @@ class Compactor:
         return final, provider.model or provider.name, None, issues
 
     def summary_budget(self) -> int:
-        """Soft token cap of an extractive summary (see :data:`SUMMARY_SHARE`)."""
+        """Soft token cap of an extractive summary (see :data:`~neotask_tui.tuning.SUMMARY_SHARE`)."""
         eng = self.engine
         usable = self._window() - int(eng.settings.context.reply_reserve_tokens)
         cap = min(int(eng.settings.compaction.keep_recent_tokens), int(usable * SUMMARY_SHARE))
@@ -330,7 +326,7 @@ class Compactor:
     def _chunks(self, source: Sequence[Event]) -> list[list[Event]]:
         """Split the range so each summarization prompt fits the model's window."""
         window = self._window()
-        limit = max(int(window * PROMPT_SHARE) - SUMMARY_MAX_TOKENS, 512)
+        limit = max(int(window * SUMMARY_PROMPT_SHARE) - SUMMARY_MAX_TOKENS, SUMMARY_CHUNK_MIN_TOKENS)
         chunks: list[list[Event]] = [[]]
         used = 0
         for ev in source:

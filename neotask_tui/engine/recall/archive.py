@@ -22,14 +22,19 @@ from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.storage.events import Event
 from neotask_tui.text.bm25 import BM25
 from neotask_tui.text.lexical import terms
+from neotask_tui.tuning import (
+    ARCHIVE_FEEDBACK_MAX_SHARE,
+    ARCHIVE_FEEDBACK_TERMS,
+    ARCHIVE_FEEDBACK_WEIGHT,
+    ARCHIVE_RRF_DEPTH,
+    ARCHIVE_RRF_K,
+)
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
 log = logging.getLogger(__name__)
-
-RRF_K = 60
 
 
 @dataclass
@@ -96,7 +101,7 @@ class ArchiveRecall:
         return out
 
     def feedback_terms(self, events: Sequence[Event], query: str, seeds: Sequence[int],
-                       n_terms: int = 8) -> list[str]:
+                       n_terms: int = ARCHIVE_FEEDBACK_TERMS) -> list[str]:
         """Pseudo-relevance feedback: the most distinctive normalised terms of the ``seeds``
         (positions of the first round's best documents) that the query does not already have.
 
@@ -116,10 +121,10 @@ class ArchiveRecall:
         n = len(idx.events)
         # Distinctive: rare in the archive (idf), recurring in the seeds.
         cand = sorted(tf, key=lambda w: -tf[w] * idx.bm25.idf.get(w, 0.0))
-        return [w for w in cand if idx.bm25.idf.get(w, 0.0) > math.log(1 + n / 50)][:n_terms]
+        return [w for w in cand if idx.bm25.idf.get(w, 0.0) > math.log(1 + n / ARCHIVE_FEEDBACK_MAX_SHARE)][:n_terms]
 
     def feedback_ranking(self, events: Sequence[Event], query: str, seeds: Sequence[int],
-                         n_terms: int = 8, weight: float = 0.5) -> list[int]:
+                         n_terms: int = ARCHIVE_FEEDBACK_TERMS, weight: float = ARCHIVE_FEEDBACK_WEIGHT) -> list[int]:
         """BM25 again with the query plus :meth:`feedback_terms` of the ``seeds`` at a lower weight."""
         extra = self.feedback_terms(events, query, seeds, n_terms)
         if not extra:
@@ -155,8 +160,10 @@ class ArchiveRecall:
         return [idx.events[j] for j in order]
 
 
-def reciprocal_rank_fusion(lists: Sequence[Sequence[int]], n: int, k: int = RRF_K, depth: int = 400,
-                           weights: Sequence[float] | None = None) -> list[int]:
+def reciprocal_rank_fusion(
+    lists: Sequence[Sequence[int]], n: int, k: int = ARCHIVE_RRF_K, depth: int = ARCHIVE_RRF_DEPTH,
+    weights: Sequence[float] | None = None,
+) -> list[int]:
     """Reciprocal-rank fusion of rankings over ``n`` documents (each list: positions, best first).
 
     A document's fused score is the sum over the lists of ``weight / (k + rank)`` (rank from 0, the

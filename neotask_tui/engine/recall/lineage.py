@@ -17,17 +17,18 @@ from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
 from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.text import tokens
+from neotask_tui.tuning import (
+    ARCHIVE_FEEDBACK_SEEDS,
+    ARCHIVE_MEMORY_FEEDBACK_DOCS,
+    ARCHIVE_MEMORY_HIT_TOKENS,
+    ARCHIVE_MEMORY_MIN_HITS,
+)
 
 log = logging.getLogger(__name__)
 
-FEEDBACK_DOCS = 10
-"""Pseudo-relevance feedback for this search (the memory service's ``RankParams.prf_docs``, off in its
-own defaults): the query vector moves toward its ten best hits for a second dense pass. Recall of
-compacted-away turns fills the window with some sixty turns, so it wants depth: a list question
-("what activities does Melanie do?") finds the first few of its answers by their words, the rest only
-near those. LoCoMo dev, context bench (4k budget, question-only reruns): answerability 0.900 → 0.907,
-5 feedback docs 0.904, 20 0.905; a heavier centroid (0.5) 0.897. The top ten barely move (memory
-recall R@5 0.740 → 0.737, R@10 0.817 → 0.818), so the user-facing search keeps it off."""
+FEEDBACK_DOCS = ARCHIVE_MEMORY_FEEDBACK_DOCS
+"""Pseudo-relevance feedback of the memory service's search here (see
+:data:`~neotask_tui.tuning.ARCHIVE_MEMORY_FEEDBACK_DOCS`)."""
 
 
 class LineageRecall:
@@ -113,9 +114,10 @@ class LineageRecall:
         budget = room - count(fence_recall([*kept, probe])) - MSG_OVERHEAD - 4
         if budget <= 0:
             return
-        found = self._memory_turns(key, query, set(by_id), k=max(budget // 12, 20))
+        k = max(budget // ARCHIVE_MEMORY_HIT_TOKENS, ARCHIVE_MEMORY_MIN_HITS)
+        found = self._memory_turns(key, query, set(by_id), k=k)
         memory_ids = [*first, *(i for i in found if i not in first)]
-        fallback = self._archive_recall().rank(archived, query, feedback=5)
+        fallback = self._archive_recall().rank(archived, query, feedback=ARCHIVE_FEEDBACK_SEEDS)
         seen = set(memory_ids)
         ranked = [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
         turns = select_turns(ranked, archived, budget, count)

@@ -46,7 +46,7 @@ from neotask_tui.engine.context.assembly import Ledger
 from neotask_tui.engine.ports import ProviderSource, Sessions
 from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.errors import UserError
-from neotask_tui.providers.base import ChatMessage, Provider, ProviderError, StreamEnd, TextDelta
+from neotask_tui.providers.base import ChatMessage, Provider, ProviderError, Role, StreamEnd, TextDelta
 from neotask_tui.providers.models import DEFAULT_CONTEXT_WINDOW
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.index import SessionRecord
@@ -345,8 +345,8 @@ class Compactor:
             return DEFAULT_CONTEXT_WINDOW
         return window if window > 0 else DEFAULT_CONTEXT_WINDOW
 
-    async def _ask(self, provider: Provider, prompt: list[tuple[str, str]]) -> str:
-        msgs = [ChatMessage(role=r, content=c) for r, c in prompt]  # type: ignore[arg-type]
+    async def _ask(self, provider: Provider, prompt: list[tuple[Role, str]]) -> str:
+        msgs = [ChatMessage(role=r, content=c) for r, c in prompt]
         parts: list[str] = []
         async for ev in provider.stream(msgs, max_tokens=SUMMARY_MAX_TOKENS):
             if isinstance(ev, TextDelta):

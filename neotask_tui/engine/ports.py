@@ -75,9 +75,6 @@ class MemorySource(Protocol):
     async def get_memory(self) -> MemoryService | None: ...
 
 
-# state: the session-state part (engine/state) reads the session and writes accepted memories
-
-
-class StateHost(Sessions, MemorySource, Protocol):
-    """What :class:`~neotask_tui.engine.state.manager.StateManager` is built with: the sessions and
-    the long-term memory service (the inbox's accept writes there)."""
+class SessionsWithMemory(Sessions, MemorySource, Protocol):
+    """The key's sessions and the long-term memory service: what the state manager (the inbox's
+    accept writes memories) and the recall of compacted-away turns are built with."""

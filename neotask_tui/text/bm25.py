@@ -12,19 +12,87 @@ one deliberate difference: ``N``, ``df`` and the average length are taken over t
 may see (one agent's rows of the requested sources/scopes), not over the whole table, so one
 agent's notes never change how another agent's are ranked, and every visible row is scored (no
 candidate pool cut-off).
+
+Two indexes share that formula and :data:`K1` / :data:`B`:
+
+- :class:`FieldIndex`, columnar (numpy CSR postings, float32 term frequencies): the memory store's
+  chunks, whitespace tokens of the normalised ``lex`` / ``ctx`` columns, corpus statistics over
+  the visible rows that have tokens.
+- :class:`BM25`, pure Python (float64): a few hundred short documents given as term lists (recall
+  of a session's compacted-away turns, :mod:`neotask_tui.engine.recall.archive`), per-term query
+  weights, the postings readable for pseudo-relevance feedback. Its corpus statistics count every
+  document, token-less ones included (``count_empty=True``, what archive recall was tuned with);
+  ``count_empty=False`` leaves them out as :class:`FieldIndex` and LanceDB do. Documents are the
+  term lists as given (no :data:`MAX_TOKEN` cap).
+
+The two are not bit-identical on the same input (float32 vs float64 arithmetic, a different order
+of the products): each keeps the exact scores its rankings were measured with.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from neotask_tui.tuning import BM25_B as B
+from neotask_tui.tuning import BM25_K1 as K1
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-K1 = 1.2
-B = 0.75
+__all__ = ["BM25", "K1", "MAX_TOKEN", "B", "FieldIndex", "okapi_idf"]
+
 MAX_TOKEN = 64
+"""Longest token :class:`FieldIndex` indexes (characters), as LanceDB's tokenizer."""
+
+
+def okapi_idf(n_docs: int, df: int) -> float:
+    """The Okapi BM25 inverse document frequency, ``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
+    return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+class BM25:
+    """Okapi BM25 over a small in-memory corpus of term lists (pure Python, float64).
+
+    Args:
+        docs: The documents, each a list of normalised terms.
+        k1: Term-frequency saturation.
+        b: Length normalisation.
+        count_empty: Whether documents without terms count in ``N`` and the average length
+            (``True``: every document, archive recall's statistics; ``False``: as :class:`FieldIndex`).
+
+    Attributes:
+        tf: Term counts of every document.
+        dl: Length (terms) of every document.
+        avgdl: Average document length.
+        idf: :func:`okapi_idf` of every term of the corpus.
+    """
+
+    def __init__(
+        self, docs: Sequence[Sequence[str]], k1: float = K1, b: float = B, *, count_empty: bool = True
+    ) -> None:
+        self.k1, self.b = k1, b
+        self.tf = [Counter(d) for d in docs]
+        self.dl = [len(d) for d in docs]
+        n = len(docs) if count_empty else sum(1 for x in self.dl if x)
+        self.avgdl = sum(self.dl) / max(1, n)
+        df = Counter(w for d in docs for w in set(d))
+        self.idf = {w: okapi_idf(n, f) for w, f in df.items()}
+
+    def scores(self, query: Sequence[str], weights: dict[str, float] | None = None) -> list[float]:
+        """Score of every document for ``query`` (terms optionally weighted)."""
+        out = []
+        for tf, dl in zip(self.tf, self.dl, strict=True):
+            s, norm = 0.0, self.k1 * (1 - self.b + self.b * dl / max(self.avgdl, 1e-9))
+            for w in query:
+                f = tf.get(w)
+                if f:
+                    s += self.idf[w] * f * (self.k1 + 1) / (f + norm) * (weights.get(w, 1.0) if weights else 1.0)
+            out.append(s)
+        return out
 
 
 class FieldIndex:

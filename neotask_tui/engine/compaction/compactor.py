@@ -29,7 +29,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from neotask_tui.engine.compaction.extractive import extractive_summary
 from neotask_tui.engine.compaction.guard import CriticalItem, attributor, extract_items, guard
@@ -42,29 +42,45 @@ from neotask_tui.engine.compaction.inputs import (
     split_recent,
 )
 from neotask_tui.engine.compaction.summary import Summary, build_summary_prompt, event_text, parse_summary
+from neotask_tui.engine.context.assembly import Ledger
+from neotask_tui.engine.ports import ProviderSource, Sessions
+from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.errors import UserError
-from neotask_tui.providers.base import ChatMessage, StreamEnd, TextDelta
+from neotask_tui.providers.base import ChatMessage, Provider, ProviderError, Role, StreamEnd, TextDelta
+from neotask_tui.providers.models import DEFAULT_CONTEXT_WINDOW
 from neotask_tui.storage.events import Event
+from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.transcript import append_events
 from neotask_tui.text import tokens
 from neotask_tui.text.secrets import MARKER_PREFIX, find_secrets, has_secrets, redact_secrets
+from neotask_tui.tuning import (
+    SUMMARY_CHUNK_MIN_TOKENS,
+    SUMMARY_MAX_TOKENS,
+    SUMMARY_MIN_TOKENS,
+    SUMMARY_PROMPT_SHARE,
+    SUMMARY_SHARE,
+)
 
 log = logging.getLogger(__name__)
 
 EXTRACTIVE_MODEL = "extractive"
 REVIEWED_MODEL = "reviewed"
 """``model`` of a compaction whose summary the user accepted or edited in the review."""
-SUMMARY_MAX_TOKENS = 1500
-"""Reply budget asked of the model for one summary."""
-PROMPT_SHARE = 0.6
-"""Share of the model window a summarization prompt's events may take (rolling chunks beyond)."""
-SUMMARY_SHARE = 0.1
-"""Soft cap of an extractive summary: this share of the usable window (and no more than the raw
-recent window, ``compaction.keep_recent_tokens``). Required lines (identifiers, negated constraints)
-may exceed it; the rest of the window goes to the raw recent messages and to recalled history,
-which quotes the compacted turns themselves."""
-SUMMARY_MIN_TOKENS = 200
-"""Floor of that cap for very small windows."""
+
+
+class MemoryFlush(Protocol):
+    """Files durable statements of a compacted range in the promotion inbox (the state manager)."""
+
+    def candidates_from_events(self, key: str, events: list[Event]) -> list[Candidate]: ...
+
+
+class CompactionHost(Sessions, ProviderSource, Protocol):
+    """What the compactor needs of the engine: sessions, the provider, the window, the state."""
+
+    @property
+    def state(self) -> MemoryFlush: ...
+
+    def window(self) -> int: ...
 
 
 @dataclass
@@ -140,41 +156,37 @@ class Compactor:
     """Automatic, manual and overflow compaction for an :class:`~neotask_tui.engine.facade.Engine`.
 
     Args:
-        engine: The engine (settings, store, provider, token counts, optional state manager).
+        engine: The engine (settings, store, provider, token counts, window, state manager).
     """
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: CompactionHost) -> None:
         self.engine = engine
         self.use_model = True
         """False = always use the deterministic extractive summarizer (benches, offline use)."""
 
-    # ----- context assembly support
-
     # ----- triggers
-    def should_auto(self, key: str, ledger: Any) -> bool:
+    def should_auto(self, key: str, ledger: Ledger | None) -> bool:
         """Whether the next call's context crosses the threshold and compaction is allowed."""
         cs = self.engine.settings.compaction
         if not cs.enabled or ledger is None:
             return False
-        window = int(getattr(ledger, "window", 0) or 0)
-        budget = int(getattr(ledger, "budget", 0) or window)
-        total = int(getattr(ledger, "total", 0) or 0)
+        budget = ledger.budget or ledger.window
+        total = ledger.total
         # Recall is elastic (it takes what the budget leaves, by relevance): only the history-driven
         # part of the context — summary, raw window, tool output — is what compaction can shrink.
-        sections = getattr(ledger, "sections", None) or {}
-        total -= int(sections.get("recall", 0))
+        total -= ledger.sections.get("recall", 0)
         # Raw history that no longer fits the window would be dropped silently: compact it instead.
-        dropping = bool(getattr(ledger, "dropped_event_ids", None))
+        dropping = bool(ledger.dropped_event_ids)
         if budget <= 0 or (total < cs.threshold * budget and not dropping):
             return False
         msgs = [e for e in self.engine.events(key) if e.type == "message" and e.role in ("user", "assistant")]
         return len(msgs) >= cs.min_messages
 
-    async def maybe_auto(self, key: str, ledger: Any) -> CompactionResult | None:
+    async def maybe_auto(self, key: str, ledger: Ledger | None) -> CompactionResult | None:
         """Compact when :meth:`should_auto` says so (called before each model call)."""
-        if not self.should_auto(key, ledger):
+        if ledger is None or not self.should_auto(key, ledger):
             return None
-        return await self.compact(key, reason="auto", tokens_before=int(ledger.total))
+        return await self.compact(key, reason="auto", tokens_before=ledger.total)
 
     # ----- compaction
     async def compact(
@@ -207,13 +219,11 @@ class Compactor:
         """
         eng = self.engine
         rec = eng.current_record(key, create=False)  # compacting (or previewing) never creates a session
-        if rec is None:
-            raise UserError(f"no session for {key!r}")
         events: list[Event] = list(eng.events(key))
         prev_ev = head_summary(events)
         split = split_recent(events, eng.count_event, eng.settings.compaction.keep_recent_tokens)
         every = eng.settings.compaction.rebuild_every
-        periodic = every > 0 and prev_ev is not None and (int(rec.compaction_count) + 1) % every == 0
+        periodic = every > 0 and prev_ev is not None and (rec.compaction_count + 1) % every == 0
         rebuild = rebuild or periodic
         if not split.head and not (rebuild and prev_ev is not None):
             raise UserError("nothing to compact yet: the whole session fits in the recent window")
@@ -280,14 +290,12 @@ class Compactor:
 
         if not source or not self.use_model:
             return extractive(None)
-        provider = getattr(eng, "provider", None)
-        if provider is None and callable(getattr(eng, "get_provider", None)):
+        provider = eng.provider
+        if provider is None:
             try:
                 provider = await eng.get_provider()
             except Exception as e:  # no model available: the extractive summary is the answer
                 return extractive(f"no model: {e}")
-        if provider is None:
-            return extractive("no model")
         timeout = float(eng.settings.compaction.timeout_seconds)
         prev_text = previous.render() if previous else None
         issues: list[str] = []
@@ -304,12 +312,12 @@ class Compactor:
         except TimeoutError:
             return extractive(f"timed out after {timeout:g}s")
         except Exception as e:  # any provider failure: never block the session on the summary
-            return extractive(f"{getattr(e, 'kind', type(e).__name__)}: {e}")
+            return extractive(f"{e.kind if isinstance(e, ProviderError) else type(e).__name__}: {e}")
         final = parse_summary(prev_text or "", valid_ids=valid)
-        return final, str(getattr(provider, "model", "") or getattr(provider, "name", "model")), None, issues
+        return final, provider.model or provider.name, None, issues
 
     def summary_budget(self) -> int:
-        """Soft token cap of an extractive summary (see :data:`SUMMARY_SHARE`)."""
+        """Soft token cap of an extractive summary (see :data:`~neotask_tui.tuning.SUMMARY_SHARE`)."""
         eng = self.engine
         usable = self._window() - int(eng.settings.context.reply_reserve_tokens)
         cap = min(int(eng.settings.compaction.keep_recent_tokens), int(usable * SUMMARY_SHARE))
@@ -318,7 +326,7 @@ class Compactor:
     def _chunks(self, source: Sequence[Event]) -> list[list[Event]]:
         """Split the range so each summarization prompt fits the model's window."""
         window = self._window()
-        limit = max(int(window * PROMPT_SHARE) - SUMMARY_MAX_TOKENS, 512)
+        limit = max(int(window * SUMMARY_PROMPT_SHARE) - SUMMARY_MAX_TOKENS, SUMMARY_CHUNK_MIN_TOKENS)
         chunks: list[list[Event]] = [[]]
         used = 0
         for ev in source:
@@ -331,19 +339,14 @@ class Compactor:
         return chunks
 
     def _window(self) -> int:
-        eng = self.engine
-        for name in ("context_window", "window"):
-            fn = getattr(eng, name, None)
-            try:
-                val = fn() if callable(fn) else fn
-            except Exception:
-                val = None
-            if isinstance(val, int) and val > 0:
-                return val
-        return 8192
+        try:
+            window = self.engine.window()
+        except Exception:  # the model table or provider choice failed: compaction still proceeds
+            return DEFAULT_CONTEXT_WINDOW
+        return window if window > 0 else DEFAULT_CONTEXT_WINDOW
 
-    async def _ask(self, provider: Any, prompt: list[tuple[str, str]]) -> str:
-        msgs = [ChatMessage(role=r, content=c) for r, c in prompt]  # type: ignore[arg-type]
+    async def _ask(self, provider: Provider, prompt: list[tuple[Role, str]]) -> str:
+        msgs = [ChatMessage(role=r, content=c) for r, c in prompt]
         parts: list[str] = []
         async for ev in provider.stream(msgs, max_tokens=SUMMARY_MAX_TOKENS):
             if isinstance(ev, TextDelta):
@@ -362,21 +365,15 @@ class Compactor:
 
     def _flush_memory(self, key: str, source: Sequence[Event], candidates: list[dict[str, Any]]) -> None:
         """Propose durable facts to the promotion inbox before the range leaves the context."""
-        state = getattr(self.engine, "state", None)
-        if state is None:
-            return
-        propose = getattr(state, "candidates_from_events", None)
-        if not callable(propose):
-            return
         try:
             # The state manager classifies, redacts and files them in the promotion inbox.
-            proposed = propose(key, [e for e in source if e.type == "message"])
-            candidates[:] = [c if isinstance(c, dict) else _as_dict(c) for c in proposed or []]
+            proposed = self.engine.state.candidates_from_events(key, [e for e in source if e.type == "message"])
+            candidates[:] = [c.to_dict() for c in proposed]
         except Exception as e:  # the flush is advisory; compaction must still happen
             log.warning("memory flush failed for %s: %s", key, e)
 
     def _commit(
-        self, rec: Any, events: Sequence[Event], kept: Sequence[Event], result: CompactionResult
+        self, rec: SessionRecord, events: Sequence[Event], kept: Sequence[Event], result: CompactionResult
     ) -> str:
         """Write the new session (header, compaction record, kept events) and switch the index."""
         store = self.engine.store
@@ -397,19 +394,17 @@ class Compactor:
         for ev in kept:
             extra.append(Event(ev.type, ev.id, parent, ev.ts, dict(ev.data)))
             parent = ev.id
-        counters = getattr(rec, "counters", None)
         new = store.create_session(
             rec.key, reason="compaction", parent_session_id=rec.session_id, first_id=header_id,
-            extra_events=extra, compaction_count=int(rec.compaction_count) + 1, now=now,
+            extra_events=extra, compaction_count=rec.compaction_count + 1, now=now,
         )
-        if counters is not None:
-            # Token counters are cumulative over the lineage: a compaction must not reset the gauge.
-            new.counters = counters
-            try:
-                store.save()
-            except Exception as e:
-                log.warning("could not carry token counters over to %s: %s", new.session_id, e)
-        return str(new.session_id)
+        # Token counters are cumulative over the lineage: a compaction must not reset the gauge.
+        new.counters = rec.counters
+        try:
+            store.save()
+        except Exception as e:
+            log.warning("could not carry token counters over to %s: %s", new.session_id, e)
+        return new.session_id
 
     # ----- undo
     async def undo(self, key: str) -> UndoResult:
@@ -423,8 +418,6 @@ class Compactor:
         """
         store = self.engine.store
         rec = self.engine.current_record(key, create=False)
-        if rec is None:
-            raise UserError(f"no session for {key!r}")
         events = list(self.engine.events(key))
         header = events[0] if events and events[0].type == "session" else None
         parent_id = rec.parent_session_id
@@ -448,9 +441,8 @@ class Compactor:
             await asyncio.to_thread(append_events, path, chain)
             store.drop_cache(parent_id)
         restored = await asyncio.to_thread(store.make_current, parent_id, key=key)
-        if getattr(rec, "counters", None) is not None:
-            restored.counters = rec.counters
-            await asyncio.to_thread(store.save)
+        restored.counters = rec.counters
+        await asyncio.to_thread(store.save)
         return UndoResult(key=key, restored_session_id=parent_id, undone_session_id=rec.session_id,
                           carried_event_ids=[e.id for e in carried])
 
@@ -507,9 +499,3 @@ def _scrub_items(items: list[CriticalItem], known: dict[str, str]) -> list[Criti
         out.append(CriticalItem(it.kind, text, list(it.cites)))
     return out
 
-
-def _as_dict(obj: Any) -> dict[str, Any]:
-    if hasattr(obj, "to_dict"):
-        d = obj.to_dict()
-        return d if isinstance(d, dict) else {"value": d}
-    return {"value": str(obj)}

@@ -13,13 +13,14 @@ by the preview: decisions, asks and open questions of the range that the summary
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from neotask_tui.engine.compaction.summary import Summary, SummaryLine, event_text
 from neotask_tui.engine.language.constraints import clauses, constraint_kind, core, is_rule, unlabel
 from neotask_tui.storage.events import Event
+from neotask_tui.tuning import GUARD_CONSTRAINT_COVERAGE, GUARD_INVERSION_OVERLAP, GUARD_ITEM_COVERAGE
 
 MAX_CITES = 6
 MAX_IDENTIFIER_CHARS: Final = 256
@@ -328,7 +329,7 @@ def covers(summary_text: str, item: CriticalItem) -> bool:
         return True
     marked = bool(NEGATION_RE.search(item.text) or CONDITION_RE.search(item.text))
     need_marker = item.kind == "constraint" and marked
-    ratio = 0.7 if item.kind == "constraint" else 0.6
+    ratio = GUARD_CONSTRAINT_COVERAGE if item.kind == "constraint" else GUARD_ITEM_COVERAGE
     for line in summary_text.splitlines():
         if need_marker and not (NEGATION_RE.search(line) or CONDITION_RE.search(line)):
             continue
@@ -365,7 +366,8 @@ def _inverts(line: SummaryLine, item: CriticalItem) -> bool:
     want = words(NEGATION_RE.sub(" ", item.text))
     if len(want) < 2:
         return False
-    return len(want & words(line.text)) >= 0.7 * len(want) and len(words(line.text)) <= 2 * len(want)
+    overlap = len(want & words(line.text)) >= GUARD_INVERSION_OVERLAP * len(want)
+    return overlap and len(words(line.text)) <= 2 * len(want)
 
 
 def guard(summary: Summary, items: Sequence[CriticalItem]) -> GuardReport:
@@ -399,7 +401,7 @@ def guard(summary: Summary, items: Sequence[CriticalItem]) -> GuardReport:
     return report
 
 
-def attributor(events: Sequence[Event]) -> Any:
+def attributor(events: Sequence[Event]) -> Callable[[str], list[int]]:
     """A function mapping an uncited summary line to the ids of the events it most likely came from."""
     bags = [(ev.id, words(event_text(ev))) for ev in events]
 

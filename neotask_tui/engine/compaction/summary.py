@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from neotask_tui.providers.base import Role
 from neotask_tui.storage.events import Event
 
 SECTIONS: tuple[str, ...] = (
@@ -261,7 +262,7 @@ def render_events_for_prompt(events: Sequence[Event], max_chars_per_event: int =
 
 def build_summary_prompt(
     events: Sequence[Event], instructions: str | None = None, previous_summary: str | None = None
-) -> list[tuple[str, str]]:
+) -> list[tuple[Role, str]]:
     """The (role, content) messages asking a model for the summary.
 
     Args:

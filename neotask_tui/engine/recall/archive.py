@@ -13,74 +13,51 @@ from __future__ import annotations
 
 import logging
 import math
-import re
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from neotask_tui.engine.compaction.summary import event_text
+from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.storage.events import Event
+from neotask_tui.text.bm25 import BM25
+from neotask_tui.text.lexical import terms
+from neotask_tui.tuning import (
+    ARCHIVE_FEEDBACK_MAX_SHARE,
+    ARCHIVE_FEEDBACK_TERMS,
+    ARCHIVE_FEEDBACK_WEIGHT,
+    ARCHIVE_RRF_DEPTH,
+    ARCHIVE_RRF_K,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 log = logging.getLogger(__name__)
-
-RRF_K = 60
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-
-
-def _terms_fn() -> Callable[[str], list[str]]:
-    try:
-        from neotask_tui.text.lexical import terms
-
-        return terms
-    except Exception:  # the memory package is optional here
-        return lambda text: [w.lower() for w in _TOKEN.findall(text) if len(w) > 2]
-
-
-class BM25:
-    """Okapi BM25 over short documents (k1=1.2, b=0.75)."""
-
-    def __init__(self, docs: Sequence[list[str]], k1: float = 1.2, b: float = 0.75) -> None:
-        self.k1, self.b = k1, b
-        self.tf = [Counter(d) for d in docs]
-        self.dl = [len(d) for d in docs]
-        self.avgdl = sum(self.dl) / max(1, len(docs))
-        df = Counter(w for d in docs for w in set(d))
-        n = len(docs)
-        self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in df.items()}
-
-    def scores(self, query: list[str], weights: dict[str, float] | None = None) -> list[float]:
-        """Score of every document for ``query`` (terms optionally weighted)."""
-        out = []
-        for tf, dl in zip(self.tf, self.dl, strict=True):
-            s, norm = 0.0, self.k1 * (1 - self.b + self.b * dl / max(self.avgdl, 1e-9))
-            for w in query:
-                f = tf.get(w)
-                if f:
-                    s += self.idf[w] * f * (self.k1 + 1) / (f + norm) * (weights.get(w, 1.0) if weights else 1.0)
-            out.append(s)
-        return out
 
 
 @dataclass
 class _Index:
     events: list[Event]
     bm25: BM25
-    vectors: Any = None
+    vectors: npt.NDArray[np.float32] | None = None
 
 
 class ArchiveRecall:
     """Ranks a lineage's compacted-away turns against a query (indexes cached per lineage).
 
     Args:
-        embedder: Optional object with ``embed(texts)`` / ``embed_query(text)`` returning unit vectors.
+        embedder: The embedding model for the dense ranking (``None``: BM25 alone). Vectors are
+            cached by event id: a replacement must be the same model.
     """
 
-    def __init__(self, embedder: Any = None) -> None:
+    def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder
-        self._terms = _terms_fn()
+        self._terms = terms
         self._cache: dict[tuple[int, ...], _Index] = {}
-        self._vectors: dict[int, Any] = {}  # event id -> unit vector (ids are unique in a lineage)
+        self._vectors: dict[int, npt.NDArray[np.float32]] = {}
+        """Unit vector of every event embedded so far, by id (ids are unique in a lineage)."""
 
     def _index(self, events: Sequence[Event]) -> _Index:
         sig = tuple(e.id for e in events)
@@ -89,9 +66,9 @@ class ArchiveRecall:
             texts = [event_text(e) for e in events]
             idx = _Index(list(events), BM25([self._terms(t) for t in texts]))
             if self.embedder is not None and texts:
-                try:
-                    import numpy as np
+                import numpy as np
 
+                try:
                     todo = [(e.id, t) for e, t in zip(events, texts, strict=True) if e.id not in self._vectors]
                     if todo:
                         vecs = self.embedder.embed([t for _, t in todo])
@@ -124,7 +101,7 @@ class ArchiveRecall:
         return out
 
     def feedback_terms(self, events: Sequence[Event], query: str, seeds: Sequence[int],
-                       n_terms: int = 8) -> list[str]:
+                       n_terms: int = ARCHIVE_FEEDBACK_TERMS) -> list[str]:
         """Pseudo-relevance feedback: the most distinctive normalised terms of the ``seeds``
         (positions of the first round's best documents) that the query does not already have.
 
@@ -144,10 +121,10 @@ class ArchiveRecall:
         n = len(idx.events)
         # Distinctive: rare in the archive (idf), recurring in the seeds.
         cand = sorted(tf, key=lambda w: -tf[w] * idx.bm25.idf.get(w, 0.0))
-        return [w for w in cand if idx.bm25.idf.get(w, 0.0) > math.log(1 + n / 50)][:n_terms]
+        return [w for w in cand if idx.bm25.idf.get(w, 0.0) > math.log(1 + n / ARCHIVE_FEEDBACK_MAX_SHARE)][:n_terms]
 
     def feedback_ranking(self, events: Sequence[Event], query: str, seeds: Sequence[int],
-                         n_terms: int = 8, weight: float = 0.5) -> list[int]:
+                         n_terms: int = ARCHIVE_FEEDBACK_TERMS, weight: float = ARCHIVE_FEEDBACK_WEIGHT) -> list[int]:
         """BM25 again with the query plus :meth:`feedback_terms` of the ``seeds`` at a lower weight."""
         extra = self.feedback_terms(events, query, seeds, n_terms)
         if not extra:
@@ -176,16 +153,22 @@ class ArchiveRecall:
         lists = list(self.rankings(events, query).values())
         pos = {e.id: j for j, e in enumerate(idx.events)}
         lists += [[pos[i] for i in ids if i in pos] for ids in extra]
-        order = fuse(lists, len(idx.events))
+        order = reciprocal_rank_fusion(lists, len(idx.events))
         if feedback > 0 and order:
             lists.append(self.feedback_ranking(events, query, order[:feedback]))
-            order = fuse(lists, len(idx.events))
+            order = reciprocal_rank_fusion(lists, len(idx.events))
         return [idx.events[j] for j in order]
 
 
-def fuse(lists: Sequence[Sequence[int]], n: int, k: int = RRF_K, depth: int = 400,
-         weights: Sequence[float] | None = None) -> list[int]:
-    """Reciprocal-rank fusion of rankings over ``n`` documents (each list: positions, best first)."""
+def reciprocal_rank_fusion(
+    lists: Sequence[Sequence[int]], n: int, k: int = ARCHIVE_RRF_K, depth: int = ARCHIVE_RRF_DEPTH,
+    weights: Sequence[float] | None = None,
+) -> list[int]:
+    """Reciprocal-rank fusion of rankings over ``n`` documents (each list: positions, best first).
+
+    A document's fused score is the sum over the lists of ``weight / (k + rank)`` (rank from 0, the
+    first ``depth`` entries of each list); documents in no list are left out; best first, ties in
+    position order."""
     fused = [0.0] * n
     for li, lst in enumerate(lists):
         w = weights[li] if weights is not None else 1.0

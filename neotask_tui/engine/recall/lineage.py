@@ -10,51 +10,62 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any
 
 from neotask_tui.engine.compaction.inputs import head_summary, lineage_events
-from neotask_tui.engine.context.assembly import RecallItem, fence_recall, recall_room
+from neotask_tui.engine.context.assembly import ContextInputs, RecallItem, fence_recall, recall_room
+from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
+from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.text import tokens
 from neotask_tui.text.tokens import MESSAGE_OVERHEAD
+from neotask_tui.tuning import (
+    ARCHIVE_FEEDBACK_SEEDS,
+    ARCHIVE_MEMORY_FEEDBACK_DOCS,
+    ARCHIVE_MEMORY_HIT_TOKENS,
+    ARCHIVE_MEMORY_MIN_HITS,
+)
 
 log = logging.getLogger(__name__)
 
-FEEDBACK_DOCS = 10
-"""Pseudo-relevance feedback for this search (the memory service's ``RankParams.prf_docs``, off in its
-own defaults): the query vector moves toward its ten best hits for a second dense pass. Recall of
-compacted-away turns fills the window with some sixty turns, so it wants depth: a list question
-("what activities does Melanie do?") finds the first few of its answers by their words, the rest only
-near those. LoCoMo dev, context bench (4k budget, question-only reruns): answerability 0.900 → 0.907,
-5 feedback docs 0.904, 20 0.905; a heavier centroid (0.5) 0.897. The top ten barely move (memory
-recall R@5 0.740 → 0.737, R@10 0.817 → 0.818), so the user-facing search keeps it off."""
+FEEDBACK_DOCS = ARCHIVE_MEMORY_FEEDBACK_DOCS
+"""Pseudo-relevance feedback of the memory service's search here (see
+:data:`~neotask_tui.tuning.ARCHIVE_MEMORY_FEEDBACK_DOCS`)."""
 
 
 class LineageRecall:
     """Ranks and selects a lineage's compacted-away turns for a call's context.
 
     Args:
-        engine: The engine (settings, store, events, optional memory service).
+        engine: The engine (settings, store, events, the memory service once it is built).
     """
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: SessionsWithMemory) -> None:
         self.engine = engine
         self._archive: ArchiveRecall | None = None
+        self._own_embedder: Embedder | None = None
+
+    def _embedder(self) -> Embedder | None:
+        """The embedding model for dense ranking: none when memory is off (BM25 alone), the memory
+        service's when it is built (one copy of the model in memory), else one of our own, of the
+        same model (``memory.embedding_model``), dropped once the service has its own."""
+        eng = self.engine
+        if not eng.settings.memory.enabled:
+            return None
+        mem = eng.memory
+        if mem is not None and mem.settings.embedding_model == eng.settings.memory.embedding_model:
+            self._own_embedder = None
+            return mem.embedder
+        if self._own_embedder is None:
+            self._own_embedder = Embedder(eng.settings.memory.embedding_model)
+        return self._own_embedder
 
     def _archive_recall(self) -> ArchiveRecall:
         if self._archive is None:
-            embedder = None
-            if self.engine.settings.memory.enabled:
-                try:
-                    from neotask_tui.memory.index.embedder import Embedder
-
-                    embedder = Embedder(self.engine.settings.memory.embedding_model)
-                except Exception as e:  # BM25 alone still recalls
-                    log.warning("archive recall without embeddings: %s", e)
-            self._archive = ArchiveRecall(embedder)
+            self._archive = ArchiveRecall()
+        self._archive.embedder = self._embedder()
         return self._archive
 
-    def augment(self, key: str, inp: Any) -> None:
+    def augment(self, key: str, inp: ContextInputs) -> None:
         """Add the most relevant compacted-away turns of the lineage to ``inp.recall``.
 
         Only for the ``summary`` strategy and only once the session has been compacted. The turns
@@ -81,8 +92,8 @@ class LineageRecall:
         if not query:
             pinned = next((e for e in events if e.id == inp.new_event_id), None)
             last_user = next((e for e in reversed(events) if e.type == "message" and e.role == "user"), None)
-            found = pinned or last_user
-            query = found.content if found is not None else ""
+            anchor = pinned or last_user
+            query = anchor.content if anchor is not None else ""
         if not archived or not query:
             return
         count = tokens.count_text
@@ -104,9 +115,10 @@ class LineageRecall:
         budget = room - count(fence_recall([*kept, probe])) - MESSAGE_OVERHEAD - 4
         if budget <= 0:
             return
-        found = self._memory_turns(key, query, set(by_id), k=max(budget // 12, 20))
+        k = max(budget // ARCHIVE_MEMORY_HIT_TOKENS, ARCHIVE_MEMORY_MIN_HITS)
+        found = self._memory_turns(key, query, set(by_id), k=k)
         memory_ids = [*first, *(i for i in found if i not in first)]
-        fallback = self._archive_recall().rank(archived, query, feedback=5)
+        fallback = self._archive_recall().rank(archived, query, feedback=ARCHIVE_FEEDBACK_SEEDS)
         seen = set(memory_ids)
         ranked = [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
         turns = select_turns(ranked, archived, budget, count)

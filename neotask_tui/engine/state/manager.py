@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from neotask_tui.engine.language.classifier import classify
-from neotask_tui.engine.ports import StateHost
+from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.state.inbox import Candidate, Inbox, InboxEntry, InboxError, redact_tree
 from neotask_tui.engine.state.model import (
     LIST_FIELDS,
@@ -79,7 +79,7 @@ class StateManager:
         engine: The sessions and the memory service (the Engine facade passes itself).
     """
 
-    def __init__(self, engine: StateHost) -> None:
+    def __init__(self, engine: SessionsWithMemory) -> None:
         """Bind to the engine facade; nothing is read until used."""
         self.engine = engine
         self.promotion = Promotion(now=engine.now, memory=engine)

@@ -17,6 +17,7 @@ from neotask_tui.config import Settings
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.repl import Repl, SlashCompleter, status_line
+from tests.doubles import Clock
 
 
 def _settings() -> Settings:
@@ -30,7 +31,7 @@ def _settings() -> Settings:
 @pytest.fixture
 async def engine() -> AsyncIterator[Engine]:
     prov = ScriptedProvider()
-    eng = Engine(_settings(), provider=prov, clock=lambda: datetime(2026, 3, 14, 12, tzinfo=UTC), tz=UTC)
+    eng = Engine(_settings(), provider=prov, clock=Clock(datetime(2026, 3, 14, 12, tzinfo=UTC)), tz=UTC)
     yield eng
     await eng.aclose()
 

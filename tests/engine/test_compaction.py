@@ -18,6 +18,7 @@ from neotask_tui.engine.facade import Engine
 from neotask_tui.errors import UserError
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.text.tokens import count_text
+from tests.doubles import Clock
 
 KEY = "agent:main:tui:default"
 
@@ -33,15 +34,9 @@ CONVERSATION = [
 ]
 
 
-class Clock:
-    """A controllable clock for the engine."""
-
-    def __init__(self) -> None:
-        self.t = datetime(2025, 3, 1, 10, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.t += timedelta(seconds=1)
-        return self.t
+def ticking_clock() -> Clock:
+    """The compaction tests' clock: one second later on every reading, the first at 10:00:01."""
+    return Clock(datetime(2025, 3, 1, 10, 0, 1, tzinfo=UTC), auto_tick=timedelta(seconds=1))
 
 
 def make_settings(window: int = 4000) -> Settings:
@@ -57,7 +52,7 @@ def make_settings(window: int = 4000) -> Settings:
 
 @pytest.fixture
 async def engine() -> AsyncIterator[Engine]:
-    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=ticking_clock())
     yield eng
     await eng.aclose()
 
@@ -145,7 +140,7 @@ async def test_manual_compaction_with_instructions_archives_links_and_guards(eng
 async def test_auto_compaction_threshold_and_min_messages() -> None:
     s = make_settings(window=900)
     s.compaction.min_messages = 6
-    eng = Engine(s, provider=ScriptedProvider(), clock=Clock())
+    eng = Engine(s, provider=ScriptedProvider(), clock=ticking_clock())
     try:
         long = "word " * 120
         # Two long turns reach the threshold, but 4 messages are below min_messages: no compaction.
@@ -172,7 +167,7 @@ async def test_auto_compaction_threshold_and_min_messages() -> None:
 async def test_auto_compaction_disabled() -> None:
     s = make_settings(window=900)
     s.compaction.enabled = False
-    eng = Engine(s, provider=ScriptedProvider(), clock=Clock())
+    eng = Engine(s, provider=ScriptedProvider(), clock=ticking_clock())
     try:
         long = "word " * 120
         await chat(eng, [(f"t{i} {long}", "ok") for i in range(5)])
@@ -318,7 +313,7 @@ async def test_crash_between_steps_leaves_a_consistent_state(engine: Engine, cra
             await engine.compact(KEY)
     await engine.aclose()
     # "Restart": a fresh engine repairs what was half done.
-    eng2 = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    eng2 = Engine(make_settings(), provider=ScriptedProvider(), clock=ticking_clock())
     try:
         rec = eng2.current_record(KEY)
         if crash_at == "archive":
@@ -362,7 +357,7 @@ async def test_real_local_model_writes_a_guarded_summary() -> None:
         await prov.load()  # skips below if the model file or llama.cpp is missing
     except Exception as e:  # no model file in this environment
         pytest.skip(f"local model unavailable: {e}")
-    eng = Engine(s, provider=ScriptedProvider(), clock=Clock())
+    eng = Engine(s, provider=ScriptedProvider(), clock=ticking_clock())
     try:
         await chat(eng)
         eng._provider = prov  # the conversation was scripted; the summary is the real model's

@@ -11,11 +11,11 @@ from neotask_tui.commands import dispatch
 from neotask_tui.commands.compaction import apply_review
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
-from tests.engine.test_compaction import CONVERSATION, KEY, Clock, chat, make_settings, scripted
+from tests.engine.test_compaction import CONVERSATION, KEY, chat, make_settings, scripted, ticking_clock
 
 
 async def test_slash_compact_previews_then_applies_the_reviewed_summary() -> None:
-    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=ticking_clock())
     try:
         await chat(eng)
         scripted(eng).queue("## Goal\n- Fix the importer [e:2]")
@@ -37,7 +37,7 @@ async def test_slash_compact_previews_then_applies_the_reviewed_summary() -> Non
 
 
 async def test_slash_compact_now() -> None:
-    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=ticking_clock())
     try:
         await chat(eng)
         scripted(eng).queue("## Goal\n- Fix the importer [e:2]")

@@ -14,14 +14,15 @@ from neotask_tui.engine.state.inbox import CRITERIA, Candidate, Inbox, InboxErro
 from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.providers.base import ToolCall
 from neotask_tui.providers.scripted import ScriptedProvider
-from tests.engine.test_state import KEY, Clock, make_settings, open_engine
+from tests.doubles import Clock
+from tests.engine.test_state import KEY, make_settings, open_engine
 
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
 
 
 @pytest.fixture
-async def engine() -> AsyncIterator[Engine]:
-    eng = open_engine(Clock())
+async def engine(clock: Clock) -> AsyncIterator[Engine]:
+    eng = open_engine(clock)
     yield eng
     await eng.aclose()
 
@@ -182,13 +183,13 @@ async def test_compaction_flush_proposes_durable_facts(engine: Engine) -> None:
     assert entries[0].reason.startswith("memory flush:")
 
 
-async def test_accept_goes_through_the_memory_service_and_is_searchable() -> None:
+async def test_accept_goes_through_the_memory_service_and_is_searchable(clock: Clock) -> None:
     from neotask_tui.memory.service import MemoryService
 
     settings = make_settings()
     settings.memory.enabled = True
     mem = MemoryService(settings.memory)
-    eng = Engine(settings, provider=ScriptedProvider(), clock=Clock(), memory=mem)
+    eng = Engine(settings, provider=ScriptedProvider(), clock=clock, memory=mem)
     try:
         await say(eng, "Always use PostgreSQL for new services.")
         e = await st(eng).inbox_accept("main", 1)

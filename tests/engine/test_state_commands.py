@@ -11,12 +11,8 @@ import pytest
 from neotask_tui.cli import main
 from neotask_tui.commands import dispatch
 from neotask_tui.engine.facade import Engine
-from tests.engine.test_state import KEY, Clock, open_engine
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
+from tests.doubles import Clock
+from tests.engine.test_state import KEY, open_engine
 
 
 @pytest.fixture

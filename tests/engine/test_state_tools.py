@@ -12,12 +12,13 @@ from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.engine.state.tools import TOOL_NAMES
 from neotask_tui.providers.base import ToolCall
 from neotask_tui.providers.scripted import ScriptedProvider
-from tests.engine.test_state import KEY, Clock, open_engine
+from tests.doubles import Clock
+from tests.engine.test_state import KEY, open_engine
 
 
 @pytest.fixture
-async def engine() -> AsyncIterator[Engine]:
-    eng = open_engine(Clock())
+async def engine(clock: Clock) -> AsyncIterator[Engine]:
+    eng = open_engine(clock)
     yield eng
     await eng.aclose()
 

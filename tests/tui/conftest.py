@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,6 +13,7 @@ from neotask_tui.config import Settings
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp, make_app
+from tests.doubles import Clock
 
 FIXED_NOW = datetime(2026, 3, 14, 15, 9, 26, tzinfo=UTC)
 SIZE = (120, 40)
@@ -28,20 +29,6 @@ def ui_settings(**ui: Any) -> Settings:
     for k, v in ui.items():
         setattr(s.ui, k, v)
     return s
-
-
-class Clock:
-    """A settable engine clock (countdowns and resets are deterministic in tests)."""
-
-    def __init__(self, now: datetime = FIXED_NOW) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **kw: float) -> None:
-        """Move time forward."""
-        self.now += timedelta(**kw)
 
 
 async def wait_for(pilot: Any, cond: Callable[[], Any], what: str = "condition", limit: float = 60.0) -> None:
@@ -60,9 +47,9 @@ async def drain(gen: Awaitable[Any] | AsyncIterator[Any]) -> list[Any]:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    """The engine's clock."""
-    return Clock()
+def clock_start() -> datetime:
+    """The app tests' ``clock`` fixture (frozen, see ``tests/doubles.py``) starts at FIXED_NOW."""
+    return FIXED_NOW
 
 
 @pytest.fixture

@@ -1,12 +1,16 @@
 """Test doubles shared by the whole suite (not a test module: pytest collects nothing here).
 
 ``Clock`` is the one engine clock the tests pass as ``Engine(..., clock=...)``; the ``clock`` fixture in
-``tests/conftest.py`` hands one out.
+``tests/conftest.py`` hands one out. ``scripted(eng)`` is the engine's scripted provider, on which tests
+queue replies.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+
+from neotask_tui.engine.facade import Engine
+from neotask_tui.providers.scripted import ScriptedProvider
 
 #: Where the ``clock`` fixture starts unless a conftest or module overrides ``clock_start`` (the state tests
 #: assert timestamps relative to it).
@@ -42,3 +46,10 @@ class Clock:
     def set(self, t: datetime) -> None:
         """Jump to ``t`` (forwards or backwards)."""
         self.now = t
+
+
+def scripted(eng: Engine) -> ScriptedProvider:
+    """The engine's provider, which must be the scripted one (tests queue its replies)."""
+    prov = eng.provider
+    assert isinstance(prov, ScriptedProvider)
+    return prov

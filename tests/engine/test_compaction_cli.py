@@ -11,7 +11,8 @@ from neotask_tui.commands import dispatch
 from neotask_tui.commands.compaction import apply_review
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
-from tests.engine.test_compaction import CONVERSATION, KEY, chat, make_settings, scripted, ticking_clock
+from tests.doubles import scripted
+from tests.engine.compaction_support import CONVERSATION, KEY, chat, make_settings, ticking_clock
 
 
 async def test_slash_compact_previews_then_applies_the_reviewed_summary() -> None:

@@ -8,7 +8,8 @@ from neotask_tui.engine.recall.archive import format_turns, select_turns, turn_c
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.storage.events import Event
 from neotask_tui.text.tokens import count_text
-from tests.engine.test_compaction import CONVERSATION, KEY, chat, make_settings, scripted, ticking_clock
+from tests.doubles import scripted
+from tests.engine.compaction_support import CONVERSATION, KEY, chat, make_settings, ticking_clock
 
 
 async def test_ledger_sums_equal_the_real_token_count_before_and_after_compaction() -> None:

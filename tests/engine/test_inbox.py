@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -11,25 +10,12 @@ from neotask_tui import paths
 from neotask_tui.engine.events import Notice
 from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.state.inbox import CRITERIA, Candidate, Inbox, InboxError, normalize
-from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.providers.base import ToolCall
 from neotask_tui.providers.scripted import ScriptedProvider
 from tests.doubles import Clock
-from tests.engine.test_state import KEY, make_settings, open_engine
+from tests.engine.state_support import KEY, make_settings, st
 
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
-
-
-@pytest.fixture
-async def engine(clock: Clock) -> AsyncIterator[Engine]:
-    eng = open_engine(clock)
-    yield eng
-    await eng.aclose()
-
-
-def st(eng: Engine) -> StateManager:
-    assert isinstance(eng.state, StateManager)
-    return eng.state
 
 
 async def say(eng: Engine, text: str) -> list[str]:

@@ -2,44 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from neotask_tui.config import Settings
 from neotask_tui.engine.facade import Engine
-from neotask_tui.engine.state.manager import StateError, StateManager
+from neotask_tui.engine.state.manager import StateError
 from neotask_tui.engine.state.model import fold
 from neotask_tui.providers.scripted import ScriptedProvider
 from tests.doubles import Clock
+from tests.engine.state_support import KEY, open_engine, st
 
-KEY = "agent:main:tui:default"
 KEY_B = "agent:other:tui:default"
-
-
-def make_settings() -> Settings:
-    s = Settings()
-    s.memory.enabled = False
-    s.session.daily_reset_hour = -1
-    s.session.idle_reset_minutes = 0
-    return s
-
-
-def open_engine(clock: Clock, provider: ScriptedProvider | None = None) -> Engine:
-    return Engine(make_settings(), provider=provider or ScriptedProvider(), clock=clock)
-
-
-@pytest.fixture
-async def engine(clock: Clock) -> AsyncIterator[Engine]:
-    eng = open_engine(clock)
-    yield eng
-    await eng.aclose()
-
-
-def st(eng: Engine) -> StateManager:
-    assert isinstance(eng.state, StateManager)
-    return eng.state
 
 
 def fields(eng: Engine, key: str = KEY) -> dict[str, list[object]]:

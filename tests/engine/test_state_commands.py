@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -12,14 +11,7 @@ from neotask_tui.cli import main
 from neotask_tui.commands import dispatch
 from neotask_tui.engine.facade import Engine
 from tests.doubles import Clock
-from tests.engine.test_state import KEY, open_engine
-
-
-@pytest.fixture
-async def engine(clock: Clock) -> AsyncIterator[Engine]:
-    eng = open_engine(clock)
-    yield eng
-    await eng.aclose()
+from tests.engine.state_support import KEY, open_engine
 
 
 async def run(eng: Engine, line: str) -> tuple[str, bool]:

@@ -16,7 +16,7 @@ from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.providers.anthropic import AnthropicProvider
 from neotask_tui.providers.openai_compat import OpenAICompatProvider
 from tests.doubles import Clock
-from tests.engine.test_state import KEY, make_settings
+from tests.engine.state_support import KEY, make_settings
 from tests.protocol_servers import AnthropicServer, OpenAIServer, ProtocolServer, Reply, ScriptedToolCall
 
 ARGS = {"field": "current_step", "value": "billing", "until_event": "checkout_paid"}

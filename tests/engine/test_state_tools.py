@@ -2,30 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
-
 from neotask_tui.engine.events import ToolCallFinished, TurnDone
 from neotask_tui.engine.facade import Engine
-from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.engine.state.tools import TOOL_NAMES
 from neotask_tui.providers.base import ToolCall
 from neotask_tui.providers.scripted import ScriptedProvider
-from tests.doubles import Clock
-from tests.engine.test_state import KEY, open_engine
-
-
-@pytest.fixture
-async def engine(clock: Clock) -> AsyncIterator[Engine]:
-    eng = open_engine(clock)
-    yield eng
-    await eng.aclose()
-
-
-def st(eng: Engine) -> StateManager:
-    assert isinstance(eng.state, StateManager)
-    return eng.state
+from tests.engine.state_support import KEY, st
 
 
 def prov(eng: Engine) -> ScriptedProvider:

@@ -23,7 +23,7 @@ from neotask_tui.tui.screens.inbox import InboxScreen
 from neotask_tui.tui.screens.sessions import SessionsScreen
 from neotask_tui.tui.widgets.side import RecallSidebar
 from tests.doubles import Clock
-from tests.tui.conftest import SIZE, drain, ui_settings, wait_for
+from tests.tui.support import SIZE, drain, ui_settings, wait_for
 
 REPLY = """Here's a plan for the **session-state panel**:
 

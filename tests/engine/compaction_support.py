@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from neotask_tui.config import Settings
 from neotask_tui.engine.events import EngineEvent, TurnDone
 from neotask_tui.engine.facade import Engine
+from neotask_tui.providers.scripted import ScriptedProvider
 from tests.doubles import Clock, scripted
 
 KEY = "agent:main:tui:default"
@@ -38,6 +39,12 @@ def make_settings(window: int = 4000) -> Settings:
     s.compaction.rebuild_every = 0
     s.compaction.timeout_seconds = 5
     return s
+
+
+def open_engine(settings: Settings | None = None) -> Engine:
+    """An Engine on ``settings`` (default ``make_settings()``) with a scripted provider and ``ticking_clock()``."""
+    s = make_settings() if settings is None else settings
+    return Engine(s, provider=ScriptedProvider(), clock=ticking_clock())
 
 
 async def turn(eng: Engine, text: str) -> list[EngineEvent]:

@@ -14,15 +14,14 @@ from neotask_tui import paths
 from neotask_tui.engine.events import Compacted, TurnDone
 from neotask_tui.engine.facade import Engine
 from neotask_tui.errors import UserError
-from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.text.tokens import count_text
 from tests.doubles import scripted
-from tests.engine.compaction_support import CONVERSATION, KEY, chat, make_settings, ticking_clock, turn
+from tests.engine.compaction_support import CONVERSATION, KEY, chat, make_settings, open_engine, turn
 
 
 @pytest.fixture
 async def engine() -> AsyncIterator[Engine]:
-    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=ticking_clock())
+    eng = open_engine()
     yield eng
     await eng.aclose()
 
@@ -93,7 +92,7 @@ async def test_manual_compaction_with_instructions_archives_links_and_guards(eng
 async def test_auto_compaction_threshold_and_min_messages() -> None:
     s = make_settings(window=900)
     s.compaction.min_messages = 6
-    eng = Engine(s, provider=ScriptedProvider(), clock=ticking_clock())
+    eng = open_engine(s)
     try:
         long = "word " * 120
         # Two long turns reach the threshold, but 4 messages are below min_messages: no compaction.
@@ -120,7 +119,7 @@ async def test_auto_compaction_threshold_and_min_messages() -> None:
 async def test_auto_compaction_disabled() -> None:
     s = make_settings(window=900)
     s.compaction.enabled = False
-    eng = Engine(s, provider=ScriptedProvider(), clock=ticking_clock())
+    eng = open_engine(s)
     try:
         long = "word " * 120
         await chat(eng, [(f"t{i} {long}", "ok") for i in range(5)])
@@ -266,7 +265,7 @@ async def test_crash_between_steps_leaves_a_consistent_state(engine: Engine, cra
             await engine.compact(KEY)
     await engine.aclose()
     # "Restart": a fresh engine repairs what was half done.
-    eng2 = Engine(make_settings(), provider=ScriptedProvider(), clock=ticking_clock())
+    eng2 = open_engine()
     try:
         rec = eng2.current_record(KEY)
         if crash_at == "archive":
@@ -310,7 +309,7 @@ async def test_real_local_model_writes_a_guarded_summary() -> None:
         await prov.load()  # skips below if the model file or llama.cpp is missing
     except Exception as e:  # no model file in this environment
         pytest.skip(f"local model unavailable: {e}")
-    eng = Engine(s, provider=ScriptedProvider(), clock=ticking_clock())
+    eng = open_engine(s)
     try:
         await chat(eng)
         eng._provider = prov  # the conversation was scripted; the summary is the real model's

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
+
+from tests.doubles import DEFAULT_START, Clock
 
 
 @pytest.fixture(autouse=True)
@@ -22,3 +25,15 @@ def neotask_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     monkeypatch.setenv("NEOTASK_PROVIDER_PROBE_OLLAMA", "false")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     yield home
+
+
+@pytest.fixture
+def clock_start() -> datetime:
+    """Where the ``clock`` fixture starts; a conftest or test module overrides this to start elsewhere."""
+    return DEFAULT_START
+
+
+@pytest.fixture
+def clock(clock_start: datetime) -> Clock:
+    """A frozen engine clock at ``clock_start`` that only the test moves (``advance``/``set``)."""
+    return Clock(clock_start)

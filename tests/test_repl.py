@@ -19,6 +19,7 @@ from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.repl import Repl, SlashCompleter, status_line
 from neotask_tui.storage.index import Counters
+from tests.doubles import Clock
 
 
 def _settings() -> Settings:
@@ -32,7 +33,7 @@ def _settings() -> Settings:
 @pytest.fixture
 async def engine() -> AsyncIterator[Engine]:
     prov = ScriptedProvider()
-    eng = Engine(_settings(), provider=prov, clock=lambda: datetime(2026, 3, 14, 12, tzinfo=UTC), tz=UTC)
+    eng = Engine(_settings(), provider=prov, clock=Clock(datetime(2026, 3, 14, 12, tzinfo=UTC)), tz=UTC)
     yield eng
     await eng.aclose()
 

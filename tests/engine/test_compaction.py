@@ -5,78 +5,25 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from neotask_tui import paths
-from neotask_tui.config import Settings
-from neotask_tui.engine.events import Compacted, EngineEvent, TurnDone
+from neotask_tui.engine.events import Compacted, TurnDone
 from neotask_tui.engine.facade import Engine
 from neotask_tui.errors import UserError
-from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.text.tokens import count_text
-
-KEY = "agent:main:tui:default"
-
-CONVERSATION = [
-    ("I want to fix the CSV importer in src/importer/csv_reader.py. Do not use Redis.", "Sure, let's look."),
-    ("The workspace is acme-prod and the ticket is ABC-123.", "Noted ABC-123."),
-    ("Never change the public API of make_app().", "Understood."),
-    ("Maybe the problem is the timezone.", "Possibly; we will check."),
-    ("We decided to split files into batches of 5000 rows.", "Good, batches of 5000."),
-    ("Can you write the batch splitter now?", "Here is a splitter sketch."),
-    ("Thanks. Also check https://example.com/docs/import for limits.", "The limit is 10000 rows."),
-    ("OK, go on with tests next.", "Writing tests."),
-]
-
-
-class Clock:
-    """A controllable clock for the engine."""
-
-    def __init__(self) -> None:
-        self.t = datetime(2025, 3, 1, 10, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.t += timedelta(seconds=1)
-        return self.t
-
-
-def make_settings(window: int = 4000) -> Settings:
-    s = Settings()
-    s.memory.enabled = False
-    s.session.daily_reset_hour = -1
-    s.context.window_tokens = window
-    s.compaction.keep_recent_tokens = 60
-    s.compaction.rebuild_every = 0
-    s.compaction.timeout_seconds = 5
-    return s
+from tests.doubles import scripted
+from tests.engine.compaction_support import CONVERSATION, KEY, chat, make_settings, open_engine, turn
 
 
 @pytest.fixture
 async def engine() -> AsyncIterator[Engine]:
-    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    eng = open_engine()
     yield eng
     await eng.aclose()
-
-
-def scripted(eng: Engine) -> ScriptedProvider:
-    prov = eng.provider
-    assert isinstance(prov, ScriptedProvider)
-    return prov
-
-
-async def turn(eng: Engine, text: str) -> list[EngineEvent]:
-    return [e async for e in eng.send(text, KEY)]
-
-
-async def chat(eng: Engine, pairs: list[tuple[str, str]] = CONVERSATION) -> None:
-    for user, reply in pairs:
-        scripted(eng).queue(reply)
-        out = await turn(eng, user)
-        assert any(isinstance(e, TurnDone) for e in out)
 
 
 def tree_digest(root: Path) -> dict[str, str]:
@@ -145,7 +92,7 @@ async def test_manual_compaction_with_instructions_archives_links_and_guards(eng
 async def test_auto_compaction_threshold_and_min_messages() -> None:
     s = make_settings(window=900)
     s.compaction.min_messages = 6
-    eng = Engine(s, provider=ScriptedProvider(), clock=Clock())
+    eng = open_engine(s)
     try:
         long = "word " * 120
         # Two long turns reach the threshold, but 4 messages are below min_messages: no compaction.
@@ -172,7 +119,7 @@ async def test_auto_compaction_threshold_and_min_messages() -> None:
 async def test_auto_compaction_disabled() -> None:
     s = make_settings(window=900)
     s.compaction.enabled = False
-    eng = Engine(s, provider=ScriptedProvider(), clock=Clock())
+    eng = open_engine(s)
     try:
         long = "word " * 120
         await chat(eng, [(f"t{i} {long}", "ok") for i in range(5)])
@@ -318,7 +265,7 @@ async def test_crash_between_steps_leaves_a_consistent_state(engine: Engine, cra
             await engine.compact(KEY)
     await engine.aclose()
     # "Restart": a fresh engine repairs what was half done.
-    eng2 = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    eng2 = open_engine()
     try:
         rec = eng2.current_record(KEY)
         if crash_at == "archive":
@@ -362,7 +309,7 @@ async def test_real_local_model_writes_a_guarded_summary() -> None:
         await prov.load()  # skips below if the model file or llama.cpp is missing
     except Exception as e:  # no model file in this environment
         pytest.skip(f"local model unavailable: {e}")
-    eng = Engine(s, provider=ScriptedProvider(), clock=Clock())
+    eng = open_engine(s)
     try:
         await chat(eng)
         eng._provider = prov  # the conversation was scripted; the summary is the real model's

@@ -9,13 +9,12 @@ import pytest
 from neotask_tui.cli import main
 from neotask_tui.commands import dispatch
 from neotask_tui.commands.compaction import apply_review
-from neotask_tui.engine.facade import Engine
-from neotask_tui.providers.scripted import ScriptedProvider
-from tests.engine.test_compaction import CONVERSATION, KEY, Clock, chat, make_settings, scripted
+from tests.doubles import scripted
+from tests.engine.compaction_support import CONVERSATION, KEY, chat, open_engine
 
 
 async def test_slash_compact_previews_then_applies_the_reviewed_summary() -> None:
-    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    eng = open_engine()
     try:
         await chat(eng)
         scripted(eng).queue("## Goal\n- Fix the importer [e:2]")
@@ -37,7 +36,7 @@ async def test_slash_compact_previews_then_applies_the_reviewed_summary() -> Non
 
 
 async def test_slash_compact_now() -> None:
-    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    eng = open_engine()
     try:
         await chat(eng)
         scripted(eng).queue("## Goal\n- Fix the importer [e:2]")

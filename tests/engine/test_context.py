@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.recall.archive import format_turns, select_turns, turn_cost
-from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.storage.events import Event
 from neotask_tui.text.tokens import count_messages, count_text
-from tests.engine.test_compaction import CONVERSATION, KEY, Clock, chat, make_settings, scripted
+from tests.doubles import scripted
+from tests.engine.compaction_support import CONVERSATION, KEY, chat, make_settings, open_engine
 
 
 async def test_ledger_sums_equal_the_real_token_count_before_and_after_compaction() -> None:
-    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    eng = open_engine()
     try:
         await chat(eng)
         for phase in ("before", "after"):
@@ -32,7 +31,7 @@ async def test_ledger_sums_equal_the_real_token_count_before_and_after_compactio
 
 
 async def test_compacted_turns_are_recalled_as_quoted_data_with_ids() -> None:
-    eng = Engine(make_settings(), provider=ScriptedProvider(), clock=Clock())
+    eng = open_engine()
     try:
         await chat(eng)
         scripted(eng).queue("## Goal\n- importer [e:2]")
@@ -57,7 +56,7 @@ async def test_auto_compaction_instead_of_silently_dropping_history() -> None:
     s = make_settings(window=700)
     s.compaction.threshold = 1.0  # only the "would drop raw history" trigger can fire
     s.compaction.min_messages = 2
-    eng = Engine(s, provider=ScriptedProvider(), clock=Clock())
+    eng = open_engine(s)
     try:
         await chat(eng, [(f"{u} {'detail ' * 40}", r) for u, r in CONVERSATION[:5]])
         assert eng.current_record(KEY).compaction_count >= 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -17,16 +17,9 @@ from neotask_tui.engine.facade import Engine
 from neotask_tui.errors import UserError
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.storage.store import SessionStore
+from tests.doubles import Clock
 
 KEY = "agent:main:tui:default"
-
-
-class Clock:
-    def __init__(self, t: datetime) -> None:
-        self.t = t
-
-    def __call__(self) -> datetime:
-        return self.t
 
 
 def make(settings: Settings | None = None, clock: Clock | None = None, **kw: Any) -> tuple[Engine, ScriptedProvider]:
@@ -121,10 +114,10 @@ async def test_daily_reset_on_next_message_and_undo() -> None:
     old = engine.current_record(KEY).session_id
     nr = engine.next_reset(KEY)
     assert nr is not None and nr[0] == datetime(2026, 6, 11, 4, 0, tzinfo=UTC) and nr[1] == "daily"
-    clock.t = datetime(2026, 6, 11, 3, 59, tzinfo=UTC)
+    clock.set(datetime(2026, 6, 11, 3, 59, tzinfo=UTC))
     out = await run(engine, "still night")
     assert not any(isinstance(e, ev.SessionReset) for e in out)
-    clock.t = datetime(2026, 6, 11, 9, 0, tzinfo=UTC)
+    clock.set(datetime(2026, 6, 11, 9, 0, tzinfo=UTC))
     out = await run(engine, "morning")
     resets = [e for e in out if isinstance(e, ev.SessionReset)]
     assert len(resets) == 1 and resets[0].reason == "daily" and resets[0].undoable
@@ -146,9 +139,9 @@ async def test_idle_expiry_resets() -> None:
     clock = Clock(datetime(2026, 6, 10, 10, 0, tzinfo=UTC))
     engine, _ = make(s, clock)
     await run(engine, "a")
-    clock.t += timedelta(minutes=29)
+    clock.advance(minutes=29)
     assert not [e for e in await run(engine, "b") if isinstance(e, ev.SessionReset)]
-    clock.t += timedelta(minutes=31)
+    clock.advance(minutes=31)
     resets = [e for e in await run(engine, "c") if isinstance(e, ev.SessionReset)]
     assert resets and resets[0].reason == "idle"
     await engine.aclose()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 
@@ -11,24 +10,12 @@ from neotask_tui import paths
 from neotask_tui.engine.events import Notice
 from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.state.inbox import CRITERIA, Candidate, Inbox, InboxError, normalize
-from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.providers.base import ToolCall
 from neotask_tui.providers.scripted import ScriptedProvider
-from tests.engine.test_state import KEY, Clock, make_settings, open_engine
+from tests.doubles import Clock
+from tests.engine.state_support import KEY, make_settings, st
 
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
-
-
-@pytest.fixture
-async def engine() -> AsyncIterator[Engine]:
-    eng = open_engine(Clock())
-    yield eng
-    await eng.aclose()
-
-
-def st(eng: Engine) -> StateManager:
-    assert isinstance(eng.state, StateManager)
-    return eng.state
 
 
 async def say(eng: Engine, text: str) -> list[str]:
@@ -182,13 +169,13 @@ async def test_compaction_flush_proposes_durable_facts(engine: Engine) -> None:
     assert entries[0].reason.startswith("memory flush:")
 
 
-async def test_accept_goes_through_the_memory_service_and_is_searchable() -> None:
+async def test_accept_goes_through_the_memory_service_and_is_searchable(clock: Clock) -> None:
     from neotask_tui.memory.service import MemoryService
 
     settings = make_settings()
     settings.memory.enabled = True
     mem = MemoryService(settings.memory)
-    eng = Engine(settings, provider=ScriptedProvider(), clock=Clock(), memory=mem)
+    eng = Engine(settings, provider=ScriptedProvider(), clock=clock, memory=mem)
     try:
         await say(eng, "Always use PostgreSQL for new services.")
         e = await st(eng).inbox_accept("main", 1)

@@ -2,61 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from neotask_tui.config import Settings
 from neotask_tui.engine.facade import Engine
-from neotask_tui.engine.state.manager import StateError, StateManager
+from neotask_tui.engine.state.manager import StateError
 from neotask_tui.engine.state.model import fold
 from neotask_tui.providers.scripted import ScriptedProvider
+from tests.doubles import Clock
+from tests.engine.state_support import KEY, open_engine, st
 
-KEY = "agent:main:tui:default"
 KEY_B = "agent:other:tui:default"
-
-
-class Clock:
-    """A clock that only moves when the test says so."""
-
-    def __init__(self) -> None:
-        self.t = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, **kw: float) -> None:
-        self.t += timedelta(**kw)
-
-
-def make_settings() -> Settings:
-    s = Settings()
-    s.memory.enabled = False
-    s.session.daily_reset_hour = -1
-    s.session.idle_reset_minutes = 0
-    return s
-
-
-def open_engine(clock: Clock, provider: ScriptedProvider | None = None) -> Engine:
-    return Engine(make_settings(), provider=provider or ScriptedProvider(), clock=clock)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-async def engine(clock: Clock) -> AsyncIterator[Engine]:
-    eng = open_engine(clock)
-    yield eng
-    await eng.aclose()
-
-
-def st(eng: Engine) -> StateManager:
-    assert isinstance(eng.state, StateManager)
-    return eng.state
 
 
 def fields(eng: Engine, key: str = KEY) -> dict[str, list[object]]:
@@ -174,7 +131,7 @@ async def test_session_level_expiry_absolute_and_relative(engine: Engine, clock:
     s = st(engine)
     await s.set(KEY, "current_step", "escalate")
     await s.set_session_expiry(KEY, "1d")
-    assert s.get(KEY).session_expires_at == clock.t + timedelta(days=1)
+    assert s.get(KEY).session_expires_at == clock.now + timedelta(days=1)
     assert "Session state expires" in s.block(KEY)
     clock.advance(hours=25)
     assert s.get(KEY).active == []
@@ -195,7 +152,7 @@ async def test_session_expiry_event_plus_delay(engine: Engine, clock: Clock) -> 
     clock.advance(days=30)
     assert fields(engine) == {"selected_workspace": ["acme-prod"]}
     await s.fire_event(KEY, "ticket_closed")
-    assert s.get(KEY).session_expires_at == clock.t + timedelta(days=7)
+    assert s.get(KEY).session_expires_at == clock.now + timedelta(days=7)
     clock.advance(days=6)
     assert fields(engine) == {"selected_workspace": ["acme-prod"]}
     clock.advance(days=1, seconds=1)
@@ -238,12 +195,12 @@ async def test_state_events_rebuild_state_at_any_point(engine: Engine, clock: Cl
     lines = [e for e in events if e.type == "state"]
     assert [e.data["op"] for e in lines] == ["set", "set", "set", "add"]
     assert all({"field", "value", "scope", "source", "at"} <= set(e.data) for e in lines)
-    then = fold(mid, clock.t - timedelta(minutes=5))
+    then = fold(mid, clock.now - timedelta(minutes=5))
     assert {e.field: e.value for e in then.active.values()} == {"current_goal": "refund",
                                                                 "current_step": "verify_purchase"}
-    now = fold(events, clock.t)
+    now = fold(events, clock.now)
     # The same question answered from the full transcript by time alone.
-    again = fold(events, clock.t - timedelta(minutes=5), as_of=True)
+    again = fold(events, clock.now - timedelta(minutes=5), as_of=True)
     assert {e.field: e.value for e in again.active.values()} == {
         e.field: e.value for e in then.active.values()}
     assert {e.field: e.value for e in now.active.values()} == {

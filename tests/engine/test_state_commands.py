@@ -4,26 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 
 from neotask_tui.cli import main
 from neotask_tui.commands import dispatch
 from neotask_tui.engine.facade import Engine
-from tests.engine.test_state import KEY, Clock, open_engine
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-async def engine(clock: Clock) -> AsyncIterator[Engine]:
-    eng = open_engine(clock)
-    yield eng
-    await eng.aclose()
+from tests.doubles import Clock
+from tests.engine.state_support import KEY, open_engine
 
 
 async def run(eng: Engine, line: str) -> tuple[str, bool]:

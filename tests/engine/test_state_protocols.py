@@ -15,7 +15,8 @@ from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.providers.anthropic import AnthropicProvider
 from neotask_tui.providers.openai_compat import OpenAICompatProvider
-from tests.engine.test_state import KEY, Clock, make_settings
+from tests.doubles import Clock
+from tests.engine.state_support import KEY, make_settings
 from tests.protocol_servers import AnthropicServer, OpenAIServer, ProtocolServer, Reply, ScriptedToolCall
 
 ARGS = {"field": "current_step", "value": "billing", "until_event": "checkout_paid"}
@@ -56,14 +57,15 @@ def _sent_tool_result(body: dict[str, Any], call_id: str) -> str:
     (OpenAIServer, _openai, "call_abc"),
     (AnthropicServer, _anthropic, "toolu_abc"),
 ], ids=["openai", "anthropic"])
-async def test_update_session_state_round_trip(server_cls: type[ProtocolServer], make: Any, call_id: str) -> None:
+async def test_update_session_state_round_trip(server_cls: type[ProtocolServer], make: Any, call_id: str,
+                                              clock: Clock) -> None:
     with server_cls() as srv:
         srv.queue(
             Reply(chunks=["Let me note that."],
                   tool_calls=[ScriptedToolCall("update_session_state", ARGS, id=call_id)]),
             Reply(chunks=["Now on billing."]),
         )
-        eng = Engine(make_settings(), provider=make(srv.base_url), clock=Clock())  # type: ignore[attr-defined]
+        eng = Engine(make_settings(), provider=make(srv.base_url), clock=clock)  # type: ignore[attr-defined]
         try:
             out = [e async for e in eng.send("Let's move to billing.", KEY)]
             state = eng.state

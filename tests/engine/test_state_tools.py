@@ -2,35 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
-
 from neotask_tui.engine.events import ToolCallFinished, TurnDone
 from neotask_tui.engine.facade import Engine
-from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.engine.state.tools import TOOL_NAMES
 from neotask_tui.providers.base import ToolCall
-from neotask_tui.providers.scripted import ScriptedProvider
-from tests.engine.test_state import KEY, Clock, open_engine
-
-
-@pytest.fixture
-async def engine() -> AsyncIterator[Engine]:
-    eng = open_engine(Clock())
-    yield eng
-    await eng.aclose()
-
-
-def st(eng: Engine) -> StateManager:
-    assert isinstance(eng.state, StateManager)
-    return eng.state
-
-
-def prov(eng: Engine) -> ScriptedProvider:
-    p = eng.provider
-    assert isinstance(p, ScriptedProvider)
-    return p
+from tests.doubles import scripted
+from tests.engine.state_support import KEY, st
 
 
 def test_tool_specs_are_valid_json_schema_objects(engine: Engine) -> None:
@@ -45,7 +22,7 @@ def test_tool_specs_are_valid_json_schema_objects(engine: Engine) -> None:
 
 
 async def test_turn_with_update_session_state_tool_call(engine: Engine) -> None:
-    prov(engine).queue(
+    scripted(engine).queue(
         {"text": "", "tool_calls": [{
             "id": "call_1", "name": "update_session_state",
             "arguments": {"field": "current_step", "value": "billing", "ttl": "1h"}}]},
@@ -72,10 +49,10 @@ async def test_turn_with_update_session_state_tool_call(engine: Engine) -> None:
         ("message", "assistant"),
     ]
     # The next call already carries the new state block.
-    last_call = prov(engine).calls[-1]
+    last_call = scripted(engine).calls[-1]
     assert any("Current step: billing" in m.content for m in last_call)
-    assert prov(engine).tools_seen[0] is not None
-    offered = {t.name for t in prov(engine).tools_seen[0] or []}
+    assert scripted(engine).tools_seen[0] is not None
+    offered = {t.name for t in scripted(engine).tools_seen[0] or []}
     assert offered >= TOOL_NAMES
 
 

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from neotask_tui.config import ConfigError, load_settings
+from tests.doubles import Clock
 from tests.faults.helpers import KEY, cli
 
 pytestmark = pytest.mark.promise("config_and_home")
@@ -176,16 +177,6 @@ def test_a_bad_neotask_home_is_a_one_line_error_and_doctor_reports_it(tmp_path: 
 
 
 # ----------------------------------------------------------------------- daily reset, clock jumps
-class JumpClock:
-    """A wall clock the test sets by hand (it can go backwards)."""
-
-    def __init__(self, t: datetime) -> None:
-        self.t = t
-
-    def __call__(self) -> datetime:
-        return self.t
-
-
 @pytest.mark.promise("reset_once")
 async def test_a_clock_jumping_back_and_forward_does_not_reset_twice(neotask_home: Path) -> None:
     from neotask_tui.config import Settings
@@ -197,23 +188,23 @@ async def test_a_clock_jumping_back_and_forward_does_not_reset_twice(neotask_hom
     s = Settings()
     s.memory.enabled = False
     s.session.daily_reset_hour = 4
-    clock = JumpClock(datetime(2026, 6, 10, 10, 0, tzinfo=tz))
+    clock = Clock(datetime(2026, 6, 10, 10, 0, tzinfo=tz))
     eng = Engine(s, provider=ScriptedProvider(), clock=clock, tz=tz)
     try:
         async def turn(text: str) -> list[object]:
             return [e async for e in eng.send(text, KEY)]
 
         await turn("morning of the 10th")
-        clock.t = datetime(2026, 6, 11, 9, 0, tzinfo=tz)          # past the 04:00 boundary: one reset
+        clock.set(datetime(2026, 6, 11, 9, 0, tzinfo=tz))          # past the 04:00 boundary: one reset
         assert sum(isinstance(e, SessionReset) for e in await turn("the 11th")) == 1
         sid = eng.current_record(KEY).session_id
-        clock.t = datetime(2026, 6, 10, 23, 0, tzinfo=tz)         # NTP fixes a fast clock: back 10 h
+        clock.set(datetime(2026, 6, 10, 23, 0, tzinfo=tz))         # NTP fixes a fast clock: back 10 h
         assert not any(isinstance(e, SessionReset) for e in await turn("clock went back"))
-        clock.t = datetime(2026, 6, 11, 9, 30, tzinfo=tz)         # and forward again
+        clock.set(datetime(2026, 6, 11, 9, 30, tzinfo=tz))         # and forward again
         evs = await turn("clock is right again")
         assert not any(isinstance(e, SessionReset) for e in evs)
         assert eng.current_record(KEY).session_id == sid
-        clock.t = datetime(2026, 6, 12, 4, 0, tzinfo=tz) + timedelta(minutes=1)  # the next real boundary
+        clock.set(datetime(2026, 6, 12, 4, 0, tzinfo=tz) + timedelta(minutes=1))  # the next real boundary
         assert sum(isinstance(e, SessionReset) for e in await turn("the 12th")) == 1
     finally:
         await eng.aclose()

@@ -11,7 +11,8 @@ from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt
 from neotask_tui.tui.widgets.status import StatusBar
 from neotask_tui.tui.widgets.transcript import MessageView, Transcript
-from tests.tui.conftest import SIZE, Clock, drain, wait_for
+from tests.doubles import Clock
+from tests.tui.support import SIZE, drain, wait_for
 
 REPLY = "Here is **the plan**:\n\n1. write tests\n2. ship\n\n```python\nprint('ok')\n```\n"
 

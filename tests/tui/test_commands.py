@@ -20,7 +20,7 @@ from neotask_tui.tui.screens.sessions import SessionsScreen, TranscriptScreen
 from neotask_tui.tui.widgets.prompt import Prompt
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.transcript import MessageView, Transcript
-from tests.tui.conftest import SIZE, drain, wait_for
+from tests.tui.support import SIZE, drain, wait_for
 
 
 async def _run(pilot: object, app: NeotaskApp, line: str) -> None:

@@ -22,7 +22,8 @@ from neotask_tui.tui.screens.compact_review import CompactReviewScreen
 from neotask_tui.tui.screens.inbox import InboxScreen
 from neotask_tui.tui.screens.sessions import SessionsScreen
 from neotask_tui.tui.widgets.side import RecallSidebar
-from tests.tui.conftest import SIZE, Clock, drain, ui_settings, wait_for
+from tests.doubles import Clock
+from tests.tui.support import SIZE, drain, ui_settings, wait_for
 
 REPLY = """Here's a plan for the **session-state panel**:
 
@@ -49,8 +50,7 @@ def fixed_session_ids(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def scene() -> Iterator[tuple[Engine, ScriptedProvider, Clock]]:
-    clock = Clock()
+def scene(clock: Clock) -> Iterator[tuple[Engine, ScriptedProvider, Clock]]:
     provider = ScriptedProvider()
     engine = Engine(ui_settings(), provider=provider, clock=clock, tz=UTC)
     yield engine, provider, clock

@@ -15,7 +15,7 @@ import pytest
 from neotask_tui import paths
 from neotask_tui.tui.app import NeotaskApp
 from neotask_tui.tui.themes import ThemeError, builtin_themes_dir, load_themes, parse_theme
-from tests.tui.conftest import SIZE, wait_for
+from tests.tui.support import SIZE, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 REQUIRED = {"neotask-dark", "neotask-light", "neotask-high-contrast"}

@@ -16,6 +16,7 @@ from neotask_tui.tui.widgets.transcript import Entry
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
+    from neotask_tui.memory.types import ReindexStats
 
 
 class SlashCommands:
@@ -156,7 +157,7 @@ async def watch_memory(app: App[Any], engine: Engine, key: str) -> None:
     """Keep the memory index current while the app runs (edits made in another editor), with a
     short notice per reindex; a failure to start is a notice, never an error."""
 
-    def changed(stats: Any) -> None:
+    def changed(stats: ReindexStats) -> None:
         files = ", ".join(stats.files_changed)
         with contextlib.suppress(Exception):  # the app may be exiting
             if files or stats.chunks_embedded or stats.chunks_deleted:

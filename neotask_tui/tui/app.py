@@ -335,7 +335,7 @@ class NeotaskApp(App[int]):
         i = order.index(ids[0]) if ids[0] in order else -1
         for step in range(1, len(order) + 1):
             w = self.main.query_one(order[(i + step) % len(order)])
-            if w.display and (w.parent is None or getattr(w.parent, "display", True)):
+            if w.display and (w.parent is None or w.parent.display):
                 w.focus()
                 return
 

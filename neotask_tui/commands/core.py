@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from neotask_tui.commands import CommandResult, command, help_text, split_args, usage_error
+from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, SwitchTheme
 from neotask_tui.storage.events import Event
 
 
@@ -42,7 +43,7 @@ async def _undo_reset(engine: Any, key: str, args: str) -> CommandResult:
 async def _sessions(engine: Any, key: str, args: str) -> CommandResult:
     rows = engine.list_sessions(include_archived=True)
     lines = [f"- `{r['key']}` {r['session_id']}{' (archived)' if r['archived'] else ''}" for r in rows[:50]]
-    return CommandResult(text="\n".join(lines) or "no sessions", data=rows, action="open_sessions")
+    return CommandResult(text="\n".join(lines) or "no sessions", data=rows, intent=OpenSessions(rows))
 
 
 def recall_label(basis: str, query: str, items: int) -> str:
@@ -102,7 +103,7 @@ async def _context(engine: Any, key: str, args: str) -> CommandResult:
             # a code fence longer than any backtick run inside, so the block shows the text as sent
             ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", m["content"])), default=0) + 1)
             rows += ["", f"{ticks}text", m["content"], ticks]
-    return CommandResult(text="\n".join(rows), data=data, action="show_context")
+    return CommandResult(text="\n".join(rows), data=data, intent=ShowContext(data))
 
 
 def export_markdown(events: list[Event]) -> str:
@@ -147,7 +148,7 @@ async def _model(engine: Any, key: str, args: str) -> CommandResult:
     else:
         c = engine.choose_provider()
         text = f"{c.name} · {c.model} — {c.reason} (not loaded yet)"
-    return CommandResult(text=text, action="model")
+    return CommandResult(text=text)
 
 
 @command("theme", "/theme [NAME]", "Switch the colour theme (no name: list themes)")
@@ -155,9 +156,10 @@ async def _theme(engine: Any, key: str, args: str) -> CommandResult:
     a = split_args(args)
     if len(a) > 1:
         return usage_error("theme", "one theme name")
-    return CommandResult(text="", data={"name": a[0] if a else None}, action="theme")
+    return CommandResult(text="", data={"name": a[0] if a else None},
+                         intent=SwitchTheme(a[0]) if a else ListThemes())
 
 
 @command("quit", "/quit", "Leave the app")
 async def _quit(engine: Any, key: str, args: str) -> CommandResult:
-    return CommandResult(action="quit")
+    return CommandResult(intent=Quit())

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands import CommandResult, command, usage_error
 
+if TYPE_CHECKING:
+    from neotask_tui.memory.service import MemoryService
 
-async def _mem(engine: Any) -> Any:
-    mem = await engine.get_memory()
+
+async def _mem(engine: Any) -> MemoryService:
+    mem: MemoryService | None = await engine.get_memory()
     if mem is None:
         raise ValueError("long-term memory is disabled or unavailable")
     return mem
@@ -22,9 +25,8 @@ async def _remember(engine: Any, key: str, args: str) -> CommandResult:
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
     r = await asyncio.to_thread(mem.add, agent, args.strip(), source="user")
-    red = getattr(r, "redacted", 0)
-    note = f" ({red} secret(s) redacted: [REDACTED:…] in their place)" if red else ""
-    return CommandResult(text=f"remembered in {getattr(r, 'path', 'MEMORY.md')}{note}", data=r)
+    note = f" ({r.redacted} secret(s) redacted: [REDACTED:…] in their place)" if r.redacted else ""
+    return CommandResult(text=f"remembered in {r.path}{note}", data=r)
 
 
 @command("recall", "/recall QUERY", "Search long-term memory")
@@ -45,4 +47,4 @@ async def _forget(engine: Any, key: str, args: str) -> CommandResult:
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
     r = await asyncio.to_thread(mem.forget, agent, args.strip())
-    return CommandResult(text=str(getattr(r, "summary", r)), data=r)
+    return CommandResult(text=r.summary, data=r)

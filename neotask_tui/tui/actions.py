@@ -1,4 +1,4 @@
-"""Slash commands in the app: run through the shared registry, then perform the UI action."""
+"""Slash commands in the app: run through the shared registry, then perform the command's UI intent."""
 
 from __future__ import annotations
 
@@ -8,6 +8,15 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 
 from neotask_tui.commands import CommandResult, dispatch
+from neotask_tui.commands.intents import (
+    ListThemes,
+    OpenInbox,
+    OpenSessions,
+    Quit,
+    ReviewCompaction,
+    ShowContext,
+    SwitchTheme,
+)
 from neotask_tui.engine import events as ev
 from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.panels import Panels
@@ -60,41 +69,41 @@ class SlashCommands:
                 await self.turns.render_reset(r)
             if res.text and not res.error:
                 return
-        action = None if res.error else res.action
-        if action in (None, "model"):
-            await self.show_result(line, res)
-        elif action == "quit":
-            app.exit(0)
-            return
-        elif action == "theme":
-            await self.switch_theme((res.data or {}).get("name"))
-        elif action == "open_sessions":
-            await self.open_sessions(res.data)
-        elif action == "open_inbox":
-            from neotask_tui.tui.screens.inbox import InboxScreen
+        match None if res.error else res.intent:
+            case None | ReviewCompaction():  # reviews are compact_flow's; `--now --preview` shows the text
+                await self.show_result(line, res)
+            case Quit():
+                app.exit(0)
+                return
+            case ListThemes():
+                await self.list_themes()
+            case SwitchTheme(theme=theme):
+                await self.switch_theme(theme)
+            case OpenSessions(rows=rows):
+                await self.open_sessions(rows)
+            case OpenInbox():
+                from neotask_tui.tui.screens.inbox import InboxScreen
 
-            await app.push_screen_wait(InboxScreen(self.engine, self.state.key))
-        elif action == "show_context":
-            from neotask_tui.tui.screens.context import ContextScreen
+                await app.push_screen_wait(InboxScreen(self.engine, self.state.key))
+            case ShowContext(data=data):
+                from neotask_tui.tui.screens.context import ContextScreen
 
-            await app.push_screen_wait(ContextScreen(res.data or {}))
-        elif action == "clear":
-            await self.panels.load_session()
-        else:
-            await self.show_result(line, res)
+                await app.push_screen_wait(ContextScreen(data))
         if name in ("undo-compact", "undo-reset", "restore"):
             await self.panels.load_session()
         else:
             await self.panels.refresh()
 
-    async def switch_theme(self, name: str | None) -> None:
-        """``/theme NAME`` switches; ``/theme`` lists the themes."""
+    async def list_themes(self) -> None:
+        """``/theme`` lists the themes."""
+        app = self.app
+        rows = "\n".join(f"- `{t}`{' ← current' if t == app.theme else ''}" for t in sorted(app.available_themes))
+        await self.view.add_entry(Entry(kind="command", title="/theme", text=f"Themes:\n\n{rows}"))
+
+    async def switch_theme(self, name: str) -> None:
+        """``/theme NAME`` switches (and keeps the choice for the next start)."""
         app = self.app
         themes = sorted(app.available_themes)
-        if not name:
-            rows = "\n".join(f"- `{t}`{' ← current' if t == app.theme else ''}" for t in themes)
-            await self.view.add_entry(Entry(kind="command", title="/theme", text=f"Themes:\n\n{rows}"))
-            return
         if name not in app.available_themes:
             near = [t for t in themes if name.lower() in t]
             hint = f" — did you mean {', '.join(near)}?" if near else f" (available: {', '.join(themes)})"
@@ -111,11 +120,11 @@ class SlashCommands:
             return
         app.notify(f"theme: {name} (kept for the next start)", timeout=2)
 
-    async def open_sessions(self, rows: Any) -> None:
+    async def open_sessions(self, rows: list[dict[str, Any]]) -> None:
         """The sessions browser; resuming a key switches the app to it."""
         from neotask_tui.tui.screens.sessions import SessionsScreen
 
-        result = await self.app.push_screen_wait(SessionsScreen(self.engine, rows if isinstance(rows, list) else None))
+        result = await self.app.push_screen_wait(SessionsScreen(self.engine, rows))
         if result and result[0] == "resume":
             self.state.key = result[1]
             await self.panels.load_session()
@@ -129,22 +138,22 @@ class SlashCommands:
             res = await dispatch(self.engine, self.state.key, line)
         finally:
             self.view.status.activity = ""
-        if res.error or res.action != "compact_review":
+        review = None if res.error else res.intent
+        if not isinstance(review, ReviewCompaction):
             await self.show_result(line, res)
             await self.panels.refresh()
             return
-        data = res.data or {}
-        choice = await self.app.push_screen_wait(CompactReviewScreen(data))
+        preview = review.preview
+        choice = await self.app.push_screen_wait(CompactReviewScreen(preview))
         if choice is None:
             await self.view.add_entry(Entry(kind="notice", text="compaction cancelled — nothing changed"))
             return
         _verb, summary = choice
-        instructions = (data.get("apply") or {}).get("instructions") or data.get("instructions")
+        instructions = review.instructions or preview.instructions
         try:
             from neotask_tui.commands.compaction import apply_review
 
-            done = await apply_review(self.engine, self.state.key, summary or str(data.get("summary", "")),
-                                      instructions)
+            done = await apply_review(self.engine, self.state.key, summary or preview.summary, instructions)
         except Exception as e:  # surfaced inline; the session is unchanged when the commit fails
             await self.view.add_entry(Entry(kind="notice", text=f"compaction failed: {e}", level="error"))
             return

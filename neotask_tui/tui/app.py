@@ -367,10 +367,12 @@ class NeotaskApp(App[int]):
         self.refresh_bindings()
 
     def binding_key(self, action: str) -> str:
-        """The key currently bound to ``action`` (after keymap remapping), for hints."""
-        for key, bindings in self._bindings.key_to_bindings.items():
-            if any(b.action == action for b in bindings):
-                return key
+        """The key :attr:`BINDINGS` gives ``action`` (its first key), for hints; ``?`` if none.
+
+        A ``ui.bindings`` remap is not reflected (it never was: the hint names the default key)."""
+        for b in self.BINDINGS:
+            if isinstance(b, Binding) and b.action == action:
+                return b.key.split(",")[0].strip()
         return "?"
 
     async def action_view_session(self, session_id: str) -> None:

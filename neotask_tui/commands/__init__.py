@@ -17,12 +17,15 @@ import importlib
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from neotask_tui.commands.intents import Intent, OpenInbox
 from neotask_tui.errors import NeotaskError
 
-Handler = Callable[[Any, str, str], Awaitable["CommandResult"]]
+if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
+
+Handler = Callable[["Engine", str, str], Awaitable["CommandResult"]]
 
 
 @dataclass(init=False)
@@ -145,7 +148,7 @@ def completions(prefix: str) -> list[tuple[str, str]]:
     return [(f"/{c.name}", c.help) for c in sorted(REGISTRY.values(), key=lambda c: c.name) if c.name.startswith(p)]
 
 
-async def dispatch(engine: Any, key: str, line: str) -> CommandResult:
+async def dispatch(engine: Engine, key: str, line: str) -> CommandResult:
     """Run a slash command line. Unknown commands and bad arguments give inline help."""
     load_all()
     parsed = parse(line)

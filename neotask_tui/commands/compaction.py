@@ -9,13 +9,14 @@ review (the plain REPL's path); ``--rebuild`` re-summarizes from the primary eve
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from neotask_tui.commands import CommandResult, command, split_args
 from neotask_tui.commands.intents import ReviewCompaction
 
 if TYPE_CHECKING:
     from neotask_tui.engine.compaction.compactor import CompactionResult
+    from neotask_tui.engine.facade import Engine
 
 
 def _flags(args: str) -> tuple[set[str], str]:
@@ -52,7 +53,7 @@ def describe(res: CompactionResult) -> str:
 
 @command("compact", "/compact [--now] [--rebuild] [instructions]",
          "Summarize older messages into a cited summary (review first; --now to skip the review)")
-async def _compact(engine: Any, key: str, args: str) -> CommandResult:
+async def _compact(engine: Engine, key: str, args: str) -> CommandResult:
     flags, instructions = _flags(args)
     unknown = flags - {"--now", "--rebuild", "--preview"}
     if unknown:
@@ -71,14 +72,14 @@ async def _compact(engine: Any, key: str, args: str) -> CommandResult:
     return CommandResult(text=text, data=data, intent=ReviewCompaction(res, instructions or None))
 
 
-async def apply_review(engine: Any, key: str, summary: str, instructions: str | None = None) -> CommandResult:
+async def apply_review(engine: Engine, key: str, summary: str, instructions: str | None = None) -> CommandResult:
     """Commit a reviewed (possibly edited) summary from the preview; the guard still checks it."""
     res = await engine.compact(key, instructions=instructions, summary_text=summary)
     return CommandResult(text=describe(res), data=res.to_dict())
 
 
 @command("undo-compact", "/undo-compact", "Undo the last compaction (the previous session becomes current)")
-async def _undo(engine: Any, key: str, args: str) -> CommandResult:
+async def _undo(engine: Engine, key: str, args: str) -> CommandResult:
     if split_args(args):
         return CommandResult(text="usage: /undo-compact", error=True)
     res = await engine.undo_compact(key)

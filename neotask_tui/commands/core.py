@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands import CommandResult, command, help_text, split_args, usage_error
 from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, SwitchTheme
 from neotask_tui.storage.events import Event
 
+if TYPE_CHECKING:
+    from neotask_tui.engine.context.assembly import AssembledContext
+    from neotask_tui.engine.facade import Engine
+
 
 @command("help", "/help", "List every command")
-async def _help(engine: Any, key: str, args: str) -> CommandResult:
+async def _help(engine: Engine, key: str, args: str) -> CommandResult:
     return CommandResult(text=help_text())
 
 
 @command("new", "/new", "Start a fresh session for this key (the old one is archived)")
-async def _new(engine: Any, key: str, args: str) -> CommandResult:
+async def _new(engine: Engine, key: str, args: str) -> CommandResult:
     if args:
         return usage_error("new", "no arguments expected")
     r = await engine.new_session(key)
@@ -25,7 +29,7 @@ async def _new(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("reset", "/reset", "Start fresh and clear the session state")
-async def _reset(engine: Any, key: str, args: str) -> CommandResult:
+async def _reset(engine: Engine, key: str, args: str) -> CommandResult:
     if args:
         return usage_error("reset", "no arguments expected")
     r = await engine.reset_session(key)
@@ -34,13 +38,13 @@ async def _reset(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("undo-reset", "/undo-reset", "Bring back the session replaced by the last automatic reset")
-async def _undo_reset(engine: Any, key: str, args: str) -> CommandResult:
+async def _undo_reset(engine: Engine, key: str, args: str) -> CommandResult:
     rec = await engine.undo_reset(key)
     return CommandResult(text=f"restored session {rec.session_id}")
 
 
 @command("sessions", "/sessions", "Browse sessions: resume, view archived, restore")
-async def _sessions(engine: Any, key: str, args: str) -> CommandResult:
+async def _sessions(engine: Engine, key: str, args: str) -> CommandResult:
     rows = engine.list_sessions(include_archived=True)
     lines = [f"- `{r['key']}` {r['session_id']}{' (archived)' if r['archived'] else ''}" for r in rows[:50]]
     return CommandResult(text="\n".join(lines) or "no sessions", data=rows, intent=OpenSessions(rows))
@@ -59,7 +63,7 @@ def recall_label(basis: str, query: str, items: int) -> str:
     return "recall: nothing yet (no message to recall for; /context TEXT previews a draft)"
 
 
-def context_payload(ctx: Any) -> dict[str, Any]:
+def context_payload(ctx: AssembledContext) -> dict[str, Any]:
     """A preview as data: the ledger, every message that would be sent, and what recall was for."""
     msgs: list[dict[str, Any]] = []
     for m, s in zip(ctx.messages, ctx.section_of, strict=False):
@@ -74,9 +78,9 @@ def context_payload(ctx: Any) -> dict[str, Any]:
     items = sum(m["content"].count("\n</recalled-memory>") for m in msgs if m["section"] == "recall")
     recall = {"basis": ctx.recall_basis, "query": ctx.recall_query, "items": items,
               "label": recall_label(ctx.recall_basis, ctx.recall_query, items), "note": ctx.recall_note}
-    tools = list(getattr(ctx, "tools", []) or [])
+    tools = list(ctx.tools)
     return {"ledger": ctx.ledger.to_dict(), "messages": msgs, "recall": recall, "tools": tools,
-            "tool_tokens": int(getattr(ctx, "tool_tokens", 0) or 0)}
+            "tool_tokens": int(ctx.tool_tokens)}
 
 
 def tools_line(data: dict[str, Any]) -> str:
@@ -89,7 +93,7 @@ def tools_line(data: dict[str, Any]) -> str:
 
 
 @command("context", "/context [DRAFT]", "Show exactly what the next call will send (recall included)")
-async def _context(engine: Any, key: str, args: str) -> CommandResult:
+async def _context(engine: Engine, key: str, args: str) -> CommandResult:
     ctx = await engine.preview(key, args or None)
     data = context_payload(ctx)
     led = ctx.ledger
@@ -124,7 +128,7 @@ def export_markdown(events: list[Event]) -> str:
 
 
 @command("export", "/export [md|jsonl]", "Export this session's transcript to the data dir")
-async def _export(engine: Any, key: str, args: str) -> CommandResult:
+async def _export(engine: Engine, key: str, args: str) -> CommandResult:
     from neotask_tui import paths
     from neotask_tui.storage.atomic import atomic_write_text
 
@@ -141,7 +145,7 @@ async def _export(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("model", "/model", "Show the provider and model, and why they were chosen")
-async def _model(engine: Any, key: str, args: str) -> CommandResult:
+async def _model(engine: Engine, key: str, args: str) -> CommandResult:
     p = engine.provider
     if p is not None:
         text = f"{p.name} · {p.model} — {engine.provider_reason}"
@@ -152,7 +156,7 @@ async def _model(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("theme", "/theme [NAME]", "Switch the colour theme (no name: list themes)")
-async def _theme(engine: Any, key: str, args: str) -> CommandResult:
+async def _theme(engine: Engine, key: str, args: str) -> CommandResult:
     a = split_args(args)
     if len(a) > 1:
         return usage_error("theme", "one theme name")
@@ -161,5 +165,5 @@ async def _theme(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("quit", "/quit", "Leave the app")
-async def _quit(engine: Any, key: str, args: str) -> CommandResult:
+async def _quit(engine: Engine, key: str, args: str) -> CommandResult:
     return CommandResult(intent=Quit())

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from neotask_tui.commands import CommandResult, command, usage_error
 
 if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
     from neotask_tui.memory.service import MemoryService
 
 
-async def _mem(engine: Any) -> MemoryService:
+async def _mem(engine: Engine) -> MemoryService:
     mem: MemoryService | None = await engine.get_memory()
     if mem is None:
         raise ValueError("long-term memory is disabled or unavailable")
@@ -19,7 +20,7 @@ async def _mem(engine: Any) -> MemoryService:
 
 
 @command("remember", "/remember TEXT", "Save TEXT to MEMORY.md right away (you are consenting)")
-async def _remember(engine: Any, key: str, args: str) -> CommandResult:
+async def _remember(engine: Engine, key: str, args: str) -> CommandResult:
     if not args.strip():
         return usage_error("remember", "nothing to remember")
     mem = await _mem(engine)
@@ -30,7 +31,7 @@ async def _remember(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("recall", "/recall QUERY", "Search long-term memory")
-async def _recall(engine: Any, key: str, args: str) -> CommandResult:
+async def _recall(engine: Engine, key: str, args: str) -> CommandResult:
     if not args.strip():
         return usage_error("recall", "a query is needed")
     mem = await _mem(engine)
@@ -41,7 +42,7 @@ async def _recall(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("forget", "/forget ID|QUERY", "Remove a memory (verified: a search right after cannot return it)")
-async def _forget(engine: Any, key: str, args: str) -> CommandResult:
+async def _forget(engine: Engine, key: str, args: str) -> CommandResult:
     if not args.strip():
         return usage_error("forget", "an id or a query is needed")
     mem = await _mem(engine)

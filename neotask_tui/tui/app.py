@@ -33,7 +33,7 @@ from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
-from neotask_tui.tui.widgets.transcript import Entry, Transcript
+from neotask_tui.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from neotask_tui.config import Settings
@@ -438,11 +438,6 @@ class NeotaskApp(App[int]):
             await engine.set_session_config(self.key, never_recall=ids)
             side.remove_item(str(item.get("id")))
             self.notify("won't be recalled again in this session")
-
-    # ------------------------------------------------------------------ transcript helpers
-    async def add_entry(self, entry: Entry) -> None:
-        """Append an entry to the transcript."""
-        await self.view.add_entry(entry)
 
     async def on_unmount(self) -> None:
         if self.engine is not None and self.owns_engine:

@@ -28,6 +28,7 @@ from rich.text import Text
 
 from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch
+from neotask_tui.commands.intents import ListThemes, Quit, ReviewCompaction, SwitchTheme
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
 from neotask_tui.storage.index import Counters
@@ -116,30 +117,29 @@ class Repl:
                 await self.turn(line[1:] if text.startswith("//") else line)
 
     async def command(self, line: str) -> str | None:
-        """Run a slash command; UI-only actions get a plain-text equivalent."""
+        """Run a slash command; UI intents get a plain-text equivalent (screens show the command's text)."""
         res = await dispatch(self.engine, self.key, line)
-        if res.action == "quit":
+        if isinstance(res.intent, Quit):
             return "quit"
         if res.error:
             self.say(res.text, "red")
             return None
-        if res.action == "theme":
-            self.console.print("themes apply to the full-screen app (`neotask`); here your terminal colours rule")
-            return None
-        if res.action == "compact_review":
-            self.print_md(res.text)
-            answer = (await self.session.prompt_async("accept this compaction? [y/N] ")).strip().lower()
-            if answer in ("y", "yes"):
-                from neotask_tui.commands.compaction import apply_review
+        match res.intent:
+            case ListThemes() | SwitchTheme():
+                self.console.print("themes apply to the full-screen app (`neotask`); here your terminal colours rule")
+            case ReviewCompaction(preview=preview, instructions=instructions):
+                self.print_md(res.text)
+                answer = (await self.session.prompt_async("accept this compaction? [y/N] ")).strip().lower()
+                if answer in ("y", "yes"):
+                    from neotask_tui.commands.compaction import apply_review
 
-                done = await apply_review(self.engine, self.key, str((res.data or {}).get("summary", "")),
-                                          ((res.data or {}).get("apply") or {}).get("instructions"))
-                self.print_md(done.text)
-            else:
-                self.console.print("compaction cancelled — nothing changed")
-            return None
-        if res.text:
-            self.print_md(res.text)
+                    done = await apply_review(self.engine, self.key, preview.summary, instructions)
+                    self.print_md(done.text)
+                else:
+                    self.console.print("compaction cancelled — nothing changed")
+            case _:
+                if res.text:
+                    self.print_md(res.text)
         return None
 
     async def turn(self, text: str) -> None:

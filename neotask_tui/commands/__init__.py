@@ -6,7 +6,8 @@ they return ``CommandResult(error=True, text=usage)`` (``dispatch`` also convert
 ``UserError``/``ValueError`` into inline errors, so a bad argument never crashes a UI).
 
 UI-only effects (quit, theme switch, opening a screen or the compaction review modal) are requested
-through ``CommandResult.action`` and performed by the UI.
+with a typed intent (:mod:`neotask_tui.commands.intents`) in ``CommandResult.intent`` and performed
+by the UI.
 """
 
 from __future__ import annotations
@@ -15,32 +16,51 @@ import errno
 import importlib
 import shlex
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
+from neotask_tui.commands.intents import Intent, OpenInbox
 from neotask_tui.errors import NeotaskError
 
-Handler = Callable[[Any, str, str], Awaitable["CommandResult"]]
+if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
+
+Handler = Callable[["Engine", str, str], Awaitable["CommandResult"]]
 
 
-@dataclass
+@dataclass(init=False)
 class CommandResult:
     """What a command did.
 
     Attributes:
         text: Markdown to show inline.
-        data: Structured payload (for screens, modals and ``--json``).
+        data: Structured payload (``--json``, tests).
         error: True when the input was bad or the action failed (``text`` says why, one line).
-        action: UI hint: ``quit``, ``theme``, ``open_sessions``, ``open_inbox``, ``compact_review``,
-            ``show_context``, ``clear``, ``model`` — or None.
+        intent: What the command asks of the UI (:data:`~neotask_tui.commands.intents.Intent`), or None.
         events: Engine events produced (e.g. a SessionReset) for the UI to render.
     """
 
-    text: str = ""
-    data: Any = None
-    error: bool = False
-    action: str | None = None
-    events: list[Any] = field(default_factory=list)
+    text: str
+    data: Any
+    error: bool
+    intent: Intent | None
+    events: list[Any]
+
+    def __init__(self, text: str = "", data: Any = None, error: bool = False, intent: Intent | None = None,
+                 events: list[Any] | None = None, *, action: Literal["open_inbox"] | None = None) -> None:
+        # ``action`` is transitional: commands/state.py (another change set) still returns
+        # ``action="open_inbox"``; once it says ``intent=OpenInbox()`` this parameter goes.
+        self.text = text
+        self.data = data
+        self.error = error
+        self.intent = OpenInbox() if intent is None and action == "open_inbox" else intent
+        self.events = [] if events is None else events
+
+    @property
+    def action(self) -> str | None:
+        """The intent's name (``quit``, ``theme``, ``open_sessions``, ``open_inbox``, ``show_context``,
+        ``compact_review``), or None."""
+        return None if self.intent is None else self.intent.name
 
 
 @dataclass(frozen=True)
@@ -128,7 +148,7 @@ def completions(prefix: str) -> list[tuple[str, str]]:
     return [(f"/{c.name}", c.help) for c in sorted(REGISTRY.values(), key=lambda c: c.name) if c.name.startswith(p)]
 
 
-async def dispatch(engine: Any, key: str, line: str) -> CommandResult:
+async def dispatch(engine: Engine, key: str, line: str) -> CommandResult:
     """Run a slash command line. Unknown commands and bad arguments give inline help."""
     load_all()
     parsed = parse(line)

@@ -1,17 +1,22 @@
 """``/compact [instructions]`` and ``/undo-compact``.
 
 ``/compact`` first returns a *preview* (draft summary, what the guard repaired, what would be
-dropped) with ``action="compact_review"``: the TUI opens its review modal (accept / edit / cancel)
-and on accept calls :func:`apply_review` with the (possibly edited) summary, so the model is not
-asked twice. ``/compact --now [instructions]`` compacts without review (the plain REPL's path);
-``--rebuild`` re-summarizes from the primary events of the whole lineage.
+dropped) with a :class:`~neotask_tui.commands.intents.ReviewCompaction` intent: the TUI opens its
+review modal (accept / edit / cancel) and on accept calls :func:`apply_review` with the (possibly
+edited) summary, so the model is not asked twice. ``/compact --now [instructions]`` compacts without
+review (the plain REPL's path); ``--rebuild`` re-summarizes from the primary events of the whole lineage.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from neotask_tui.commands import CommandResult, command, split_args
+from neotask_tui.commands.intents import ReviewCompaction
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.compaction.compactor import CompactionResult
+    from neotask_tui.engine.facade import Engine
 
 
 def _flags(args: str) -> tuple[set[str], str]:
@@ -25,9 +30,9 @@ def _flags(args: str) -> tuple[set[str], str]:
     return flags, rest
 
 
-def describe(res: Any) -> str:
+def describe(res: CompactionResult) -> str:
     """Markdown for a compaction result or preview (summary, repairs, dropped items)."""
-    d = res.to_dict() if hasattr(res, "to_dict") else dict(res)
+    d = res.to_dict()
     head = "Compaction preview (nothing changed yet)" if d.get("preview") else "Compacted"
     meta = f"{d['tokens_before']:,} → {d['tokens_after']:,} tokens · summary by {d['model']}"
     if d.get("fallback"):
@@ -48,7 +53,7 @@ def describe(res: Any) -> str:
 
 @command("compact", "/compact [--now] [--rebuild] [instructions]",
          "Summarize older messages into a cited summary (review first; --now to skip the review)")
-async def _compact(engine: Any, key: str, args: str) -> CommandResult:
+async def _compact(engine: Engine, key: str, args: str) -> CommandResult:
     flags, instructions = _flags(args)
     unknown = flags - {"--now", "--rebuild", "--preview"}
     if unknown:
@@ -56,24 +61,25 @@ async def _compact(engine: Any, key: str, args: str) -> CommandResult:
                              "/compact [--now] [--rebuild] [instructions]", error=True)
     rebuild = "--rebuild" in flags
     now = "--now" in flags and "--preview" not in flags
-    res = await engine.compact(key, instructions=instructions or None, preview=not now, rebuild=rebuild)
+    res: CompactionResult = await engine.compact(key, instructions=instructions or None, preview=not now,
+                                                 rebuild=rebuild)
     data = res.to_dict()
     if now:
         return CommandResult(text=describe(res), data=data)
     data["apply"] = {"instructions": instructions or None, "rebuild": rebuild}
     hint = "Accept in the review dialog, or run `/compact --now` to compact without review."
     text = f"{describe(res)}\n\n{hint}"
-    return CommandResult(text=text, data=data, action="compact_review")
+    return CommandResult(text=text, data=data, intent=ReviewCompaction(res, instructions or None))
 
 
-async def apply_review(engine: Any, key: str, summary: str, instructions: str | None = None) -> CommandResult:
+async def apply_review(engine: Engine, key: str, summary: str, instructions: str | None = None) -> CommandResult:
     """Commit a reviewed (possibly edited) summary from the preview; the guard still checks it."""
     res = await engine.compact(key, instructions=instructions, summary_text=summary)
     return CommandResult(text=describe(res), data=res.to_dict())
 
 
 @command("undo-compact", "/undo-compact", "Undo the last compaction (the previous session becomes current)")
-async def _undo(engine: Any, key: str, args: str) -> CommandResult:
+async def _undo(engine: Engine, key: str, args: str) -> CommandResult:
     if split_args(args):
         return CommandResult(text="usage: /undo-compact", error=True)
     res = await engine.undo_compact(key)

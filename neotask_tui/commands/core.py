@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands import CommandResult, command, help_text, split_args, usage_error
+from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, SwitchTheme
 from neotask_tui.storage.events import Event
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.context.assembly import AssembledContext
+    from neotask_tui.engine.facade import Engine
 
 
 @command("help", "/help", "List every command")
-async def _help(engine: Any, key: str, args: str) -> CommandResult:
+async def _help(engine: Engine, key: str, args: str) -> CommandResult:
     return CommandResult(text=help_text())
 
 
 @command("new", "/new", "Start a fresh session for this key (the old one is archived)")
-async def _new(engine: Any, key: str, args: str) -> CommandResult:
+async def _new(engine: Engine, key: str, args: str) -> CommandResult:
     if args:
         return usage_error("new", "no arguments expected")
     r = await engine.new_session(key)
@@ -24,7 +29,7 @@ async def _new(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("reset", "/reset", "Start fresh and clear the session state")
-async def _reset(engine: Any, key: str, args: str) -> CommandResult:
+async def _reset(engine: Engine, key: str, args: str) -> CommandResult:
     if args:
         return usage_error("reset", "no arguments expected")
     r = await engine.reset_session(key)
@@ -33,16 +38,16 @@ async def _reset(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("undo-reset", "/undo-reset", "Bring back the session replaced by the last automatic reset")
-async def _undo_reset(engine: Any, key: str, args: str) -> CommandResult:
+async def _undo_reset(engine: Engine, key: str, args: str) -> CommandResult:
     rec = await engine.undo_reset(key)
     return CommandResult(text=f"restored session {rec.session_id}")
 
 
 @command("sessions", "/sessions", "Browse sessions: resume, view archived, restore")
-async def _sessions(engine: Any, key: str, args: str) -> CommandResult:
+async def _sessions(engine: Engine, key: str, args: str) -> CommandResult:
     rows = engine.list_sessions(include_archived=True)
     lines = [f"- `{r['key']}` {r['session_id']}{' (archived)' if r['archived'] else ''}" for r in rows[:50]]
-    return CommandResult(text="\n".join(lines) or "no sessions", data=rows, action="open_sessions")
+    return CommandResult(text="\n".join(lines) or "no sessions", data=rows, intent=OpenSessions(rows))
 
 
 def recall_label(basis: str, query: str, items: int) -> str:
@@ -58,7 +63,7 @@ def recall_label(basis: str, query: str, items: int) -> str:
     return "recall: nothing yet (no message to recall for; /context TEXT previews a draft)"
 
 
-def context_payload(ctx: Any) -> dict[str, Any]:
+def context_payload(ctx: AssembledContext) -> dict[str, Any]:
     """A preview as data: the ledger, every message that would be sent, and what recall was for."""
     msgs: list[dict[str, Any]] = []
     for m, s in zip(ctx.messages, ctx.section_of, strict=False):
@@ -73,9 +78,9 @@ def context_payload(ctx: Any) -> dict[str, Any]:
     items = sum(m["content"].count("\n</recalled-memory>") for m in msgs if m["section"] == "recall")
     recall = {"basis": ctx.recall_basis, "query": ctx.recall_query, "items": items,
               "label": recall_label(ctx.recall_basis, ctx.recall_query, items), "note": ctx.recall_note}
-    tools = list(getattr(ctx, "tools", []) or [])
+    tools = list(ctx.tools)
     return {"ledger": ctx.ledger.to_dict(), "messages": msgs, "recall": recall, "tools": tools,
-            "tool_tokens": int(getattr(ctx, "tool_tokens", 0) or 0)}
+            "tool_tokens": int(ctx.tool_tokens)}
 
 
 def tools_line(data: dict[str, Any]) -> str:
@@ -88,7 +93,7 @@ def tools_line(data: dict[str, Any]) -> str:
 
 
 @command("context", "/context [DRAFT]", "Show exactly what the next call will send (recall included)")
-async def _context(engine: Any, key: str, args: str) -> CommandResult:
+async def _context(engine: Engine, key: str, args: str) -> CommandResult:
     ctx = await engine.preview(key, args or None)
     data = context_payload(ctx)
     led = ctx.ledger
@@ -102,7 +107,7 @@ async def _context(engine: Any, key: str, args: str) -> CommandResult:
             # a code fence longer than any backtick run inside, so the block shows the text as sent
             ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", m["content"])), default=0) + 1)
             rows += ["", f"{ticks}text", m["content"], ticks]
-    return CommandResult(text="\n".join(rows), data=data, action="show_context")
+    return CommandResult(text="\n".join(rows), data=data, intent=ShowContext(data))
 
 
 def export_markdown(events: list[Event]) -> str:
@@ -123,7 +128,7 @@ def export_markdown(events: list[Event]) -> str:
 
 
 @command("export", "/export [md|jsonl]", "Export this session's transcript to the data dir")
-async def _export(engine: Any, key: str, args: str) -> CommandResult:
+async def _export(engine: Engine, key: str, args: str) -> CommandResult:
     from neotask_tui import paths
     from neotask_tui.storage.atomic import atomic_write_text
 
@@ -140,24 +145,25 @@ async def _export(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("model", "/model", "Show the provider and model, and why they were chosen")
-async def _model(engine: Any, key: str, args: str) -> CommandResult:
+async def _model(engine: Engine, key: str, args: str) -> CommandResult:
     p = engine.provider
     if p is not None:
         text = f"{p.name} · {p.model} — {engine.provider_reason}"
     else:
         c = engine.choose_provider()
         text = f"{c.name} · {c.model} — {c.reason} (not loaded yet)"
-    return CommandResult(text=text, action="model")
+    return CommandResult(text=text)
 
 
 @command("theme", "/theme [NAME]", "Switch the colour theme (no name: list themes)")
-async def _theme(engine: Any, key: str, args: str) -> CommandResult:
+async def _theme(engine: Engine, key: str, args: str) -> CommandResult:
     a = split_args(args)
     if len(a) > 1:
         return usage_error("theme", "one theme name")
-    return CommandResult(text="", data={"name": a[0] if a else None}, action="theme")
+    return CommandResult(text="", data={"name": a[0] if a else None},
+                         intent=SwitchTheme(a[0]) if a else ListThemes())
 
 
 @command("quit", "/quit", "Leave the app")
-async def _quit(engine: Any, key: str, args: str) -> CommandResult:
-    return CommandResult(action="quit")
+async def _quit(engine: Engine, key: str, args: str) -> CommandResult:
+    return CommandResult(intent=Quit())

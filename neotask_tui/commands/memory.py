@@ -3,32 +3,35 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from neotask_tui.commands import CommandResult, command, usage_error
 
+if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
+    from neotask_tui.memory.service import MemoryService
 
-async def _mem(engine: Any) -> Any:
-    mem = await engine.get_memory()
+
+async def _mem(engine: Engine) -> MemoryService:
+    mem: MemoryService | None = await engine.get_memory()
     if mem is None:
         raise ValueError("long-term memory is disabled or unavailable")
     return mem
 
 
 @command("remember", "/remember TEXT", "Save TEXT to MEMORY.md right away (you are consenting)")
-async def _remember(engine: Any, key: str, args: str) -> CommandResult:
+async def _remember(engine: Engine, key: str, args: str) -> CommandResult:
     if not args.strip():
         return usage_error("remember", "nothing to remember")
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
     r = await asyncio.to_thread(mem.add, agent, args.strip(), source="user")
-    red = getattr(r, "redacted", 0)
-    note = f" ({red} secret(s) redacted: [REDACTED:…] in their place)" if red else ""
-    return CommandResult(text=f"remembered in {getattr(r, 'path', 'MEMORY.md')}{note}", data=r)
+    note = f" ({r.redacted} secret(s) redacted: [REDACTED:…] in their place)" if r.redacted else ""
+    return CommandResult(text=f"remembered in {r.path}{note}", data=r)
 
 
 @command("recall", "/recall QUERY", "Search long-term memory")
-async def _recall(engine: Any, key: str, args: str) -> CommandResult:
+async def _recall(engine: Engine, key: str, args: str) -> CommandResult:
     if not args.strip():
         return usage_error("recall", "a query is needed")
     mem = await _mem(engine)
@@ -39,10 +42,10 @@ async def _recall(engine: Any, key: str, args: str) -> CommandResult:
 
 
 @command("forget", "/forget ID|QUERY", "Remove a memory (verified: a search right after cannot return it)")
-async def _forget(engine: Any, key: str, args: str) -> CommandResult:
+async def _forget(engine: Engine, key: str, args: str) -> CommandResult:
     if not args.strip():
         return usage_error("forget", "an id or a query is needed")
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
     r = await asyncio.to_thread(mem.forget, agent, args.strip())
-    return CommandResult(text=str(getattr(r, "summary", r)), data=r)
+    return CommandResult(text=r.summary, data=r)

@@ -9,11 +9,8 @@ Every engine call runs in a worker; widgets only render what the engine yields.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import inspect
 import sys
-from collections.abc import Iterable, Iterator
-from importlib import import_module  # deferred imports in one line (see start_engine)
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -21,7 +18,6 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker
@@ -29,17 +25,20 @@ from textual.worker import Worker
 from neotask_tui.errors import LockedError
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.commands import SlashCommandProvider
-from neotask_tui.tui.messages import InboxChanged
+from neotask_tui.tui.main_view import ChatState, MainView
+from neotask_tui.tui.messages import InboxChanged, PaletteCommandChosen
+from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.themes import chosen_theme, install_themes
 from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
-from neotask_tui.tui.widgets.transcript import Entry, Transcript, entries_from_events
+from neotask_tui.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from neotask_tui.config import Settings
     from neotask_tui.engine.facade import Engine
+    from neotask_tui.tui.actions import SlashCommands
     from neotask_tui.tui.turns import TurnRenderer
 
 LOCKED_EXIT = 3
@@ -72,15 +71,16 @@ class NeotaskApp(App[int]):
     def __init__(self, settings: Settings, engine: Engine | None = None, key: str | None = None) -> None:
         super().__init__()
         self.settings = settings
-        self.engine: Any = engine
+        self.engine: Engine | None = engine
         self.owns_engine = engine is None
-        self.key = key or settings.general.default_key
+        self.view = MainView(self)
+        self.chat = ChatState(key=key or settings.general.default_key)
         self.ready = asyncio.Event()
         self.startup_error: tuple[int, str] | None = None
-        self.streaming = False
-        self.undo_reset_available = False
         self._turn: Worker[None] | None = None
+        self._panels: Panels | None = None
         self._turns: TurnRenderer | None = None
+        self._commands: SlashCommands | None = None
         self.set_keymap(dict(settings.ui.bindings))
         # Themes are registered and the configured one selected before any CSS is parsed.
         self._theme_notes = install_themes(self, chosen_theme(settings.ui.theme))
@@ -113,7 +113,7 @@ class NeotaskApp(App[int]):
     def on_mount(self) -> None:
         for text, title, timeout in self._theme_notes:
             self.notify(text, title=title, severity="warning", timeout=timeout)
-        self.main.query_one("#prompt-input").focus()
+        self.view.prompt_area.focus()
         # The engine (lock, index, later the tokenizer) opens after the first paint, off the loop.
         self.call_after_refresh(self.start_engine)
         self.set_interval(1.0, self._tick)
@@ -124,30 +124,58 @@ class NeotaskApp(App[int]):
         for gauge in self.main.query(TokenGauge):
             gauge.refresh_colours()
 
+    # ------------------------------------------------------------------ state and controllers
+    @property
+    def key(self) -> str:
+        """The session key the main screen shows."""
+        return self.chat.key
+
+    @property
+    def streaming(self) -> bool:
+        """A reply is streaming."""
+        return self.chat.streaming
+
+    @property
+    def undo_reset_available(self) -> bool:
+        """The last automatic reset can be undone with one key."""
+        return self.chat.undo_reset_available
+
+    @property
+    def main(self) -> Screen[Any]:
+        """The main screen (queries on the app itself only see the active screen)."""
+        return self.view.screen
+
+    def _engine(self) -> Engine:
+        if self.engine is None:
+            raise RuntimeError("the engine is not open yet")
+        return self.engine
+
+    @property
+    def panels(self) -> Panels:
+        """The main screen's panels, read from the engine (once it is open)."""
+        if self._panels is None:
+            self._panels = Panels(self.view, self.chat, self._engine())
+        return self._panels
+
     @property
     def turns(self) -> TurnRenderer:
         """Renders engine events of a turn (engine events load with the first turn, not at startup)."""
         if self._turns is None:
             from neotask_tui.tui.turns import TurnRenderer
 
-            self._turns = TurnRenderer(self)
+            self._turns = TurnRenderer(self, self.view, self.chat, self._engine(), self.panels,
+                                       restore_key=self.binding_key("undo_reset"))
         return self._turns
 
-    @contextlib.contextmanager
-    def shutdown_tolerant(self) -> Iterator[None]:
-        """Workers may outlive the widgets they update when the app exits mid-task: ignore that."""
-        try:
-            yield
-        except NoMatches:
-            if self.is_running and self.screen_stack:
-                raise
-
     @property
-    def main(self) -> Screen[Any]:
-        """The main screen (queries on the app itself only see the active screen)."""
-        if not self.screen_stack:  # the app is shutting down while a worker still runs
-            raise NoMatches("the app has no screen any more")
-        return self.screen_stack[0]
+    def commands(self) -> SlashCommands:
+        """Runs slash commands (the registry loads with the first command, not at startup)."""
+        if self._commands is None:
+            from neotask_tui.tui.actions import SlashCommands
+
+            self._commands = SlashCommands(self, self.view, self.chat, self._engine(), self.panels, self.turns,
+                                           configured_theme=self.settings.ui.theme)
+        return self._commands
 
     # ------------------------------------------------------------------ engine startup
     @work(group="startup")
@@ -160,94 +188,34 @@ class NeotaskApp(App[int]):
                 self.startup_error = (code := LOCKED_EXIT if isinstance(e, LockedError) else 1, f"neotask: {e}")
                 self.exit(code)
                 return
-        for note in list(self.engine.notices):
+        engine = self.engine
+        for note in list(engine.notices):
             self.notify(note, severity="warning", timeout=10)
         try:
-            with self.shutdown_tolerant():
+            with self.view.tolerant():
                 await self.load_session()
         finally:  # only now: a message sent earlier would be wiped by the transcript load
             self.ready.set()
-        self.run_worker(import_module("neotask_tui.tui.actions").watch_memory(self), group="memory-watch")
+        from neotask_tui.tui.actions import watch_memory
+
+        self.run_worker(watch_memory(self, engine, self.key), group="memory-watch")
 
     async def load_session(self) -> None:
         """(Re)load the transcript, gauge, state, status for ``self.key``."""
-        eng = self.engine
-        events = await asyncio.to_thread(lambda: list(eng.events(self.key)))
-        await self.main.query_one(Transcript).load(entries_from_events(events))
-        await self.refresh_panels(full=True)
+        await self.panels.load_session()
 
     async def refresh_panels(self, *, full: bool = False) -> None:
         """Status line, gauge totals/ledger, state panel and inbox count."""
-        eng = self.engine
-        status = self.main.query_one(StatusBar)
-        status.key = self.key
-        info = await asyncio.to_thread(eng.session_info, self.key)
-        gauge = self.main.query_one(TokenGauge)
-        gauge.totals = info.get("totals") or {}
-        if full and eng.provider is None:
-            try:
-                choice = await asyncio.to_thread(eng.choose_provider)
-                status.provider = f"{choice.name} · {choice.model}"
-                status.reason = f"{choice.reason}; loads on first message"
-            except Exception as e:  # no provider configured: say so, the app still works
-                status.provider, status.reason = "no provider", str(e)
-        elif eng.provider is not None:
-            status.provider = f"{eng.provider.name} · {eng.provider.model}"
-            status.reason = eng.provider_reason
-        ledger = eng.last_ledger.get(self.key)
-        if ledger is None and full:
-            await asyncio.to_thread(eng.count_text, "warm up")  # loads the tokenizer off the event loop
-            ctx = await eng.context(self.key)
-            ledger = ctx.ledger.to_dict()
-        if ledger is not None:
-            gauge.ledger = ledger
-        await self.refresh_state()
-        await self.refresh_inbox_count()
-        self._tick()
-
-    async def refresh_state(self) -> None:
-        """Re-read the session state into the panel."""
-        eng = self.engine
-        panel = self.main.query_one(StatePanel)
-        view = None
-        if eng.state is not None:
-            view = await asyncio.to_thread(eng.state.get, self.key)
-            if inspect.isawaitable(view):
-                view = await view
-        panel.show(view, eng.now())
-
-    async def refresh_inbox_count(self) -> None:
-        """Pending memory candidates, shown in the recall sidebar."""
-        eng = self.engine
-        n = 0
-        if eng.state is not None and hasattr(eng.state, "inbox_list"):
-            try:
-                n = len(await eng.state.inbox_list(eng.parse_key(self.key).agent_id))
-            except Exception:  # a broken inbox file must not break the main screen
-                n = 0
-        side = self.main.query_one(RecallSidebar)
-        side.set_foot(side.summary(), inbox=n)
+        await self.panels.refresh(full=full)
 
     def on_inbox_changed(self, message: InboxChanged) -> None:
-        side = self.main.query_one(RecallSidebar)
-        side.set_foot(side.summary(), inbox=message.pending)
+        self.panels.show_inbox_count(message.pending)
 
     def _tick(self) -> None:
         """Once a second: the reset countdown and the state TTL countdowns."""
         if not self.ready.is_set() or self.engine is None or not self.is_running:
             return
-        now = self.engine.now()
-        try:
-            nr = self.engine.next_reset(self.key)
-        except Exception:  # a session that cannot be read yet has no countdown
-            nr = None
-        try:
-            self.main.query_one(StatusBar).set_reset(nr, now)
-            panel = self.main.query_one(StatePanel)
-        except NoMatches:  # shutting down
-            return
-        if panel.view is not None:
-            panel.show(panel.view, now)
+        self.panels.tick()
 
     # ------------------------------------------------------------------ sending
     @on(Prompt.Submitted)
@@ -259,7 +227,7 @@ class NeotaskApp(App[int]):
             return
         text = text.lstrip()[1:] if stripped.startswith("//") else text
         if self.streaming:  # refused, not lost: the text goes back into the prompt
-            self.main.query_one(Prompt).text = message.text
+            self.view.prompt.text = message.text
             self.notify("a reply is still streaming — your message is kept; Esc stops the reply", severity="warning")
             return
         self._turn = self.send_message(text)
@@ -268,7 +236,7 @@ class NeotaskApp(App[int]):
     async def send_message(self, text: str) -> None:
         """One turn: stream the engine's events into the transcript and panels."""
         await self.ready.wait()
-        with self.shutdown_tolerant():
+        with self.view.tolerant():
             await self.turns.run(text)
 
     def action_stop(self) -> None:
@@ -281,8 +249,7 @@ class NeotaskApp(App[int]):
         if self.streaming:
             self.action_stop()
             return
-        area = self.main.query_one("#prompt-input")
-        selected = getattr(area, "selected_text", "")
+        selected = self.view.prompt_area.selected_text
         if selected:
             self.copy_to_clipboard(selected)
             return
@@ -293,17 +260,19 @@ class NeotaskApp(App[int]):
     async def run_command(self, line: str) -> None:
         """Run a slash command via the shared registry and perform its UI action."""
         await self.ready.wait()
-        from neotask_tui.tui.actions import run_slash
+        with self.view.tolerant():
+            await self.commands.run(line)
 
-        with self.shutdown_tolerant():
-            await run_slash(self, line)
+    @on(PaletteCommandChosen)
+    def on_palette_command_chosen(self, message: PaletteCommandChosen) -> None:
+        self.palette_command(message.name)
 
     def palette_command(self, name: str) -> None:
         """Run a command chosen in the palette (commands with arguments prefill the prompt)."""
         from neotask_tui.commands import load_all
 
         cmd = load_all().get(name)
-        prompt = self.main.query_one(Prompt)
+        prompt = self.view.prompt
         if cmd is not None and cmd.usage.strip() != f"/{name}" and "[" not in cmd.usage.split(" ", 1)[-1][:1]:
             prompt.text = f"/{name} "
             prompt.area.focus()
@@ -337,7 +306,7 @@ class NeotaskApp(App[int]):
 
     def action_context(self) -> None:
         """``/context``: with a draft in the prompt, what sending it would send (recall for it)."""
-        draft = self.main.query_one(Prompt).text.strip()
+        draft = self.view.prompt.text.strip()
         self.run_command(f"/context {draft}" if draft and not draft.startswith("/") else "/context")
 
     def action_open_inbox(self) -> None:
@@ -350,12 +319,12 @@ class NeotaskApp(App[int]):
 
     def action_toggle_state(self) -> None:
         """Show/hide the state panel."""
-        w = self.main.query_one("#state")
+        w = self.view.state
         w.display = not w.display
 
     def action_toggle_recall(self) -> None:
         """Show/hide the recall sidebar."""
-        w = self.main.query_one("#recall")
+        w = self.view.recall
         w.display = not w.display
 
     def action_focus_next_panel(self) -> None:
@@ -366,7 +335,7 @@ class NeotaskApp(App[int]):
         i = order.index(ids[0]) if ids[0] in order else -1
         for step in range(1, len(order) + 1):
             w = self.main.query_one(order[(i + step) % len(order)])
-            if w.display and (w.parent is None or getattr(w.parent, "display", True)):
+            if w.display and (w.parent is None or w.parent.display):
                 w.focus()
                 return
 
@@ -383,32 +352,34 @@ class NeotaskApp(App[int]):
     @work(group="command")
     async def action_undo_reset(self) -> None:
         """Bring back the session replaced by the last automatic reset."""
-        if not self.undo_reset_available:
+        if not self.chat.undo_reset_available:
             return
-        self.undo_reset_available = False
-        self.main.query_one(StatusBar).offer = ""
+        self.chat.undo_reset_available = False
+        self.view.status.offer = ""
         try:
-            rec = await self.engine.undo_reset(self.key)
+            rec = await self._engine().undo_reset(self.key)
         except Exception as e:
             self.notify(f"cannot restore: {e}", severity="error")
             return
         self.notify(f"restored session {rec.session_id}")
-        with self.shutdown_tolerant():
+        with self.view.tolerant():
             await self.load_session()
         self.refresh_bindings()
 
     def binding_key(self, action: str) -> str:
-        """The key currently bound to ``action`` (after keymap remapping), for hints."""
-        for key, bindings in self._bindings.key_to_bindings.items():
-            if any(b.action == action for b in bindings):
-                return key
+        """The key :attr:`BINDINGS` gives ``action`` (its first key), for hints; ``?`` if none.
+
+        A ``ui.bindings`` remap is not reflected (it never was: the hint names the default key)."""
+        for b in self.BINDINGS:
+            if isinstance(b, Binding) and b.action == action:
+                return b.key.split(",")[0].strip()
         return "?"
 
     async def action_view_session(self, session_id: str) -> None:
         """Open a (usually archived) transcript read-only."""
         from neotask_tui.tui.screens.sessions import TranscriptScreen
 
-        await self.push_screen(TranscriptScreen(self.engine, session_id, archived=True))
+        await self.push_screen(TranscriptScreen(self._engine(), session_id, archived=True))
 
     # ------------------------------------------------------------------ panels → engine
     @on(StatePanel.EditRequested)
@@ -420,14 +391,15 @@ class NeotaskApp(App[int]):
         value = await self.push_screen_wait(InputModal(f"Edit {e.field}", str(e.value)))
         if value is None:
             return
+        state = self._engine().state
         try:
-            await self.engine.state.clear(self.key, e.field, item=e.id, source="user edit")
+            await state.clear(self.key, e.field, item=e.id, source="user edit")
             if value.strip():
-                await self.engine.state.set(self.key, e.field, value, scope=e.scope, ttl=e.ttl,
+                await state.set(self.key, e.field, value, scope=e.scope, ttl=e.ttl,
                                             until_event=e.until_event)
         except Exception as err:
             self.notify(f"cannot edit {e.field}: {err}", severity="error")
-        with self.shutdown_tolerant():
+        with self.view.tolerant():
             await self.refresh_panels()
 
     @on(StatePanel.ClearRequested)
@@ -435,18 +407,19 @@ class NeotaskApp(App[int]):
     async def clear_state(self, message: StatePanel.ClearRequested) -> None:
         e = message.entry
         try:
-            await self.engine.state.clear(self.key, e.field, item=e.id)
+            await self._engine().state.clear(self.key, e.field, item=e.id)
             self.notify(f"cleared {e.field}")
         except Exception as err:
             self.notify(f"cannot clear {e.field}: {err}", severity="error")
-        with self.shutdown_tolerant():
+        with self.view.tolerant():
             await self.refresh_panels()
 
     @on(RecallSidebar.Action)
     @work(group="recall")
     async def recall_action(self, message: RecallSidebar.Action) -> None:
         item, act = message.item, message.action
-        side = self.main.query_one(RecallSidebar)
+        side = self.view.recall
+        engine = self._engine()
         if act == "open":
             from neotask_tui.tui.screens.modals import TextModal
 
@@ -455,28 +428,23 @@ class NeotaskApp(App[int]):
         elif act == "forget":
             from neotask_tui.commands import dispatch
 
-            res = await dispatch(self.engine, self.key, f"/forget {item.get('id')}")
+            res = await dispatch(engine, self.key, f"/forget {item.get('id')}")
             self.notify(res.text or "forgotten", severity="error" if res.error else "information")
             if not res.error:
                 side.remove_item(str(item.get("id")))
         elif act == "never":
-            rec = self.engine.current_record(self.key)
+            rec = engine.current_record(self.key)
             ids = [*rec.config.get("never_recall", []), str(item.get("id"))]
-            await self.engine.set_session_config(self.key, never_recall=ids)
+            await engine.set_session_config(self.key, never_recall=ids)
             side.remove_item(str(item.get("id")))
             self.notify("won't be recalled again in this session")
-
-    # ------------------------------------------------------------------ transcript helpers
-    async def add_entry(self, entry: Entry) -> None:
-        """Append an entry to the transcript."""
-        await self.main.query_one(Transcript).add(entry)
 
     async def on_unmount(self) -> None:
         if self.engine is not None and self.owns_engine:
             await self.engine.aclose()
 
 
-def _open_engine(settings: Settings) -> Any:
+def _open_engine(settings: Settings) -> Engine:
     from neotask_tui.engine.facade import Engine
 
     return Engine(settings)

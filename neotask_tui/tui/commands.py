@@ -3,25 +3,26 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from neotask_tui.tui.messages import PaletteCommandChosen
+
 if TYPE_CHECKING:
-    from neotask_tui.tui.app import NeotaskApp
+    from neotask_tui.commands import Command
 
 
 class SlashCommandProvider(Provider):
     """Lists ``/commands`` with their help; commands needing arguments prefill the prompt."""
 
-    def _commands(self) -> list[Any]:
+    def _commands(self) -> list[Command]:
         from neotask_tui.commands import load_all  # the registry loads when the palette opens
 
         return sorted(load_all().values(), key=lambda c: c.name)
 
     def _run(self, name: str) -> None:
-        app: NeotaskApp = self.app  # type: ignore[assignment]
-        app.palette_command(name)
+        self.app.post_message(PaletteCommandChosen(name))
 
     async def discover(self) -> Hits:
         for c in self._commands():

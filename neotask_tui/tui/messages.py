@@ -11,3 +11,11 @@ class InboxChanged(Message):
     def __init__(self, pending: int) -> None:
         super().__init__()
         self.pending = pending
+
+
+class PaletteCommandChosen(Message):
+    """A slash command was chosen in the command palette (the app runs it or prefills the prompt)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name

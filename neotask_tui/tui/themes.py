@@ -162,10 +162,13 @@ def install_themes(app: App[Any], wanted: str) -> list[tuple[str, str, float | N
     if wanted not in app.available_themes:
         notes.append((f"unknown theme {wanted!r}; using neotask-dark", "", None))
         wanted = "neotask-dark" if "neotask-dark" in app.available_themes else "textual-dark"
-    # What App._watch_theme does, minus the CSS refresh: nothing is parsed or mounted yet.
+    # What setting App.theme does (Textual's App._watch_theme), minus the CSS refresh it schedules:
+    # nothing is parsed or mounted yet. tests/tui/test_textual_api.py checks the result is the same.
     app.set_reactive(App.theme, wanted)
     dark = app.current_theme.dark
     app.update_classes({f"-theme-{wanted}": True, "-dark-mode": dark, "-light-mode": not dark}, update=False)
+    # The one private Textual call left: the ANSI → truecolor line filter follows the theme's ANSI
+    # palette; Textual has no public way to refresh it without a CSS refresh (guarded by a test).
     app._refresh_truecolor_filter(app.ansi_theme)
     app.stylesheet.set_variables(app.get_css_variables())
     return notes

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
+
+from textual.app import App
 
 from neotask_tui.engine import events as ev
 from neotask_tui.errors import NeotaskError
-from neotask_tui.tui.widgets.gauge import TokenGauge
-from neotask_tui.tui.widgets.side import RecallSidebar
-from neotask_tui.tui.widgets.status import StatusBar
+from neotask_tui.tui.main_view import ChatState, MainView
+from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title
 
 if TYPE_CHECKING:
-    from neotask_tui.tui.app import NeotaskApp
+    from neotask_tui.engine.facade import Engine
 
 
 RESET_WHY = {"daily": "daily reset", "idle": "idle expiry", "new": "/new", "reset": "/reset"}
@@ -32,16 +34,26 @@ def usage_meta(event_id: int | None, usage: dict[str, Any], cost: float | None) 
 
 
 class TurnRenderer:
-    """Drives one ``engine.send`` and renders what it yields (used by the app's turn worker)."""
+    """Drives one ``engine.send`` and renders what it yields (used by the app's turn worker).
 
-    def __init__(self, app: NeotaskApp) -> None:
+    ``app`` is only used for what Textual's App offers (notifications, refreshing the bindings);
+    ``restore_key`` is the key the one-key restore offer names.
+    """
+
+    def __init__(self, app: App[Any], view: MainView, state: ChatState, engine: Engine, panels: Panels,
+                 restore_key: str) -> None:
         self.app = app
+        self.view = view
+        self.state = state
+        self.engine = engine
+        self.panels = panels
+        self.restore_key = restore_key
         self.reply: MessageView | None = None
 
     @property
     def transcript(self) -> Transcript:
         """The main transcript."""
-        return self.app.main.query_one("#transcript", Transcript)
+        return self.view.transcript
 
     async def _reply_view(self) -> MessageView:
         if self.reply is None:
@@ -50,17 +62,17 @@ class TurnRenderer:
 
     async def run(self, text: str) -> None:
         """Send ``text`` and render the turn; cancellation keeps the partial reply (marked)."""
-        app = self.app
-        status = app.main.query_one(StatusBar)
+        app, state = self.app, self.state
+        status = self.view.status
         self.reply = None
         await self.transcript.add(Entry(kind="user", text=text))
-        app.streaming = True
+        state.streaming = True
         app.refresh_bindings()
         status.activity = "thinking…"
-        if app.undo_reset_available:
-            app.undo_reset_available = False
+        if state.undo_reset_available:
+            state.undo_reset_available = False
             status.offer = ""
-        gen = app.engine.send(text, app.key)
+        gen = self.engine.send(text, state.key)
         try:
             async for e in gen:
                 await self.handle(e)
@@ -76,31 +88,31 @@ class TurnRenderer:
         except NeotaskError as e:
             await self.transcript.add(Entry(kind="notice", text=str(e), level="error"))
         finally:
-            await gen.aclose()
+            if isinstance(gen, AsyncGenerator):  # Engine.send is annotated AsyncIterator; it is a generator
+                await gen.aclose()
             if self.reply is not None:
                 await self.reply.finish()
-            app.streaming = False
+            state.streaming = False
             status.activity = ""
             app.refresh_bindings()
             if app.is_running:
-                await app.refresh_panels()
+                await self.panels.refresh()
 
     async def handle(self, e: ev.EngineEvent) -> None:
         """Render one engine event."""
-        app = self.app
-        status = app.main.query_one(StatusBar)
+        status = self.view.status
         if isinstance(e, ev.TokenDelta):
             view = await self._reply_view()
             if status.activity:
                 status.activity = "streaming… (Esc stops)"
             await view.write(e.text)
         elif isinstance(e, ev.ContextBuilt):
-            app.main.query_one(TokenGauge).ledger = e.ledger
+            self.view.gauge.ledger = e.ledger
         elif isinstance(e, ev.TurnDone):
             view = await self._reply_view()
             await view.finish()
             view.set_status("complete", usage_meta(e.event_id, e.usage, e.cost_usd))
-            gauge = app.main.query_one(TokenGauge)
+            gauge = self.view.gauge
             gauge.reported = bool(e.usage.get("reported"))
             gauge.totals = e.totals
             gauge.ledger = e.ledger or gauge.ledger
@@ -117,7 +129,7 @@ class TurnRenderer:
         elif isinstance(e, ev.ModelLoading):
             status.activity = "" if e.done else e.message
         elif isinstance(e, ev.Recalled):
-            app.main.query_one(RecallSidebar).show(e.query, e.items)
+            self.view.recall.show(e.query, e.items)
         elif isinstance(e, ev.Notice):
             await self.transcript.add(Entry(kind="notice", text=e.text, level=e.level))
         elif isinstance(e, ev.ToolCallStarted):
@@ -144,7 +156,6 @@ class TurnRenderer:
 
     async def render_reset(self, e: ev.SessionReset) -> None:
         """A marker for a new session; an automatic one comes with a one-key restore offer."""
-        app = self.app
         what = RESET_WHY.get(e.reason, e.reason)
         text = f"new session {e.new_session_id} ({what})"
         if e.old_session_id:
@@ -152,8 +163,7 @@ class TurnRenderer:
         if e.detail:
             text += f" · {e.detail}"
         if e.undoable:
-            app.undo_reset_available = True
-            restore = app.binding_key("undo_reset")
-            app.main.query_one(StatusBar).offer = f"auto reset — {restore} restores the previous session"
-            app.refresh_bindings()
+            self.state.undo_reset_available = True
+            self.view.status.offer = f"auto reset — {self.restore_key} restores the previous session"
+            self.app.refresh_bindings()
         await self.transcript.add(Entry(kind="notice", text=text, level="warning" if e.undoable else "info"))

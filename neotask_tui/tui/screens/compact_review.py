@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -12,20 +12,17 @@ from textual.widgets import Button, Static, TextArea
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.widgets.markdown import SafeMarkdown as Markdown
 
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
+if TYPE_CHECKING:
+    from neotask_tui.engine.compaction.compactor import CompactionResult
 
 
-def dropped_markdown(dropped: list[Any]) -> str:
+def dropped_markdown(dropped: list[dict[str, Any]]) -> str:
     """The dropped items as a Markdown list (each with its kind and cited ids)."""
     lines = []
     for d in dropped:
-        kind = _get(d, "kind", "item")
-        text = _get(d, "text", str(d))
-        cites = _get(d, "cites", None) or _get(d, "ids", None) or []
+        kind = d.get("kind", "item")
+        text = d.get("text", str(d))
+        cites = d.get("cites") or d.get("ids") or []
         ref = f" _(e:{', e:'.join(str(c) for c in cites)})_" if cites else ""
         lines.append(f"- **{kind}**: {text}{ref}")
     return "\n".join(lines)
@@ -46,32 +43,37 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
         Binding("escape,c", "cancel", "Cancel", id="compact_cancel"),
     ]
 
-    def __init__(self, result: Any) -> None:
+    def __init__(self, preview: CompactionResult) -> None:
         super().__init__()
-        self.result = result
+        self.preview = preview
         self.editing = False
 
+    @property
+    def result(self) -> dict[str, Any]:
+        """The preview as data (its JSON form)."""
+        return self.preview.to_dict()
+
     def compose(self) -> Any:
-        r = self.result
-        before, after = int(_get(r, "tokens_before", 0)), int(_get(r, "tokens_after", 0))
-        dropped = list(_get(r, "dropped", []) or [])
-        repaired = list(_get(r, "repaired", []) or [])
-        instr = _get(r, "instructions") or ""
+        r = self.preview
+        before, after = int(r.tokens_before), int(r.tokens_after)
+        dropped = list(r.dropped or [])
+        repaired = list(r.repaired or [])
+        instr = r.instructions or ""
         head = f"Compact this session: {before:,} → {after:,} tokens"
         if 0 < before <= after:  # a short session: the summary costs as much as what it replaces
             head += " — no saving, the session is still short"
-        notes = [f"summary by {_get(r, 'model', '?')}"]
-        if _get(r, "fallback"):
-            notes.append(f"extractive fallback ({_get(r, 'fallback_reason') or 'model failed'})")
+        notes = [f"summary by {r.model}"]
+        if r.fallback:
+            notes.append(f"extractive fallback ({r.fallback_reason or 'model failed'})")
         if instr:
             notes.append(f"focus: {instr}")
-        notes.append(f"{len(_get(r, 'kept_ids', []) or [])} recent event(s) kept raw")
+        notes.append(f"{len(r.kept_ids or [])} recent event(s) kept raw")
         with Vertical(id="review"):
             yield Static(head, id="review-title")
             yield Static(inert(" · ".join(notes)), id="review-notes", markup=False)
             with VerticalScroll(id="review-body"):
                 yield Static("Draft summary", classes="section-title")
-                summary = inert(str(_get(r, "summary", "")))  # an edit starts from what is shown
+                summary = inert(str(r.summary))  # an edit starts from what is shown
                 yield Markdown(summary or "_(empty)_", id="review-summary")
                 yield TextArea(summary, id="review-editor", soft_wrap=True)
                 yield Static(f"Not covered by the summary ({len(dropped)})", classes="section-title")
@@ -98,10 +100,7 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
 
     def action_accept(self) -> None:
         """Write the compaction with the draft (or the edited) summary."""
-        if self.editing:
-            text = self.query_one("#review-editor", TextArea).text
-        else:
-            text = str(_get(self.result, "summary", ""))
+        text = self.query_one("#review-editor", TextArea).text if self.editing else str(self.preview.summary)
         self.dismiss(("accept", text))
 
     def action_edit(self) -> None:

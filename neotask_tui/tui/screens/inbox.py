@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -14,6 +14,10 @@ from textual.widgets import DataTable, Footer, Static
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.messages import InboxChanged
 from neotask_tui.tui.screens.modals import InputModal
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
+    from neotask_tui.engine.state.inbox import InboxEntry
 
 __all__ = ["InboxChanged", "InboxScreen"]
 
@@ -29,12 +33,12 @@ class InboxScreen(Screen[None]):
         Binding("r", "reject", "Reject", id="inbox_reject"),
     ]
 
-    def __init__(self, engine: Any, key: str) -> None:
+    def __init__(self, engine: Engine, key: str) -> None:
         super().__init__()
         self.engine = engine
         self.key = key
         self.agent = engine.parse_key(key).agent_id
-        self.entries: list[Any] = []
+        self.entries: list[InboxEntry] = []
 
     def compose(self) -> Any:
         with Vertical(id="inbox-box"):
@@ -51,11 +55,7 @@ class InboxScreen(Screen[None]):
     async def reload(self) -> None:
         """Read the pending entries."""
         table = self.query_one(DataTable)
-        state = self.engine.state
-        if state is None or not hasattr(state, "inbox_list"):
-            self.query_one("#inbox-detail", Static).update("inbox: not available in this build")
-            return
-        self.entries = list(await state.inbox_list(self.agent))
+        self.entries = list(await self.engine.state.inbox_list(self.agent))
         table.clear()
         for e in self.entries:
             cells = (str(e.n), inert(e.text)[:70], inert(e.scope), inert(e.reason)[:30],
@@ -66,7 +66,7 @@ class InboxScreen(Screen[None]):
             "e edit · r reject (never proposed again)" if self.entries else "inbox is empty")
         self.app.post_message(InboxChanged(len(self.entries)))
 
-    def _selected(self) -> Any:
+    def _selected(self) -> InboxEntry | None:
         row = self.query_one(DataTable).cursor_row
         return self.entries[row] if 0 <= row < len(self.entries) else None
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -14,6 +14,9 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.widgets.transcript import Transcript, entries_from_events
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
 
 
 def _row_matches(row: dict[str, Any], query: str) -> bool:
@@ -39,7 +42,7 @@ class SessionsScreen(Screen[tuple[str, str] | None]):
         Binding("slash", "search", "Search", id="sessions_search"),
     ]
 
-    def __init__(self, engine: Any, rows: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, engine: Engine, rows: list[dict[str, Any]] | None = None) -> None:
         super().__init__()
         self.engine = engine
         self.rows: list[dict[str, Any]] = list(rows or [])
@@ -149,7 +152,7 @@ class TranscriptScreen(Screen[None]):
     CSS_PATH = "sessions.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "close", "Back", id="transcript_close")]
 
-    def __init__(self, engine: Any, session_id: str, archived: bool = False) -> None:
+    def __init__(self, engine: Engine, session_id: str, archived: bool = False) -> None:
         super().__init__()
         self.engine = engine
         self.session_id = session_id
@@ -163,7 +166,9 @@ class TranscriptScreen(Screen[None]):
 
     @work(group="transcript-load")
     async def on_mount(self) -> None:
-        events = await asyncio.to_thread(self.engine.transcript, self.session_id)
+        found = await asyncio.to_thread(self.engine.transcript, self.session_id)
+        # a session id gives that session's events ({session id: events} is only for a key's archive)
+        events = found if isinstance(found, list) else [e for evs in found.values() for e in evs]
         await self.query_one(Transcript).load(entries_from_events(events))
 
     def action_close(self) -> None:

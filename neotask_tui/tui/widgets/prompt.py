@@ -64,13 +64,13 @@ class PromptArea(TextArea):
         """Insert a line break."""
         self.insert("\n")
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
+        # Runs before TextArea's own key handler; prevent_default() skips it (and the other base-class
+        # handlers) for the keys the prompt handles.
         prompt = self.parent
         if isinstance(prompt, Prompt) and prompt.prompt_key(event.key, self):
             event.stop()
             event.prevent_default()
-            return
-        await super()._on_key(event)
 
 
 class Prompt(Vertical):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -13,6 +13,9 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from neotask_tui.text.terminal import inert
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.state.model import StateEntry, StateView
 
 
 def countdown(until: datetime | None, now: datetime) -> str:
@@ -50,21 +53,21 @@ class StatePanel(Vertical):
     class EditRequested(Message):
         """The user wants to edit an entry (``entry`` is a StateEntry)."""
 
-        def __init__(self, entry: Any) -> None:
+        def __init__(self, entry: StateEntry) -> None:
             super().__init__()
             self.entry = entry
 
     class ClearRequested(Message):
         """The user wants to clear an entry."""
 
-        def __init__(self, entry: Any) -> None:
+        def __init__(self, entry: StateEntry) -> None:
             super().__init__()
             self.entry = entry
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
-        self.view: Any = None
-        self.entries: list[Any] = []
+        self.view: StateView | None = None
+        self.entries: list[StateEntry] = []
         self.available = True
 
     def compose(self) -> Any:
@@ -72,7 +75,7 @@ class StatePanel(Vertical):
         yield OptionList(id="state-list")
         yield Static("", id="state-foot", classes="panel-foot")
 
-    def show(self, view: Any, now: datetime) -> None:
+    def show(self, view: StateView | None, now: datetime) -> None:
         """Render a :class:`StateView` (None = the state module is not available)."""
         self.view = view
         ol = self.query_one(OptionList)
@@ -109,12 +112,12 @@ class StatePanel(Vertical):
             ol.highlighted = highlighted
         n_act = len(view.active)
         tail = ""
-        if getattr(view, "session_expires_at", None):
+        if view.session_expires_at:
             tail = f" · session state ends in {countdown(view.session_expires_at, now)}"
         foot.update(f"{n_act} active, {len(view.expired)} recently expired{tail}" if opts
                     else "empty — /goal, /pref, /state set" + tail)
 
-    def _current(self) -> Any:
+    def _current(self) -> StateEntry | None:
         idx = self.query_one(OptionList).highlighted
         if idx is None or idx >= len(self.entries):
             return None
@@ -159,6 +162,7 @@ class RecallSidebar(Vertical):
         super().__init__(**kw)
         self.items: list[dict[str, Any]] = []
         self.query_text = ""
+        self._inbox_pending = 0
 
     def compose(self) -> Any:
         yield Static("[b]recalled memory[/b]", classes="panel-title")
@@ -189,8 +193,8 @@ class RecallSidebar(Vertical):
     def set_foot(self, text: str, inbox: int | None = None) -> None:
         """Footer line (recall summary and the inbox count)."""
         if inbox is not None:
-            self._inbox = inbox
-        n = getattr(self, "_inbox", 0)
+            self._inbox_pending = inbox
+        n = self._inbox_pending
         box = f"\ninbox: {n} pending — [@click=app.open_inbox]open[/]" if n else ""
         self.query_one("#recall-foot", Static).update(text + box)
 

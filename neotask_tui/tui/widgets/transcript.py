@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # Markdown (markdown-it, pygments) loads with the first messa
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
+    from neotask_tui.storage.events import Event
+
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 """What a session id looks like; only such an id goes into the marker's click action."""
 
@@ -53,7 +55,7 @@ class Entry:
     level: str = "info"
 
 
-def entries_from_events(events: Iterable[Any]) -> list[Entry]:
+def entries_from_events(events: Iterable[Event]) -> list[Entry]:
     """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries."""
     out: list[Entry] = []
     for e in events:

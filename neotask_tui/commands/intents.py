@@ -1,0 +1,77 @@
+"""What a slash command asks of the UI beyond showing its text: typed intents.
+
+A command returns one in :attr:`~neotask_tui.commands.CommandResult.intent`; each front end performs
+it (the Textual app opens a screen or a modal, switches the theme, exits; the plain REPL prints a
+plain-text equivalent or asks on the prompt) with a ``match`` on the intent's type. ``name`` is the
+intent's stable name (``CommandResult.action``, what ``--json`` and the tests see).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.compaction.compactor import CompactionResult
+
+
+@dataclass(frozen=True)
+class Quit:
+    """Leave the front end."""
+
+    name: ClassVar[str] = "quit"
+
+
+@dataclass(frozen=True)
+class ListThemes:
+    """List the colour themes (``/theme`` without a name)."""
+
+    name: ClassVar[str] = "theme"
+
+
+@dataclass(frozen=True)
+class SwitchTheme:
+    """Switch to the colour theme ``theme`` (and keep it for the next start)."""
+
+    theme: str
+    name: ClassVar[str] = "theme"
+
+
+@dataclass(frozen=True)
+class OpenSessions:
+    """Browse the sessions (``rows``: :meth:`Engine.list_sessions` with the archived ones)."""
+
+    rows: list[dict[str, Any]]
+    name: ClassVar[str] = "open_sessions"
+
+
+@dataclass(frozen=True)
+class OpenInbox:
+    """Review the memory candidates of the promotion inbox."""
+
+    name: ClassVar[str] = "open_inbox"
+
+
+@dataclass(frozen=True)
+class ShowContext:
+    """Show what the next call sends (``data``: :func:`neotask_tui.commands.core.context_payload`)."""
+
+    data: dict[str, Any]
+    name: ClassVar[str] = "show_context"
+
+
+@dataclass(frozen=True)
+class ReviewCompaction:
+    """Review a compaction preview, then commit it (or an edit of its summary) with
+    :func:`neotask_tui.commands.compaction.apply_review` and ``instructions``, or cancel."""
+
+    preview: CompactionResult
+    instructions: str | None = None
+    name: ClassVar[str] = "compact_review"
+
+
+Intent: TypeAlias = Quit | ListThemes | SwitchTheme | OpenSessions | OpenInbox | ShowContext | ReviewCompaction
+"""Every UI intent a command can return."""
+
+__all__ = ["Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "ReviewCompaction", "ShowContext",
+           "SwitchTheme"]

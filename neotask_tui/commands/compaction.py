@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from neotask_tui.commands import CommandResult, command, split_args
 from neotask_tui.commands.intents import ReviewCompaction
+from neotask_tui.commands.registry import CommandResult, command, split_args
 
 if TYPE_CHECKING:
     from neotask_tui.engine.compaction.compactor import CompactionResult

@@ -6,8 +6,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from neotask_tui.commands import CommandResult, command, help_text, split_args, usage_error
 from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, SwitchTheme
+from neotask_tui.commands.registry import CommandResult, command, help_text, split_args, usage_error
 from neotask_tui.storage.events import Event
 
 if TYPE_CHECKING:

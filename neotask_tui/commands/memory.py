@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from neotask_tui.commands import CommandResult, command, usage_error
+from neotask_tui.commands.registry import CommandResult, command, usage_error
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from neotask_tui.commands import CommandResult, command, usage_error
+from neotask_tui.commands.intents import OpenInbox
+from neotask_tui.commands.registry import CommandResult, command, usage_error
 from neotask_tui.engine.state.inbox import InboxEntry, InboxError
 from neotask_tui.engine.state.manager import StateError, StateManager, StateView
 from neotask_tui.engine.state.model import StateEntry
@@ -196,7 +197,7 @@ async def _inbox(engine: Engine, key: str, args: str) -> CommandResult:
         if not sub or sub == "list":
             entries = await st.inbox_list(agent)
             return CommandResult(text=describe_inbox(entries), data=[e.to_dict() for e in entries],
-                                 action="open_inbox")
+                                 intent=OpenInbox())
         if sub == "accept":
             body, flags = _opts(rest)
             n = _number(body)

@@ -423,20 +423,20 @@ class NeotaskApp(App[int]):
         if act == "open":
             from neotask_tui.tui.screens.modals import TextModal
 
-            title = f"{item.get('source')} · score {float(item.get('score', 0)):.2f} · {item.get('scope')}"
-            await self.push_screen(TextModal(title, str(item.get("text", ""))))
+            title = f"{item.source} · score {item.score:.2f} · {item.scope}"
+            await self.push_screen(TextModal(title, item.text))
         elif act == "forget":
             from neotask_tui.commands import dispatch
 
-            res = await dispatch(engine, self.key, f"/forget {item.get('id')}")
+            res = await dispatch(engine, self.key, f"/forget {item.id}")
             self.notify(res.text or "forgotten", severity="error" if res.error else "information")
             if not res.error:
-                side.remove_item(str(item.get("id")))
+                side.remove_item(item.id)
         elif act == "never":
             rec = engine.current_record(self.key)
-            ids = [*rec.config.get("never_recall", []), str(item.get("id"))]
+            ids = [*rec.config.get("never_recall", []), item.id]
             await engine.set_session_config(self.key, never_recall=ids)
-            side.remove_item(str(item.get("id")))
+            side.remove_item(item.id)
             self.notify("won't be recalled again in this session")
 
     async def on_unmount(self) -> None:

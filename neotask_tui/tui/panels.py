@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual.css.query import NoMatches
 
+from neotask_tui.storage.index import Counters
 from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.widgets.transcript import entries_from_events
 
@@ -36,7 +37,7 @@ class Panels:
         status.key = key
         info = await asyncio.to_thread(eng.session_info, key)
         gauge = self.view.gauge
-        gauge.totals = info.get("totals") or {}
+        gauge.totals = Counters(**info["totals"])
         if full and eng.provider is None:
             try:
                 choice = await asyncio.to_thread(eng.choose_provider)
@@ -51,7 +52,7 @@ class Panels:
         if ledger is None and full:
             await asyncio.to_thread(eng.count_text, "warm up")  # loads the tokenizer off the event loop
             ctx = await eng.context(key)
-            ledger = ctx.ledger.to_dict()
+            ledger = ctx.ledger
         if ledger is not None:
             gauge.ledger = ledger
         await self.refresh_state()

@@ -16,18 +16,19 @@ from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, c
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
+    from neotask_tui.providers.base import Usage
 
 
 RESET_WHY = {"daily": "daily reset", "idle": "idle expiry", "new": "/new", "reset": "/reset"}
 
 
-def usage_meta(event_id: int | None, usage: dict[str, Any], cost: float | None) -> str:
+def usage_meta(event_id: int | None, usage: Usage, cost: float | None) -> str:
     """The header detail of a finished reply."""
-    label = "reported" if usage.get("reported") else "estimated"
+    label = "reported" if usage.reported else "estimated"
     parts = [f"e:{event_id}"] if event_id is not None else []
-    parts.append(f"in {int(usage.get('input', 0)):,} out {int(usage.get('output', 0)):,} ({label})")
-    if usage.get("cache_read") or usage.get("cache_write"):
-        parts.append(f"cache r {int(usage.get('cache_read', 0)):,} w {int(usage.get('cache_write', 0)):,}")
+    parts.append(f"in {usage.input_tokens:,} out {usage.output_tokens:,} ({label})")
+    if usage.cache_read_tokens or usage.cache_write_tokens:
+        parts.append(f"cache r {usage.cache_read_tokens:,} w {usage.cache_write_tokens:,}")
     if cost is not None:
         parts.append(f"${cost:.4f}")
     return " · ".join(parts)
@@ -113,9 +114,9 @@ class TurnRenderer:
             await view.finish()
             view.set_status("complete", usage_meta(e.event_id, e.usage, e.cost_usd))
             gauge = self.view.gauge
-            gauge.reported = bool(e.usage.get("reported"))
+            gauge.reported = e.usage.reported
             gauge.totals = e.totals
-            gauge.ledger = e.ledger or gauge.ledger
+            gauge.ledger = e.ledger
             status.provider = f"{e.provider} · {e.model}"
         elif isinstance(e, ev.TurnFailed):
             if self.reply is not None:

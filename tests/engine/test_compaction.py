@@ -111,7 +111,7 @@ async def test_auto_compaction_threshold_and_min_messages() -> None:
         done = next(e for e in out if isinstance(e, TurnDone))
         assert done.text == "after compaction"
         # The gauge is right immediately: the ledger of that call is under the threshold.
-        assert done.ledger["total"] < s.compaction.threshold * done.ledger["budget"]
+        assert done.ledger.total < s.compaction.threshold * done.ledger.budget
     finally:
         await eng.aclose()
 

@@ -38,7 +38,7 @@ async def test_turn_stores_messages_and_counters() -> None:
     prov.queue({"text": "Hello there", "usage": {"input": 20, "output": 3, "cache_read": 5, "cache_write": 2}})
     out = await run(engine, "hi")
     done = next(e for e in out if isinstance(e, ev.TurnDone))
-    assert done.text == "Hello there" and done.usage["reported"] is True
+    assert done.text == "Hello there" and done.usage.reported is True
     assert "".join(e.text for e in out if isinstance(e, ev.TokenDelta)) == "Hello there"
     evs = engine.events(KEY)
     assert [e.type for e in evs] == ["session", "message", "message"]
@@ -56,8 +56,8 @@ async def test_unreported_usage_is_estimated_and_labelled() -> None:
     prov.queue("no usage here")
     out = await run(engine, "hello")
     done = next(e for e in out if isinstance(e, ev.TurnDone))
-    assert done.usage["reported"] is False and done.usage["output"] > 0
-    assert done.usage["input"] == done.ledger["total"]
+    assert done.usage.reported is False and done.usage.output_tokens > 0
+    assert done.usage.input_tokens == done.ledger.total
     assert engine.store.get(KEY).counters.estimated_turns == 1  # type: ignore[union-attr]
     await engine.aclose()
 

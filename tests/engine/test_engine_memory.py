@@ -30,7 +30,7 @@ async def test_archived_transcript_recalled_and_reindexed_after_store_loss() -> 
     out = await _turn(engine, "When does the password rotation happen on the bastion?")
     recalled = [e for e in out if isinstance(e, ev.Recalled)]
     assert recalled, "the archived session should be recalled"
-    assert any("ops-bastion" in it["text"] for it in recalled[0].items)
+    assert any("ops-bastion" in it.text for it in recalled[0].items)
     mem = engine.memory
     assert mem is not None and mem.stats("main")["by_source"].get("transcript", 0) > 0
     await engine.aclose()
@@ -40,7 +40,7 @@ async def test_archived_transcript_recalled_and_reindexed_after_store_loss() -> 
     engine2 = Engine(s, provider=ScriptedProvider(), tz=ZoneInfo("UTC"))
     out = await _turn(engine2, "When does the password rotation happen on the bastion?")
     recalled = [e for e in out if isinstance(e, ev.Recalled)]
-    assert recalled and any("ops-bastion" in it["text"] for it in recalled[0].items)
+    assert recalled and any("ops-bastion" in it.text for it in recalled[0].items)
     await engine2.aclose()
 
 

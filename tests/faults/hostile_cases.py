@@ -185,8 +185,8 @@ async def _ten_mb_paste() -> tuple[bool, str]:
         if not any(isinstance(x, Notice) and "trimmed" in x.text for x in events):
             return False, "no notice that the message was trimmed in context"
         led = next(x.ledger for x in events if isinstance(x, ContextBuilt))
-        if led["total"] > led["window"]:
-            return False, f"context {led['total']} exceeds the window {led['window']}"
+        if led.total > led.window:
+            return False, f"context {led.total} exceeds the window {led.window}"
         sent = e.provider.calls[-1][-1].content
         if len(sent) >= len(text) or "trimmed" not in sent:
             return False, "the provider got the whole paste"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from neotask_tui.engine.context.assembly import Ledger
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp
@@ -124,21 +125,21 @@ async def test_gauge_matches_the_engine_ledger(app_factory: Callable[..., Neotas
         gauge = app.query_one(TokenGauge)
         key = engine.default_key()
         assert gauge.ledger == engine.last_ledger[key]
-        assert gauge.totals == engine.session_info(key)["totals"]
+        assert gauge.totals.totals() == engine.session_info(key)["totals"]
         assert gauge.reported is True
         rendered = str(gauge.render())
         led = engine.last_ledger[key]
-        assert f"{led['fill']:.0%}" in rendered and f"{led['total']:,}" in rendered
+        assert f"{led.fill:.0%}" in rendered and f"{led.total:,}" in rendered
         assert "cache read 100" in rendered and "(reported)" in rendered
         secs = {name for name, _cells in gauge.bar_parts(60)}
-        assert secs == {k for k, v in led["sections"].items() if v > 0}
+        assert secs == {k for k, v in led.sections.items() if v > 0}
 
 
 async def test_gauge_warns_near_the_compaction_threshold() -> None:
     gauge = TokenGauge(threshold=0.8)
-    gauge.ledger = {"fill": 0.75, "total": 6144, "window": 8192, "sections": {"recent": 6144}}
+    gauge.ledger = Ledger(fill=0.75, total=6144, budget=8192, window=8192, sections={"recent": 6144}, strategy="summary")
     assert gauge.has_class("-warn") and "nearing compaction" in str(gauge.render())
-    gauge.ledger = {"fill": 0.85, "total": 6963, "window": 8192, "sections": {"recent": 6963}}
+    gauge.ledger = Ledger(fill=0.85, total=6963, budget=8192, window=8192, sections={"recent": 6963}, strategy="summary")
     assert gauge.has_class("-danger") and "compaction due" in str(gauge.render())
 
 

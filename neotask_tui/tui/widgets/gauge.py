@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from neotask_tui.storage.index import Counters
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.context.assembly import Ledger
 
 # Ledger sections in the order they are assembled, with the colour variable of their bar part.
 SECTIONS: tuple[tuple[str, str, str], ...] = (
@@ -35,8 +40,9 @@ def fmt_tokens(n: int | float) -> str:
 class TokenGauge(Widget):
     """Two lines: the section bar with fill %, then session totals and cost.
 
-    ``ledger`` is :meth:`Ledger.to_dict` (``engine.last_ledger[key]``); ``totals`` the session
-    counters (``TurnDone.totals``); ``threshold`` the compaction threshold (fraction of the window).
+    ``ledger`` is the last context's :class:`Ledger` (``engine.last_ledger[key]``); ``totals`` the
+    session's :class:`Counters` (``TurnDone.totals``); ``threshold`` the compaction threshold
+    (fraction of the window).
     """
 
     DEFAULT_CSS = """
@@ -45,8 +51,8 @@ class TokenGauge(Widget):
     TokenGauge.-danger { color: $error; text-style: bold; }
     """
 
-    ledger: reactive[dict[str, Any] | None] = reactive(None, always_update=True)
-    totals: reactive[dict[str, Any]] = reactive(dict, always_update=True)
+    ledger: reactive[Ledger | None] = reactive(None, always_update=True)
+    totals: reactive[Counters] = reactive(Counters, always_update=True)
     reported: reactive[bool | None] = reactive(None)
 
     def __init__(self, threshold: float = 0.8, **kw: Any) -> None:
@@ -57,17 +63,17 @@ class TokenGauge(Widget):
     @property
     def fill(self) -> float:
         """Fraction of the window the last context used (0 without a ledger)."""
-        return float((self.ledger or {}).get("fill") or 0.0)
+        return self.ledger.fill if self.ledger is not None else 0.0
 
     @property
     def total(self) -> int:
         """Tokens of the last context."""
-        return int((self.ledger or {}).get("total") or 0)
+        return self.ledger.total if self.ledger is not None else 0
 
     @property
     def window(self) -> int:
         """Context window in tokens."""
-        return int((self.ledger or {}).get("window") or 0)
+        return self.ledger.window if self.ledger is not None else 0
 
     def watch_ledger(self) -> None:
         self.set_class(self.threshold - 0.1 <= self.fill < self.threshold, "-warn")
@@ -88,15 +94,14 @@ class TokenGauge(Widget):
 
     def bar_parts(self, width: int) -> list[tuple[str, int]]:
         """(section, cells) of the bar for a given width; the rest is empty space."""
-        led = self.ledger or {}
         window = self.window
-        secs = led.get("sections") or {}
+        secs = self.ledger.sections if self.ledger is not None else {}
         if not window or width <= 0:
             return []
         parts: list[tuple[str, int]] = []
         used = 0
         for name, _label, _c in SECTIONS:
-            n = int(secs.get(name) or 0)
+            n = secs.get(name, 0)
             if n <= 0:
                 continue
             cells = max(1, round(width * n / window))
@@ -130,22 +135,21 @@ class TokenGauge(Widget):
             elif self.fill >= self.threshold - 0.1:
                 line1.append(" · nearing compaction")
             legend = Text(" ")
-            secs = led.get("sections") or {}
+            secs = led.sections
             for name, short, var in SECTIONS:
-                if int(secs.get(name) or 0) > 0:
+                if secs.get(name, 0) > 0:
                     legend.append("■", style=self._colour(var))
                     legend.append(f"{short} {fmt_tokens(secs[name])} ", style="dim")
             if line1.cell_len + legend.cell_len <= width:
                 line1.append_text(legend)
-        t = self.totals or {}
-        cost = t.get("cost_usd")
-        cost_s = "cost n/a" if cost is None else f"${float(cost):.4f}"
+        t = self.totals
+        cost_s = "cost n/a" if t.cost_usd is None else f"${t.cost_usd:.4f}"
         line2 = Text(
-            f"session: in {fmt_tokens(t.get('input', 0))} · out {fmt_tokens(t.get('output', 0))} · "
-            f"cache read {fmt_tokens(t.get('cache_read', 0))} · "
-            f"write {fmt_tokens(t.get('cache_write', 0))} · {cost_s}",
+            f"session: in {fmt_tokens(t.input)} · out {fmt_tokens(t.output)} · "
+            f"cache read {fmt_tokens(t.cache_read)} · "
+            f"write {fmt_tokens(t.cache_write)} · {cost_s}",
             style="dim",
         )
-        if t.get("estimated_turns"):
-            line2.append(f" ({t['estimated_turns']} turn(s) estimated)", style="dim")
+        if t.estimated_turns:
+            line2.append(f" ({t.estimated_turns} turn(s) estimated)", style="dim")
         return Text("\n").join([line1, line2])

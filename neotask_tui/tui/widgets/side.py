@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:
+    from neotask_tui.engine.events import RecallReceipt
     from neotask_tui.engine.state.model import StateEntry, StateView
 
 
@@ -151,16 +152,16 @@ class RecallSidebar(Vertical):
     ]
 
     class Action(Message):
-        """``action`` is open, forget or never; ``item`` the recalled item dict."""
+        """``action`` is open, forget or never; ``item`` the recalled item's receipt."""
 
-        def __init__(self, action: str, item: dict[str, Any]) -> None:
+        def __init__(self, action: str, item: RecallReceipt) -> None:
             super().__init__()
             self.action = action
             self.item = item
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
-        self.items: list[dict[str, Any]] = []
+        self.items: list[RecallReceipt] = []
         self.query_text = ""
         self._inbox_pending = 0
 
@@ -169,7 +170,7 @@ class RecallSidebar(Vertical):
         yield OptionList(id="recall-list")
         yield Static("nothing recalled yet", id="recall-foot", classes="panel-foot")
 
-    def show(self, query: str, items: list[dict[str, Any]]) -> None:
+    def show(self, query: str, items: list[RecallReceipt]) -> None:
         """Render the items recalled for ``query``."""
         self.items = list(items)
         self.query_text = query
@@ -177,10 +178,10 @@ class RecallSidebar(Vertical):
         ol.clear_options()
         for it in self.items:
             t = Text()
-            t.append(f"{float(it.get('score', 0)):.2f} ", style="bold")
-            t.append(inert(str(it.get("source", ""))), style="underline")
-            t.append(inert(f"  [{it.get('scope', '')}]"), style="dim")
-            t.append("\n  " + inert(str(it.get("text", ""))).replace("\n", " ")[:160])
+            t.append(f"{it.score:.2f} ", style="bold")
+            t.append(inert(it.source), style="underline")
+            t.append(inert(f"  [{it.scope}]"), style="dim")
+            t.append("\n  " + inert(it.text).replace("\n", " ")[:160])
             ol.add_option(Option(t))
         self.set_foot(self.summary())
 
@@ -200,7 +201,7 @@ class RecallSidebar(Vertical):
 
     def remove_item(self, item_id: str) -> None:
         """Drop an item from the list (after forget / never-recall)."""
-        self.show(self.query_text, [i for i in self.items if str(i.get("id")) != str(item_id)])
+        self.show(self.query_text, [i for i in self.items if i.id != item_id])
 
     def _act(self, action: str) -> None:
         idx = self.query_one(OptionList).highlighted

@@ -1,0 +1,114 @@
+"""The slash-command registry: :class:`CommandResult`, :func:`command`, and the helpers handlers use.
+
+Command modules (``core``, ``memory``, ``state``, ``compaction``) register their handlers here;
+the package (:mod:`neotask_tui.commands`) imports them all and dispatches.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from neotask_tui.commands.intents import Intent
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
+
+Handler = Callable[["Engine", str, str], Awaitable["CommandResult"]]
+
+
+@dataclass(init=False)
+class CommandResult:
+    """What a command did.
+
+    Attributes:
+        text: Markdown to show inline.
+        data: Structured payload (``--json``, tests).
+        error: True when the input was bad or the action failed (``text`` says why, one line).
+        intent: What the command asks of the UI (:data:`~neotask_tui.commands.intents.Intent`), or None.
+        events: Engine events produced (e.g. a SessionReset) for the UI to render.
+    """
+
+    text: str
+    data: Any
+    error: bool
+    intent: Intent | None
+    events: list[Any]
+
+    def __init__(self, text: str = "", data: Any = None, error: bool = False, intent: Intent | None = None,
+                 events: list[Any] | None = None) -> None:
+        self.text = text
+        self.data = data
+        self.error = error
+        self.intent = intent
+        self.events = [] if events is None else events
+
+    @property
+    def action(self) -> str | None:
+        """The intent's name (``quit``, ``theme``, ``open_sessions``, ``open_inbox``, ``show_context``,
+        ``compact_review``), or None."""
+        return None if self.intent is None else self.intent.name
+
+
+@dataclass(frozen=True)
+class Command:
+    """A registered slash command."""
+
+    name: str
+    usage: str
+    help: str
+    handler: Handler
+
+
+REGISTRY: dict[str, Command] = {}
+
+
+def command(name: str, usage: str, help: str) -> Callable[[Handler], Handler]:
+    """Register ``/name`` (usage line like ``/pref TEXT [--for 2h]``, one-line help)."""
+
+    def deco(fn: Handler) -> Handler:
+        REGISTRY[name] = Command(name=name, usage=usage, help=help, handler=fn)
+        return fn
+
+    return deco
+
+
+def parse(line: str) -> tuple[str, str] | None:
+    """Split ``/name args`` (None if ``line`` is not a command)."""
+    s = line.strip()
+    if not s.startswith("/") or s.startswith("//"):
+        return None
+    name, _, rest = s[1:].partition(" ")
+    return name.strip().lower(), rest.strip()
+
+
+def split_args(args: str) -> list[str]:
+    """Shell-like split that never raises (unbalanced quotes fall back to whitespace split)."""
+    try:
+        return shlex.split(args)
+    except ValueError:
+        return args.split()
+
+
+def usage_error(name: str, detail: str = "") -> CommandResult:
+    """A one-line inline usage error for ``/name``."""
+    cmd = REGISTRY.get(name)
+    usage = cmd.usage if cmd else f"/{name}"
+    msg = f"{detail} — usage: {usage}" if detail else f"usage: {usage}"
+    return CommandResult(text=msg, error=True)
+
+
+def help_text() -> str:
+    """Markdown table of every command."""
+    rows = ["| command | what it does |", "|---|---|"]
+    for c in sorted(REGISTRY.values(), key=lambda c: c.name):
+        rows.append(f"| `{c.usage}` | {c.help} |")
+    return "\n".join(rows)
+
+
+def completions(prefix: str) -> list[tuple[str, str]]:
+    """Commands whose name starts with ``prefix`` (without the slash), with their help."""
+    p = prefix.lstrip("/").lower()
+    return [(f"/{c.name}", c.help) for c in sorted(REGISTRY.values(), key=lambda c: c.name) if c.name.startswith(p)]

@@ -137,9 +137,11 @@ async def test_gauge_matches_the_engine_ledger(app_factory: Callable[..., Neotas
 
 async def test_gauge_warns_near_the_compaction_threshold() -> None:
     gauge = TokenGauge(threshold=0.8)
-    gauge.ledger = Ledger(fill=0.75, total=6144, budget=8192, window=8192, sections={"recent": 6144}, strategy="summary")
+    gauge.ledger = Ledger(fill=0.75, total=6144, budget=8192, window=8192, sections={"recent": 6144},
+                          strategy="summary")
     assert gauge.has_class("-warn") and "nearing compaction" in str(gauge.render())
-    gauge.ledger = Ledger(fill=0.85, total=6963, budget=8192, window=8192, sections={"recent": 6963}, strategy="summary")
+    gauge.ledger = Ledger(fill=0.85, total=6963, budget=8192, window=8192, sections={"recent": 6963},
+                          strategy="summary")
     assert gauge.has_class("-danger") and "compaction due" in str(gauge.render())
 
 

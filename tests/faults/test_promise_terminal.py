@@ -216,6 +216,7 @@ async def _run_tui(root: Path) -> dict[str, str]:
     entries, recalled memory, a notification and the passage modal (SVG export: the text the
     terminal would be sent, styling aside)."""
     from neotask_tui.config import Settings
+    from neotask_tui.engine.events import RecallReceipt
     from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
     from neotask_tui.tui.app import make_app
@@ -248,7 +249,7 @@ async def _run_tui(root: Path) -> dict[str, str]:
         await until(lambda: provider.pending == 0 and not app.streaming)
         await pilot.pause(0.2)
         app.main.query_one(RecallSidebar).show("q", [
-            {"id": str(i), "score": 0.5, "source": f"memory/n{i}.md", "scope": "user", "text": marked(i, p)}
+            RecallReceipt(id=str(i), score=0.5, source=f"memory/n{i}.md", scope="user", text=marked(i, p))
             for i, p in enumerate(SEQUENCES.values())])
         app.notify(all_marked(), title="\x1b]0;pwned-title\x07", timeout=60)
         await pilot.pause(0.3)

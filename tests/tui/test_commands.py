@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 
 import pytest
 from textual.widgets import Static
 
+from neotask_tui.engine.events import RecallReceipt
 from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.providers.scripted import ScriptedProvider
@@ -240,8 +240,8 @@ async def test_recall_sidebar_never_recall_here(app_factory: Callable[..., Neota
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")
         side = app.main.query_one(RecallSidebar)
-        side.show("tabs?", [{"id": "m1", "text": "prefers tabs", "source": "MEMORY.md:3-3", "score": 0.9,
-                             "scope": "user"}])
+        side.show("tabs?", [RecallReceipt(id="m1", text="prefers tabs", source="MEMORY.md:3-3", score=0.9,
+                                          scope="user")])
         side.query_one("#recall-list").focus()
         await pilot.press("down")
         await pilot.press("n")
@@ -250,8 +250,6 @@ async def test_recall_sidebar_never_recall_here(app_factory: Callable[..., Neota
         assert side.items == []
 
 
-@pytest.mark.skipif(importlib.util.find_spec("neotask_tui.memory.service") is None,
-                    reason="the memory service (neotask_tui.memory.service) has not landed yet")
 async def test_forget_from_the_recall_sidebar(app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
     engine.settings.memory.enabled = True
     key = engine.default_key()
@@ -266,7 +264,8 @@ async def test_forget_from_the_recall_sidebar(app_factory: Callable[..., Neotask
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")
         side = app.main.query_one(RecallSidebar)
-        side.show("deploy", [h.to_dict() | {"source": h.location} for h in hits[:1]])
+        side.show("deploy", [RecallReceipt(id=h.id, text=h.text, source=h.location, score=h.score, scope=h.scope)
+                             for h in hits[:1]])
         side.query_one("#recall-list").focus()
         await pilot.press("down")
         await pilot.press("f")
@@ -275,8 +274,6 @@ async def test_forget_from_the_recall_sidebar(app_factory: Callable[..., Neotask
     assert not [h for h in mem.search("deploy password rotates", agent_id=agent, k=3) if "rotates" in h.text]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("neotask_tui.memory.service") is None,
-                    reason="the memory service (neotask_tui.memory.service) has not landed yet")
 async def test_memory_files_are_watched_while_the_app_runs(
         app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
     from neotask_tui import paths

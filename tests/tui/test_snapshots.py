@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from neotask_tui.engine.events import RecallReceipt
 from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.providers.scripted import ScriptedProvider
@@ -77,10 +78,10 @@ async def _conversation(engine: Engine, provider: ScriptedProvider) -> None:
 
 def _recall(app: NeotaskApp) -> None:
     app.main.query_one(RecallSidebar).show("state panel TTL", [
-        {"id": "m1", "text": "User prefers Textual for terminal UIs.", "source": "MEMORY.md:3-4",
-         "score": 0.82, "scope": "user"},
-        {"id": "m2", "text": "Project neotask: TTLs are shown as countdowns.", "source": "memory/neotask.md:10-12",
-         "score": 0.61, "scope": "project"},
+        RecallReceipt(id="m1", text="User prefers Textual for terminal UIs.", source="MEMORY.md:3-4",
+                      score=0.82, scope="user"),
+        RecallReceipt(id="m2", text="Project neotask: TTLs are shown as countdowns.",
+                      source="memory/neotask.md:10-12", score=0.61, scope="project"),
     ])
 
 

@@ -14,7 +14,7 @@ import contextlib
 import signal
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -35,6 +35,7 @@ from neotask_tui.storage.index import Counters
 
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import Ledger
+    from neotask_tui.engine.facade import Engine
 from neotask_tui.text.console import InertConsole, InertRenderHook, markdown, styled
 from neotask_tui.text.terminal import inert
 
@@ -75,7 +76,7 @@ def _bindings() -> KeyBindings:
 class Repl:
     """The loop, separated from terminal setup so tests can drive it with a pipe input."""
 
-    def __init__(self, engine: Any, key: str, *, console: Console | None = None, input: Input | None = None,
+    def __init__(self, engine: Engine, key: str, *, console: Console | None = None, input: Input | None = None,
                  output: Output | None = None) -> None:
         self.engine = engine
         self.key = key

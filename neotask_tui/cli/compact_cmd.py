@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neotask_tui.cli.core import _console, _key, open_engine
 from neotask_tui.cli.output import print_json
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
@@ -100,7 +103,7 @@ def cmd_context(args: argparse.Namespace) -> int:
         engine.close()
 
 
-def _last_reported(engine: Any, key: str) -> int | None:
+def _last_reported(engine: Engine, key: str) -> int | None:
     """Input tokens the provider reported for the last reply of the current session, if any."""
     if engine.store.get(key) is None:
         return None

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neotask_tui.cli.output import print_json
 from neotask_tui.text.terminal import inert
+
+if TYPE_CHECKING:
+    from neotask_tui.engine.facade import Engine
 
 
 def open_engine(readonly: bool = False, **kw: Any) -> Any:
@@ -19,7 +22,7 @@ def open_engine(readonly: bool = False, **kw: Any) -> Any:
     return Engine(load_settings(), readonly=readonly, **kw)
 
 
-def _key(args: argparse.Namespace, engine: Any, attr: str = "key") -> str:
+def _key(args: argparse.Namespace, engine: Engine, attr: str = "key") -> str:
     from neotask_tui.storage.keys import validate_key
 
     k = getattr(args, attr, None) or getattr(args, "session", None)
@@ -76,7 +79,8 @@ async def _send(args: argparse.Namespace) -> int:
             elif isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted | ev.ProviderInfo):
                 out["notices"].append(e.to_dict())
                 if console is not None and isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted):
-                    sys.stderr.write(inert(f"[{type(e).__name__}] {getattr(e, 'text', '') or e.to_dict()}") + "\n")
+                    shown = e.text if isinstance(e, ev.Notice) else e.to_dict()
+                    sys.stderr.write(inert(f"[{type(e).__name__}] {shown}") + "\n")
         if args.json:
             print_json(out)
         return rc

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
@@ -263,7 +263,7 @@ class Engine:
         return await self.memory_recall.recall(key, query)
 
     # ------------------------------------------------------------------ the turn (engine/session/turn.py)
-    def send(self, text: str, key: str | None = None) -> AsyncIterator[ev.EngineEvent]:
+    def send(self, text: str, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
         """Run one turn: store the user's message, assemble context, stream the reply, store it.
 
         Yields engine events. The user's message is durably on disk before :class:`TurnStarted`.

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neotask_tui.config import Settings
 from neotask_tui.providers.base import (
     ChatMessage,
     ProviderError,
@@ -76,10 +77,10 @@ class ScriptedProvider:
         self.tools_seen: list[list[ToolSpec] | None] = []
 
     @classmethod
-    def from_settings(cls, settings: Any) -> ScriptedProvider:
+    def from_settings(cls, settings: Settings) -> ScriptedProvider:
         """Build from ``settings.provider`` (reads ``script`` if set)."""
-        path = getattr(settings.provider, "script", "") or ""
-        model = getattr(settings.provider, "model", "") or "scripted"
+        path = settings.provider.script
+        model = settings.provider.model or "scripted"
         return cls(cls.read_script(Path(path)) if path else [], model=model)
 
     @staticmethod

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -89,8 +88,7 @@ class TurnRenderer:
         except NeotaskError as e:
             await self.transcript.add(Entry(kind="notice", text=str(e), level="error"))
         finally:
-            if isinstance(gen, AsyncGenerator):  # Engine.send is annotated AsyncIterator; it is a generator
-                await gen.aclose()
+            await gen.aclose()
             if self.reply is not None:
                 await self.reply.finish()
             state.streaming = False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Protocol
 
 from neotask_tui.engine import events as ev
@@ -103,7 +103,7 @@ async def _run_tool(engine: TurnHost, key: str, call: ToolCall) -> tuple[str, bo
         return f"tool error: {msg}", True
 
 
-async def send(engine: TurnHost, text: str, key: str | None = None) -> AsyncIterator[ev.EngineEvent]:
+async def send(engine: TurnHost, text: str, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
     """Run one turn: store the user's message, assemble context, stream the reply, store it.
 
     Yields engine events. The user's message is durably on disk before :class:`TurnStarted`.

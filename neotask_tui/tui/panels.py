@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from textual.css.query import NoMatches
 
-from neotask_tui.storage.index import Counters
 from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.widgets.transcript import entries_from_events
 
@@ -37,6 +36,8 @@ class Panels:
         status.key = key
         info = await asyncio.to_thread(eng.session_info, key)
         gauge = self.view.gauge
+        from neotask_tui.storage.index import Counters
+
         gauge.totals = Counters(**info["totals"])
         if full and eng.provider is None:
             try:

@@ -8,10 +8,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from neotask_tui.storage.index import Counters
-
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import Ledger
+    from neotask_tui.storage.index import Counters
 
 # Ledger sections in the order they are assembled, with the colour variable of their bar part.
 SECTIONS: tuple[tuple[str, str, str], ...] = (
@@ -52,7 +51,7 @@ class TokenGauge(Widget):
     """
 
     ledger: reactive[Ledger | None] = reactive(None, always_update=True)
-    totals: reactive[Counters] = reactive(Counters, always_update=True)
+    totals: reactive[Counters | None] = reactive(None, always_update=True)
     reported: reactive[bool | None] = reactive(None)
 
     def __init__(self, threshold: float = 0.8, **kw: Any) -> None:
@@ -143,13 +142,17 @@ class TokenGauge(Widget):
             if line1.cell_len + legend.cell_len <= width:
                 line1.append_text(legend)
         t = self.totals
-        cost_s = "cost n/a" if t.cost_usd is None else f"${t.cost_usd:.4f}"
-        line2 = Text(
-            f"session: in {fmt_tokens(t.input)} · out {fmt_tokens(t.output)} · "
-            f"cache read {fmt_tokens(t.cache_read)} · "
-            f"write {fmt_tokens(t.cache_write)} · {cost_s}",
-            style="dim",
-        )
-        if t.estimated_turns:
-            line2.append(f" ({t.estimated_turns} turn(s) estimated)", style="dim")
+        if t is None:  # nothing counted yet
+            z = fmt_tokens(0)
+            line2 = Text(f"session: in {z} · out {z} · cache read {z} · write {z} · cost n/a", style="dim")
+        else:
+            cost_s = "cost n/a" if t.cost_usd is None else f"${t.cost_usd:.4f}"
+            line2 = Text(
+                f"session: in {fmt_tokens(t.input)} · out {fmt_tokens(t.output)} · "
+                f"cache read {fmt_tokens(t.cache_read)} · "
+                f"write {fmt_tokens(t.cache_write)} · {cost_s}",
+                style="dim",
+            )
+            if t.estimated_turns:
+                line2.append(f" ({t.estimated_turns} turn(s) estimated)", style="dim")
         return Text("\n").join([line1, line2])

@@ -99,6 +99,9 @@ def parse_tool_arguments(name: str, raw: str) -> dict[str, Any]:
         value = json.loads(raw)
     except json.JSONDecodeError as e:
         raise ProviderError("protocol", f"the model sent invalid JSON arguments for tool {name!r}: {e}") from None
+    except RecursionError:  # e.g. 100,000 nested arrays: json's decoder recurses per level
+        raise ProviderError("protocol", f"the model sent arguments for tool {name!r} nested too deeply to "
+                                        "decode") from None
     if not isinstance(value, dict):
         raise ProviderError("protocol", f"the model sent non-object arguments for tool {name!r}")
     return value

@@ -8,11 +8,15 @@ request body and one streaming attempt.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from neotask_tui.providers._retry import with_retries
-from neotask_tui.providers.base import ChatMessage, StreamEvent, ToolSpec
+from neotask_tui.providers.base import ChatMessage, ProviderError, StreamEvent, ToolSpec
+from neotask_tui.text.secrets import redact_secrets
+
+_URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^\s/@]+@")
 
 
 class SdkProvider:
@@ -21,6 +25,8 @@ class SdkProvider:
 
     context_window: int | None = None
     """Remote models: the model table's window applies."""
+    _used_key = ""
+    """The key the client was built with (from the settings or the environment)."""
 
     async def load(self, progress: Callable[[str], None] | None = None) -> None:
         """Nothing to load: a remote API (the client is made on the first call)."""
@@ -57,6 +63,7 @@ class SdkProvider:
         """The SDK client, created on first use; the slow SDK import runs in a thread."""
         if self._client is None:
             key = self._client_key()
+            self._used_key = key
             client = await asyncio.to_thread(self._make_client, key)
             if self._client is None:
                 self._client = client
@@ -75,6 +82,26 @@ class SdkProvider:
             ProviderError: on failure, after bounded retries of what is safe to retry.
         """
         payload = self.request_body(messages, tools=tools, max_tokens=max_tokens)
-        return with_retries(
+        return self._masking(with_retries(
             lambda: self._attempt(payload), max_retries=self._max_retries, backoff_base=self._backoff_base
-        )
+        ))
+
+    async def _masking(self, events: AsyncIterator[StreamEvent]) -> AsyncGenerator[StreamEvent, None]:
+        """Pass the events through; an error's message never shows the configured API key or URL
+        credentials (a server may echo the Authorization header back in its error body)."""
+        try:
+            async for item in events:
+                yield item
+        except ProviderError as e:
+            masked = self.mask(str(e))
+            if masked == str(e):
+                raise
+            raise ProviderError(e.kind, masked, retry_after=e.retry_after, retryable=e.retryable) from None
+
+    def mask(self, text: str) -> str:
+        """``text`` without the API key this provider uses, URL credentials or other secrets."""
+        for key in {self._api_key or "", self._used_key}:
+            if len(key) >= 6:
+                text = text.replace(key, "[REDACTED:api_key]")
+        text = _URL_USERINFO.sub(r"\1[REDACTED]@", text)
+        return redact_secrets(text)

@@ -49,7 +49,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_secrets"]
+__all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_secrets"]
 
 MARKER_PREFIX = "[REDACTED:"
 """Every redaction reads ``[REDACTED:<kind>]``."""
@@ -944,3 +944,19 @@ def redact(text: str, *, keep_lines: bool = False) -> tuple[str, int]:
 def redact_secrets(text: str) -> str:
     """:func:`redact` without the count."""
     return redact(text)[0]
+
+
+def redact_assigned(name: str, value: str) -> str:
+    """``value`` redacted as it would be in ``name=value``: a value stored under a secret's name
+    (``db_password``, ``api_key``, ``пароль``) is redacted even when it has no secret's shape.
+
+    Args:
+        name: The name the value is stored under (a state field, a setting).
+        value: Its text.
+
+    Returns:
+        The value, redacted by the same rules as an assignment in free text.
+    """
+    head = f"{name}="
+    red = redact_secrets(head + value)
+    return red[len(head):] if red.startswith(head) else redact_secrets(value)

@@ -43,7 +43,7 @@ from neotask_tui.engine.state.tools import handle_tool as _handle_tool
 from neotask_tui.engine.state.tools import tool_specs
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
-from neotask_tui.text.secrets import has_secrets, redact_secrets
+from neotask_tui.text.secrets import has_secrets, redact_assigned, redact_secrets
 from neotask_tui.tuning import STATE_CLASSIFY_MAX_CHARS, STATE_CLASSIFY_THREAD_CHARS
 
 __all__ = ["Notice", "StateError", "StateManager", "StateView"]
@@ -212,7 +212,8 @@ class StateManager:
                 raise StateError(str(e)) from None
         if until_event is not None:
             _check_name("event", until_event)
-        value = redact_tree(value.strip() if isinstance(value, str) else value)
+        # A value under a secret's name (db_password) is a secret whatever its shape.
+        value = redact_assigned(field, value.strip()) if isinstance(value, str) else redact_tree(value)
         ctx = self.scope_context(key)
         if field in LIST_FIELDS:
             for old in self.get(key).active:

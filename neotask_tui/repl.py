@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
+import stat
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -217,8 +219,25 @@ def run_repl(settings: Settings, key: str | None = None) -> int:
 
     async def main() -> int:
         try:
+            if _stdin_is_a_file():
+                # prompt_toolkit cannot wait on a regular file (epoll refuses it): the lines of
+                # `neotask chat --plain < script.txt` go through a pipe input instead.
+                from prompt_toolkit.input import create_pipe_input
+
+                with create_pipe_input() as inp:
+                    inp.send_text(sys.stdin.read().replace("\r\n", "\n").replace("\n", "\r"))
+                    inp.close()
+                    return await Repl(engine, key or engine.default_key(), input=inp).run()
             return await Repl(engine, key or engine.default_key()).run()
         finally:
             await engine.aclose()
 
     return asyncio.run(main())
+
+
+def _stdin_is_a_file() -> bool:
+    """Whether standard input is a regular file (a redirect ``< file``), not a terminal or a pipe."""
+    try:
+        return stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):
+        return False

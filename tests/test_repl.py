@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from prompt_toolkit.application import create_app_session
@@ -90,3 +94,21 @@ def test_completer_and_status_line() -> None:
     ledger = Ledger(sections={}, total=4096, budget=4096, window=8192, fill=0.5, strategy="summary")
     line = status_line(ledger, Counters(input=1, output=2, cost_usd=None), reported=False)
     assert line.startswith("context 50% 4,096/8,192 (estimated)") and "cost n/a" in line
+
+
+def test_chat_plain_reads_a_redirected_file(tmp_path: Path) -> None:
+    """`neotask chat --plain < script.txt` runs every line (prompt_toolkit cannot wait on a regular
+    file; red team, session 7: the lines were dropped and it exited 0)."""
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text('[provider]\nname = "scripted"\n', encoding="utf-8")
+    script = tmp_path / "script.txt"
+    script.write_text("hello from a file\n/state\nsecond line\n", encoding="utf-8")
+    env = {**os.environ, "NEOTASK_HOME": str(home)}
+    with script.open("rb") as stdin:
+        done = subprocess.run([sys.executable, "-m", "neotask_tui", "chat", "--plain"], stdin=stdin, env=env,
+                              capture_output=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "(scripted) hello from a file" in out and "(scripted) second line" in out
+    assert "Session state" in out

@@ -161,7 +161,7 @@ _SHAPES = {  # one repeating unit per hostile paste shape
 
 def _scanners() -> dict[str, Any]:
     """Every function that runs a regex over user text, by name (a summary parse included)."""
-    from neotask_tui.engine.compaction.compactor import guard, summary
+    from neotask_tui.engine.compaction import guard, summary
     from neotask_tui.engine.language import classifier, constraints
     from neotask_tui.memory.index import chunking
     from neotask_tui.text import lexical, secrets

@@ -5,7 +5,8 @@
 - ``neotask memory reindex [--full]`` brings the index up to date (rich progress bar).
 - ``neotask memory forget ID|QUERY`` removes a passage and verifies a search cannot find it.
 
-Every subcommand takes ``--agent`` (default: ``general.agent``) and ``--json``. ``add``, ``reindex``
+Every subcommand takes ``--agent`` (default: the agent of the global ``-s/--session`` key, else
+``general.agent``) and ``--json``. ``add``, ``reindex``
 and ``forget`` write, so they take the data-dir lock (exit 3 while another process holds it).
 """
 
@@ -45,14 +46,19 @@ def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | 
     from neotask_tui.config import load_settings
     from neotask_tui.errors import LockedError
     from neotask_tui.paths import migrate_workspace
-    from neotask_tui.storage.keys import validate_agent_id
+    from neotask_tui.storage.keys import parse_key, validate_agent_id
     from neotask_tui.storage.lock import DataLock
     from neotask_tui.text.terminal import inert
 
     settings = load_settings()
     if not settings.memory.enabled:
         raise UserError("long-term memory is disabled (memory.enabled = false)")
-    agent = validate_agent_id(settings.general.agent if args.agent is None else args.agent)
+    if args.agent is not None:
+        agent = validate_agent_id(args.agent)
+    elif getattr(args, "session", None):  # the global -s/--session names the agent too (argparse field)
+        agent = parse_key(args.session).agent_id
+    else:
+        agent = validate_agent_id(settings.general.agent)
     lock = DataLock()
     try:
         lock.acquire()
@@ -194,7 +200,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     msub = p.add_subparsers(dest="memory_command", required=True, parser_class=type(p))
 
     def common(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--agent", help="agent id (default: general.agent)")
+        q.add_argument("--agent", help="agent id (default: the agent of -s/--session, else general.agent)")
         q.add_argument("--json", action="store_true", help="machine-readable output")
 
     q = msub.add_parser("add", help="remember TEXT ('-' reads stdin)")

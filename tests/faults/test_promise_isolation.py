@@ -151,3 +151,18 @@ def test_path_like_session_ids_are_refused(data_dir: Path, sid: str) -> None:
         r = cli(*argv)
         assert r.returncode == 2, (argv, r.returncode, r.stdout[:200], r.stderr)
         assert "session id" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_memory_commands_use_the_agent_of_the_session_option(data_dir: Path) -> None:
+    """``neotask -s agent:other:… memory add`` writes the other agent's memory, not general.agent's
+    (red team, session 7: -s was silently ignored by the memory commands)."""
+    r = cli("-s", "agent:other:tui:x", "memory", "add", "the other agent keeps bluebirds", env=MEMORY_ON)
+    assert r.returncode == 0, r.stderr
+    main_md = data_dir / "agents" / "main" / "MEMORY.md"
+    assert not main_md.exists() or "bluebirds" not in main_md.read_text(encoding="utf-8")
+    assert "bluebirds" in (data_dir / "agents" / "other" / "MEMORY.md").read_text(encoding="utf-8")
+    r = cli("-s", "agent:main:tui:x", "memory", "search", "bluebirds", "--json", env=MEMORY_ON)
+    assert r.returncode == 0, r.stderr
+    assert "bluebirds" not in r.stdout
+    r = cli("-s", "agent:other:tui:x", "memory", "search", "bluebirds", "--json", "--agent", "main", env=MEMORY_ON)
+    assert r.returncode == 0 and "bluebirds" not in r.stdout, "--agent wins over -s"

@@ -13,9 +13,8 @@ import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
-from typing import Any
 
-from neotask_tui.providers.base import ProviderError, StreamEvent, TextDelta, ToolCallEvent
+from neotask_tui.providers.base import ProviderError, StreamEvent, TextDelta, ToolCall, ToolCallEvent
 
 AUTO_RETRY_KINDS = frozenset({"rate_limit", "server", "timeout"})
 """Error kinds retried automatically (when nothing was streamed yet)."""
@@ -87,24 +86,24 @@ async def with_retries(
             tries += 1
 
 
-def parse_tool_arguments(name: str, raw: str) -> dict[str, Any]:
-    """Decode streamed tool-call arguments (empty means no arguments).
+def tool_call(call_id: str, name: str, raw: str) -> ToolCall:
+    """A tool call from its streamed arguments (empty means no arguments).
 
-    Raises:
-        ProviderError: ``protocol`` when the model sent arguments that are not a JSON object.
+    Arguments that cannot be read (not JSON, not a JSON object, nested too deeply to decode) make a
+    call with :attr:`ToolCall.error` set and no arguments: the turn answers it with an error result
+    and the model may try again; the turn itself goes on.
     """
     if not raw.strip():
-        return {}
+        return ToolCall(id=call_id, name=name, arguments={})
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as e:
-        raise ProviderError("protocol", f"the model sent invalid JSON arguments for tool {name!r}: {e}") from None
+        return ToolCall(id=call_id, name=name, arguments={}, error=f"the arguments are not valid JSON: {e}")
     except RecursionError:  # e.g. 100,000 nested arrays: json's decoder recurses per level
-        raise ProviderError("protocol", f"the model sent arguments for tool {name!r} nested too deeply to "
-                                        "decode") from None
+        return ToolCall(id=call_id, name=name, arguments={}, error="the arguments are nested too deeply to decode")
     if not isinstance(value, dict):
-        raise ProviderError("protocol", f"the model sent non-object arguments for tool {name!r}")
-    return value
+        return ToolCall(id=call_id, name=name, arguments={}, error="the arguments are not a JSON object")
+    return ToolCall(id=call_id, name=name, arguments=value)
 
 
 CONTEXT_MARKERS = (

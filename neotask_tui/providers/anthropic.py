@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from neotask_tui.providers._retry import (
     looks_like_context_overflow,
     parse_retry_after,
-    parse_tool_arguments,
+    tool_call,
 )
 from neotask_tui.providers._sdk import SdkProvider
 from neotask_tui.providers.base import (
@@ -23,7 +23,6 @@ from neotask_tui.providers.base import (
     StreamEnd,
     StreamEvent,
     TextDelta,
-    ToolCall,
     ToolCallEvent,
     ToolSpec,
     Usage,
@@ -203,8 +202,7 @@ class AnthropicProvider(SdkProvider):
                         tools[ev.index]["args"] += delta.partial_json or ""
                 elif kind == "content_block_stop" and ev.index in tools:
                     t = tools.pop(ev.index)
-                    call = ToolCall(id=t["id"], name=t["name"], arguments=parse_tool_arguments(t["name"], t["args"]))
-                    yield ToolCallEvent(call)
+                    yield ToolCallEvent(tool_call(t["id"], t["name"], t["args"]))
                 elif kind == "message_delta":
                     stop = getattr(ev.delta, "stop_reason", None) or stop
                     self._merge_usage(usage, ev.usage)

@@ -22,6 +22,9 @@ class ToolCall:
     id: str
     name: str
     arguments: dict[str, Any]
+    error: str = ""
+    """Why the arguments could not be read (not JSON, not an object, nested too deeply), or "": the
+    call is then answered with an error result, so the model can try again."""
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from neotask_tui.providers._retry import (
     looks_like_context_overflow,
     parse_retry_after,
-    parse_tool_arguments,
+    tool_call,
 )
 from neotask_tui.providers._sdk import SdkProvider
 from neotask_tui.providers.base import (
@@ -24,7 +24,6 @@ from neotask_tui.providers.base import (
     StreamEnd,
     StreamEvent,
     TextDelta,
-    ToolCall,
     ToolCallEvent,
     ToolSpec,
     Usage,
@@ -207,8 +206,7 @@ class OpenAICompatProvider(SdkProvider):
             )
         for i in sorted(calls):
             acc = calls[i]
-            args = parse_tool_arguments(acc["name"], acc["args"])
-            yield ToolCallEvent(ToolCall(id=acc["id"] or f"call_{i}", name=acc["name"], arguments=args))
+            yield ToolCallEvent(tool_call(acc["id"] or f"call_{i}", acc["name"], acc["args"]))
         yield StreamEnd(usage=usage, stop_reason=_FINISH.get(finish, finish))
 
     @staticmethod

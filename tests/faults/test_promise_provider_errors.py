@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 
 from neotask_tui.config import load_settings
-from neotask_tui.engine.events import TurnFailed
+from neotask_tui.engine.events import ToolCallFinished, TurnDone, TurnFailed
 from neotask_tui.engine.facade import Engine
-from neotask_tui.providers._retry import parse_tool_arguments
-from neotask_tui.providers.base import ProviderError
+from neotask_tui.providers._retry import tool_call
 from tests.faults.helpers import KEY
 from tests.protocol_servers import AnthropicServer, OpenAIServer, ProtocolServer, Reply, ScriptedToolCall, refused_url
 
@@ -71,15 +70,37 @@ async def test_url_credentials_are_masked_when_the_server_is_unreachable(data_di
     assert "zzsecretkeyvalue123" not in failed.error and failed.error_kind == "connection", failed.error
 
 
-def test_arguments_nested_too_deeply_are_a_protocol_error_not_a_crash() -> None:
-    with pytest.raises(ProviderError) as e:
-        parse_tool_arguments("update_session_state", '{"field":' + "[" * 100_000 + "]" * 100_000 + "}")
-    assert e.value.kind == "protocol" and "nested too deeply" in str(e.value)
+DEEP = '{"field":' + "[" * 100_000 + "]" * 100_000 + "}"
 
 
-async def test_a_deeply_nested_tool_call_ends_the_turn_with_one_line(data_dir: Path) -> None:
-    deep = '{"field":' + "[" * 100_000 + "]" * 100_000 + "}"
+@pytest.mark.parametrize(("raw", "why"), [(DEEP, "nested too deeply"), ("not json{", "not valid JSON"),
+                                          ("null", "not a JSON object"), ("[1, 2]", "not a JSON object")])
+def test_unreadable_arguments_make_a_call_marked_with_why(raw: str, why: str) -> None:
+    call = tool_call("c1", "update_session_state", raw)
+    assert call.arguments == {} and why in call.error
+
+
+def test_readable_arguments_make_a_plain_call() -> None:
+    call = tool_call("c1", "update_session_state", '{"field": "goal", "value": "x"}')
+    assert call.arguments == {"field": "goal", "value": "x"} and call.error == ""
+
+
+@pytest.mark.parametrize(("raw", "why"), [(DEEP, "nested too deeply"), ("not json{", "not valid JSON")])
+async def test_a_tool_call_with_bad_arguments_gets_an_error_result_and_the_turn_goes_on(
+        data_dir: Path, raw: str, why: str) -> None:
+    """README: "A tool call with bad arguments gets an error result, never a crash" (red team,
+    session 7: 100,000 nested arrays crashed with a RecursionError traceback; invalid JSON failed
+    the whole turn)."""
     with OpenAIServer() as srv:
-        srv.queue(Reply(chunks=[], tool_calls=[ScriptedToolCall("update_session_state", deep, pieces=1)]))
-        failed = await _failed_turn(_provider("openai", srv.base_url))
-    assert failed.error_kind == "protocol" and "\n" not in failed.error
+        srv.queue(Reply(chunks=[], tool_calls=[ScriptedToolCall("update_session_state", raw, pieces=1)]),
+                  Reply(chunks=["sorry, done"]))
+        engine = Engine(load_settings(), provider=_provider("openai", srv.base_url))  # type: ignore[attr-defined]
+        try:
+            events = [e async for e in engine.send("do tools", KEY)]
+            results = [e for e in engine.events(KEY) if e.type == "tool_result"]
+        finally:
+            await engine.aclose()
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert finished and finished[0].is_error and why in finished[0].result
+    assert any(isinstance(e, TurnDone) and e.text == "sorry, done" for e in events), events
+    assert results and results[0].data["is_error"] is True

@@ -64,11 +64,15 @@ async def test_tool_call_deltas_accumulate_into_one_event() -> None:
     assert body["messages"][3] == {"role": "tool", "tool_call_id": "call_0", "content": "rain"}
 
 
-async def test_invalid_tool_arguments_are_a_protocol_error() -> None:
+async def test_invalid_tool_arguments_make_a_call_marked_with_why() -> None:
+    """README: a tool call with bad arguments gets an error result (the turn answers the marked call
+    with one), never a crash; the stream itself is fine and is not retried."""
     with OpenAIServer() as srv:
         srv.queue(Reply(tool_calls=[ScriptedToolCall("f", '{"a": ', pieces=2)]))
         got = await collect(make(srv.base_url).stream(MESSAGES))
-    assert got.error is not None and got.error.kind == "protocol"
+    assert got.error is None
+    calls = [e.call for e in got.events if type(e).__name__ == "ToolCallEvent"]
+    assert [(c.name, c.arguments) for c in calls] == [("f", {})] and "not valid JSON" in calls[0].error
     assert len(srv.requests) == 1
 
 

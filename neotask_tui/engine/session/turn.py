@@ -85,6 +85,8 @@ def tool_definitions(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 
 
 async def _run_tool(engine: TurnHost, key: str, call: ToolCall) -> tuple[str, bool]:
+    if call.error:  # arguments that could not be read: the model is told, and may try again
+        return f"tool error: {call.error}", True
     try:
         res = await engine.state.handle_tool(key, call)
         if res is not None:

@@ -222,7 +222,9 @@ class Engine:
     async def prepare_provider(self) -> None:
         """Build the provider now when building it is cheap (no model to load, no network), so a bad
         configuration is a one-line error before a turn stores anything."""
-        if self._provider is None and (await asyncio.to_thread(self.choose_provider)).build_first:
+        from neotask_tui.providers.selection import builds_first
+
+        if self._provider is None and builds_first(self.settings):
             await self.get_provider()
 
     def model_info(self) -> ModelInfo:

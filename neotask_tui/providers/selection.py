@@ -48,9 +48,6 @@ class ProviderChoice:
     base_url: str | None
     reason: str
     api_key_env: str | None = None
-    build_first: bool = False
-    """Building the provider is cheap and checks its configuration (a script file): the engine
-    builds it before a turn stores anything, so a bad configuration is a one-line error."""
 
 
 def ollama_base(env: Mapping[str, str]) -> str:
@@ -108,7 +105,7 @@ def _explicit(settings: Settings, env: Mapping[str, str]) -> ProviderChoice:
     if name == "local":
         return _local_choice(settings, why)
     if name == "scripted":
-        return ProviderChoice("scripted", p.model or "scripted", None, why + " (testing aid)", build_first=True)
+        return ProviderChoice("scripted", p.model or "scripted", None, why + " (testing aid)")
     if name == "openai":
         base = p.base_url or env.get("OPENAI_BASE_URL") or None
         key_env = None if p.api_key else ("OPENAI_API_KEY" if env.get("OPENAI_API_KEY") else None)
@@ -121,6 +118,17 @@ def _explicit(settings: Settings, env: Mapping[str, str]) -> ProviderChoice:
         base = p.base_url or ollama_base(env) + "/v1"
         return ProviderChoice("ollama", p.model or DEFAULT_OLLAMA_MODEL, base, why)
     raise ConfigError(f"provider.name: unknown provider {p.name!r} (expected one of {', '.join(PROVIDERS)})")
+
+
+BUILT_FIRST = frozenset({"scripted"})
+"""Providers whose building is cheap and checks their configuration (a script file): the engine
+builds them before a turn stores anything, so a bad configuration is a one-line error."""
+
+
+def builds_first(settings: Settings) -> bool:
+    """Whether the configured provider is built before a turn stores anything (see
+    :data:`BUILT_FIRST`); read from ``provider.name`` alone, so nothing is probed."""
+    return settings.provider.name.strip().lower() in BUILT_FIRST
 
 
 def choose_provider(settings: Settings, env: Mapping[str, str] | None = None) -> ProviderChoice:

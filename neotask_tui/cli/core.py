@@ -173,6 +173,8 @@ def cmd_transcript(args: argparse.Namespace) -> int:
 
         groups = res.values() if isinstance(res, dict) else [res]
         console = _console()
+        if isinstance(res, dict) and not res:
+            console.print(f"no archived sessions for {target}")
         for evs in groups:
             console.print(markdown(export_markdown(list(evs))))
         return 0

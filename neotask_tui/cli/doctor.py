@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neotask_tui import paths
 from neotask_tui.storage.index import load_index, rebuild_records
 from neotask_tui.storage.lock import DataLock
 from neotask_tui.storage.transcript import _already_quarantined, read_header, read_transcript
+
+if TYPE_CHECKING:
+    from neotask_tui.config import Settings
 
 
 def run_doctor(*, fix: bool = False) -> dict[str, Any]:
@@ -38,6 +41,7 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
             from neotask_tui.config import load_settings
 
             settings = load_settings()
+            problems.extend(_settings_problems(settings))
             provider = "?"
             try:
                 from neotask_tui.providers.selection import choose_provider
@@ -105,6 +109,27 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     return {"data_dir": str(paths.data_dir()), "provider": provider, "sessions": len(records),
             "problems": problems, "fixed": fixed, "quarantined": quarantined, "clean": clean,
             "memory_skipped": _memory_skipped(), "permissions": loose, "usable": True}
+
+
+def _settings_problems(settings: Settings) -> list[str]:
+    """Settings that load but that a command would refuse (or the app replace) when used."""
+    from neotask_tui.errors import UserError
+    from neotask_tui.storage.keys import parse_key, validate_agent_id
+    from neotask_tui.tui.themes import theme_problem
+
+    out: list[str] = []
+    try:
+        validate_agent_id(settings.general.agent)
+    except UserError as e:
+        out.append(f"config: general.agent: {e}")
+    try:
+        parse_key(settings.general.default_key)
+    except UserError as e:
+        out.append(f"config: general.default_key: {e}")
+    bad_theme = theme_problem(settings.ui.theme)
+    if bad_theme:
+        out.append(f"config: {bad_theme}")
+    return out
 
 
 def _memory_skipped() -> list[str]:

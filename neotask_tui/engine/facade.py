@@ -378,7 +378,9 @@ class Engine:
             if archived:
                 infos = sorted((a for a in self.store.list_archived() if a.key == key), key=lambda a: a.created_at)
                 return {a.session_id: self.store.events(a.session_id) for a in infos}
-            return list(self.events(key)) if self.store.get(key) else []
+            if self.store.get(key) is None:
+                raise UserError(f"no session for {key}")
+            return list(self.events(key))
         return list(self.store.events(key_or_id))
 
     def summary_of(self, key: str) -> tuple[str, int | None]:

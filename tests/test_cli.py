@@ -88,3 +88,11 @@ def test_doctor_reports_settings_a_command_would_refuse(neotask_home: Path) -> N
     assert [p.split(":")[1].strip() for p in rep["problems"]] == ["general.agent", "general.default_key", "ui.theme"]
     cfg.write_text('[general]\nagent = "work"\n[ui]\ntheme = "neotask-light"\n')
     assert json.loads(neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted"}).stdout)["clean"]
+
+
+def test_an_unloadable_embedding_model_is_one_line_and_writes_nothing(neotask_home: Path) -> None:
+    r = neotask("memory", "add", "the deploy target is Frankfurt",
+                env={"NEOTASK_MEMORY_EMBEDDING_MODEL": "no-such/model"})
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [r.stderr.strip()] and "cannot load embedding model" in r.stderr
+    assert not (neotask_home / "data" / "agents" / "main" / "MEMORY.md").exists()

@@ -387,6 +387,7 @@ class MemoryService:
         if scope == default_scope(agent_id):
             scope = None
         with self._lock:
+            _ = self.store  # the embedding model and the store open before anything is written
             old = self.read(agent_id, file, missing_ok=True)  # refuses a link, a FIFO, a folder...
             path = self.resolve(agent_id, file)
             if not old and file == MEMORY_FILE:

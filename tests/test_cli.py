@@ -88,6 +88,10 @@ def test_doctor_reports_settings_a_command_would_refuse(neotask_home: Path) -> N
     assert [p.split(":")[1].strip() for p in rep["problems"]] == ["general.agent", "general.default_key", "ui.theme"]
     cfg.write_text('[general]\nagent = "work"\n[ui]\ntheme = "neotask-light"\n')
     assert json.loads(neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted"}).stdout)["clean"]
+    rep = json.loads(neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted",
+                                                      "NEOTASK_MEMORY_ENABLE": "0"}).stdout)
+    assert rep["problems"] == ["env NEOTASK_MEMORY_ENABLE: read by nothing (not a setting, or one only "
+                               "config.toml sets), ignored (did you mean NEOTASK_MEMORY_ENABLED?)"]
 
 
 def test_an_unloadable_embedding_model_is_one_line_and_writes_nothing(neotask_home: Path) -> None:

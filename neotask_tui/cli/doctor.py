@@ -113,11 +113,12 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
 
 def _settings_problems(settings: Settings) -> list[str]:
     """Settings that load but that a command would refuse (or the app replace) when used."""
+    from neotask_tui.config import unknown_env
     from neotask_tui.errors import UserError
     from neotask_tui.storage.keys import parse_key, validate_agent_id
     from neotask_tui.tui.themes import theme_problem
 
-    out: list[str] = []
+    out: list[str] = list(unknown_env())
     try:
         validate_agent_id(settings.general.agent)
     except UserError as e:

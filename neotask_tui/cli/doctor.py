@@ -146,6 +146,8 @@ def _memory_skipped() -> list[str]:
     root = paths.agents_dir()
     out: list[str] = []
     for ws in sorted(root.iterdir()) if root.is_dir() else []:
-        if ws.is_dir() and not ws.is_symlink():
+        if ws.is_symlink():
+            out.append(f"{ws.name} is not indexed: the workspace is a symbolic link (links are not followed)")
+        elif ws.is_dir():
             out.extend(f"{ws.name}/{s.message()}" for s in problems(ws, cap))
     return out

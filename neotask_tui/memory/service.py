@@ -214,6 +214,9 @@ class MemoryService:
         """
         rel = check_rel_path(rel)
         ws = self.workspace(agent_id)
+        link = paths.linked_part(ws)
+        if link is not None:
+            raise ValueError(f"{link} is a symbolic link; memory does not follow links in the data dir")
         target = (ws / rel).resolve()
         if not target.is_relative_to(ws.resolve()):
             raise ValueError(f"memory file escapes the workspace: {rel!r}")

@@ -71,6 +71,8 @@ class SessionStore:
 
     def __init__(self, *, readonly: bool = False) -> None:
         self.readonly = readonly
+        for d in (paths.sessions_dir(), paths.archive_dir()):  # both read and written: never via a link
+            paths.refuse_links(d)
         loaded = load_index(repair=not readonly)
         self.records: dict[str, SessionRecord] = loaded.records
         self.notices: list[str] = [loaded.problem] if loaded.problem else []

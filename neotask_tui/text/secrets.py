@@ -27,9 +27,10 @@ What is found:
   glued into an identifier, file names with a UUID, ``sha512-`` digests or URL path segments).
 
 Every rule runs on a normalised view: NFKC, zero-width and other default-ignorable characters
-removed, confusable hyphens made ``-``, mixed Latin/Cyrillic words in their majority script, and a
-known-prefix token wrapped across lines joined; the original span is what gets replaced. A secret
-longer than a rule's length cap is redacted whole. Values that are code (calls, attributes,
+removed, confusable hyphens made ``-``, words mixing Latin, Cyrillic and Greek look-alike letters
+in their majority script (Latin or Cyrillic), and a known-prefix token wrapped across lines
+joined; the original span is what gets replaced. A secret longer than a rule's length cap is
+redacted whole. Values that are code (calls, attributes,
 paths, durations, versions, references) and ``*_key`` names of tables and maps
 (``primary_key``, ``cache_key``) are not secrets.
 
@@ -467,9 +468,9 @@ def _looks_random_aws(token: str) -> bool:
 # -- the normalised view ------------------------------------------------------------------------
 # Every rule runs on a view of the text in which look-alikes are undone: NFKC (fullwidth letters,
 # ":" for "：", no-break spaces), default-ignorable characters removed (zero-width spaces, soft
-# hyphens, BOM...), confusable hyphens made "-", a word mixing Latin and Cyrillic letters written
-# in its majority script ("pаssword" with a Cyrillic "а"), and a known-prefix token wrapped across
-# lines joined. Each match is mapped back, so the original span (zero-width characters and all)
+# hyphens, BOM...), confusable hyphens made "-", a word mixing Latin, Cyrillic and Greek letters
+# written in its majority script, Latin or Cyrillic ("pаssword" with a Cyrillic "а", "passwοrd"
+# with a Greek omicron), and a known-prefix token wrapped across lines joined. Each match is mapped back, so the original span (zero-width characters and all)
 # is what gets replaced.
 
 _IGNORABLE = re.compile(
@@ -483,8 +484,15 @@ _SPECIAL = re.compile(_IGNORABLE.pattern[:-1] + "".join(_HYPHENS) + "]")
 _NONASCII = re.compile(r"[^\x00-\x7f]+")
 _CYR_TO_LAT = str.maketrans("аеорсухіјѕԁһԛԝАВЕКМНОРСТУХІЈЅ", "aeopcyxijsdhqwABEKMHOPCTYXIJS")
 _LAT_TO_CYR = str.maketrans("aeopcyxABEKMHOPCTYX", "аеорсухАВЕКМНОРСТУХ")
-_MIX_POINT = re.compile(r"[A-Za-z][\u0400-\u04ff]|[\u0400-\u04ff][A-Za-z]")
-_MIX_WORD = re.compile(r"[A-Za-z\u0400-\u04ff]{1,256}")
+# Greek look-alikes ("passwοrd" with an omicron): folded into the word's majority script, Latin or
+# Cyrillic; a word of Greek letters only is Greek text and stays as it is.
+_GRK_TO_LAT = "αεικνορτυχωϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹ", "aeiknoptuxwcjABEZHIKMNOPTYXC"
+_GRK_TO_CYR = "αεκορτχϲΑΒΕΗΚΜΟΡΤΧϹ", "аекортхсАВЕНКМОРТХС"
+_TO_LAT = str.maketrans(_CYR_TO_LAT | str.maketrans(*_GRK_TO_LAT))
+_TO_CYR = str.maketrans(_LAT_TO_CYR | str.maketrans(*_GRK_TO_CYR))
+_MIX_POINT = re.compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]|[\u0370-\u03ff][\u0400-\u04ff]"
+                        r"|[\u0400-\u04ff][\u0370-\u03ff]")
+_MIX_WORD = re.compile(r"[A-Za-z\u0370-\u04ff]{1,256}")
 _WRAP_PREFIX = (r"gh[pousr]_|github_pat_|glpat-|gl(?:sa|c)_|AKIA|ASIA|sk-|sk_(?:live|test)_|rk_(?:live|test)_|"
                 r"xox[abposre]-|AIza|hf_|npm_|pypi-|eyJ|SG\.|shp(?:at|ca|pa|ss)_|do[opr]_v1_|hv[sbr]\.|"
                 r"sq0(?:atp|csp)-|ya29\.|GOCSPX-|HRKU-|dapi|NRAK-|PMAK-")
@@ -590,7 +598,8 @@ def _view(text: str) -> _View:
             if word.isascii() or not _MIX_POINT.search(word):
                 continue
             lat = sum(c.isascii() for c in word)
-            fixed = word.translate(_CYR_TO_LAT if lat * 2 >= len(word) else _LAT_TO_CYR)
+            cyr = sum("\u0400" <= c <= "\u04ff" for c in word)
+            fixed = word.translate(_TO_LAT if lat >= cyr else _TO_CYR)
             if fixed != word:
                 chars = chars if chars is not None else list(view)
                 chars[w.start():w.end()] = fixed

@@ -186,7 +186,7 @@ _PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код))?|passcode|пин(?:[ -]?код)?"
 _PIN = re.compile(
     r"(?i)(?<![\w-])" + _PIN_WORD +
     r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
-    r"[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bэто\b)?[^\S\n]{0,4}([0-9]{4,8})(?![0-9]|[\-./:,][0-9])")
+    r"[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bwas\b|\bэто\b)?[^\S\n]{0,4}([0-9]{4,8})(?![0-9]|[\-./:,][0-9])")
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
 _PW_BARE = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,32}"
@@ -323,7 +323,7 @@ _PW_NEAR = re.compile(r"(?i)" + _PW_WORD)
 _PIN_NEAR = re.compile(r"(?i)(?<![a-zа-яё])(?:pin|пин|pin-?код|пин-?код|passcode)(?![a-zа-яё])")
 _NEAR_BEFORE, _NEAR_AFTER = 160, 60
 _SYMBOLS = frozenset("!@#$%^&*+=?~")
-# command lines: --password=V, --password V, mysql -pV, sshpass -p V, openssl -passin pass:V
+# command lines: --password=V, --password V, mysql -pV, sshpass -p V (openssl's "pass:V" is a _PW_SHORT)
 _CLI_PW = re.compile(r"(?i)(?<![\w-])--(?!no-)(?:[a-z0-9]{1,20}-){0,3}(?:password|passwd|pass|passphrase|pwd)"
                      r"(=|[^\S\n]{1,4})")
 _NEXT_OPTION = re.compile(r"[^\S\n]{1,4}-")
@@ -331,7 +331,6 @@ _MYSQL_CMD = re.compile(r"(?<![\w./-])(?:mysql|mysqldump|mysqladmin|mysqlimport|
                         r"|mariadb(?:-dump|-admin)?)(?![\w-])[^\n|;&]{0,512}")
 _MYSQL_P = re.compile(r"(?<!\S)-p(?=[^\s\-])")
 _SSHPASS = re.compile(r"(?<![\w-])sshpass(?:[^\S\n]{1,4}-v)*[^\S\n]{1,4}-p[^\S\n]{0,4}(?=[^\s\-])")
-_OPENSSL_PASS = re.compile(r"(?<![\w-])-pass(?:in|out)?[^\S\n]{1,4}pass:(?=\S)")
 _OPTION_WORDS = frozenset({"flag", "option", "argument", "arg", "switch", "parameter", "param", "prompt",
                            "флаг", "опция", "опцию", "ключ", "параметр", "аргумент"})
 
@@ -892,7 +891,7 @@ def _set_to(text: str) -> Iterator[SecretMatch]:
 
 
 def _cli_passwords(text: str) -> Iterator[SecretMatch]:
-    """Passwords on a command line: long options, ``mysql -pV``, ``sshpass -p V``, ``-passin pass:V``."""
+    """Passwords on a command line: long options, ``mysql -pV``, ``sshpass -p V``."""
     if "--" in text:
         for m in _CLI_PW.finditer(text):
             v = _value_at(text, m.end())
@@ -920,8 +919,6 @@ def _cli_passwords(text: str) -> Iterator[SecretMatch]:
     if "sshpass" in low:
         yield from _after_lead(text, _SSHPASS, "password",
                                lambda m, v: not _is_marker(v) and not v.startswith("$"))
-    if "pass:" in low:
-        yield from _after_lead(text, _OPENSSL_PASS, "password", lambda m, v: not _is_marker(v))
 
 
 def _bare_seeds(text: str) -> Iterator[SecretMatch]:
@@ -976,7 +973,7 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _bare_seeds(text)
     if any(w in low for w in (" to ", " на ")):
         yield from _set_to(text)
-    if "--" in text or "mysql" in low or "mariadb" in low or "sshpass" in low or "pass:" in low:
+    if "--" in text or "mysql" in low or "mariadb" in low or "sshpass" in low:
         yield from _cli_passwords(text)
 
 

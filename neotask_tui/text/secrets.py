@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
 import re
 import unicodedata
@@ -308,17 +309,26 @@ _PHRASE_REST = re.compile(
 _PHRASE_EMPTY = frozenset({"not", "no", "none", "set", "yet", "required", "needed", "empty", "blank", "unset",
                            "given", "shown", "here", "below", "above", "see", "vault", "не", "нет", "задана",
                            "задан", "нужна", "пусто", "пустая", "см", "ниже", "выше"})
-# "I reset it to V", "changed the wifi one to V", "поменял его на V": a value after a set/change verb and
-# "to"/"на" is a secret only (a) when a password, passphrase or PIN word is near (the sentence before
+# "I reset it to V", "changed the new one to V", "поменял его на V": a value after a set/change verb and
+# "to"/"на" is a secret only (a) when the verb's object stands for the password (a pronoun, "the new
+# one", a password/PIN/code/key word), a password, passphrase or PIN word is near (the sentence before
 # or the same one: "My gmail password leaked. I reset it to V") and V reads as a password, or (b) when
-# V is random-looking on its own: mixed case and digits, no word inside it, no path or dot-separated
-# name. Without (a) or (b) this shape is ordinary ("set the timeout to 30s", "reset HEAD to origin/main",
-# "changed the theme to Dark", "switched to useState2"), so neither test alone is enough.
+# V is random-looking on its own: mixed case and digits changing every character or two, no word
+# inside it, no path or dotted name. Without (a) or (b) this shape is ordinary ("set the timeout to
+# 30s", "reset HEAD to origin/main", "changed the theme to Dark", "switched to useState2", "changed the
+# sender to bob@example.com" after a word about passwords), so no single test is enough.
 _SET_TO = re.compile(
     r"(?i)(?<![\w-])(?:(?:re)?set(?:ting)?|chang(?:e|ed|ing)|updat(?:e|ed|ing)|rotat(?:e|ed|ing)|switch(?:ed|ing)?"
     r"|(?:с|по|из)мен(?:ил|ила|или|ить|ял|яла|яли|ять)|постави(?:л|ла|ли|ть)|установи(?:л|ла|ли|ть)|сброси(?:л|ла|ли|ть))"
-    r"(?:[^\S\n]{1,4}[^\s.!?:;=]{1,30}+){0,6}?[^\S\n]{1,4}(?:to|на)[^\S\n]{1,4}"
+    r"((?:[^\S\n]{1,4}[^\s.!?:;=]{1,30}+){0,6}?)[^\S\n]{1,4}(?:to|на)[^\S\n]{1,4}"
 )
+_SET_OBJECT = frozenset({
+    "it", "this", "that", "mine", "them", "one", "ones", "his", "hers", "theirs", "the", "my", "our", "your",
+    "her", "their", "a", "new", "old", "back", "again", "i", "we", "pin", "code", "key", "login", "password",
+    "passwords", "passphrase", "passcode", "его", "её", "ее", "это", "их", "свой", "мой", "наш", "новый", "я",
+    "обратно", "снова", "пароль", "пин", "код", "ключ",
+})
+"""Words the object of "I reset … to V" may be made of when V is a password by context alone."""
 _PW_NEAR = re.compile(r"(?i)" + _PW_WORD)
 _PIN_NEAR = re.compile(r"(?i)(?<![a-zа-яё])(?:pin|пин|pin-?код|пин-?код|passcode)(?![a-zа-яё])")
 _NEAR_BEFORE, _NEAR_AFTER = 160, 60
@@ -847,8 +857,8 @@ def _passphrases(text: str) -> Iterator[SecretMatch]:
             continue
         value = r.group(0).rstrip().rstrip(_TRAILING.replace('"', "").replace("'", "").replace("`", ""))
         words = re.findall(r"[^\W_]+", value.casefold())
-        if not value or _is_marker(value) or _is_code(value) or not words:
-            continue
+        if not value or value[0] in "([<{" or _is_marker(value) or _is_code(value) or not words:
+            continue  # a remark in brackets ("passphrase: (leave empty)"), not the passphrase
         if all(w in _PHRASE_EMPTY or w in _STOPWORDS or w in _RU_STOPWORDS for w in words):
             continue  # "passphrase: not set", "кодовая фраза: не задана"
         yield SecretMatch("password", r.start(), r.start() + len(value))
@@ -871,7 +881,9 @@ def _random_looking(value: str) -> bool:
     parts = _WORD_PART.findall(value)
     letters = sum(len(p) for p in parts if p.isalpha())
     wordy = sum(len(p) for p in parts if p.isalpha() and len(p) >= 4 and any(c in _VOWELS for c in p))
-    return wordy * 2 < letters
+    kinds = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "s" for c in value]
+    changes = sum(a != b for a, b in itertools.pairwise(kinds))
+    return wordy * 2 < letters and changes >= max(4, len(value) * 2 // 5)  # Bob_2024, PROD_EU1: names
 
 
 def _set_to(text: str) -> Iterator[SecretMatch]:
@@ -885,8 +897,10 @@ def _set_to(text: str) -> Iterator[SecretMatch]:
         if value.isdigit() and 4 <= len(value) <= 8:
             if _PIN_NEAR.search(text, lo, hi):  # "my PIN was 4821, I changed it to 9921"
                 yield SecretMatch("pin", v[0], v[1])
-        elif (_PW_NEAR.search(text, lo, hi) is not None and _plausible(value, strict=True)
-              and not _MEASURE.fullmatch(value)) or _random_looking(value):
+            continue
+        anaphoric = all(w in _SET_OBJECT for w in m.group(1).casefold().split())
+        if (anaphoric and _PW_NEAR.search(text, lo, hi) is not None and _plausible(value, strict=True)
+                and not _MEASURE.fullmatch(value) and "@" not in value) or _random_looking(value):
             yield SecretMatch("password", v[0], v[1])
 
 
@@ -905,9 +919,11 @@ def _cli_passwords(text: str) -> Iterator[SecretMatch]:
                 if (low_v in _OPTION_WORDS or low_v in _STOPWORDS or low_v in _RU_STOPWORDS
                         or (value.isupper() and value.isalpha())):
                     continue  # a word about the option, or a placeholder ("--password PASSWORD")
-                nxt = _LINE_END.match(text, v[1]) or _NEXT_OPTION.match(text, v[1])
-                if not (_plausible(value, strict=True) or nxt):
-                    continue
+                line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+                argv = (_NEXT_OPTION.match(text, v[1]) is not None
+                        or (_LINE_END.match(text, v[1]) is not None and _plausible(value, strict=False)))
+                if not (_plausible(value, strict=True) or (argv and not _MYSQL_CMD.search(line))):
+                    continue  # mysql's "--password db" prompts: "db" is the database
             yield SecretMatch("password", v[0], v[1])
     low = text.lower()
     if "mysql" in low or "mariadb" in low:

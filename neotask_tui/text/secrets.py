@@ -303,7 +303,7 @@ _PHRASE_LEAD = re.compile(
     + r"[^\S\n]{0,4}(?:(?:is|was|это)[^\S\n]{0,2})?(?:[:=—–]|-(?=\s))[^\S\n]{0,4}"
 )
 _PHRASE_REST = re.compile(
-    r"(?:[^\n.!?;,]|[.!?,](?![^\S\n]|$)|,(?![^\S\n]{1,4}(?:and|but|or|then|so|the|my|user|username|login"
+    r"(?:[^\n.!?;,]|[.!?](?![^\S\n]|$)|,(?![^\S\n]{1,4}(?:and|but|or|then|so|the|my|user|username|login"
     r"|и|а|но|логин|потом)\b)){1,256}"
 )
 _PHRASE_EMPTY = frozenset({"not", "no", "none", "set", "yet", "required", "needed", "empty", "blank", "unset",
@@ -851,7 +851,10 @@ def _possessive_ok(value: str) -> bool:
 
 def _passphrases(text: str) -> Iterator[SecretMatch]:
     """The rest of the clause after "passphrase:" / "the passphrase is:" (one to many words)."""
+    covered = 0
     for m in _PHRASE_LEAD.finditer(text):
+        if m.start() < covered:
+            continue  # inside the passphrase just found
         r = _PHRASE_REST.match(text, m.end())
         if r is None:
             continue
@@ -861,7 +864,8 @@ def _passphrases(text: str) -> Iterator[SecretMatch]:
             continue  # a remark in brackets ("passphrase: (leave empty)"), not the passphrase
         if all(w in _PHRASE_EMPTY or w in _STOPWORDS or w in _RU_STOPWORDS for w in words):
             continue  # "passphrase: not set", "кодовая фраза: не задана"
-        yield SecretMatch("password", r.start(), r.start() + len(value))
+        covered = r.start() + len(value)
+        yield SecretMatch("password", r.start(), covered)
 
 
 def _random_looking(value: str) -> bool:
@@ -898,9 +902,10 @@ def _set_to(text: str) -> Iterator[SecretMatch]:
             if _PIN_NEAR.search(text, lo, hi):  # "my PIN was 4821, I changed it to 9921"
                 yield SecretMatch("pin", v[0], v[1])
             continue
-        anaphoric = all(w in _SET_OBJECT for w in m.group(1).casefold().split())
-        if (anaphoric and _PW_NEAR.search(text, lo, hi) is not None and _plausible(value, strict=True)
-                and not _MEASURE.fullmatch(value) and "@" not in value) or _random_looking(value):
+        if _random_looking(value) or (
+                "@" not in value and all(w in _SET_OBJECT for w in m.group(1).casefold().split())
+                and _plausible(value, strict=True) and not _MEASURE.fullmatch(value)
+                and _PW_NEAR.search(text, lo, hi) is not None):
             yield SecretMatch("password", v[0], v[1])
 
 
@@ -919,7 +924,9 @@ def _cli_passwords(text: str) -> Iterator[SecretMatch]:
                 if (low_v in _OPTION_WORDS or low_v in _STOPWORDS or low_v in _RU_STOPWORDS
                         or (value.isupper() and value.isalpha())):
                     continue  # a word about the option, or a placeholder ("--password PASSWORD")
-                line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+                lo = max(0, m.start() - 512)  # the command before the option, on its line
+                nl = text.rfind("\n", lo, m.start())
+                line = text[nl + 1 if nl >= 0 else lo : m.start()]
                 argv = (_NEXT_OPTION.match(text, v[1]) is not None
                         or (_LINE_END.match(text, v[1]) is not None and _plausible(value, strict=False)))
                 if not (_plausible(value, strict=True) or (argv and not _MYSQL_CMD.search(line))):

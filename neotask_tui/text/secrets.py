@@ -18,11 +18,15 @@ What is found:
   ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``);
 - passwords in English and Russian prose ("my password for the box is …", "I log in with … as my
   password", "… is my password", "the pass is …", "пароль от сервера — …", "войти с паролем …",
-  "mot de passe: …"), also with the separator and/or value on the next line ("password:\\n…",
-  "мой пароль\\n— …"; the value alone on its line), multi-word passphrases to the end of their
-  clause, PINs, door codes and lock combinations ("combination is …", "код замка …"),
-  ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …"), 2FA backup codes
-  and seed phrases;
+  "mot de passe: …", "the password's …"), also with the separator and/or value on the next line
+  ("password:\\n…", "мой пароль\\n— …"; the value alone on its line), multi-word passphrases to
+  the end of their clause ("the passphrase is: …", "кодовая фраза: …"), a new password after
+  "I reset it to …" / "поменял его на …" (see ``_SET_TO``), PINs, door codes and lock combinations
+  ("combination is …", "код замка …"), ``user:password`` pairs (``curl -u``, "creds admin:…",
+  "login: admin / …"), 2FA backup codes and seed phrases (after "seed phrase", "mnemonic",
+  "recovery phrase", "сид-фраза", or a bare "seed:" followed by 12–24 words);
+- passwords on command lines: ``--password=…``, ``--db-password …``, ``mysql -p…``,
+  ``sshpass -p …``, ``PGPASSWORD=… psql``;
 - long high-entropy tokens (not pure hex: git SHAs, UUIDs and hashes stay readable; nor words
   glued into an identifier, file names with a UUID, ``sha512-`` digests or URL path segments).
 

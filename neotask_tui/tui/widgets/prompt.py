@@ -1,6 +1,7 @@
 """The prompt: multi-line input with history and slash-command autocomplete.
 
-Enter sends; Ctrl+J / Alt+Enter / Shift+Enter insert a newline. Up/Down on the first/last line walk
+Enter sends; Ctrl+J / Alt+Enter / Shift+Enter insert a newline. PageUp / PageDown and Ctrl+Up /
+Ctrl+Down scroll the transcript (the prompt keeps focus). Up/Down on the first/last line walk
 the history, which is the same file the plain REPL uses (prompt-toolkit ``FileHistory`` format).
 Typing ``/`` shows matching commands with their descriptions; Tab (or Enter) completes.
 """
@@ -58,19 +59,47 @@ class PromptArea(TextArea):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", show=False, id="prompt_newline"),
+        Binding("pageup", "scroll_transcript('page_up')", "Scroll up", show=False, id="transcript_page_up"),
+        Binding("pagedown", "scroll_transcript('page_down')", "Scroll down", show=False,
+                id="transcript_page_down"),
+        Binding("ctrl+up", "scroll_transcript('up')", "Scroll up", show=False, id="transcript_up"),
+        Binding("ctrl+down", "scroll_transcript('down')", "Scroll down", show=False, id="transcript_down"),
     ]
+    OWN_BINDINGS = frozenset({"prompt_newline", "transcript_page_up", "transcript_page_down", "transcript_up",
+                              "transcript_down"})
+    """Ids of the bindings above: they run from :meth:`on_key`, in order with the keys typed around them."""
+
+    class ScrollTranscript(Message):
+        """Scroll the transcript: ``how`` is ``page_up``, ``page_down``, ``up`` or ``down``."""
+
+        def __init__(self, how: str) -> None:
+            super().__init__()
+            self.how = how
 
     def action_newline(self) -> None:
         """Insert a line break."""
         self.insert("\n")
 
-    def on_key(self, event: events.Key) -> None:
+    def action_scroll_transcript(self, how: str) -> None:
+        """Ask the app to scroll the transcript (the prompt keeps focus)."""
+        self.post_message(self.ScrollTranscript(how))
+
+    async def on_key(self, event: events.Key) -> None:
         # Runs before TextArea's own key handler; prevent_default() skips it (and the other base-class
         # handlers) for the keys the prompt handles.
         prompt = self.parent
         if isinstance(prompt, Prompt) and prompt.prompt_key(event.key, self):
             event.stop()
             event.prevent_default()
+            return
+        # A binding would only run once the key has bubbled up to the app, after the keys typed right
+        # behind it were inserted (text typed after Ctrl+J landed before the line break): run ours now.
+        # ``active_bindings`` has the keymap (``ui.bindings``) applied.
+        bound = self.screen.active_bindings.get(event.key)
+        if bound is not None and bound.node is self and bound.binding.id in self.OWN_BINDINGS:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(bound.binding.action)
 
 
 class Prompt(Vertical):

@@ -252,6 +252,17 @@ class Transcript(VerticalScroll):
         if new_value <= 0 < old_value and self._first > 0:
             self.run_worker(self.action_load_older(), group="older", exclusive=True)
 
+    def scroll_by_key(self, how: str) -> None:
+        """Scroll as the prompt's scroll keys ask: ``page_up``, ``page_down``, ``up`` or ``down``."""
+        if how == "page_up":
+            self.scroll_page_up()
+        elif how == "page_down":
+            self.scroll_page_down()
+        elif how == "up":
+            self.scroll_relative(y=-3)
+        elif how == "down":
+            self.scroll_relative(y=3)
+
     def last_view(self) -> MessageView | None:
         """The newest mounted entry."""
         views = list(self.query(MessageView))

@@ -31,7 +31,7 @@ from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.themes import chosen_theme, install_themes
 from neotask_tui.tui.widgets.footer import KeyFooter
 from neotask_tui.tui.widgets.gauge import TokenGauge
-from neotask_tui.tui.widgets.prompt import Prompt, PromptArea
+from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_alt_enter_as_ctrl_j
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
 from neotask_tui.tui.widgets.transcript import Transcript
@@ -54,7 +54,7 @@ class NeotaskApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
     TITLE = "Neotask"
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = list(WIDTH_CLASSES)
+    HORIZONTAL_BREAKPOINTS = list(WIDTH_CLASSES)  # noqa: RUF012 (declared by App as an instance variable)
     BINDINGS: ClassVar[list[BindingType]] = [
         # The footer shows them in this order, the essential ones first (see widgets/footer.py).
         Binding("f1", "help", "Help", id="help"),
@@ -91,6 +91,7 @@ class NeotaskApp(App[int]):
         self._commands: SlashCommands | None = None
         self.layout = SideLayout(self.view, settings.ui.show_state_panel, settings.ui.show_recall_sidebar)
         self.set_keymap(dict(settings.ui.bindings))
+        read_alt_enter_as_ctrl_j()
         # Themes are registered and the configured one selected before any CSS is parsed.
         self._theme_notes = install_themes(self, chosen_theme(settings.ui.theme))
 

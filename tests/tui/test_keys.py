@@ -261,3 +261,31 @@ async def test_the_focus_cycle_reaches_a_list_with_items(app_factory: Callable[.
         app.main.query_one(RecallSidebar).show("keys", RECALLED)
         await pilot.press("f6", "f6")
         assert isinstance(app.focused, OptionList) and app.focused.id == "recall-list"
+
+
+async def test_a_long_paste_is_folded_with_a_keyboard_toggle(app_factory: Callable[..., NeotaskApp]) -> None:
+    from textual.widgets import Collapsible
+
+    from neotask_tui.tui.widgets.transcript import MessageView
+
+    paste = "\n".join(f"line {i} of the log" for i in range(1500))
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app)
+        app.main.query_one(Prompt).text = paste
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.streaming and [v for v in app.query(MessageView)
+                                                               if v.entry.kind == "assistant"], "the reply")
+        await pilot.pause()
+        view = next(v for v in app.query(MessageView) if v.entry.kind == "user")
+        assert view.entry.text == paste  # the entry (and the transcript) keep every line
+        # On main all 1,500 lines were shown.
+        assert view.outer_size.height < 20
+        fold = view.query_one(Collapsible)
+        assert "1,500 lines" in str(fold.title) and fold.collapsed
+        await pilot.press("shift+tab")  # from the prompt, back to the newest toggle
+        assert app.focused is not None and fold in app.focused.ancestors
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not fold.collapsed and view.outer_size.height >= 1500, "the whole paste")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: fold.collapsed and view.outer_size.height < 20, "folded again")

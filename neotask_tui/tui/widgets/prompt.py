@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from rich.text import Text
 from textual import events
@@ -52,6 +52,24 @@ def append_history(path: Path, text: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, paths.FILE_MODE)
     with os.fdopen(fd, "a", encoding="utf-8") as f:
         f.write(body)
+
+
+ALT_ENTER: Final = "\x1b\r"
+"""What most terminals send for Alt+Enter (ESC, CR) unless they speak the kitty keyboard protocol."""
+
+
+def read_alt_enter_as_ctrl_j() -> None:
+    """Make Textual read ESC CR as Ctrl+J (a newline in the prompt) instead of Enter (send).
+
+    Textual 8 drops the Alt of a named key sent ESC-prefixed (textualize/textual#6663): Alt+Enter
+    arrived as plain ``enter`` and sent the message. Its table of terminal sequences is private;
+    ``tests/tui/test_textual_api.py`` pins what this relies on. An existing entry is left alone.
+    """
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+    from textual.keys import Keys
+
+    if ALT_ENTER not in ANSI_SEQUENCES_KEYS and isinstance(ANSI_SEQUENCES_KEYS, dict):  # typed as a Mapping
+        ANSI_SEQUENCES_KEYS[ALT_ENTER] = (Keys.ControlJ,)
 
 
 class PromptArea(TextArea):

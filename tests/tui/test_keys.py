@@ -289,3 +289,19 @@ async def test_a_long_paste_is_folded_with_a_keyboard_toggle(app_factory: Callab
         await wait_for(pilot, lambda: not fold.collapsed and view.outer_size.height >= 1500, "the whole paste")
         await pilot.press("enter")
         await wait_for(pilot, lambda: fold.collapsed and view.outer_size.height < 20, "folded again")
+
+
+async def test_a_command_typed_fast_and_entered_runs_as_typed(app_factory: Callable[..., NeotaskApp]) -> None:
+    from neotask_tui.tui.widgets.transcript import MessageView
+
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app)
+        # In one burst, as a terminal delivers typing: on main Enter completed "/" to the first command.
+        for ch in "/help":
+            app.post_message(events.Key("slash" if ch == "/" else ch, ch))
+        app.post_message(events.Key("enter", "\r"))
+        await wait_for(pilot, lambda: [v for v in app.query(MessageView) if v.entry.kind == "command"],
+                       "the command's output")
+        views = [v for v in app.query(MessageView) if v.entry.kind == "command"]
+        assert views[-1].entry.title == "/help"

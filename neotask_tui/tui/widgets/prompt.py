@@ -200,7 +200,7 @@ class Prompt(Vertical):
         if not self._matches:
             return False
         name = self._matches[idx][0]
-        if self.text.strip() == name:
+        if self.text.strip() in {n for n, _ in self._matches}:  # typed in full: Enter sends it as typed
             return False
         self.text = name + " "
         ol.display = False
@@ -210,6 +210,10 @@ class Prompt(Vertical):
     def prompt_key(self, key: str, area: PromptArea) -> bool:
         """Keys with prompt-wide meaning; True when handled."""
         ol = self.query_one("#suggestions", OptionList)
+        if self.suggesting and key in ("tab", "enter"):
+            # Typed fast, the list may still be for an earlier text (it follows TextArea.Changed, a
+            # message): "/help" + Enter completed "/" to the first command. Bring it up to date first.
+            self._update_suggestions(area.text)
         if self.suggesting:
             if key in ("up", "down"):
                 n = ol.option_count

@@ -191,6 +191,8 @@ FOOTER_MEDIUM_WIDTH: Final = 70
 essential ones (help, focus, quit, the palette and the focused panel's keys); at
 :data:`SIDE_COLUMN_MIN_WIDTH` it adds the panel toggles. Chosen so no footer key is cut at 60 and 80
 columns (the snapshots at 60×20 and 80×24 show it)."""
+FOOTER_FULL_WIDTH: Final = 120
+"""From this width the footer shows every key, the inbox's too (all of them take 105 columns)."""
 PASTE_FOLD_LINES: Final = 40
 """A message of yours with more lines than this is shown folded in the transcript: its first
 :data:`PASTE_PREVIEW_LINES` lines and a "show" toggle (a 1,500-line paste filled the transcript)."""

@@ -22,7 +22,7 @@ from neotask_tui import tuning
 from neotask_tui.tui.main_view import MainView
 
 WIDTH_CLASSES: Final = ((0, "-w-small"), (tuning.FOOTER_MEDIUM_WIDTH, "-w-medium"),
-                        (tuning.SIDE_COLUMN_MIN_WIDTH, "-w-wide"))
+                        (tuning.SIDE_COLUMN_MIN_WIDTH, "-w-wide"), (tuning.FOOTER_FULL_WIDTH, "-w-full"))
 """The app's ``HORIZONTAL_BREAKPOINTS``: the class each screen gets for its width."""
 NARROW: Final = ("-w-small", "-w-medium")
 """Width classes where the side panels open over the transcript."""

@@ -228,7 +228,7 @@ def _footer_text(app: NeotaskApp) -> str:
 
 
 async def test_the_footer_names_the_keys_that_matter_and_fits(app_factory: Callable[..., NeotaskApp]) -> None:
-    for size in ((140, 40), (80, 24), (60, 20)):
+    for size in ((140, 40), (100, 30), (80, 24), (60, 20)):
         app = app_factory()
         async with app.run_test(size=size) as pilot:
             await _ready(pilot, app)
@@ -305,3 +305,30 @@ async def test_a_command_typed_fast_and_entered_runs_as_typed(app_factory: Calla
                        "the command's output")
         views = [v for v in app.query(MessageView) if v.entry.kind == "command"]
         assert views[-1].entry.title == "/help"
+
+
+async def test_the_compaction_review_and_a_transcript_view_scroll_by_keyboard(
+        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    from neotask_tui.tui.screens.compact_review import CompactReviewScreen
+    from neotask_tui.tui.screens.sessions import TranscriptScreen
+
+    _long_session(engine, 60)
+    app = app_factory()
+    async with app.run_test(size=(80, 16)) as pilot:  # short enough that the review's text overflows
+        await _ready(pilot, app)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review", limit=120)
+        await pilot.pause()
+        body = app.screen.query_one("#review-body", Widget)
+        assert body.max_scroll_y > 0
+        await pilot.press("pagedown")
+        await wait_for(pilot, lambda: body.scroll_y > 0, "the review scrolled")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, CompactReviewScreen), "the review closed")
+        sid = engine.current_record(engine.default_key()).session_id
+        await app.push_screen(TranscriptScreen(engine, sid))
+        await pilot.pause()
+        view = app.screen.query_one(Transcript)
+        await wait_for(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y, "the transcript")
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: view.scroll_y < view.max_scroll_y, "the transcript scrolled")

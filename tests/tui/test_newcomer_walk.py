@@ -55,11 +55,12 @@ class Terminal:
         cmd = (" ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
                + f" {shlex.quote(sys.executable)} -m neotask_tui; echo NEOTASK-EXITED $?; sleep 600")
         if self.started:
-            subprocess.run(["tmux", "respawn-pane", "-k", "-t", self.name, f"env {cmd}"], check=True)
+            subprocess.run(["tmux", "respawn-pane", "-k", "-c", str(ROOT), "-t", self.name, f"env {cmd}"],
+                           check=True)
         else:
             w, h = self.size
-            subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(w), "-y", str(h),
-                            f"env {cmd}"], check=True)
+            subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-c", str(ROOT), "-x", str(w),
+                            "-y", str(h), f"env {cmd}"], check=True)
             self.started = True
 
     def close(self) -> None:
@@ -183,7 +184,7 @@ def test_newcomer_walk_by_keys_alone(terminal: Callable[[tuple[int, int]], Termi
     # /undo-compact brings the raw turns back.
     t.type("/undo-compact")
     t.keys("Enter")
-    t.wait(lambda s: "/undo-compact" in s and f"r3 line {REPLY_LINES}" in s, "the turns back")
+    t.wait(lambda s: "compacted" not in s and f"r3 line {REPLY_LINES}" in s, "the turns back")
 
     # /new: a fresh session; then one turn in it.
     t.type("/new")

@@ -4,7 +4,8 @@ Textual's footer lists every shown binding and cuts what does not fit (at 80 col
 the palette overlapped). Here each app key has a tier: the essential keys (help, focus, quit, the
 command palette and the focused panel's own keys, which come first) show at any width; the session
 keys from :data:`~neotask_tui.tuning.FOOTER_MEDIUM_WIDTH` columns (unless a panel's keys need the
-room); the panel toggles and the inbox from :data:`~neotask_tui.tuning.SIDE_COLUMN_MIN_WIDTH`.
+room); the panel toggles from :data:`~neotask_tui.tuning.SIDE_COLUMN_MIN_WIDTH`; the inbox from
+:data:`~neotask_tui.tuning.FOOTER_FULL_WIDTH`.
 ``/help`` and the palette list them all.
 
 Relies on ``textual.widgets._footer.FooterKey`` (its ``action``), pinned by ``tests/tui/test_textual_api.py``.
@@ -24,14 +25,15 @@ class KeyFooter(Footer):
     SCOPED_CSS = False  # the rules name the screen's width class, above this widget
     DEFAULT_CSS = """
     Screen.-w-small KeyFooter FooterKey.-medium, Screen.-w-small KeyFooter FooterKey.-wide,
-    Screen.-w-medium KeyFooter FooterKey.-wide { display: none; }
+    Screen.-w-small KeyFooter FooterKey.-full, Screen.-w-medium KeyFooter FooterKey.-wide,
+    Screen.-w-medium KeyFooter FooterKey.-full, Screen.-w-wide KeyFooter FooterKey.-full { display: none; }
     /* A focused panel's keys come first and make room: the session keys go (they work from the prompt). */
     Screen.-w-medium KeyFooter.-panel-keys FooterKey.-medium { display: none; }
     Screen.-w-small KeyFooter.-panel-keys FooterKey.-command-palette { display: none; }
     """
     TIERS: ClassVar[dict[str, str]] = {
         "context": "-medium", "compact": "-medium", "sessions": "-medium", "new_session": "-medium",
-        "toggle_state": "-wide", "toggle_recall": "-wide", "open_inbox": "-wide",
+        "toggle_state": "-wide", "toggle_recall": "-wide", "open_inbox": "-full",
     }
     """The tier class of an app action's key; any other key (help, focus, quit, restore, the focused
     widget's keys) is essential."""

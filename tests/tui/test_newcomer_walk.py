@@ -227,14 +227,15 @@ def test_small_terminal_walk(terminal: Callable[[tuple[int, int]], Terminal]) ->
     t.type("three")
     t.wait(lambda s: "▊ one" in s and "▊ two" in s and "▊ three" in s, "three lines in the prompt")
     t.keys("Enter")
-    t.wait_for("(scripted) one")
+    t.wait_for(f"r1 line {REPLY_LINES}")  # the first scripted reply
+    assert "▊ one" not in t.screen()  # sent as one message of three lines
     t.keys("F6")
-    t.wait(lambda s: "session state" in s and self_footer_starts(t, "e Edit"), "the state panel over the transcript")
+    t.wait(lambda s: "session state" in s and _footer_starts(t, "e Edit"), "the state panel over the transcript")
     t.keys("F6")
     t.wait(lambda s: "recalled memory" in s and "session state" not in s, "the recall sidebar")
     t.keys("Escape")
     t.wait(lambda s: "recalled memory" not in s, "the sidebar closed")
 
 
-def self_footer_starts(t: Terminal, prefix: str) -> bool:
+def _footer_starts(t: Terminal, prefix: str) -> bool:
     return t.footer().startswith(prefix)

@@ -27,7 +27,10 @@ RECALLED = [RecallReceipt(id="m1", text="User prefers Textual for terminal UIs."
 
 
 def _region(app: NeotaskApp) -> str | None:
-    return app.layout.region(app.focused)
+    """Which region of the main screen has focus (by the widgets' ids, nothing of the app's)."""
+    focused = app.focused
+    ids = {node.id for node in focused.ancestors_with_self} if focused is not None else set()
+    return next((name for name in ("prompt", "state", "recall", "transcript") if name in ids), None)
 
 
 def _long_session(engine: Engine, n: int = 80) -> None:
@@ -297,9 +300,12 @@ async def test_a_command_typed_fast_and_entered_runs_as_typed(app_factory: Calla
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
-        # In one burst, as a terminal delivers typing: on main Enter completed "/" to the first command.
-        for ch in "/help":
-            app.post_message(events.Key("slash" if ch == "/" else ch, ch))
+        await pilot.press("slash")  # the suggestions show every command
+        await wait_for(pilot, lambda: app.main.query_one(Prompt).suggesting, "the suggestions")
+        # The rest in one burst, as a terminal delivers typing: on main Enter completed with the list
+        # still for "/" (its first command), not "/help".
+        for ch in "help":
+            app.post_message(events.Key(ch, ch))
         app.post_message(events.Key("enter", "\r"))
         await wait_for(pilot, lambda: [v for v in app.query(MessageView) if v.entry.kind == "command"],
                        "the command's output")

@@ -66,10 +66,6 @@ class SideLayout:
             for name in PANELS:
                 side.set_class(self.open == name, f"-open-{name}")
 
-    def visible(self, name: str) -> bool:
-        """Whether panel ``name`` can be seen (and focused) now."""
-        return self.open == name if self.narrow else self.shown[name]
-
     def toggle(self, name: str, focused: Widget | None) -> None:
         """F2 / F3: show or hide panel ``name`` (narrow: open it over the transcript, or close it)."""
         if self.narrow:

@@ -3,10 +3,11 @@
 Textual's footer lists every shown binding and cuts what does not fit (at 80 columns the toggles and
 the palette overlapped). Here each app key has a tier: the essential keys (help, focus, quit, the
 command palette and the focused panel's own keys, which come first) show at any width; the session
-keys from :data:`~neotask_tui.tuning.FOOTER_MEDIUM_WIDTH` columns (unless a panel's keys need the
-room); the panel toggles from :data:`~neotask_tui.tuning.SIDE_COLUMN_MIN_WIDTH`; the inbox from
-:data:`~neotask_tui.tuning.FOOTER_FULL_WIDTH`.
-``/help`` and the palette list them all.
+keys from :data:`~neotask_tui.tuning.FOOTER_MEDIUM_WIDTH` columns; the panel toggles from
+:data:`~neotask_tui.tuning.SIDE_COLUMN_MIN_WIDTH`; the inbox from
+:data:`~neotask_tui.tuning.FOOTER_FULL_WIDTH`. A focused panel's keys take the room of the toggles,
+the inbox, the session keys below 120 columns and the palette key below 70. ``/help`` and the
+palette list them all.
 
 Relies on ``textual.widgets._footer.FooterKey`` (its ``action``), pinned by ``tests/tui/test_textual_api.py``.
 """
@@ -27,8 +28,11 @@ class KeyFooter(Footer):
     Screen.-w-small KeyFooter FooterKey.-medium, Screen.-w-small KeyFooter FooterKey.-wide,
     Screen.-w-small KeyFooter FooterKey.-full, Screen.-w-medium KeyFooter FooterKey.-wide,
     Screen.-w-medium KeyFooter FooterKey.-full, Screen.-w-wide KeyFooter FooterKey.-full { display: none; }
-    /* A focused panel's keys come first and make room: the session keys go (they work from the prompt). */
-    Screen.-w-medium KeyFooter.-panel-keys FooterKey.-medium { display: none; }
+    /* A focused panel's keys come first and make room: the toggles and the inbox go, the session
+       keys too below 120 columns (they all work from the prompt), the palette key at the smallest. */
+    Screen KeyFooter.-panel-keys FooterKey.-wide, Screen KeyFooter.-panel-keys FooterKey.-full,
+    Screen.-w-medium KeyFooter.-panel-keys FooterKey.-medium,
+    Screen.-w-wide KeyFooter.-panel-keys FooterKey.-medium { display: none; }
     Screen.-w-small KeyFooter.-panel-keys FooterKey.-command-palette { display: none; }
     """
     TIERS: ClassVar[dict[str, str]] = {

@@ -176,3 +176,26 @@ def test_inbox(snap_compare: Callable[..., bool], scene: tuple[Engine, ScriptedP
 
     app, run_before = _with_screen(engine, provider, seed, "ctrl+b", InboxScreen)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(140, 40), (80, 24), (60, 20)], ids=["140x40", "80x24", "60x20"])
+def test_main_screen_sizes(snap_compare: Callable[..., bool], scene: tuple[Engine, ScriptedProvider, Clock],
+                           size: tuple[int, int]) -> None:
+    """Wide: the side column; 80 and 60 columns: the transcript takes the width, the footer fits (#17)."""
+    engine, provider, _clock = scene
+    app, run_before = _main_scene()(engine, provider)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_state_panel_over_the_transcript_at_80x24(snap_compare: Callable[..., bool],
+                                                  scene: tuple[Engine, ScriptedProvider, Clock]) -> None:
+    """F2 on a small terminal opens the state panel over the transcript, with its keys in the footer."""
+    engine, provider, _clock = scene
+    app, settle = _main_scene()(engine, provider)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("f2")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -6,8 +6,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, SwitchTheme
-from neotask_tui.commands.registry import CommandResult, command, help_text, split_args, usage_error
+from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, ShowHelp, SwitchTheme
+from neotask_tui.commands.registry import CommandResult, command, help_groups, help_text, split_args, usage_error
 from neotask_tui.storage.events import Event
 
 if TYPE_CHECKING:
@@ -15,9 +15,19 @@ if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
 
 
-@command("help", "/help", "List every command")
+@command("help", "/help [NAME]", "List every command, grouped (NAME: that command alone)")
 async def _help(engine: Engine, key: str, args: str) -> CommandResult:
-    return CommandResult(text=help_text())
+    a = split_args(args)
+    if len(a) > 1:
+        return usage_error("help", "one command name")
+    if a:
+        text = help_text(a[0])
+        if not text:
+            return CommandResult(text=f"unknown command /{a[0].lstrip('/')[:40]} (type /help for the list)",
+                                 error=True)
+        return CommandResult(text=text)
+    groups = [(title, [(c.usage, c.help) for c in cmds]) for title, cmds in help_groups()]
+    return CommandResult(text=help_text(), data=groups, intent=ShowHelp(groups))
 
 
 @command("new", "/new", "Start a fresh session for this key (the old one is archived)")

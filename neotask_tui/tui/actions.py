@@ -6,6 +6,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
+from textual.binding import Binding
 
 from neotask_tui.commands import CommandResult, dispatch
 from neotask_tui.commands.intents import (
@@ -15,6 +16,7 @@ from neotask_tui.commands.intents import (
     Quit,
     ReviewCompaction,
     ShowContext,
+    ShowHelp,
     SwitchTheme,
 )
 from neotask_tui.engine import events as ev
@@ -89,10 +91,28 @@ class SlashCommands:
                 from neotask_tui.tui.screens.context import ContextScreen
 
                 await app.push_screen_wait(ContextScreen(data))
+            case ShowHelp(groups=groups):
+                from neotask_tui.tui.screens.help import HelpScreen
+
+                await app.push_screen_wait(HelpScreen(groups, self.key_bindings()))
         if name in ("undo-compact", "undo-reset", "restore"):
             await self.panels.load_session()
         else:
             await self.panels.refresh()
+
+    def key_bindings(self) -> list[tuple[str, str]]:
+        """The main screen's bindings with a description (remaps applied), for the help screen."""
+        rows: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for active in self.view.screen.active_bindings.values():
+            b = active.binding
+            own = [x for x in vars(type(active.node)).get("BINDINGS", []) if isinstance(x, Binding)]
+            ours = any((x.action, x.description) == (b.action, b.description) for x in own)
+            if not ours or not b.description or (b.id or b.action) in seen:
+                continue
+            seen.add(b.id or b.action)
+            rows.append((self.app.get_key_display(b), b.description))
+        return rows
 
     async def list_themes(self) -> None:
         """``/theme`` lists the themes."""

@@ -35,7 +35,7 @@ from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import UserError
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import ReindexStats
-from neotask_tui.providers.base import Provider
+from neotask_tui.providers.base import Provider, Usage
 from neotask_tui.providers.models import ModelInfo
 from neotask_tui.providers.selection import ProviderChoice
 from neotask_tui.storage.events import Event
@@ -472,6 +472,15 @@ class Engine:
         """Undo the last compaction (the parent session becomes current again)."""
         async with self.turn_lock:
             return await self.compactor.undo(key)
+
+    def last_call_usage(self, key: str) -> Usage | None:
+        """The usage of the last completed model call of the key's current session (what the provider
+        reported, or our estimate when it reported none); None before the session's first reply."""
+        rec = self.current_record(key, create=not self.readonly)
+        for e in reversed(self.store.events(rec.session_id)):
+            if e.type == "message" and e.role == "assistant" and isinstance(e.data.get("usage"), dict):
+                return Usage.from_dict(e.data["usage"])
+        return None
 
     def session_info(self, key: str) -> dict[str, Any]:
         """Record, totals, next reset and last ledger of a key (for status bars and ``sessions show``)."""

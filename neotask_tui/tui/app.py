@@ -438,6 +438,8 @@ class NeotaskApp(App[int]):
             await engine.set_session_config(self.key, never_recall=ids)
             side.remove_item(item.id)
             self.notify("won't be recalled again in this session")
+        with self.view.tolerant():  # the next call's estimate changes with what memory holds
+            await self.refresh_panels()
 
     async def on_unmount(self) -> None:
         if self.engine is not None and self.owns_engine:

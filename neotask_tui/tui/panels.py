@@ -49,13 +49,14 @@ class Panels:
         elif eng.provider is not None:
             status.provider = f"{eng.provider.name} · {eng.provider.model}"
             status.reason = eng.provider_reason
-        ledger = eng.last_ledger.get(key)
-        if ledger is None and full:
-            await asyncio.to_thread(eng.count_text, "warm up")  # loads the tokenizer off the event loop
-            ctx = await eng.context(key)
-            ledger = ctx.ledger
-        if ledger is not None:
-            gauge.ledger = ledger
+        # Every change to the context (a turn, a stop, /new, /reset, compaction and its undo, state,
+        # recall actions) ends here: the gauge shows our estimate of the *next* call and the usage
+        # of this session's last call, never the numbers of a session that is no longer current.
+        await asyncio.to_thread(eng.count_text, "warm up")  # loads the tokenizer off the event loop
+        ctx = await eng.context(key)
+        gauge.last_call = await asyncio.to_thread(eng.last_call_usage, key)
+        gauge.for_call = "next"
+        gauge.ledger = ctx.ledger
         await self.refresh_state()
         await self.refresh_inbox_count()
         self.tick()

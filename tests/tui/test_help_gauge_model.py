@@ -7,10 +7,13 @@ import re
 from collections.abc import Callable
 
 from neotask_tui.commands import REGISTRY
+from neotask_tui.engine.facade import Engine
+from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp
 from neotask_tui.tui.screens.help import HelpScreen
+from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt
-from tests.tui.support import wait_for
+from tests.tui.support import drain, wait_for
 
 
 async def _run(pilot: object, app: NeotaskApp, line: str) -> None:
@@ -57,3 +60,75 @@ async def test_help_fits_a_140x40_screen_with_every_usage_and_description(
         assert "Compact" in keys and "Sessions" in keys and "/compact [" not in keys
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), "the help screen closed")
+
+
+async def _gauge_settles(pilot: object, app: NeotaskApp, engine: Engine, what: str) -> str:
+    """Wait until the gauge shows our estimate of the next call on the current session; its text."""
+    key = engine.default_key()
+    gauge = app.main.query_one(TokenGauge)
+
+    async def expected() -> int:
+        return (await engine.context(key)).ledger.total
+
+    want = await expected()
+    await wait_for(pilot, lambda: gauge.ledger is not None and gauge.ledger.total == want
+                   and gauge.for_call == "next" and not app.streaming, what)
+    await pilot.pause()
+    return str(gauge.render())
+
+
+async def test_gauge_says_where_each_number_comes_from_and_follows_every_change(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
+    key = engine.default_key()
+    app = app_factory()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        provider.queue({"text": "Fine. " + "words " * 200, "usage": {"input": 356, "output": 210}})
+        await _run(pilot, app, "tell me about the staging host " * 20)
+        await wait_for(pilot, lambda: engine.last_call_usage(key) is not None, "the reply")
+        text = await _gauge_settles(pilot, app, engine, "the estimate after the turn")
+        assert "last call 356 in (reported)" in text
+        assert "next call ≈" in text and "(estimate)" in text and "(reported)" not in text.split("·")[1]
+        full = app.main.query_one(TokenGauge).fill
+
+        await _run(pilot, app, "/goal ship the staging migration and keep the DNS names")
+        text = await _gauge_settles(pilot, app, engine, "the estimate after /goal")
+        assert app.main.query_one(TokenGauge).ledger.sections.get("state", 0) > 0  # type: ignore[union-attr]
+
+        await _run(pilot, app, "/new")
+        await wait_for(pilot, lambda: engine.last_call_usage(key) is None, "the new session")
+        text = await _gauge_settles(pilot, app, engine, "the estimate after /new")
+        assert "no call yet in this session" in text and "356" not in text
+        assert app.main.query_one(TokenGauge).fill < full
+        assert "■" in text  # the section legend is still there
+
+
+async def test_gauge_follows_compaction_its_undo_and_a_stopped_turn(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
+    key = engine.default_key()
+    for i in range(6):
+        provider.queue({"text": f"Decision {i}: approach {i}. " + "detail " * 100, "usage": {"input": 900 + i}})
+        await drain(engine.send(f"Question {i}: which approach? " + "context " * 100, key))
+    app = app_factory()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        text = await _gauge_settles(pilot, app, engine, "the first estimate")
+        assert "last call 905 in (reported)" in text
+        before = app.main.query_one(TokenGauge).total
+        old = engine.current_record(key).session_id
+        await _run(pilot, app, "/compact --now")
+        await wait_for(pilot, lambda: engine.current_record(key).session_id != old, "the compaction")
+        await _gauge_settles(pilot, app, engine, "the estimate after compaction")  # the new session's
+        await _run(pilot, app, "/undo-compact")
+        await wait_for(pilot, lambda: engine.current_record(key).session_id == old, "the undo")
+        text = await _gauge_settles(pilot, app, engine, "the estimate after the undo")
+        assert "last call 905 in (reported)" in text and app.main.query_one(TokenGauge).total == before
+
+        provider.queue({"text": "partial " * 400, "delay": 0.05})
+        await _run(pilot, app, "a long answer please")
+        await wait_for(pilot, lambda: app.streaming and app.main.query_one(TokenGauge).for_call == "this",
+                       "the streaming turn")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.streaming, "the stop")
+        await _gauge_settles(pilot, app, engine, "the estimate after the stop")
+        assert app.main.query_one(TokenGauge).total > before  # the message and the partial reply count

@@ -59,7 +59,7 @@ def status_line(ledger: Ledger | None, totals: Counters, last: Usage | None) -> 
     for it, session totals and cost."""
     parts = []
     if ledger:
-        parts.append(f"context {ledger.fill:.0%} ≈{ledger.total:,}/{ledger.window:,} (estimate)")
+        parts.append(f"context {ledger.fill:.0%} ≈{ledger.total:,}/{ledger.window:,} (estimated)")
     if last is not None:
         parts.append(f"call {last.prompt_tokens:,} in ({'reported' if last.reported else 'estimated: not reported'})")
     parts.append(f"in {totals.input:,} out {totals.output:,} cache r/w {totals.cache_read:,}/{totals.cache_write:,}")
@@ -106,6 +106,10 @@ class Repl:
     async def run(self) -> int:
         """Read-eval-print until /quit or end of input."""
         self.console.print(styled(("neotask", "bold"), inert(f" {self.key} — /help lists commands, Ctrl+D quits")))
+        if not any(e.type == "message" for e in self.engine.events(self.key)):
+            from neotask_tui.commands.core import welcome_text
+
+            self.print_md(await asyncio.to_thread(welcome_text, self.engine))  # may ask Ollama on loopback
         while True:
             try:
                 line = await self.session.prompt_async("› ")

@@ -94,7 +94,7 @@ def test_completer_and_status_line() -> None:
     assert not list(SlashCompleter().get_completions(Document("hello /com"), CompleteEvent()))
     ledger = Ledger(sections={}, total=4096, budget=4096, window=8192, fill=0.5, strategy="summary")
     line = status_line(ledger, Counters(input=1, output=2, cost_usd=None), None)
-    assert line.startswith("context 50% ≈4,096/8,192 (estimate)") and "cost n/a" in line
+    assert line.startswith("context 50% ≈4,096/8,192 (estimated)") and "cost n/a" in line
     line = status_line(ledger, Counters(), Usage(input_tokens=300, cache_read_tokens=56, reported=True))
     assert "call 356 in (reported)" in line  # what the provider reported, apart from our estimate
 

@@ -60,3 +60,58 @@ async def test_help_for_one_command(engine: Engine) -> None:
     out = await _drive(engine, "/help pref\r/help nosuch\r/quit\r")
     assert "/pref TEXT [--for 2h|--until-event NAME] — Add a preference for this session only" in out
     assert "unknown command /nosuch" in out
+
+
+def _bundled_settings() -> Settings:
+    s = _settings()
+    s.provider.name = ""  # nothing configured: the bundled model answers
+    s.provider.probe_ollama = False
+    return s
+
+
+async def test_model_lists_the_choices_and_switches_from_the_next_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    from neotask_tui.commands import dispatch
+    from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage
+
+    eng = Engine(_bundled_settings(), clock=Clock(datetime(2026, 3, 14, 12, tzinfo=UTC)), tz=UTC)
+    key = eng.default_key()
+    try:
+        res = await dispatch(eng, key, "/model")
+        assert not res.error and res.data["provider"] == "local"
+        names = {o["name"]: o for o in res.data["options"]}
+        assert set(names) == {"local", "openai", "anthropic", "ollama"}
+        assert names["local"]["ready"] and "offline demo" in names["local"]["detail"]
+        assert not names["openai"]["ready"] and "OPENAI_API_KEY" in names["openai"]["detail"]
+        assert "← current" in res.text
+        res = await dispatch(eng, key, "/model openai")
+        assert res.error and "not configured" in res.text  # nothing the user did not configure
+        assert (await dispatch(eng, key, "/model gemini")).error
+        assert eng.provider is None  # listing and refusing loaded nothing
+        with OpenAIServer() as srv:
+            monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
+            monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
+            res = await dispatch(eng, key, "/model openai gpt-4o")
+            assert not res.error and "openai · gpt-4o" in res.text
+            srv.queue(Reply(chunks=["from ", "the server"], usage=ReplyUsage(input=30, output=3)))
+            events = [e async for e in eng.send("hello", key)]
+            done = [e for e in events if type(e).__name__ == "TurnDone"]
+            assert done and done[0].text == "from the server" and done[0].provider == "openai"
+            assert srv.requests[-1]["model"] == "gpt-4o"
+        res = await dispatch(eng, key, "/model")
+        assert res.data["provider"] == "openai" and "/model openai" in res.data["reason"]
+        res = await dispatch(eng, key, "/model local")
+        assert not res.error and eng.provider is None and eng.choose_provider().name == "local"
+    finally:
+        await eng.aclose()
+
+
+async def test_plain_repl_welcome_says_the_bundled_model_is_a_demo() -> None:
+    eng = Engine(_bundled_settings(), clock=Clock(datetime(2026, 3, 14, 12, tzinfo=UTC)), tz=UTC)
+    try:
+        out = " ".join((await _drive(eng, "/quit\r")).split())
+        assert "local · smollm2-135m-instruct" in out and "small offline demo" in out
+        for way in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "Ollama", "provider.base_url", "GGUF", "/model"):
+            assert way in out, way
+        assert eng.provider is None  # nothing was loaded to say so
+    finally:
+        await eng.aclose()

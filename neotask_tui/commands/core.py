@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, ShowHelp, SwitchTheme
 from neotask_tui.commands.registry import CommandResult, command, help_groups, help_text, split_args, usage_error
+from neotask_tui.errors import NeotaskError
 from neotask_tui.storage.events import Event
 
 if TYPE_CHECKING:
@@ -154,15 +155,61 @@ async def _export(engine: Engine, key: str, args: str) -> CommandResult:
     return CommandResult(text=f"exported {len(events)} events to {out}", data={"path": str(out)})
 
 
-@command("model", "/model", "Show the provider and model, and why they were chosen")
-async def _model(engine: Engine, key: str, args: str) -> CommandResult:
+def _current(engine: Engine) -> tuple[str, str, str, bool]:
+    """(provider, model, why, loaded) of the provider that answers the next turn."""
     p = engine.provider
     if p is not None:
-        text = f"{p.name} · {p.model} — {engine.provider_reason}"
-    else:
-        c = engine.choose_provider()
-        text = f"{c.name} · {c.model} — {c.reason} (not loaded yet)"
-    return CommandResult(text=text)
+        return p.name, p.model, engine.provider_reason, True
+    c = engine.choose_provider()
+    return c.name, c.model, c.reason, False
+
+
+def welcome_text(engine: Engine) -> str:
+    """The first screen's welcome: which model answers, what the bundled one is, how to connect a
+    real one, where the commands are."""
+    from neotask_tui.providers.selection import is_bundled
+
+    try:
+        name, model, why, _loaded = _current(engine)
+    except (NeotaskError, ValueError) as e:
+        return f"**Welcome to Neotask.** No model can answer yet: {e}. `/model` lists the choices."
+    out = [f"**Welcome to Neotask.** Answering: **{name} · {model}** ({why})."]
+    if is_bundled(name, model, engine.settings):
+        out.append("The bundled SmolLM2-135M is a small offline demo: it runs without a key or a network, "
+                   "and it makes up tools, URLs and facts, even with the right memory recalled. For real "
+                   "answers connect a model: set `OPENAI_API_KEY` or `ANTHROPIC_API_KEY`, run Ollama, set "
+                   "`provider.base_url` to any OpenAI-compatible URL, or `provider.local_model_path` to a "
+                   "GGUF file (`config.toml`); `/model` lists what you can switch to now.")
+    out.append("`/help` lists every command (F1 in the app); `/model NAME` switches the model for the next turn.")
+    return "\n\n".join(out)
+
+
+@command("model", "/model [NAME [MODEL]]",
+         "Show the model, why it answers and what you can switch to (NAME: switch from the next turn)")
+async def _model(engine: Engine, key: str, args: str) -> CommandResult:
+    import asyncio
+
+    a = split_args(args)
+    if len(a) > 2:
+        return usage_error("model", "a provider name and at most one model")
+    if a:
+        try:
+            c = await engine.switch_provider(a[0], a[1] if len(a) > 1 else None)
+        except (NeotaskError, ValueError) as e:
+            return CommandResult(text=f"/model: {str(e).splitlines()[0]}", error=True)
+        return CommandResult(text=f"the next turn answers with **{c.name} · {c.model}** — {c.reason}",
+                             data={"provider": c.name, "model": c.model, "reason": c.reason})
+    name, model, why, loaded = _current(engine)
+    options = await asyncio.to_thread(engine.model_options, probe=True)
+    lines = [f"**{name} · {model}** — {why}{'' if loaded else ' (loads on the first message)'}", "",
+             "You can switch to (`/model NAME [MODEL]`, for this run):"]
+    for o in options:
+        mark = " ← current" if o.name == name else ""
+        state = "ready" if o.ready else "not configured"
+        lines.append(f"- `{o.name}` · {o.model} — {state}: {o.detail}{mark}")
+    data = {"provider": name, "model": model, "reason": why,
+            "options": [{"name": o.name, "model": o.model, "ready": o.ready, "detail": o.detail} for o in options]}
+    return CommandResult(text="\n".join(lines), data=data)
 
 
 @command("theme", "/theme [NAME]", "Switch the colour theme (no name: list themes)")

@@ -97,8 +97,8 @@ class SlashCommands:
                 await app.push_screen_wait(HelpScreen(groups, self.key_bindings()))
         if name in ("undo-compact", "undo-reset", "restore"):
             await self.panels.load_session()
-        else:
-            await self.panels.refresh()
+        else:  # /model NAME: the status line names the next turn's model (full re-reads the choice)
+            await self.panels.refresh(full=name == "model" and not res.error)
 
     def key_bindings(self) -> list[tuple[str, str]]:
         """The main screen's bindings with a description (remaps applied), for the help screen."""

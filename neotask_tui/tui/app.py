@@ -194,6 +194,7 @@ class NeotaskApp(App[int]):
         try:
             with self.view.tolerant():
                 await self.load_session()
+                await self.panels.show_welcome()
         finally:  # only now: a message sent earlier would be wiped by the transcript load
             self.ready.set()
         from neotask_tui.tui.actions import watch_memory

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from textual.css.query import NoMatches
 
 from neotask_tui.tui.main_view import ChatState, MainView
-from neotask_tui.tui.widgets.transcript import entries_from_events
+from neotask_tui.tui.widgets.transcript import Entry, entries_from_events
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
@@ -28,6 +28,18 @@ class Panels:
         events = await asyncio.to_thread(lambda: list(eng.events(key)))
         await self.view.transcript.load(entries_from_events(events))
         await self.refresh(full=True)
+
+    async def show_welcome(self) -> None:
+        """On a first screen (nothing said yet in this session): which model answers, what the
+        bundled one is, how to connect a real one (shown, never stored)."""
+        eng, key = self.engine, self.state.key
+        events = await asyncio.to_thread(lambda: list(eng.events(key)))
+        if any(e.type == "message" for e in events):
+            return
+        from neotask_tui.commands.core import welcome_text
+
+        text = await asyncio.to_thread(welcome_text, eng)
+        await self.view.add_entry(Entry(kind="command", title="welcome", text=text))
 
     async def refresh(self, *, full: bool = False) -> None:
         """Status line, gauge totals/ledger, state panel and inbox count."""

@@ -5,15 +5,21 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from datetime import UTC
+
+import pytest
 
 from neotask_tui.commands import REGISTRY
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
-from neotask_tui.tui.app import NeotaskApp
+from neotask_tui.tui.app import NeotaskApp, make_app
 from neotask_tui.tui.screens.help import HelpScreen
 from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt
-from tests.tui.support import drain, wait_for
+from neotask_tui.tui.widgets.status import StatusBar
+from neotask_tui.tui.widgets.transcript import Transcript
+from tests.doubles import Clock
+from tests.tui.support import drain, ui_settings, wait_for
 
 
 async def _run(pilot: object, app: NeotaskApp, line: str) -> None:
@@ -88,7 +94,7 @@ async def test_gauge_says_where_each_number_comes_from_and_follows_every_change(
         await wait_for(pilot, lambda: engine.last_call_usage(key) is not None, "the reply")
         text = await _gauge_settles(pilot, app, engine, "the estimate after the turn")
         assert "last call 356 in (reported)" in text
-        assert "next call ≈" in text and "(estimate)" in text and "(reported)" not in text.split("·")[1]
+        assert "next call ≈" in text and "(estimated)" in text and "(reported)" not in text.split("·")[1]
         full = app.main.query_one(TokenGauge).fill
 
         await _run(pilot, app, "/goal ship the staging migration and keep the DNS names")
@@ -132,3 +138,39 @@ async def test_gauge_follows_compaction_its_undo_and_a_stopped_turn(
         await wait_for(pilot, lambda: not app.streaming, "the stop")
         await _gauge_settles(pilot, app, engine, "the estimate after the stop")
         assert app.main.query_one(TokenGauge).total > before  # the message and the partial reply count
+
+
+async def test_first_screen_welcomes_and_model_switches_without_a_restart(
+        monkeypatch: pytest.MonkeyPatch, clock: Clock) -> None:
+    from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage
+
+    settings = ui_settings()
+    settings.provider.name = ""  # nothing configured: the bundled model would answer
+    settings.provider.probe_ollama = False
+    engine = Engine(settings, clock=clock, tz=UTC)
+    app = make_app(settings, engine=engine)
+    try:
+        with OpenAIServer() as srv:
+            async with app.run_test(size=(140, 40)) as pilot:
+                await wait_for(pilot, app.ready.is_set, "engine")
+                transcript = app.main.query_one(Transcript)
+                await wait_for(pilot, lambda: transcript.entries, "the welcome")
+                welcome = transcript.entries[0]
+                assert welcome.title == "welcome" and "local · smollm2-135m-instruct" in welcome.text
+                assert "small offline demo" in welcome.text and "GGUF" in welcome.text
+                assert engine.provider is None  # saying so loaded nothing
+                status = app.main.query_one(StatusBar)
+                await wait_for(pilot, lambda: status.provider.startswith("local"), "the status line")
+
+                monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
+                monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
+                await _run(pilot, app, "/model openai gpt-4o")
+                await wait_for(pilot, lambda: status.provider == "openai · gpt-4o", "the switched status line")
+                srv.queue(Reply(chunks=["hello ", "from the server"], usage=ReplyUsage(input=41, output=4)))
+                await _run(pilot, app, "hi")
+                await wait_for(pilot, lambda: engine.last_call_usage(engine.default_key()) is not None, "the reply")
+                assert srv.requests[-1]["model"] == "gpt-4o"
+                text = await _gauge_settles(pilot, app, engine, "the gauge")
+                assert "last call 41 in (reported)" in text
+    finally:
+        await engine.aclose()

@@ -128,7 +128,7 @@ class TokenGauge(Widget):
         led = self.ledger
         if led is not None:
             which = ("next" if short else "next call") if self.for_call == "next" else ("now" if short else "this call")
-            est = "est." if short else "(estimate)"
+            est = "estimated" if short else "(estimated)"
             out.append(f" {self.fill:.0%} · {which} ≈{fmt_tokens(self.total)}/{fmt_tokens(self.window)} {est}")
         last = self.last_call
         call = "last" if short else "last call"

@@ -179,3 +179,11 @@ STATE_CLASSIFY_THREAD_CHARS: Final = 2000
 event loop; a shorter one inline (a thread hop costs more than classifying it). Set with the cap."""
 
 __all__ = ["Final"]
+
+# ---------------------------------------------------------------------------------------------
+# commands: what the slash commands show
+# ---------------------------------------------------------------------------------------------
+
+RECALL_SHOWN_LINES: Final = 4
+"""Lines of each ``/recall`` hit shown: the ones holding most of the query's terms, in passage
+order (the first lines when none does). A readability choice, not measured."""

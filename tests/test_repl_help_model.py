@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from prompt_toolkit.application import create_app_session
@@ -115,3 +116,74 @@ async def test_plain_repl_welcome_says_the_bundled_model_is_a_demo() -> None:
         assert eng.provider is None  # nothing was loaded to say so
     finally:
         await eng.aclose()
+
+
+async def test_export_to_a_chosen_path(engine: Engine, tmp_path: Path) -> None:
+    from neotask_tui.commands import dispatch
+
+    key = engine.default_key()
+    engine.provider.queue("a reply")  # type: ignore[union-attr]
+    _ = [e async for e in engine.send("export me", key)]
+    res = await dispatch(engine, key, f"/export {tmp_path / 'talk.md'}")
+    assert not res.error and (tmp_path / "talk.md").read_text().count("export me") == 1
+    res = await dispatch(engine, key, f"/export jsonl {tmp_path}")
+    sid = engine.current_record(key).session_id
+    assert not res.error and (tmp_path / f"{sid}.jsonl").exists()
+    res = await dispatch(engine, key, f"/export {tmp_path / 'talk.md'}")
+    assert res.error and "exists" in res.text  # never overwritten
+    assert (await dispatch(engine, key, "/export pdf")).error
+    assert (await dispatch(engine, key, f"/export {tmp_path / 'nope' / 'x.md'}")).error
+    res = await dispatch(engine, key, "/export")
+    assert not res.error and "exports" in res.data["path"]
+
+
+def test_recall_shows_the_lines_that_matched_and_a_fence_never_leaks() -> None:
+    from markdown_it import MarkdownIt
+
+    from neotask_tui.commands.memory import fenced, matched_lines
+
+    passage = "# Infra\n\n- build runs on CI\n- caches live in S3\n- the staging Postgres host is db-stg-2\n- x"
+    shown = matched_lines(passage, "staging postgres host")
+    assert shown.splitlines() == ["- the staging Postgres host is db-stg-2"]
+    assert matched_lines("one\ntwo\nthree\nfour\nfive", "zzz").splitlines() == ["one", "two", "three", "four"]
+    snippet = "```python\nprint(1)"  # a passage whose own fence is never closed
+    text = f"**0.9** `a.md:1-2`\n\n{fenced(snippet)}\n\n**0.5** `b.md:3-4`\n\n{fenced('plain')}"
+    tokens = MarkdownIt().parse(text)
+    assert [t.type for t in tokens].count("fence") == 2  # the unclosed fence stays inside its own block
+    assert any(t.type == "inline" and "0.5" in t.content for t in tokens)
+
+
+def test_forget_says_what_went_line_by_line_not_a_repr() -> None:
+    from neotask_tui.commands.memory import describe_forget
+    from neotask_tui.memory.types import ForgetReceipt
+
+    r = ForgetReceipt(removed=["- staging host is db-stg-2"], chunk_ids=["c1"], path="MEMORY.md", lines=(3, 3),
+                      tombstoned=False, verified=True, removed_lines=[(3, "- staging host is db-stg-2")])
+    text = describe_forget(r)
+    assert "ForgetReceipt(" not in text and "line 3: - staging host is db-stg-2" in text
+    assert "verified" in text.splitlines()[-1]
+
+
+def test_sessions_list_at_80_columns_keeps_ids_whole_and_doctor_names_the_workspace(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "script.jsonl"
+    script.write_text(json.dumps({"text": "Hello!"}) + "\n")
+    env = {**os.environ, "NEOTASK_PROVIDER": "scripted", "NEOTASK_SCRIPT": str(script), "COLUMNS": "80"}
+
+    def run(*args: str) -> str:
+        r = subprocess.run([sys.executable, "-m", "neotask_tui", *args], capture_output=True, text=True, env=env,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    sid = json.loads(run("send", "hello", "--json"))["session_id"]
+    out = run("sessions", "list")
+    assert sid in out and "agent:main:tui:default" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    doctor = run("doctor")
+    assert "memory workspace" in doctor
+    assert str(Path(os.environ["NEOTASK_HOME"]) / "data" / "agents" / "main") in doctor

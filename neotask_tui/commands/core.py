@@ -138,21 +138,42 @@ def export_markdown(events: list[Event]) -> str:
     return "\n".join(out)
 
 
-@command("export", "/export [md|jsonl]", "Export this session's transcript to the data dir")
+@command("export", "/export [md|jsonl] [PATH]",
+         "Export this session's transcript (to PATH, a file or a folder; default the data dir's exports/)")
 async def _export(engine: Engine, key: str, args: str) -> CommandResult:
+    from pathlib import Path
+
     from neotask_tui import paths
     from neotask_tui.storage.atomic import atomic_write_text
 
     a = split_args(args)
-    fmt = a[0].lower() if a else "md"
-    if len(a) > 1 or fmt not in ("md", "jsonl"):
-        return usage_error("export", "format must be md or jsonl")
+    fmt = None
+    if a and a[0].lower() in ("md", "jsonl"):
+        fmt, a = a[0].lower(), a[1:]
+    if len(a) > 1:
+        return usage_error("export", "a format (md or jsonl) and one path")
+    target = Path(a[0]).expanduser() if a else None
+    if target is not None and not target.is_dir() and target.suffix.lower() not in (".md", ".jsonl"):
+        return usage_error("export", "format must be md or jsonl; PATH is a folder or a .md/.jsonl file")
+    if fmt is None:
+        fmt = "jsonl" if target is not None and target.suffix.lower() == ".jsonl" else "md"
     rec = engine.current_record(key)
     events = engine.events(key)
     body = export_markdown(events) if fmt == "md" else "".join(e.to_line() for e in events)
-    out = paths.ensure_dir(paths.data_dir() / "exports") / f"{rec.session_id}.{fmt}"
+    if target is None:
+        out = paths.ensure_dir(paths.data_dir() / "exports") / f"{rec.session_id}.{fmt}"
+    elif target.is_dir():
+        out = target / f"{rec.session_id}.{fmt}"
+    else:
+        out = target
+    if target is not None:
+        if out.exists():
+            return CommandResult(text=f"/export: {out} exists — choose another path (nothing was written)",
+                                 error=True)
+        if not out.parent.is_dir():
+            return CommandResult(text=f"/export: no folder {out.parent} (nothing was written)", error=True)
     atomic_write_text(out, body)
-    return CommandResult(text=f"exported {len(events)} events to {out}", data={"path": str(out)})
+    return CommandResult(text=f"exported {len(events)} events to {out.resolve()}", data={"path": str(out.resolve())})
 
 
 def _current(engine: Engine) -> tuple[str, str, str, bool]:

@@ -71,6 +71,9 @@ class SlashCommands:
                 await self.turns.render_reset(r)
             if res.text and not res.error:
                 return
+        reloads = name in ("undo-compact", "undo-reset", "restore") and not res.error
+        if reloads:  # reload first: the confirmation must not be wiped by the transcript it brings back
+            await self.panels.load_session()
         match None if res.error else res.intent:
             case None | ReviewCompaction():  # reviews are compact_flow's; `--now --preview` shows the text
                 await self.show_result(line, res)
@@ -95,9 +98,7 @@ class SlashCommands:
                 from neotask_tui.tui.screens.help import HelpScreen
 
                 await app.push_screen_wait(HelpScreen(groups, self.key_bindings()))
-        if name in ("undo-compact", "undo-reset", "restore"):
-            await self.panels.load_session()
-        else:  # /model NAME: the status line names the next turn's model (full re-reads the choice)
+        if not reloads:  # /model NAME: the status line names the next turn's model (full re-reads the choice)
             await self.panels.refresh(full=name == "model" and not res.error)
 
     def key_bindings(self) -> list[tuple[str, str]]:

@@ -174,3 +174,65 @@ async def test_first_screen_welcomes_and_model_switches_without_a_restart(
                 assert "last call 41 in (reported)" in text
     finally:
         await engine.aclose()
+
+
+async def test_undo_compact_confirms_after_the_reload(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
+    key = engine.default_key()
+    for i in range(6):
+        provider.queue(f"Decision {i}: approach {i}. " + "detail " * 80)
+        await drain(engine.send(f"Question {i}: which approach? " + "context " * 80, key))
+    await engine.compact(key)
+    app = app_factory()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _run(pilot, app, "/undo-compact")
+        transcript = app.main.query_one(Transcript)
+        await wait_for(pilot, lambda: any(e.kind == "command" and "Compaction undone" in e.text
+                                          for e in transcript.entries), "the confirmation")
+        await pilot.pause(0.3)
+        assert any("Compaction undone" in e.text for e in transcript.entries)  # not wiped by the reload
+
+
+async def test_sessions_browser_says_why_a_session_was_archived(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
+    from neotask_tui.tui.screens.sessions import SessionsScreen
+
+    key = engine.default_key()
+    for i in range(6):
+        provider.queue(f"Decision {i}: approach {i}. " + "detail " * 80)
+        await drain(engine.send(f"Question {i}: which approach? " + "context " * 80, key))
+    first = engine.current_record(key).session_id
+    await engine.compact(key)
+    second = engine.current_record(key).session_id  # started by compaction, then archived by /new
+    await engine.new_session(key)
+    app = app_factory()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.shown, "the browser")
+        screen = app.screen
+        table = screen.query_one("#sessions-table")
+        states = {str(r["session_id"]): str(table.get_row_at(i)[-1])  # type: ignore[attr-defined]
+                  for i, r in enumerate(screen.shown)}  # type: ignore[attr-defined]
+        assert states[first] == "archived (compacted)"
+        assert states[second] == "archived"  # not "archived (compaction)": that is how it started
+
+
+async def test_inbox_shows_the_whole_why_of_the_selected_candidate(
+        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    from neotask_tui.engine.state.inbox import Candidate
+    from neotask_tui.tui.screens.inbox import InboxScreen
+
+    why = "you said 'always' about a tool choice that holds across projects, twice in this session"
+    agent = engine.parse_key(engine.default_key()).agent_id
+    await engine.state.inbox_add(agent, Candidate(text="I always prefer tabs over spaces", scope="user", reason=why,
+                                                  source_ids=[2], explicit=True,
+                                                  created_at="2026-03-14T15:09:26+00:00"))
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
+        await pilot.pause()
+        assert why in " ".join(" ".join(screen_lines(app)).split())

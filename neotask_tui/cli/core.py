@@ -118,7 +118,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                 ids = max((len(str(r["session_id"])) for r in rows), default=7)
                 cols = [Column("key", no_wrap=True, min_width=keys), Column("session", no_wrap=True, min_width=ids),
                         Column("last activity", overflow="fold")]
-                cols += ["in", "out", "cache r/w", "compactions"] if wide else ["in/out"]
+                cols += [Column(h) for h in (("in", "out", "cache r/w", "compactions") if wide else ("in/out",))]
                 t = Table(*cols, Column("state", no_wrap=True), box=box.HEAVY_HEAD if wide else None,
                           pad_edge=wide)
                 for r in rows:

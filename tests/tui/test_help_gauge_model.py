@@ -13,7 +13,6 @@ from neotask_tui.commands import REGISTRY
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp, make_app
-from neotask_tui.tui.screens.help import HelpScreen
 from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt
 from neotask_tui.tui.widgets.status import StatusBar
@@ -47,6 +46,8 @@ def screen_lines(app: NeotaskApp) -> list[str]:
 
 async def test_help_fits_a_140x40_screen_with_every_usage_and_description(
         app_factory: Callable[..., NeotaskApp]) -> None:
+    from neotask_tui.tui.screens.help import HelpScreen
+
     app = app_factory()
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")

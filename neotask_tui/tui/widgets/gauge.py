@@ -166,14 +166,14 @@ class TokenGauge(Widget):
             line1.append_text(numbers)
         else:
             # The legend stays after the first turn: the bar gives way first (down to 10 cells),
-            # then the legend drops its counts, and only then the legend itself.
+            # then the legend drops its counts (the bar down to 6), and only then the legend itself.
             legend = self.legend()
             room = width - numbers.cell_len
             if room - legend.cell_len < 10:
                 legend = self.legend(counts=False)
-            if room - legend.cell_len < 10:
+            if room - legend.cell_len < 6:
                 legend = Text()
-            bar_w = max(min(room - legend.cell_len, 60), 10)
+            bar_w = max(min(room - legend.cell_len, 60), 6 if legend else 10)
             used = 0
             for name, cells in self.bar_parts(bar_w):
                 colour = self._colour(dict((n, c) for n, _l, c in SECTIONS)[name])

@@ -103,7 +103,7 @@ class SlashCommands:
 
     def key_bindings(self) -> list[tuple[str, str]]:
         """The main screen's bindings with a description (remaps applied), for the help screen."""
-        rows: list[tuple[str, str]] = []
+        rows: list[tuple[str, str]] = [("enter", "Send the message (a /command runs it)")]
         seen: set[str] = set()
         for active in self.view.screen.active_bindings.values():
             b = active.binding
@@ -113,6 +113,12 @@ class SlashCommands:
                 continue
             seen.add(b.id or b.action)
             rows.append((self.app.get_key_display(b), b.description))
+        # The app's bindings that are off right now (Esc stops only a streaming reply; the one-key
+        # restore follows an automatic reset) are listed too, with their default key.
+        for item in type(self.app).BINDINGS:
+            if isinstance(item, Binding) and item.description and (item.id or item.action) not in seen:
+                seen.add(item.id or item.action)
+                rows.append((self.app.get_key_display(item), f"{item.description} (when available)"))
         return rows
 
     async def list_themes(self) -> None:

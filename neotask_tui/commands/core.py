@@ -226,7 +226,7 @@ async def _model(engine: Engine, key: str, args: str) -> CommandResult:
              "You can switch to (`/model NAME [MODEL]`, for this run):"]
     for o in options:
         mark = " ← current" if o.name == name else ""
-        state = "ready" if o.ready else "not configured"
+        state = "ready" if o.ready else "needs setup"
         lines.append(f"- `{o.name}` · {o.model} — {state}: {o.detail}{mark}")
     data = {"provider": name, "model": model, "reason": why,
             "options": [{"name": o.name, "model": o.model, "ready": o.ready, "detail": o.detail} for o in options]}

@@ -204,3 +204,11 @@ PASTE_PREVIEW_CHARS: Final = 600
 """At most this many characters of a folded message are shown before the toggle."""
 
 __all__ = ["Final"]
+
+# ---------------------------------------------------------------------------------------------
+# commands: what the slash commands show
+# ---------------------------------------------------------------------------------------------
+
+RECALL_SHOWN_LINES: Final = 4
+"""Lines of each ``/recall`` hit shown: the ones holding most of the query's terms, in passage
+order (the first lines when none does). A readability choice, not measured."""

@@ -108,7 +108,20 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     clean = not problems
     return {"data_dir": str(paths.data_dir()), "provider": provider, "sessions": len(records),
             "problems": problems, "fixed": fixed, "quarantined": quarantined, "clean": clean,
-            "memory_skipped": _memory_skipped(), "permissions": loose, "usable": True}
+            "memory_skipped": _memory_skipped(), "permissions": loose, "usable": True,
+            "memory_workspace": memory_workspace()}
+
+
+def memory_workspace() -> str:
+    """The default agent's memory workspace (``MEMORY.md``, ``memory/``, the inbox), for the report."""
+    from neotask_tui.config import load_settings
+    from neotask_tui.storage.keys import parse_key
+
+    try:
+        agent = parse_key(load_settings().general.default_key).agent_id
+    except Exception:  # a bad config or key is reported elsewhere; the default agent's folder is still right
+        agent = "main"
+    return str(paths.workspace_dir(agent))
 
 
 def _settings_problems(settings: Settings) -> list[str]:

@@ -202,6 +202,7 @@ class NeotaskApp(App[int]):
         try:
             with self.view.tolerant():
                 await self.load_session()
+                await self.panels.show_welcome()
         finally:  # only now: a message sent earlier would be wiped by the transcript load
             self.ready.set()
         from neotask_tui.tui.actions import watch_memory
@@ -450,6 +451,8 @@ class NeotaskApp(App[int]):
             await engine.set_session_config(self.key, never_recall=ids)
             side.remove_item(item.id)
             self.notify("won't be recalled again in this session")
+        with self.view.tolerant():  # the next call's estimate changes with what memory holds
+            await self.refresh_panels()
 
     async def on_unmount(self) -> None:
         if self.engine is not None and self.owns_engine:

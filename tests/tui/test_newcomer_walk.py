@@ -48,20 +48,37 @@ class Terminal:
         self.started = False
 
     def start(self) -> None:
-        """Start (or restart, after the app exited) the app in the session."""
+        """Start (or restart, after the app exited) the app in the session (without the COLUMNS and
+        LINES a test runner may export: they would override the pane's size)."""
         env = {"NEOTASK_HOME": str(self.home), "NEOTASK_PROVIDER_NAME": "scripted",
                "NEOTASK_PROVIDER_SCRIPT": str(self.home / "script.jsonl"), "NEOTASK_MEMORY_ENABLED": "false",
                "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"}
         cmd = (" ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
                + f" {shlex.quote(sys.executable)} -m neotask_tui; echo NEOTASK-EXITED $?; sleep 600")
-        if self.started:
-            subprocess.run(["tmux", "respawn-pane", "-k", "-c", str(ROOT), "-t", self.name, f"env {cmd}"],
-                           check=True)
-        else:
+        if not self.started:
+            # The session starts with a placeholder: a detached session's pane can begin at tmux's
+            # default 80x24 and be resized a moment later, and an app that started in that moment
+            # drew at 80 columns. The app itself is (re)spawned into the settled pane below.
             w, h = self.size
             subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-c", str(ROOT), "-x", str(w),
-                            "-y", str(h), f"env {cmd}"], check=True)
+                            "-y", str(h), "sleep 600"], check=True)
             self.started = True
+            self.wait_size()
+        subprocess.run(["tmux", "respawn-pane", "-k", "-c", str(ROOT), "-t", self.name,
+                        f"env -u COLUMNS -u LINES {cmd}"], check=True)
+
+    def wait_size(self) -> None:
+        """Wait until the pane has the size asked for."""
+        want = f"{self.size[0]}x{self.size[1]}"
+        deadline = time.monotonic() + LIMIT
+        got = ""
+        while time.monotonic() < deadline:
+            got = subprocess.run(["tmux", "display", "-p", "-t", self.name, "#{pane_width}x#{pane_height}"],
+                                 check=True, capture_output=True, text=True).stdout.strip()
+            if got == want:
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"the tmux pane is {got}, not {want}")
 
     def close(self) -> None:
         if self.started:
@@ -160,13 +177,17 @@ def test_newcomer_walk_by_keys_alone(terminal: Callable[[tuple[int, int]], Termi
     t.keys("F6")  # back to the prompt
     t.wait_footer(lambda f: "f6 Focus" in f and not f.startswith(("e Edit", "o Open")), "the prompt")
 
-    # /help lists the commands.
+    # /help opens every command, grouped, in one dialog that fits the screen; k shows the keys; Esc closes.
     t.type("/help")
     t.keys("Enter")
-    t.wait(lambda s: sum(c in s for c in ("/new", "/compact", "/undo-compact", "/sessions", "/context")) >= 2,
-           "the /help table")
-    t.keys("PPage")  # PageUp from the prompt scrolls a long /help
-    t.wait(lambda s: f"r3 line {REPLY_LINES}" not in s, "the /help scrolled")
+    t.wait(lambda s: all(c in s for c in ("/new", "/reset", "/compact", "/undo-compact", "/sessions", "/context",
+                                          "/remember")), "the commands in /help")
+    t.keys("NPage")  # the rest by keyboard (at 140x40 it all fits)
+    t.wait(lambda s: "/quit" in s, "the end of /help")
+    t.keys("k")
+    t.wait(lambda s: "F6" in s or "f6" in s, "the key list")
+    t.keys("Escape")
+    _main_ready(t)
 
     # F4: what the next call sends (the user's own messages among it); Esc goes back.
     t.keys("F4")

@@ -178,4 +178,17 @@ STATE_CLASSIFY_THREAD_CHARS: Final = 2000
 """A user message longer than this (after the cap above) is classified in a worker thread, off the
 event loop; a shorter one inline (a thread hop costs more than classifying it). Set with the cap."""
 
+# ---------------------------------------------------------------------------------------------
+# providers.local: cancelling the bundled model (bench/stop.py)
+# ---------------------------------------------------------------------------------------------
+
+LOCAL_PREFILL_CHUNK_TOKENS: Final = 256
+"""Prompt tokens the local provider evaluates between two checks of the stop flag (llama.cpp's
+abort callback also stops a chunk part-way). Smaller chunks notice a cancel sooner without the
+callback but read the prompt more slowly; ``bench/stop.py`` measures cancel → worker finished."""
+
+LOCAL_CLOSE_WAIT_SECONDS: Final = 5.0
+"""How long closing waits for a cancelled local generation to let go of the model before the
+model is left to the process exit (a quit never waits longer, and says it is finishing)."""
+
 __all__ = ["Final"]

@@ -12,7 +12,8 @@ compaction parses it, then the guard checks it. A reply is *usable* when it is i
 required items (identifiers, "do not" rules). ``seconds`` is the wall time of each reply; the
 summary of a run says how many replies were usable and the median time.
 
-Usage: ``python bench/summarizer.py [--model-path GGUF] [--max-tokens 600] [--max-repairs 1]``
+Usage: ``python bench/summarizer.py [--model-path GGUF] [--max-tokens 600] [--max-repairs 1]
+[--conversations N]`` (each run's figures also go to stderr as it finishes)
 (the bundled SmolLM2-135M-Instruct by default, greedy decoding).
 """
 
@@ -22,6 +23,7 @@ import argparse
 import asyncio
 import json
 import statistics
+import sys
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -101,10 +103,14 @@ async def main() -> None:
     ap.add_argument("--model-path", default=None)
     ap.add_argument("--max-tokens", type=int, default=600)
     ap.add_argument("--max-repairs", type=int, default=1)
+    ap.add_argument("--conversations", type=int, default=len(CONVERSATIONS))
     args = ap.parse_args()
     provider = LocalProvider(model_path=args.model_path, temperature=0.0, seed=1)
     await provider.load()
-    runs = [await one(provider, c, args.max_tokens, args.max_repairs) for c in CONVERSATIONS]
+    runs = []
+    for c in CONVERSATIONS[:args.conversations]:
+        runs.append(await one(provider, c, args.max_tokens, args.max_repairs))
+        print(json.dumps(runs[-1]), file=sys.stderr, flush=True)  # progress: a slow machine takes minutes
     await provider.aclose()
     print(json.dumps({
         "model": provider.model,

@@ -203,6 +203,19 @@ PASTE_PREVIEW_LINES: Final = 6
 PASTE_PREVIEW_CHARS: Final = 600
 """At most this many characters of a folded message are shown before the toggle."""
 
+# ---------------------------------------------------------------------------------------------
+# providers.local: cancelling the bundled model (bench/stop.py)
+# ---------------------------------------------------------------------------------------------
+
+LOCAL_PREFILL_CHUNK_TOKENS: Final = 256
+"""Prompt tokens the local provider evaluates between two checks of the stop flag (llama.cpp's
+abort callback also stops a chunk part-way). Smaller chunks notice a cancel sooner without the
+callback but read the prompt more slowly; ``bench/stop.py`` measures cancel → worker finished."""
+
+LOCAL_CLOSE_WAIT_SECONDS: Final = 5.0
+"""How long closing waits for a cancelled local generation to let go of the model before the
+model is left to the process exit (a quit never waits longer, and says it is finishing)."""
+
 __all__ = ["Final"]
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ Responses use HTTP/1.1 chunked transfer encoding like real servers, so a "cut" s
 closed without the terminating chunk) is seen by the client as a broken body, not a clean end.
 
 Faults (``Reply.fault``): ``hang`` (never answer: client timeout), ``stall`` (send the chunks, then
-go silent), ``malformed`` (send the chunks, then an SSE event whose data is not JSON), ``cut``
+go silent), ``endless`` (repeat the last chunk until the client closes the connection, then set
+``client_gone``), ``malformed`` (send the chunks, then an SSE event whose data is not JSON), ``cut``
 (send the chunks, then drop the connection), ``error_event`` (send the chunks, then an error event as
 the real APIs do when they fail mid-stream). :func:`refused_url` gives a URL whose port is closed.
 """
@@ -69,7 +70,7 @@ class Reply:
     status_code: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     error: dict[str, Any] | None = None
-    fault: str | None = None  # None | "hang" | "stall" | "malformed" | "cut" | "error_event"
+    fault: str | None = None  # None | "hang" | "stall" | "endless" | "malformed" | "cut" | "error_event"
 
     @classmethod
     def status(cls, code: int, *, headers: dict[str, str] | None = None, message: str = "",
@@ -125,6 +126,14 @@ class _Handler(BaseHTTPRequestHandler):
         events = owner.events(reply, body)
         for ev in events:
             self._chunk(ev)
+        if reply.fault == "endless":  # keep streaming the last chunk until the client hangs up
+            try:
+                while not owner.closing.wait(0.02):
+                    self._chunk(events[-1])
+            except OSError:
+                owner.client_gone.set()
+            self.close_connection = True
+            return
         if reply.fault == "stall":
             owner.closing.wait()
             self.close_connection = True
@@ -170,6 +179,8 @@ class ProtocolServer:
         self.request_headers: list[dict[str, str]] = []
         self.paths: list[str] = []
         self.closing = threading.Event()
+        self.client_gone = threading.Event()
+        """Set when a client closed an ``endless`` stream (the server's write failed)."""
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
 

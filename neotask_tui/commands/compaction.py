@@ -37,6 +37,8 @@ def describe(res: CompactionResult) -> str:
     meta = f"{d['tokens_before']:,} → {d['tokens_after']:,} tokens · summary by {d['model']}"
     if d.get("fallback"):
         meta += f" (fallback: {d.get('fallback_reason')})"
+    elif d.get("summarizer_note"):
+        meta += f" ({d['summarizer_note']})"
     if d.get("rebuild"):
         meta += " · rebuilt from primary events"
     out = [f"**{head}** · {meta}", "", d["summary"] or "_(empty summary)_"]

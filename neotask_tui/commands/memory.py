@@ -29,6 +29,8 @@ async def _remember(engine: Engine, key: str, args: str) -> CommandResult:
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
     r = await asyncio.to_thread(mem.add, agent, args.strip(), source="user")
+    if r.existing:
+        return CommandResult(text=f"already remembered in {r.path}:{r.line_start} — nothing added", data=r)
     note = f" ({r.redacted} secret(s) redacted: [REDACTED:…] in their place)" if r.redacted else ""
     return CommandResult(text=f"remembered in {r.path}{note}", data=r)
 

@@ -22,7 +22,7 @@ from neotask_tui import paths, tuning
 from neotask_tui.config import MemorySettings
 from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFile, read_text, read_tombstones
 from neotask_tui.memory.forget import forget_chunk
-from neotask_tui.memory.index.chunking import ENTRY_RE, format_entry, token_counter
+from neotask_tui.memory.index.chunking import ENTRY_RE, find_entry, format_entry, place_entry, token_counter
 from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope
 from neotask_tui.memory.index.store import ROW_COLUMNS, ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
@@ -363,6 +363,10 @@ class MemoryService:
     ) -> AddReceipt:
         """Append a dated entry to a memory file (atomic rewrite) and index it.
 
+        The entry goes to the file's ``## Remembered`` section (created at the end when missing).
+        When an entry or bullet with the same words is already in the file nothing is written and
+        the receipt points at it (``existing=True``): adding is idempotent.
+
         Args:
             agent_id: Whose memory.
             text: The entry; secrets are redacted before it is written (whatever the source).
@@ -395,13 +399,15 @@ class MemoryService:
             path = self.resolve(agent_id, file)
             if not old and file == MEMORY_FILE:
                 old = "# Memory\n"
-            sep = "" if not old or old.endswith("\n\n") else ("\n" if old.endswith("\n") else "\n\n")
-            entry = format_entry(body, when=datetime.now(), source=source, scope=scope)
-            new = old + sep + entry
-            start = new[: len(new) - len(entry)].count("\n") + 1
-            end = start + entry.count("\n") - 1
-            paths.ensure_dir(path.parent)
-            atomic_write_text(path, new)
+            found = find_entry(old, body)
+            if found is not None:  # the same words are already there: a second copy is never written
+                start, end = found
+            else:
+                entry = format_entry(body, when=datetime.now(), source=source, scope=scope)
+                new, start = place_entry(old, entry)
+                end = start + entry.count("\n") - 1
+                paths.ensure_dir(path.parent)
+                atomic_write_text(path, new)
             rel = check_rel_path(file)
             stats = self.sync(agent_id, only=[rel])
             snap = self.store.snapshot()
@@ -410,7 +416,7 @@ class MemoryService:
                 if snap.cols["agent_id"][i] == agent_id and snap.cols["path"][i] == rel
                 and snap.cols["line_start"][i] <= end and snap.cols["line_end"][i] >= start
             ]
-        return AddReceipt(rel, start, end, body, n_red, ids, stats)
+        return AddReceipt(rel, start, end, body, n_red, ids, stats, existing=found is not None)
 
     def search(
         self, query: str, *, agent_id: str, k: int = 8, scopes: Sequence[str] | None = None,

@@ -79,6 +79,8 @@ class AddReceipt:
         redacted: Number of secrets replaced before writing.
         chunk_ids: Chunks of the file that now hold the entry.
         stats: The reindex of that file.
+        existing: The same text was already in the file: nothing was written, the lines are the
+            existing entry's.
     """
 
     path: str
@@ -88,6 +90,7 @@ class AddReceipt:
     redacted: int
     chunk_ids: list[str]
     stats: ReindexStats
+    existing: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""

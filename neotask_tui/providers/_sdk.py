@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import aclosing
 from typing import Any
 
 from neotask_tui.providers._retry import with_retries
@@ -90,8 +91,11 @@ class SdkProvider:
         """Pass the events through; an error's message never shows the configured API key or URL
         credentials (a server may echo the Authorization header back in its error body)."""
         try:
-            async for item in events:
-                yield item
+            # aclosing: a consumer that stops (Esc) closes the HTTP stream now, not when the
+            # abandoned generators happen to be collected.
+            async with aclosing(events):  # type: ignore[type-var]
+                async for item in events:
+                    yield item
         except ProviderError as e:
             masked = self.mask(str(e))
             if masked == str(e):

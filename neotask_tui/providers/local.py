@@ -6,9 +6,10 @@ itself is never imported). Any other GGUF can be configured (``provider.local_mo
 Threading: ``llama_cpp`` is imported and the model loaded in a worker thread (:meth:`load`), with
 progress messages delivered on the event loop. Each :meth:`stream` generates in its own thread that
 feeds an asyncio queue; when the consumer stops iterating (the async generator is closed) a stop
-flag ends generation after the current token. One generation runs at a time (a lock), since a
-llama.cpp context is not thread-safe. Usage numbers are exact token counts from the model's own
-tokenizer.
+flag ends generation after the current token, and while the prompt is being read llama.cpp's
+abort callback ends it within one compute-graph node (:meth:`LocalProvider._prefill`). One
+generation runs at a time (a lock), since a llama.cpp context is not thread-safe. Usage numbers
+are exact token counts from the model's own tokenizer.
 
 Special tokens: the prompt is built token by token (:meth:`LocalProvider.prompt_tokens`). Only the
 template's own markers (``<|im_start|>``, ``<|im_end|>``) are special; every role name and every
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import logging
 import os
 import threading
 import time
@@ -39,6 +41,7 @@ from neotask_tui.providers.base import (
     ToolSpec,
     Usage,
 )
+from neotask_tui.tuning import LOCAL_CLOSE_WAIT_SECONDS, LOCAL_PREFILL_CHUNK_TOKENS
 
 if TYPE_CHECKING:
     from neotask_tui.config import Settings
@@ -203,6 +206,11 @@ class LocalProvider:
         return self._llm is not None
 
     @property
+    def cached_tokens(self) -> int:
+        """Tokens the model's KV cache holds (the last prompt read and reply written; 0 unloaded)."""
+        return int(self._llm.n_tokens) if self._llm is not None else 0
+
+    @property
     def model_path(self) -> Path:
         """The GGUF file this provider runs.
 
@@ -247,6 +255,9 @@ class LocalProvider:
                 llm = Llama(model_path=str(path), **kwargs)
             except (ValueError, RuntimeError, OSError) as e:
                 raise ProviderError("model", f"cannot load {path}: {e}") from None
+            # llama.cpp logs an aborted decode (a cancel) as an error on stderr, which would draw
+            # over the TUI; a real failure reaches the user as a ProviderError either way.
+            logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)
             stops = {llm.token_eos()}
             for text in STOP_TEXTS:
                 toks = llm.tokenize(text.encode(), add_bos=False, special=True)
@@ -373,9 +384,12 @@ class LocalProvider:
                     ))
                     return
                 limit = min(max_tokens, room)
+                if not self._prefill(llm, tokens, stop):
+                    return  # cancelled while reading the prompt: nobody is waiting for an answer
                 decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
                 produced = 0
                 reason = "length"
+                # The prompt but its last token is in the KV cache: generate() reuses it as a prefix.
                 for tok in llm.generate(tokens, reset=True, **self._sampling):
                     if stop.is_set():
                         reason = "cancelled"
@@ -394,11 +408,55 @@ class LocalProvider:
                     put(TextDelta(tail))
                 put(StreamEnd(Usage(input_tokens=len(tokens), output_tokens=produced), stop_reason=reason))
             except Exception as e:  # llama.cpp failures must reach the consumer, not kill the thread
+                if stop.is_set():
+                    return  # an aborted decode after a cancel: not a failure anyone waits for
                 kind: ErrorKind = "context_overflow" if "context" in str(e).lower() else "model"
                 put(ProviderError(kind, f"local model failed: {e}"))
 
+    def _prefill(self, llm: Any, tokens: list[int], stop: threading.Event) -> bool:
+        """Evaluate the prompt but its last token, abortable; False when ``stop`` was set.
+
+        Prompt processing is the long part of a call (a pasted file: thousands of tokens, minutes on
+        a busy machine) and ``Llama.generate`` offers no way out of it. Here the prompt is evaluated
+        in chunks of :data:`~neotask_tui.tuning.LOCAL_PREFILL_CHUNK_TOKENS` with ``stop`` checked
+        between them, and llama.cpp's abort callback (checked between the compute graph's nodes)
+        reads ``stop`` meanwhile, so a cancel ends the work within one graph node. The callback is
+        only installed here: per generated token it would take the GIL hundreds of times.
+
+        The tokens the KV cache already holds (the previous call's prompt and reply) are kept, as
+        ``generate`` would keep them.
+        """
+        import llama_cpp
+
+        end = len(tokens) - 1
+        held = llm.input_ids
+        same = 0
+        while same < min(int(llm.n_tokens), end) and int(held[same]) == tokens[same]:
+            same += 1
+        llm.n_tokens = same  # eval() drops the cache from here on
+
+        def aborted(_data: Any) -> bool:
+            return stop.is_set()
+
+        callback = llama_cpp.ggml_abort_callback(aborted)
+        llama_cpp.llama_set_abort_callback(llm.ctx, callback, None)
+        try:
+            for at in range(same, end, LOCAL_PREFILL_CHUNK_TOKENS):
+                if stop.is_set():
+                    return False
+                llm.eval(tokens[at:min(at + LOCAL_PREFILL_CHUNK_TOKENS, end)])
+        except RuntimeError:
+            if stop.is_set():
+                llm.n_tokens = same
+                return False
+            raise
+        finally:
+            llama_cpp.llama_set_abort_callback(llm.ctx, llama_cpp.ggml_abort_callback(), None)
+        return not stop.is_set()
+
     async def aclose(self) -> None:
-        """Stop any generation, wait for it, and free the model."""
+        """Stop any generation, wait for it (at most :data:`~neotask_tui.tuning.LOCAL_CLOSE_WAIT_SECONDS`),
+        and free the model."""
         for ev in list(self._active):
             ev.set()
         llm = self._llm
@@ -406,8 +464,14 @@ class LocalProvider:
             return
 
         def close() -> None:
-            with self._gen_lock:
+            # A cancelled generation stops within one compute-graph node; should llama.cpp still
+            # not let go, the model is left to the process exit rather than hanging the quit.
+            if not self._gen_lock.acquire(timeout=LOCAL_CLOSE_WAIT_SECONDS):
+                return
+            try:
                 self._llm = None
                 llm.close()
+            finally:
+                self._gen_lock.release()
 
         await asyncio.to_thread(close)

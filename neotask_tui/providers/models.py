@@ -26,7 +26,7 @@ STAND_IN_PROVIDERS = frozenset({"scripted"})
 """Providers that stand in for any model (the testing aid): priced like the model they name, and
 never billed for a model the table does not list."""
 _PRICE_FIELDS = ("input", "output", "cache_read", "cache_write")
-_FIELDS = frozenset({"provider", "context_window", *_PRICE_FIELDS})
+_FIELDS = frozenset({"provider", "context_window", "summaries", *_PRICE_FIELDS})
 _BOUNDARY = "-:@_"
 
 
@@ -48,6 +48,9 @@ class ModelInfo:
         cache_write: USD per million tokens written to the prompt cache (None = unknown).
         known: Whether the model was found in the table under this provider (prices apply).
         entry: The table entry that matched (e.g. ``gpt-4o`` for ``gpt-4o-2024-08-06``), or None.
+        summaries: Whether the model writes a usable compaction summary (table field
+            ``summaries``, default true). False where it was measured not to (``bench/summarizer.py``):
+            compaction then uses the extractive summary without asking the model.
     """
 
     name: str
@@ -59,6 +62,7 @@ class ModelInfo:
     cache_write: float | None = None
     known: bool = False
     entry: str | None = None
+    summaries: bool = True
 
 
 def _validate(where: str, table: Any, *, partial: bool) -> dict[str, dict[str, Any]]:
@@ -80,6 +84,8 @@ def _validate(where: str, table: Any, *, partial: bool) -> dict[str, dict[str, A
                 raise ModelTableError(f"{at}: unknown field (expected one of {', '.join(sorted(_FIELDS))})")
             if key == "provider" and not (isinstance(value, str) and value):
                 raise ModelTableError(f"{at}: expected a provider name")
+            if key == "summaries" and not isinstance(value, bool):
+                raise ModelTableError(f"{at}: expected true or false")
             if key == "context_window" and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ModelTableError(f"{at}: expected a positive integer")
             if key in _PRICE_FIELDS and (
@@ -201,6 +207,7 @@ def lookup_model(provider: str, model: str) -> ModelInfo:
         cache_write=prices["cache_write"],
         known=same,
         entry=key,
+        summaries=bool(entry.get("summaries", True)),  # a property of the model, whoever serves it
     )
 
 

@@ -78,7 +78,7 @@ class SlashCommands:
             case None | ReviewCompaction():  # reviews are compact_flow's; `--now --preview` shows the text
                 await self.show_result(line, res)
             case Quit():
-                app.exit(0)
+                await app.run_action("quit")
                 return
             case ListThemes():
                 await self.list_themes()

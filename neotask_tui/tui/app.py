@@ -9,6 +9,7 @@ Every engine call runs in a worker; widgets only render what the engine yields.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,6 +36,7 @@ from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_alt_enter_as
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
 from neotask_tui.tui.widgets.transcript import Transcript
+from neotask_tui.tuning import LOCAL_CLOSE_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from neotask_tui.config import Settings
@@ -252,6 +254,24 @@ class NeotaskApp(App[int]):
         """Stop a streaming reply (the partial text is kept, marked interrupted)."""
         if self.streaming and self._turn is not None:
             self._turn.cancel()
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q / ``/quit``: stop what runs, say "finishing…" while the model lets go, then exit.
+
+        The screen stays up meanwhile (a quit never goes blank while it waits), and the wait is
+        bounded: the local model stops within one compute step and closing gives it at most
+        :data:`~neotask_tui.tuning.LOCAL_CLOSE_WAIT_SECONDS`.
+        """
+        engine = self.engine
+        if self.streaming and self._turn is not None:
+            self.view.status.activity = "finishing… (stopping the reply)"
+            self._turn.cancel()
+            with contextlib.suppress(Exception):  # cancelled or failed: either way it is over
+                await asyncio.wait_for(self._turn.wait(), LOCAL_CLOSE_WAIT_SECONDS)
+        if engine is not None and self.owns_engine and engine.provider is not None:
+            self.view.status.activity = "finishing… (releasing the model)"
+            await engine.aclose()  # on_unmount's close is then a no-op
+        self.exit()
 
     def action_interrupt(self) -> None:
         """Ctrl+C: stop a streaming reply, else copy the selection, else explain how to quit."""

@@ -50,7 +50,8 @@ async def test_accept_writes_memory_with_source_and_timestamp(engine: Engine) ->
     assert e.status == "accepted" and e.decided_at and "directly" in (e.memory or "")
     md = memory_md()
     stamp = f"{engine.now().astimezone():%Y-%m-%d %H:%M}"
-    assert md == f"# Memory\n\n- {stamp} [inbox scope=user] Всегда присылай мне сначала краткое резюме\n"
+    entry = f"- {stamp} [inbox scope=user] Всегда присылай мне сначала краткое резюме\n"
+    assert md == f"# Memory\n\n## Remembered\n\n{entry}"
     # Provenance stays with the inbox entry: source events, session, decision time.
     [kept] = await st(engine).inbox_list("main", status="accepted")
     assert kept.source_ids and kept.session_id == engine.current_record(KEY).session_id
@@ -184,5 +185,44 @@ async def test_accept_goes_through_the_memory_service_and_is_searchable(clock: C
         hits = mem.search("which database for new services?", agent_id="main", k=3)
         assert any("PostgreSQL" in h.text for h in hits)
         assert mem.search("PostgreSQL", agent_id="other", k=3) == []
+    finally:
+        await eng.aclose()
+
+
+async def test_accept_after_an_interrupted_accept_writes_no_duplicate(engine: Engine) -> None:
+    """A crash between the memory write and the inbox update left the text in MEMORY.md and the
+    entry pending: accepting again finishes the accept without a second copy."""
+    await say(engine, "Always run the linter before committing.")
+    md = paths.workspace_dir("main") / "MEMORY.md"
+    md.parent.mkdir(parents=True, exist_ok=True)
+    md.write_text("# Memory\n\n## Remembered\n\n- 2026-01-01 10:00 [inbox scope=user] Always run the linter "
+                  "before committing\n", encoding="utf-8")
+    e = await st(engine).inbox_accept("main", 1)
+    assert e.status == "accepted"
+    assert memory_md().count("Always run the linter before committing") == 1
+    assert await st(engine).inbox_list("main") == []
+
+
+async def test_a_cancelled_accept_still_records_the_decision(clock: Clock) -> None:
+    """Closing the inbox screen cancels its worker mid-accept: the memory write and the entry's
+    status change still happen together, and accepting again neither succeeds nor writes twice."""
+    import asyncio
+
+    from neotask_tui.memory.service import MemoryService
+
+    settings = make_settings()
+    settings.memory.enabled = True
+    mem = MemoryService(settings.memory)
+    eng = Engine(settings, provider=ScriptedProvider(), clock=clock, memory=mem)
+    try:
+        await say(eng, "Always use PostgreSQL for new services.")
+        task = asyncio.ensure_future(st(eng).inbox_accept("main", 1))
+        while "PostgreSQL" not in memory_md() and not task.done():
+            await asyncio.sleep(0.005)
+        task.cancel()
+        with pytest.raises(InboxError, match="already accepted"):
+            await st(eng).inbox_accept("main", 1)
+        assert memory_md().count("Always use PostgreSQL for new services") == 1
+        assert [x.status for x in await st(eng).inbox_list("main", status=None)] == ["accepted"]
     finally:
         await eng.aclose()

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from neotask_tui.engine.events import Notice
 from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.state.manager import StateError
 from neotask_tui.engine.state.model import fold
@@ -330,3 +331,31 @@ async def test_open_questions_resolve_by_position_and_text(engine: Engine) -> No
     await s.resolve_open_question(KEY, "1")
     assert fields(engine) == {}
     assert audit_reasons(engine)["open_questions=confirm timezone of import"] == "resolved: UTC"
+
+
+async def test_just_for_today_keeps_the_value_and_ends_at_local_midnight(
+    engine: Engine, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    try:
+        clock.set(datetime(2025, 3, 1, 10, 0, tzinfo=UTC))  # 11:00 in Berlin
+        prov = engine.provider
+        assert isinstance(prov, ScriptedProvider)
+        prov.queue("ok")
+        notices = [e.text for e in [x async for x in engine.send("Just for today answer briefly", KEY)]
+                   if isinstance(e, Notice)]
+        [entry] = [e for e in st(engine).get(KEY).active if e.field == "temporary_preferences"]
+        assert entry.value == "answer briefly"
+        assert entry.expires_at == datetime(2025, 3, 1, 23, 0, tzinfo=UTC)  # midnight in Berlin
+        assert any("until the end of the day" in n for n in notices)
+        clock.set(datetime(2025, 3, 1, 22, 59, tzinfo=UTC))
+        assert fields(engine)["temporary_preferences"] == ["answer briefly"]
+        clock.set(datetime(2025, 3, 1, 23, 1, tzinfo=UTC))
+        assert "temporary_preferences" not in fields(engine)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+

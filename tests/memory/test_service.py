@@ -369,3 +369,37 @@ def test_a_hit_says_where_it_is_and_memory_get_reads_it_back(mem: MemoryService)
     # The model may hand a source back to memory_get as the path.
     assert "51820" in str(handle_tool(mem, "main", "memory_get", {"path": "transcripts/s1#e:2"}))
     assert "Lunch is at noon." in str(handle_tool(mem, "main", "memory_get", {"path": file_source}))
+
+
+def test_entries_go_to_their_own_heading_not_the_last_one(mem: MemoryService) -> None:
+    md = _ws(mem) / "MEMORY.md"
+    _write(md, "# Memory\n\nSome notes.\n\n## Pets\n\n- Rex is a dog.\n")
+    first = mem.add("main", "The staging port is 5433.")
+    second = mem.add("main", "Deploys happen on Tuesdays.")
+    text = md.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert lines[:7] == ["# Memory", "", "Some notes.", "", "## Pets", "", "- Rex is a dog."]
+    assert lines[7:10] == ["", "## Remembered", ""]
+    assert lines[first.line_start - 1].endswith("[user] The staging port is 5433.")
+    assert second.line_start == first.line_end + 1
+    assert lines[second.line_start - 1].endswith("[user] Deploys happen on Tuesdays.")
+    # A heading the user adds later does not capture the next entry.
+    _write(md, text + "\n## Work\n\n- Uses vim.\n")
+    third = mem.add("main", "Lunch is at noon.")
+    lines = md.read_text(encoding="utf-8").splitlines()
+    assert third.line_start == second.line_end + 1
+    assert lines[third.line_start - 1].endswith("[user] Lunch is at noon.")
+    assert lines[third.line_start:third.line_start + 4] == ["", "## Work", "", "- Uses vim."]
+    hit = mem.search("when is lunch", agent_id="main", k=1)[0]
+    assert "Lunch is at noon" in hit.text and "Work" not in hit.text
+
+
+def test_adding_the_same_words_again_writes_no_second_copy(mem: MemoryService) -> None:
+    first = mem.add("main", "My cat is called Pixel.")
+    again = mem.add("main", "my cat is called  Pixel", source="inbox", scope="user")
+    text = (_ws(mem) / "MEMORY.md").read_text(encoding="utf-8")
+    assert text.count("called Pixel") == 1
+    assert again.existing and not first.existing
+    assert (again.line_start, again.line_end) == (first.line_start, first.line_end)
+    mem.forget("main", "cat called Pixel")
+    assert all("Pixel" not in h.text for h in mem.search("Pixel cat", agent_id="main", k=10))

@@ -124,6 +124,33 @@ async def test_closing_the_stream_stops_generation(model: LocalProvider) -> None
 
 
 @pytest.mark.model
+async def test_cancelling_while_the_prompt_is_read_stops_the_worker(model: LocalProvider) -> None:
+    """A long paste: the cancel arrives while llama.cpp reads the prompt, which ``generate`` alone
+    cannot interrupt. The worker ends without reading the rest of the prompt."""
+    long = [ChatMessage("user", "The quick brown fox jumps over the lazy dog by the river. " * 520)]
+    prompt = len(model.prompt_tokens(long))
+    assert prompt > 6000
+
+    async def consume() -> None:
+        async for _ in model.stream(long, max_tokens=8):
+            pass
+
+    task = asyncio.ensure_future(consume())
+    while not any(t.name == "neotask-llama" for t in threading.enumerate()):
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for t in threading.enumerate():
+        if t.name == "neotask-llama":
+            t.join(timeout=120)
+            assert not t.is_alive()
+    assert model.cached_tokens < prompt - 1  # stopped part-way through the prompt
+    got = await collect(model.stream(HELLO, max_tokens=4))
+    assert got.error is None and got.text and got.end is not None
+
+
+@pytest.mark.model
 def test_loading_does_not_swallow_stdout_written_meanwhile(tmp_path: Path) -> None:
     """llama-cpp-python redirects fd 1/2 to /dev/null while loading; the TUI must keep drawing."""
     code = (

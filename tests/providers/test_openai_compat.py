@@ -238,3 +238,33 @@ def test_official_api_gets_max_completion_tokens_others_max_tokens() -> None:
     assert official["max_completion_tokens"] == 99 and "max_tokens" not in official
     other = make("http://127.0.0.1:1/v1").request_body(MESSAGES)
     assert other["max_tokens"] == 512 and "max_completion_tokens" not in other
+
+
+@pytest.mark.parametrize("how", ["cancel", "aclose"])
+async def test_stopping_a_reply_closes_the_http_stream(how: str) -> None:
+    """Esc cancels the turn's task (the REPL's Ctrl+C too); a consumer may also just close the
+    stream. Either way the connection is closed, so the server stops generating."""
+    import asyncio
+
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["a", "b"], fault="endless"))
+        p = make(srv.base_url)
+        stream = p.stream(MESSAGES)
+        if how == "cancel":
+            seen = asyncio.Event()
+
+            async def consume() -> None:
+                async for _ in stream:
+                    seen.set()
+
+            task = asyncio.ensure_future(consume())
+            await seen.wait()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        else:
+            await anext(stream)
+            await stream.aclose()  # type: ignore[attr-defined]
+        gone = await asyncio.to_thread(srv.client_gone.wait, 30)
+        await p.aclose()
+    assert gone

@@ -47,7 +47,7 @@ from neotask_tui.engine.ports import ProviderSource, Sessions
 from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import ChatMessage, Provider, ProviderError, Role, StreamEnd, TextDelta
-from neotask_tui.providers.models import DEFAULT_CONTEXT_WINDOW
+from neotask_tui.providers.models import DEFAULT_CONTEXT_WINDOW, ModelInfo
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.transcript import append_events
@@ -82,6 +82,8 @@ class CompactionHost(Sessions, ProviderSource, Protocol):
 
     def window(self) -> int: ...
 
+    def model_info(self) -> ModelInfo: ...
+
 
 @dataclass
 class CompactionResult:
@@ -109,6 +111,8 @@ class CompactionResult:
         reason: ``auto``, ``manual``, ``overflow`` or ``rebuild``.
         candidates: Memory-flush candidates proposed to the promotion inbox.
         issues: Parser notes on the model output (uncited lines, bad citations...).
+        summarizer_note: Why the extractive summarizer wrote it although no model failed (the
+            model cannot write a usable summary: its table entry says ``summaries = false``).
     """
 
     key: str
@@ -132,6 +136,7 @@ class CompactionResult:
     reason: str = "manual"
     candidates: list[dict[str, Any]] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
+    summarizer_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (``--json``, the TUI review modal)."""
@@ -245,6 +250,8 @@ class Compactor:
             model, fb_reason, issues = REVIEWED_MODEL, None, list(summary.issues)
         else:
             summary, model, fb_reason, issues = await self._summarize(source, previous, instructions, valid)
+        by_policy = self.use_model and model == EXTRACTIVE_MODEL and fb_reason is None and bool(source)
+        note = self.summarizer_note() if by_policy else None
         known = _known_secrets(source)
         items = _scrub_items(items, known)
         _scrub_summary(summary, known)
@@ -268,7 +275,7 @@ class Compactor:
             repaired=[r.to_dict() for r in report.repaired], dropped=[d.to_dict() for d in report.dropped],
             cited=summary.cited_ids(), instructions=instructions, preview=preview, rebuild=rebuild,
             reason="rebuild" if rebuild and reason == "manual" else reason, candidates=candidates,
-            issues=issues,
+            issues=issues, summarizer_note=note,
         )
         if preview:
             return result
@@ -288,8 +295,8 @@ class Compactor:
                                    instructions=instructions, previous=previous)
             return s, EXTRACTIVE_MODEL, why, []
 
-        if not source or not self.use_model:
-            return extractive(None)
+        if not source or not self.use_model or self.summarizer_note() is not None:
+            return extractive(None)  # never wait for a reply that would be thrown away
         provider = eng.provider
         if provider is None:
             try:
@@ -315,6 +322,18 @@ class Compactor:
             return extractive(f"{e.kind if isinstance(e, ProviderError) else type(e).__name__}: {e}")
         final = parse_summary(prev_text or "", valid_ids=valid)
         return final, provider.model or provider.name, None, issues
+
+    def summarizer_note(self) -> str | None:
+        """Why the model is not asked for a summary (its table entry says it cannot write a usable
+        one), or None: the model is asked, within ``compaction.timeout_seconds``."""
+        try:
+            info = self.engine.model_info()
+        except Exception:  # an unreadable model table: ask the model, the fallback still guards
+            return None
+        if info.summaries:
+            return None
+        return (f"{info.name} cannot write a usable summary (model table: summaries = false, "
+                "measured by bench/summarizer.py), so it was not asked")
 
     def summary_budget(self) -> int:
         """Soft token cap of an extractive summary (see :data:`~neotask_tui.tuning.SUMMARY_SHARE`)."""
@@ -386,7 +405,8 @@ class Compactor:
             "tokens_before": result.tokens_before, "tokens_after": result.tokens_after, "model": result.model,
             "source_session_id": rec.session_id, "repaired": result.repaired, "cited": result.cited,
             "instructions": result.instructions, "reason": result.reason, "fallback": result.fallback,
-            "fallback_reason": result.fallback_reason, "rebuild": result.rebuild, "kept_ids": result.kept_ids,
+            "fallback_reason": result.fallback_reason, "summarizer_note": result.summarizer_note,
+            "rebuild": result.rebuild, "kept_ids": result.kept_ids,
             "dropped": result.dropped,
         })
         extra = [record]

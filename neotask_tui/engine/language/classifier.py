@@ -59,6 +59,15 @@ _TEMP = _rx(
     r"\bдо конца (?:дня|сессии|разговора)\b", r"\bна (?:ближайш\w+|следующ\w+ )?\s*\d+\s*(?:час|минут)\w*",
     r"\bна (?:час|полчаса|пару часов)\b",
 )
+_TEMP_PHRASE = re.compile(
+    r"(?:\b(?:just|only|тольк[оа])\s+)?(?:\b(?:for|until|during)\s+)?(?:" + _TEMP.pattern + ")", re.I
+)
+"""A temporariness marker with the words that lead into it ("just for today"), removed as one."""
+_TODAY = _rx(
+    r"\btoday\b", r"\btonight\b", r"\buntil the end of (?:the )?day\b", r"\bfor the rest of the day\b",
+    r"\bсегодня\b", r"\bдо конца дня\b",
+)
+"""Markers of a statement that holds until the end of the local day."""
 _PERM = _rx(
     r"\balways\b", r"\bfrom now on\b", r"\bgoing forward\b", r"\bevery time\b", r"\bby default\b",
     r"\bin general\b", r"\bnever\b",
@@ -130,6 +139,8 @@ class Classification:
         markers: The temporary/permanence markers that decided it.
         contains_secret: The original text held a credential (it has been redacted).
         no_store: The user asked not to remember this.
+        today: The statement holds for today ("just for today", "сегодня"): its entry ends at the
+            end of the local day (when no duration was given).
     """
 
     kind: Kind
@@ -144,6 +155,7 @@ class Classification:
     markers: tuple[str, ...] = ()
     contains_secret: bool = False
     no_store: bool = False
+    today: bool = False
 
     @property
     def session_entry(self) -> bool:
@@ -221,7 +233,7 @@ def _duration(text: str) -> str | None:
 
 
 def _strip_markers(text: str) -> str:
-    out = _TEMP.sub(" ", text)
+    out = _TEMP_PHRASE.sub(" ", text)
     out = _DURATION_EN.sub(" ", out)
     out = _DURATION_RU.sub(" ", out)
     return _clean(out)
@@ -253,7 +265,7 @@ def _classify_one(raw: str) -> Classification | None:
     def mk(kind: Kind, field_: str | None, value: str | None, **kw: Any) -> Classification:
         return Classification(
             kind, text, field_, value, ttl=ttl, until_event=until, contains_secret=secret,
-            no_store=no_store, **kw,
+            no_store=no_store, today=ttl is None and until is None and bool(_TODAY.search(stmt)), **kw,
         )
 
     proj = _PROJECT.search(stmt)

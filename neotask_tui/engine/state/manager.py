@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from datetime import datetime
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from neotask_tui.engine.language.classifier import classify
@@ -173,9 +173,15 @@ class StateManager:
         data = redact_tree({**data, "at": self.engine.now().isoformat()})
         return await self.engine.append(key, "state", data)
 
+    def _end_of_day(self) -> datetime:
+        """The next local midnight (what "today" in a statement runs until)."""
+        local = self.engine.now().astimezone()
+        return datetime.combine(local.date() + timedelta(days=1), time(0), tzinfo=local.tzinfo)
+
     async def set(
         self, key: str, field: str, value: Any, *, source: str = "user command", ttl: str | None = None,
         until_event: str | None = None, scope: str | None = None, workflow: bool | None = None,
+        expires_at: datetime | None = None,
     ) -> StateEntry:
         """Set a scalar field or add an item to a list field.
 
@@ -189,6 +195,7 @@ class StateManager:
             until_event: Event name that ends the entry.
             scope: One of :data:`SCOPES` (default ``session``).
             workflow: Expire at workflow end (default: true for workflow fields).
+            expires_at: An absolute expiry (the end of the local day), when no ``ttl`` is given.
 
         Raises:
             StateError: bad field, scope or TTL.
@@ -204,7 +211,7 @@ class StateManager:
         if scope not in SCOPES:
             raise StateError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
         now = self.engine.now()
-        expires = None
+        expires = expires_at
         if ttl:
             try:
                 expires = now + parse_duration(ttl)
@@ -218,7 +225,7 @@ class StateManager:
         if field in LIST_FIELDS:
             for old in self.get(key).active:
                 same = old.field == field and old.value == value and old.scope == scope
-                if same and not ttl and not until_event:
+                if same and not ttl and not until_event and expires is None:
                     return old  # the same item again: nothing new to record
         data = {
             "op": "add" if field in LIST_FIELDS else "set", "field": field, "value": value,
@@ -363,11 +370,14 @@ class StateManager:
         for c in found:
             if c.session_entry and c.field and c.value:
                 e = await self.set(key, c.field, c.value, source=f"e:{event.id}", ttl=c.ttl,
-                                   until_event=c.until_event, scope=c.scope)
+                                   until_event=c.until_event, scope=c.scope,
+                                   expires_at=self._end_of_day() if c.today else None)
                 label = _LABELS.get(e.field, e.field)
                 if e.scope != "session":
                     label = f"{label} ({e.scope} {e.scope_ref or ''})".replace(" )", ")")
                 extra = f" for {c.ttl}" if c.ttl else f" until {c.until_event}" if c.until_event else ""
+                if c.today:
+                    extra = " until the end of the day"
                 notices.append(Notice(f"{label}: {_text(e.value)}{extra}"))
             if c.candidate and c.candidate_scope:
                 cand = Candidate(

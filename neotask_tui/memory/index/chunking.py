@@ -66,6 +66,83 @@ def format_entry(text: str, *, when: datetime, source: str, scope: str | None) -
     return "\n".join([first, *rest]) + "\n"
 
 
+REMEMBERED_HEADING = "## Remembered"
+"""The section of a memory file that entries written by Neotask (``/remember``, ``memory add``, an
+accepted inbox candidate) go to: created at the end of the file when missing, so an entry never
+lands under whatever heading a user wrote last (the heading path is part of what is embedded)."""
+
+
+def _entry_body(lines: list[str]) -> str:
+    first = ENTRY_RE.sub("", lines[0], count=1) if ENTRY_RE.match(lines[0]) else lines[0].removeprefix("- ")
+    return " ".join([first, *(ln.strip() for ln in lines[1:])])
+
+
+def _same_text(text: str) -> str:
+    """The form two entries are compared in (spacing, case and end punctuation ignored)."""
+    return re.sub(r"\s+", " ", text).strip().strip(" .!…;,").casefold()
+
+
+def find_entry(text: str, body: str) -> tuple[int, int] | None:
+    """First and last line (1-based) of an entry or one-line bullet of ``text`` that says ``body``.
+
+    Dates, source and scope tags do not count: the same words already written are the same memory,
+    so writing them again would only make a duplicate that ``forget`` removes one copy of.
+    """
+    want = _same_text(body)
+    if not want:
+        return None
+    for b in parse_blocks(text):
+        if b.kind == "entry":
+            if _same_text(_entry_body([ln for _, ln in b.lines])) == want:
+                return b.lines[0][0], b.lines[-1][0]
+        elif b.kind == "para":
+            for n, ln in b.lines:
+                if ln.startswith("- ") and _same_text(_entry_body([ln])) == want:
+                    return n, n
+    return None
+
+
+def place_entry(old: str, entry: str) -> tuple[str, int]:
+    """``old`` with ``entry`` appended to its :data:`REMEMBERED_HEADING` section (created if missing).
+
+    Returns:
+        The new text and the 1-based line the entry starts on.
+    """
+    lines = old.splitlines()
+    title = REMEMBERED_HEADING.lstrip("#").strip().casefold()
+    level = len(REMEMBERED_HEADING) - len(REMEMBERED_HEADING.lstrip("#"))
+    start: int | None = None
+    end = len(lines)
+    fenced = False
+    for i, ln in enumerate(lines):
+        if FENCE.match(ln):
+            fenced = not fenced
+            continue
+        m = None if fenced else HEADING.match(ln)
+        if m is None:
+            continue
+        if start is None:
+            if len(m.group(1)) == level and m.group(2).casefold() == title:
+                start = i
+        elif len(m.group(1)) <= level:
+            end = i
+            break
+    new_lines = entry.rstrip("\n").split("\n")
+    if start is None:
+        head = list(lines)
+        while head and not head[-1].strip():
+            head.pop()
+        head += ["", REMEMBERED_HEADING, ""] if head else [REMEMBERED_HEADING, ""]
+        return "\n".join(head + new_lines) + "\n", len(head) + 1
+    cut = end
+    while cut > start + 1 and not lines[cut - 1].strip():
+        cut -= 1
+    before = lines[:cut] + ([""] if cut == start + 1 else [])
+    after = lines[end:]
+    body = before + new_lines + (["", *after] if after else [])
+    return "\n".join(body) + "\n", len(before) + 1
+
+
 @dataclass
 class Block:
     """A parsed unit of a markdown file."""

@@ -65,6 +65,8 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
         notes = [f"summary by {r.model}"]
         if r.fallback:
             notes.append(f"extractive fallback ({r.fallback_reason or 'model failed'})")
+        elif r.summarizer_note:
+            notes.append(r.summarizer_note)
         if instr:
             notes.append(f"focus: {instr}")
         notes.append(f"{len(r.kept_ids or [])} recent event(s) kept raw")

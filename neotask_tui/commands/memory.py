@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from neotask_tui.commands.registry import CommandResult, command, usage_error
+from neotask_tui.memory.types import recall_label
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
@@ -37,8 +38,11 @@ async def _recall(engine: Engine, key: str, args: str) -> CommandResult:
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
     hits = await asyncio.to_thread(mem.search, args.strip(), agent_id=agent, k=8)
-    lines = [f"- **{h.score:.3f}** `{h.location}` — {h.text[:160]}" for h in hits]
-    return CommandResult(text="\n".join(lines) or "nothing found", data=[h.to_dict() for h in hits])
+    kinds = await asyncio.to_thread(engine.recall_kinds, key, hits)
+    lines = [f"- **{h.score:.3f}** {recall_label(kd, h.speaker, h.said_on)} `{h.location}` — {h.text[:160]}"
+             for h, kd in zip(hits, kinds, strict=True)]
+    data = [{**h.to_dict(), "kind": kd} for h, kd in zip(hits, kinds, strict=True)]
+    return CommandResult(text="\n".join(lines) or "nothing found", data=data)
 
 
 @command("forget", "/forget ID|QUERY", "Remove a memory (verified: a search right after cannot return it)")

@@ -6,6 +6,7 @@ Real engine, real fastembed model and LanceDB on tmp dirs, the scripted provider
 
 from __future__ import annotations
 
+import json
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -188,7 +189,7 @@ async def test_compacted_turns_are_this_conversation_and_other_sessions_history(
         await engine.aclose()
 
 
-async def test_recall_command_labels_each_hit_with_its_kind() -> None:
+async def test_recall_command_labels_each_hit_with_its_kind(capsys: pytest.CaptureFixture[str]) -> None:
     from neotask_tui.commands import dispatch
 
     _memory(FACT)
@@ -202,8 +203,30 @@ async def test_recall_command_labels_each_hit_with_its_kind() -> None:
         assert any("memory `MEMORY.md" in ln for ln in lines)
         assert any("history · assistant, " in ln and "db-old" in ln for ln in lines)
         assert any("history · user, " in ln for ln in lines)
+        # the model's own memory_search tool labels them too
+        from neotask_tui.memory.tools import handle_tool
+
+        assert engine.memory is not None
+        found = json.loads(handle_tool(engine.memory, "main", "memory_search", {"query": "staging host port"}) or "[]")
+        said = next(h for h in found if "db-old" in h["text"])
+        assert (said["kind"], said["speaker"]) == ("history", "assistant") and said["said_on"]
+        assert any(h["kind"] == "memory" and "speaker" not in h for h in found)
     finally:
         await engine.aclose()
+    # and `neotask memory search`
+    import argparse
+
+    from neotask_tui.cli.memory_cmd import cmd_search
+
+    for as_json in (False, True):
+        cmd_search(argparse.Namespace(query="staging host port", k=8, source=None, scope=None, agent="main",
+                                      json=as_json, session=None))
+        out = capsys.readouterr().out
+        if as_json:
+            hits = json.loads(out)
+            assert {(h["kind"], h["speaker"]) for h in hits} >= {("memory", ""), ("history", "assistant")}
+        else:
+            assert ". memory · MEMORY.md" in out and ". history · assistant, " in out
 
 
 def test_fence_names_each_kind_and_says_history_is_a_record() -> None:

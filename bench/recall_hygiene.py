@@ -23,8 +23,8 @@ one JSON object:
 The history and probes are written here by hand, to show the failure modes of issue #18; they are
 not a tuning set (no constant was fitted to them).
 
-Usage: ``python bench/recall_hygiene.py [--json-only]``. It runs on older code too (``PYTHONPATH=``
-another checkout) as long as ``Engine.recall``/``Engine.build`` exist.
+Usage: ``python bench/recall_hygiene.py [--no-details] [--recall-history user|all|off]``. It runs on
+older code too (``PYTHONPATH=`` another checkout) as long as ``Engine.recall``/``Engine.build`` exist.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def _is_transcript(item: Any) -> bool:
     return str(getattr(item, "source", "")).startswith(("transcripts/", "archived transcripts"))
 
 
-async def _run() -> dict[str, Any]:
+async def _run(recall_history: str) -> dict[str, Any]:
     from neotask_tui import paths
     from neotask_tui.config import Settings
     from neotask_tui.engine.facade import Engine
@@ -138,6 +138,8 @@ async def _run() -> dict[str, Any]:
     settings = Settings()
     settings.session.daily_reset_hour = -1
     settings.session.idle_reset_minutes = 0
+    if recall_history:
+        settings.memory.recall_history = recall_history  # type: ignore[attr-defined,unused-ignore]
     ws = paths.workspace_dir("main")
     ws.mkdir(parents=True, exist_ok=True)
     (ws / "MEMORY.md").write_text("# Memory\n\n" + "".join(f"- {t}\n" for t in CONSENTED.values()), encoding="utf-8")
@@ -202,12 +204,14 @@ async def _run() -> dict[str, Any]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     ap.add_argument("--no-details", action="store_true", help="leave out the per-probe rows")
+    ap.add_argument("--recall-history", default="", choices=("", "user", "all", "off"),
+                    help="memory.recall_history (default: the setting's default)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="neotask-hygiene-") as home:
         os.environ["NEOTASK_HOME"] = home
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ["NEOTASK_PROVIDER_PROBE_OLLAMA"] = "false"
-        out = asyncio.run(_run())
+        out = asyncio.run(_run(args.recall_history))
     if args.no_details:
         out.pop("per_probe")
     out["code"] = str(Path(sys.modules["neotask_tui"].__file__ or "").parent.parent)

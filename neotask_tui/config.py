@@ -479,6 +479,38 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
     return s
 
 
+SHORT_ENV: Final = ("NEOTASK_HOME", "NEOTASK_PROVIDER", "NEOTASK_MODEL", "NEOTASK_SCRIPT")
+"""Environment variables read besides ``NEOTASK_<SECTION>_<FIELD>``."""
+
+
+def env_names() -> set[str]:
+    """Every ``NEOTASK_*`` variable Neotask reads."""
+    out = set(SHORT_ENV)
+    s = Settings()
+    for sect in fields(s):
+        obj = getattr(s, sect.name)
+        hints = get_type_hints(type(obj))
+        out.update(f"NEOTASK_{sect.name.upper()}_{f.name.upper()}" for f in fields(obj)
+                   if getattr(hints[f.name], "__origin__", None) is not dict)  # tables: config.toml only
+    return out
+
+
+def unknown_env(env: dict[str, str] | None = None) -> list[str]:
+    """One line per ``NEOTASK_*`` variable that is set but read by nothing (a typo is silent
+    otherwise), with the closest real name."""
+    import difflib
+
+    env = dict(os.environ) if env is None else env
+    known = env_names()
+    out: list[str] = []
+    for name in sorted(n for n in env if n.startswith("NEOTASK_") and n not in known):
+        close = difflib.get_close_matches(name, sorted(known), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        out.append(f"env {name[:80]}: read by nothing (not a setting, or one only config.toml sets), "
+                   f"ignored{hint}")
+    return out
+
+
 def settings_as_dict(s: Settings) -> dict[str, Any]:
     """Settings as a plain dict with secrets masked (for ``doctor`` and ``--json``)."""
     d = dataclasses.asdict(s)

@@ -405,6 +405,40 @@ def make_data_private() -> list[str]:
         return []
 
 
+def linked_part(path: Path) -> Path | None:
+    """The first component of ``path`` below the data dir that is a symbolic link, else ``None``.
+
+    Neotask does not follow links inside its data dir: a workspace or ``sessions/`` that is a link
+    would read and write another agent's (or any) folder. The data dir itself may be a link (a user
+    may keep it on another disk). A path outside the data dir is checked only itself.
+    """
+    root = data_dir()
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return path if path.is_symlink() else None
+    p = root
+    for part in rel.parts:
+        p = p / part
+        if p.is_symlink():
+            return p
+    return None
+
+
+def refuse_links(path: Path) -> Path:
+    """``path``, unless a component below the data dir is a symbolic link.
+
+    Raises:
+        UserError: naming the link (one line).
+    """
+    link = linked_part(path)
+    if link is not None:
+        from neotask_tui.errors import UserError
+
+        raise UserError(f"{link} is a symbolic link; Neotask does not follow links inside its data dir")
+    return path
+
+
 def ensure_dir(path: Path) -> Path:
     """Create ``path`` (and parents) with mode 0700 if missing; return it."""
     if path.is_dir():

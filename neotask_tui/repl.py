@@ -38,6 +38,7 @@ from neotask_tui.storage.index import Counters
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import Ledger
     from neotask_tui.engine.facade import Engine
+    from neotask_tui.providers.base import Usage
 from neotask_tui.text.console import InertConsole, InertRenderHook, markdown, styled
 from neotask_tui.text.terminal import inert
 
@@ -53,12 +54,14 @@ class SlashCompleter(Completer):
             yield Completion(name, start_position=-len(text), display_meta=help_)
 
 
-def status_line(ledger: Ledger | None, totals: Counters, reported: bool | None) -> str:
-    """The gauge as one line: context fill, session totals and cost."""
+def status_line(ledger: Ledger | None, totals: Counters, last: Usage | None) -> str:
+    """The gauge as one line: context fill (our estimate of the call), what the provider reported
+    for it, session totals and cost."""
     parts = []
     if ledger:
-        label = "reported" if reported else "estimated"
-        parts.append(f"context {ledger.fill:.0%} {ledger.total:,}/{ledger.window:,} ({label})")
+        parts.append(f"context {ledger.fill:.0%} ≈{ledger.total:,}/{ledger.window:,} (estimated)")
+    if last is not None:
+        parts.append(f"call {last.prompt_tokens:,} in ({'reported' if last.reported else 'estimated: not reported'})")
     parts.append(f"in {totals.input:,} out {totals.output:,} cache r/w {totals.cache_read:,}/{totals.cache_write:,}")
     cost = totals.cost_usd
     parts.append("cost n/a" if cost is None else f"${cost:.4f}")
@@ -90,7 +93,7 @@ class Repl:
             completer=SlashCompleter(), complete_while_typing=True, key_bindings=_bindings(),
             input=input, output=output,
         )
-        self.reported: bool | None = None
+        self.last_call: Usage | None = None
 
     def print_md(self, text: str) -> None:
         """Render Markdown (links show their target, never a hidden hyperlink)."""
@@ -103,6 +106,10 @@ class Repl:
     async def run(self) -> int:
         """Read-eval-print until /quit or end of input."""
         self.console.print(styled(("neotask", "bold"), inert(f" {self.key} — /help lists commands, Ctrl+D quits")))
+        if not any(e.type == "message" for e in self.engine.events(self.key)):
+            from neotask_tui.commands.core import welcome_text
+
+            self.print_md(await asyncio.to_thread(welcome_text, self.engine))  # may ask Ollama on loopback
         while True:
             try:
                 line = await self.session.prompt_async("› ")
@@ -181,7 +188,7 @@ class Repl:
                     if any(mark in e.text for mark in ("```", "|", "**", "# ", "\n- ")):
                         self.console.rule(style="dim")
                         self.print_md(e.text)
-                    self.reported = e.usage.reported
+                    self.last_call = e.usage
                     totals = e.totals
                     ledger = e.ledger
                 elif isinstance(e, ev.TurnFailed):
@@ -203,7 +210,7 @@ class Repl:
         finally:
             await gen.aclose()
         if totals is not None or ledger is not None:
-            self.say(status_line(ledger, totals or Counters(), self.reported), "dim")
+            self.say(status_line(ledger, totals or Counters(), self.last_call), "dim")
 
 
 def run_repl(settings: Settings, key: str | None = None) -> int:

@@ -186,4 +186,37 @@ STATE_CLASSIFY_THREAD_CHARS: Final = 2000
 """A user message longer than this (after the cap above) is classified in a worker thread, off the
 event loop; a shorter one inline (a thread hop costs more than classifying it). Set with the cap."""
 
+# ---------------------------------------------------------------------------------------------
+# tui: layout of the main screen
+# ---------------------------------------------------------------------------------------------
+
+SIDE_COLUMN_MIN_WIDTH: Final = 100
+"""Below this many terminal columns the side panels (state, recall) leave the layout and open over
+the transcript on demand (F2, F3, F6): a 40-column side column beside the transcript left 40 columns
+for the conversation at 80 wide and 20 at 60. At 100 the transcript keeps 60."""
+FOOTER_MEDIUM_WIDTH: Final = 70
+"""From this width the footer adds the session keys (context, compact, sessions, new) to the
+essential ones (help, focus, quit, the palette and the focused panel's keys); at
+:data:`SIDE_COLUMN_MIN_WIDTH` it adds the panel toggles. Chosen so no footer key is cut at 60 and 80
+columns (the snapshots at 60×20 and 80×24 show it)."""
+FOOTER_FULL_WIDTH: Final = 120
+"""From this width the footer shows every key, the inbox's too (all of them take 105 columns)."""
+PASTE_FOLD_LINES: Final = 40
+"""A message of yours with more lines than this is shown folded in the transcript: its first
+:data:`PASTE_PREVIEW_LINES` lines and a "show" toggle (a 1,500-line paste filled the transcript)."""
+PASTE_FOLD_CHARS: Final = 6000
+"""A message of yours longer than this many characters is folded the same way (a long one-line paste)."""
+PASTE_PREVIEW_LINES: Final = 6
+"""Lines of a folded message shown before the toggle."""
+PASTE_PREVIEW_CHARS: Final = 600
+"""At most this many characters of a folded message are shown before the toggle."""
+
 __all__ = ["Final"]
+
+# ---------------------------------------------------------------------------------------------
+# commands: what the slash commands show
+# ---------------------------------------------------------------------------------------------
+
+RECALL_SHOWN_LINES: Final = 4
+"""Lines of each ``/recall`` hit shown: the ones holding most of the query's terms, in passage
+order (the first lines when none does). A readability choice, not measured."""

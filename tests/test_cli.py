@@ -69,3 +69,34 @@ def test_doctor_reports_and_fixes_torn_line(neotask_home: Path) -> None:
     assert json.loads(r.stdout)["fixed"]
     r = neotask("doctor", "--json", env=env)
     assert r.returncode == 0 and json.loads(r.stdout)["clean"]
+
+
+def test_transcript_of_a_key_without_a_session_is_an_error(neotask_home: Path) -> None:
+    r = neotask("transcript", "agent:main:tui:nobody-here", env={"NEOTASK_PROVIDER": "scripted"})
+    assert r.returncode == 2 and r.stderr.strip() == "neotask: error: no session for agent:main:tui:nobody-here"
+    r = neotask("transcript", "agent:main:tui:nobody-here", "--archived", env={"NEOTASK_PROVIDER": "scripted"})
+    assert r.returncode == 0 and "no archived sessions for agent:main:tui:nobody-here" in r.stdout
+
+
+def test_doctor_reports_settings_a_command_would_refuse(neotask_home: Path) -> None:
+    cfg = neotask_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('[general]\nagent = "../x"\ndefault_key = "agent:main:tui"\n[ui]\ntheme = "nope"\n')
+    r = neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted"})
+    rep = json.loads(r.stdout)
+    assert r.returncode == 1 and not rep["clean"]
+    assert [p.split(":")[1].strip() for p in rep["problems"]] == ["general.agent", "general.default_key", "ui.theme"]
+    cfg.write_text('[general]\nagent = "work"\n[ui]\ntheme = "neotask-light"\n')
+    assert json.loads(neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted"}).stdout)["clean"]
+    rep = json.loads(neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted",
+                                                      "NEOTASK_MEMORY_ENABLE": "0"}).stdout)
+    assert rep["problems"] == ["env NEOTASK_MEMORY_ENABLE: read by nothing (not a setting, or one only "
+                               "config.toml sets), ignored (did you mean NEOTASK_MEMORY_ENABLED?)"]
+
+
+def test_an_unloadable_embedding_model_is_one_line_and_writes_nothing(neotask_home: Path) -> None:
+    r = neotask("memory", "add", "the deploy target is Frankfurt",
+                env={"NEOTASK_MEMORY_EMBEDDING_MODEL": "no-such/model"})
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [r.stderr.strip()] and "cannot load embedding model" in r.stderr
+    assert not (neotask_home / "data" / "agents" / "main" / "MEMORY.md").exists()

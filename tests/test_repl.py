@@ -20,6 +20,7 @@ from neotask_tui import paths
 from neotask_tui.config import Settings
 from neotask_tui.engine.context.assembly import Ledger
 from neotask_tui.engine.facade import Engine
+from neotask_tui.providers.base import Usage
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.repl import Repl, SlashCompleter, status_line
 from neotask_tui.storage.index import Counters
@@ -92,8 +93,10 @@ def test_completer_and_status_line() -> None:
     assert "/compact" in names
     assert not list(SlashCompleter().get_completions(Document("hello /com"), CompleteEvent()))
     ledger = Ledger(sections={}, total=4096, budget=4096, window=8192, fill=0.5, strategy="summary")
-    line = status_line(ledger, Counters(input=1, output=2, cost_usd=None), reported=False)
-    assert line.startswith("context 50% 4,096/8,192 (estimated)") and "cost n/a" in line
+    line = status_line(ledger, Counters(input=1, output=2, cost_usd=None), None)
+    assert line.startswith("context 50% ≈4,096/8,192 (estimated)") and "cost n/a" in line
+    line = status_line(ledger, Counters(), Usage(input_tokens=300, cache_read_tokens=56, reported=True))
+    assert "call 356 in (reported)" in line  # what the provider reported, apart from our estimate
 
 
 def test_chat_plain_reads_a_redirected_file(tmp_path: Path) -> None:

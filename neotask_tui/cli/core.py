@@ -107,16 +107,31 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             if args.json:
                 print_json(rows)
             else:
-                from rich.table import Table
+                from rich import box
+                from rich.table import Column, Table
 
-                t = Table("key", "session", "last activity", "in", "out", "cache r/w", "compactions", "state")
+                console = _console()
+                # Ids are copied from here: the key and the session id are never cut. A narrow
+                # terminal gets fewer columns (no borders, in/out together) instead of cut ids.
+                wide = console.width >= 110
+                keys = max((len(str(r["key"])) for r in rows), default=3)
+                ids = max((len(str(r["session_id"])) for r in rows), default=7)
+                cols = [Column("key", no_wrap=True, min_width=keys), Column("session", no_wrap=True, min_width=ids),
+                        Column("last activity", overflow="fold")]
+                cols += [Column(h) for h in (("in", "out", "cache r/w", "compactions") if wide else ("in/out",))]
+                t = Table(*cols, Column("state", no_wrap=True), box=box.HEAVY_HEAD if wide else None,
+                          pad_edge=wide)
                 for r in rows:
                     c = r.get("counters") or {}
-                    t.add_row(r["key"], r["session_id"], str(r.get("last_activity_at", ""))[:19],
-                              str(c.get("input", "")), str(c.get("output", "")),
-                              f"{c.get('cache_read', '')}/{c.get('cache_write', '')}" if c else "",
-                              str(r.get("compaction_count", "")), "archived" if r["archived"] else "current")
-                _console().print(t)
+                    when = str(r.get("last_activity_at", ""))[:19].replace("T", " ")
+                    state = "archived" if r["archived"] else "current"
+                    if wide:
+                        t.add_row(r["key"], r["session_id"], when, str(c.get("input", "")), str(c.get("output", "")),
+                                  f"{c.get('cache_read', '')}/{c.get('cache_write', '')}" if c else "",
+                                  str(r.get("compaction_count", "")), state)
+                    else:
+                        t.add_row(r["key"], r["session_id"], when, f"{c.get('input', 0)}/{c.get('output', 0)}", state)
+                console.print(t)
             return 0
         if action == "show":
             info = engine.session_info(_key(args, engine))
@@ -173,6 +188,8 @@ def cmd_transcript(args: argparse.Namespace) -> int:
 
         groups = res.values() if isinstance(res, dict) else [res]
         console = _console()
+        if isinstance(res, dict) and not res:
+            console.print(f"no archived sessions for {target}")
         for evs in groups:
             console.print(markdown(export_markdown(list(evs))))
         return 0
@@ -194,6 +211,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         console = _console()
         console.print(styled(("data dir", "bold"), f" {report['data_dir']}"))
         console.print(styled(("provider", "bold"), f" {report['provider']}"))
+        if report.get("memory_workspace"):
+            console.print(styled(("memory workspace", "bold"), f" {report['memory_workspace']}",
+                                 " (MEMORY.md and memory/*.md; edit them, they are the source of truth)"))
         for p in report["problems"]:
             console.print(styled(("✗", "red"), f" {p}"))
         for f in report["fixed"]:

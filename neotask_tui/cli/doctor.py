@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neotask_tui import paths
 from neotask_tui.storage.index import load_index, rebuild_records
 from neotask_tui.storage.lock import DataLock
 from neotask_tui.storage.transcript import _already_quarantined, read_header, read_transcript
+
+if TYPE_CHECKING:
+    from neotask_tui.config import Settings
 
 
 def run_doctor(*, fix: bool = False) -> dict[str, Any]:
@@ -38,6 +41,7 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
             from neotask_tui.config import load_settings
 
             settings = load_settings()
+            problems.extend(_settings_problems(settings))
             provider = "?"
             try:
                 from neotask_tui.providers.selection import choose_provider
@@ -104,7 +108,42 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     clean = not problems
     return {"data_dir": str(paths.data_dir()), "provider": provider, "sessions": len(records),
             "problems": problems, "fixed": fixed, "quarantined": quarantined, "clean": clean,
-            "memory_skipped": _memory_skipped(), "permissions": loose, "usable": True}
+            "memory_skipped": _memory_skipped(), "permissions": loose, "usable": True,
+            "memory_workspace": memory_workspace()}
+
+
+def memory_workspace() -> str:
+    """The default agent's memory workspace (``MEMORY.md``, ``memory/``, the inbox), for the report."""
+    from neotask_tui.config import load_settings
+    from neotask_tui.storage.keys import parse_key
+
+    try:
+        agent = parse_key(load_settings().general.default_key).agent_id
+    except Exception:  # a bad config or key is reported elsewhere; the default agent's folder is still right
+        agent = "main"
+    return str(paths.workspace_dir(agent))
+
+
+def _settings_problems(settings: Settings) -> list[str]:
+    """Settings that load but that a command would refuse (or the app replace) when used."""
+    from neotask_tui.config import unknown_env
+    from neotask_tui.errors import UserError
+    from neotask_tui.storage.keys import parse_key, validate_agent_id
+    from neotask_tui.tui.themes import theme_problem
+
+    out: list[str] = list(unknown_env())
+    try:
+        validate_agent_id(settings.general.agent)
+    except UserError as e:
+        out.append(f"config: general.agent: {e}")
+    try:
+        parse_key(settings.general.default_key)
+    except UserError as e:
+        out.append(f"config: general.default_key: {e}")
+    bad_theme = theme_problem(settings.ui.theme)
+    if bad_theme:
+        out.append(f"config: {bad_theme}")
+    return out
 
 
 def _memory_skipped() -> list[str]:
@@ -120,6 +159,8 @@ def _memory_skipped() -> list[str]:
     root = paths.agents_dir()
     out: list[str] = []
     for ws in sorted(root.iterdir()) if root.is_dir() else []:
-        if ws.is_dir() and not ws.is_symlink():
+        if ws.is_symlink():
+            out.append(f"{ws.name} is not indexed: the workspace is a symbolic link (links are not followed)")
+        elif ws.is_dir():
             out.extend(f"{ws.name}/{s.message()}" for s in problems(ws, cap))
     return out

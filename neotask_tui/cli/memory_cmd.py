@@ -189,6 +189,8 @@ def cmd_forget(args: argparse.Namespace) -> int:
         for n, t in rec.removed_lines:
             part = " (part of the line)" if n in rec.partial_lines else ""
             con.print(Text.assemble((f"  {n}{part}: ", "dim"), inert(t)))
+    if rec.dropped_copies:
+        con.print(f"deleted {len(rec.dropped_copies)} damaged store copy(ies) in quarantine/ that held it")
     con.print("verified: a search no longer returns it" if rec.verified else
               Text("warning: the same text still exists elsewhere in memory", style="yellow"))
     return 0 if rec.verified else 1

@@ -6,8 +6,9 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, SwitchTheme
-from neotask_tui.commands.registry import CommandResult, command, help_text, split_args, usage_error
+from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, ShowHelp, SwitchTheme
+from neotask_tui.commands.registry import CommandResult, command, help_groups, help_text, split_args, usage_error
+from neotask_tui.errors import NeotaskError
 from neotask_tui.storage.events import Event
 
 if TYPE_CHECKING:
@@ -15,9 +16,19 @@ if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
 
 
-@command("help", "/help", "List every command")
+@command("help", "/help [NAME]", "List every command, grouped (NAME: that command alone)")
 async def _help(engine: Engine, key: str, args: str) -> CommandResult:
-    return CommandResult(text=help_text())
+    a = split_args(args)
+    if len(a) > 1:
+        return usage_error("help", "one command name")
+    if a:
+        text = help_text(a[0])
+        if not text:
+            return CommandResult(text=f"unknown command /{a[0].lstrip('/')[:40]} (type /help for the list)",
+                                 error=True)
+        return CommandResult(text=text)
+    groups = [(title, [(c.usage, c.help) for c in cmds]) for title, cmds in help_groups()]
+    return CommandResult(text=help_text(), data=groups, intent=ShowHelp(groups))
 
 
 @command("new", "/new", "Start a fresh session for this key (the old one is archived)")
@@ -127,32 +138,99 @@ def export_markdown(events: list[Event]) -> str:
     return "\n".join(out)
 
 
-@command("export", "/export [md|jsonl]", "Export this session's transcript to the data dir")
+@command("export", "/export [md|jsonl] [PATH]",
+         "Export this session's transcript (to PATH, a file or a folder; default the data dir's exports/)")
 async def _export(engine: Engine, key: str, args: str) -> CommandResult:
+    from pathlib import Path
+
     from neotask_tui import paths
     from neotask_tui.storage.atomic import atomic_write_text
 
     a = split_args(args)
-    fmt = a[0].lower() if a else "md"
-    if len(a) > 1 or fmt not in ("md", "jsonl"):
-        return usage_error("export", "format must be md or jsonl")
+    fmt = None
+    if a and a[0].lower() in ("md", "jsonl"):
+        fmt, a = a[0].lower(), a[1:]
+    if len(a) > 1:
+        return usage_error("export", "a format (md or jsonl) and one path")
+    target = Path(a[0]).expanduser() if a else None
+    if target is not None and not target.is_dir() and target.suffix.lower() not in (".md", ".jsonl"):
+        return usage_error("export", "format must be md or jsonl; PATH is a folder or a .md/.jsonl file")
+    if fmt is None:
+        fmt = "jsonl" if target is not None and target.suffix.lower() == ".jsonl" else "md"
     rec = engine.current_record(key)
     events = engine.events(key)
     body = export_markdown(events) if fmt == "md" else "".join(e.to_line() for e in events)
-    out = paths.ensure_dir(paths.data_dir() / "exports") / f"{rec.session_id}.{fmt}"
+    if target is None:
+        out = paths.ensure_dir(paths.data_dir() / "exports") / f"{rec.session_id}.{fmt}"
+    elif target.is_dir():
+        out = target / f"{rec.session_id}.{fmt}"
+    else:
+        out = target
+    if target is not None:
+        if out.exists():
+            return CommandResult(text=f"/export: {out} exists — choose another path (nothing was written)",
+                                 error=True)
+        if not out.parent.is_dir():
+            return CommandResult(text=f"/export: no folder {out.parent} (nothing was written)", error=True)
     atomic_write_text(out, body)
-    return CommandResult(text=f"exported {len(events)} events to {out}", data={"path": str(out)})
+    return CommandResult(text=f"exported {len(events)} events to {out.resolve()}", data={"path": str(out.resolve())})
 
 
-@command("model", "/model", "Show the provider and model, and why they were chosen")
-async def _model(engine: Engine, key: str, args: str) -> CommandResult:
+def _current(engine: Engine) -> tuple[str, str, str, bool]:
+    """(provider, model, why, loaded) of the provider that answers the next turn."""
     p = engine.provider
     if p is not None:
-        text = f"{p.name} · {p.model} — {engine.provider_reason}"
-    else:
-        c = engine.choose_provider()
-        text = f"{c.name} · {c.model} — {c.reason} (not loaded yet)"
-    return CommandResult(text=text)
+        return p.name, p.model, engine.provider_reason, True
+    c = engine.choose_provider()
+    return c.name, c.model, c.reason, False
+
+
+def welcome_text(engine: Engine) -> str:
+    """The first screen's welcome: which model answers, what the bundled one is, how to connect a
+    real one, where the commands are."""
+    from neotask_tui.providers.selection import is_bundled
+
+    try:
+        name, model, why, _loaded = _current(engine)
+    except (NeotaskError, ValueError) as e:
+        return f"**Welcome to Neotask.** No model can answer yet: {e}. `/model` lists the choices."
+    out = [f"**Welcome to Neotask.** Answering: **{name} · {model}** ({why})."]
+    if is_bundled(name, model, engine.settings):
+        out.append("The bundled SmolLM2-135M is a small offline demo: it runs without a key or a network, "
+                   "and it makes up tools, URLs and facts, even with the right memory recalled. For real "
+                   "answers connect a model: set `OPENAI_API_KEY` or `ANTHROPIC_API_KEY`, run Ollama, set "
+                   "`provider.base_url` to any OpenAI-compatible URL, or `provider.local_model_path` to a "
+                   "GGUF file (`config.toml`); `/model` lists what you can switch to now.")
+    out.append("`/help` lists every command (F1 in the app); `/model NAME` switches the model for the next turn.")
+    return "\n\n".join(out)
+
+
+@command("model", "/model [NAME [MODEL]]",
+         "Show the model, why it answers and what you can switch to (NAME: switch from the next turn)")
+async def _model(engine: Engine, key: str, args: str) -> CommandResult:
+    import asyncio
+
+    a = split_args(args)
+    if len(a) > 2:
+        return usage_error("model", "a provider name and at most one model")
+    if a:
+        try:
+            c = await engine.switch_provider(a[0], a[1] if len(a) > 1 else None)
+        except (NeotaskError, ValueError) as e:
+            return CommandResult(text=f"/model: {str(e).splitlines()[0]}", error=True)
+        return CommandResult(text=f"the next turn answers with **{c.name} · {c.model}** — {c.reason}",
+                             data={"provider": c.name, "model": c.model, "reason": c.reason})
+    name, model, why, loaded = _current(engine)
+    options = await asyncio.to_thread(engine.model_options, probe=True)
+    lines = [f"**{name} · {model}** — {why}{'' if loaded else ' (loads on the first message)'}", "",
+             "You can switch to (`/model NAME [MODEL]`, for this run):"]
+    for o in options:
+        mark = " ← current" if o.name == name else ""
+        state = "ready" if o.ready else "needs setup"
+        lines.append(f"- `{o.name}` · {o.model} — {state}: {o.detail}{mark}")
+    data = {"provider": name, "model": model, "reason": why,
+            "options": [{"name": o.name, "model": o.model, "ready": o.ready, "detail": o.detail} for o in options]}
+    return CommandResult(text="\n".join(lines), data=data)
 
 
 @command("theme", "/theme [NAME]", "Switch the colour theme (no name: list themes)")

@@ -61,6 +61,15 @@ class ShowContext:
 
 
 @dataclass(frozen=True)
+class ShowHelp:
+    """Show the grouped command list (``groups``: (title, [(usage, what it does)])) with the keys a
+    keypress away."""
+
+    groups: list[tuple[str, list[tuple[str, str]]]]
+    name: ClassVar[str] = "help"
+
+
+@dataclass(frozen=True)
 class ReviewCompaction:
     """Review a compaction preview, then commit it (or an edit of its summary) with
     :func:`neotask_tui.commands.compaction.apply_review` and ``instructions``, or cancel."""
@@ -70,8 +79,9 @@ class ReviewCompaction:
     name: ClassVar[str] = "compact_review"
 
 
-Intent: TypeAlias = Quit | ListThemes | SwitchTheme | OpenSessions | OpenInbox | ShowContext | ReviewCompaction
+Intent: TypeAlias = (Quit | ListThemes | SwitchTheme | OpenSessions | OpenInbox | ShowContext | ShowHelp
+                     | ReviewCompaction)
 """Every UI intent a command can return."""
 
 __all__ = ["Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "ReviewCompaction", "ShowContext",
-           "SwitchTheme"]
+           "ShowHelp", "SwitchTheme"]

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import TYPE_CHECKING
 
 from neotask_tui.commands.registry import CommandResult, command, usage_error
 from neotask_tui.memory.types import recall_label
+from neotask_tui.tuning import RECALL_SHOWN_LINES
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
     from neotask_tui.memory.service import MemoryService
+    from neotask_tui.memory.types import ForgetReceipt
 
 
 async def _mem(engine: Engine) -> MemoryService:
@@ -39,10 +42,39 @@ async def _recall(engine: Engine, key: str, args: str) -> CommandResult:
     agent = engine.parse_key(key).agent_id
     hits = await asyncio.to_thread(mem.search, args.strip(), agent_id=agent, k=8)
     kinds = await asyncio.to_thread(engine.recall_kinds, key, hits)
-    lines = [f"- **{h.score:.3f}** {recall_label(kd, h.speaker, h.said_on)} `{h.location}` — {h.text[:160]}"
-             for h, kd in zip(hits, kinds, strict=True)]
+    blocks = []
+    for h, kd in zip(hits, kinds, strict=True):
+        label = recall_label(kd, h.speaker, h.said_on)
+        blocks.append(f"**{h.score:.3f}** {label} `{h.location}` · {h.scope}\n\n{fenced(matched_lines(h.text, args))}")
     data = [{**h.to_dict(), "kind": kd} for h, kd in zip(hits, kinds, strict=True)]
-    return CommandResult(text="\n".join(lines) or "nothing found", data=data)
+    return CommandResult(text="\n\n".join(blocks) or "nothing found", data=data)
+
+
+def matched_lines(text: str, query: str, most: int = RECALL_SHOWN_LINES) -> str:
+    """The lines of a passage that hold the query's terms (up to ``most``, in passage order, a
+    ``…`` where lines are left out; the first lines when none does)."""
+    from neotask_tui.text.lexical import terms
+
+    lines = text.splitlines() or [text]
+    wanted = set(terms(query))
+    hits = [i for i, line in enumerate(lines) if wanted & set(terms(line))]
+    ranked = sorted(hits, key=lambda i: -len(wanted & set(terms(lines[i]))))[:most]
+    keep = sorted(ranked) if ranked else list(range(min(most, len(lines))))
+    out: list[str] = []
+    for a, b in zip(keep, [*keep[1:], None], strict=True):
+        line = lines[a]
+        out.append(line if len(line) <= 300 else line[:299] + "…")
+        if b is not None and b != a + 1:
+            out.append("…")
+    return "\n".join(out)
+
+
+def fenced(text: str) -> str:
+    """``text`` in a code fence longer than any backtick run inside it, so a snippet with its own
+    (even unclosed) fence never swallows what follows."""
+    run = max((len(r) for r in re.findall(r"`{3,}|~{3,}", text)), default=0)
+    ticks = "`" * max(3, run + 1)
+    return f"{ticks}text\n{text}\n{ticks}"
 
 
 @command("forget", "/forget ID|QUERY", "Remove a memory (verified: a search right after cannot return it)")
@@ -52,4 +84,17 @@ async def _forget(engine: Engine, key: str, args: str) -> CommandResult:
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
     r = await asyncio.to_thread(mem.forget, agent, args.strip())
-    return CommandResult(text=r.summary, data=r)
+    return CommandResult(text=describe_forget(r), data=r.to_dict())
+
+
+def describe_forget(r: ForgetReceipt) -> str:
+    """Markdown for a forget receipt: the file, every line that lost text and what it lost, the check."""
+    if r.tombstoned:
+        head = f"**Forgot** from `{r.path}` (the passage is tombstoned in the index):"
+        body = [f"- {t}" for t in r.removed]
+    else:
+        head = f"**Forgot** from `{r.path}`, {len(r.removed_lines)} line(s):"
+        body = [f"- line {n}{' (part of it)' if n in r.partial_lines else ''}: {t}" for n, t in r.removed_lines]
+    check = ("verified: a search no longer returns it" if r.verified
+             else "**warning**: the same text still exists elsewhere in memory")
+    return "\n".join([head, "", fenced("\n".join(body)) if body else "_nothing_", "", check])

@@ -6,6 +6,7 @@ the package (:mod:`neotask_tui.commands`) imports them all and dispatches.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -100,12 +101,53 @@ def usage_error(name: str, detail: str = "") -> CommandResult:
     return CommandResult(text=msg, error=True)
 
 
-def help_text() -> str:
-    """Markdown table of every command."""
-    rows = ["| command | what it does |", "|---|---|"]
-    for c in sorted(REGISTRY.values(), key=lambda c: c.name):
-        rows.append(f"| `{c.usage}` | {c.help} |")
-    return "\n".join(rows)
+HELP_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("sessions", ("new", "reset", "undo-reset", "sessions", "export")),
+    ("context & compaction", ("context", "compact", "undo-compact")),
+    ("state", ("state", "goal", "pref", "event", "done")),
+    ("memory", ("remember", "recall", "forget", "inbox")),
+    ("app", ("help", "model", "theme", "quit")),
+)
+"""How ``/help`` groups the commands (a command not named here is listed under "more")."""
+
+
+def help_groups() -> list[tuple[str, list[Command]]]:
+    """Every registered command, grouped as :data:`HELP_GROUPS` says (the rest under "more")."""
+    out: list[tuple[str, list[Command]]] = []
+    seen: set[str] = set()
+    for title, names in HELP_GROUPS:
+        cmds = [REGISTRY[n] for n in names if n in REGISTRY]
+        seen.update(c.name for c in cmds)
+        if cmds:
+            out.append((title, cmds))
+    rest = [c for n, c in sorted(REGISTRY.items()) if n not in seen]
+    if rest:
+        out.append(("more", rest))
+    return out
+
+
+def _code(text: str) -> str:
+    """``text`` as inline Markdown code, whatever backticks it holds."""
+    run = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def help_text(name: str | None = None) -> str:
+    """Markdown help: every command grouped, one line each (usage — what it does); with ``name``,
+    that command alone. No table, so a ``|`` in a usage line stays part of it."""
+    if name is not None:
+        cmd = REGISTRY.get(name.lstrip("/").lower())
+        if cmd is None:
+            return ""
+        return f"{_code(cmd.usage)} — {cmd.help}"
+    blocks = []
+    for title, cmds in help_groups():
+        lines = [f"**{title}**"] + [f"{_code(c.usage)} — {c.help}" for c in cmds]
+        blocks.append("  \n".join(lines))
+    blocks.append("`/help NAME` shows one command; in the app F1 opens this list and `k` shows the keys.")
+    return "\n\n".join(blocks)
 
 
 def completions(prefix: str) -> list[tuple[str, str]]:

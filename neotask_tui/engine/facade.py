@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import os
 from collections.abc import AsyncGenerator, Callable
 from datetime import UTC, datetime, tzinfo
 from typing import Any
@@ -35,9 +36,9 @@ from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import UserError
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats
-from neotask_tui.providers.base import Provider
+from neotask_tui.providers.base import Provider, Usage
 from neotask_tui.providers.models import ModelInfo
-from neotask_tui.providers.selection import ProviderChoice
+from neotask_tui.providers.selection import ModelOption, ProviderChoice
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
@@ -96,6 +97,8 @@ class Engine:
             raise
         self._provider: Provider | None = provider
         self._provider_reason = "given by the caller" if provider else ""
+        self._switched: tuple[ProviderChoice, Settings] | None = None
+        """The ``/model NAME`` choice of this run and the settings it is built with."""
         self._clock = clock
         self.tz = tz or local_zone()
         self._tok: dict[tuple[str, int], int] = {}
@@ -201,10 +204,44 @@ class Engine:
         return self._provider_reason
 
     def choose_provider(self) -> ProviderChoice:
-        """The provider choice (name, model, reason) without building it (cheap)."""
+        """The provider choice (name, model, reason) without building it (cheap); a ``/model``
+        switch of this run wins over the configuration."""
         from neotask_tui.providers.selection import choose_provider
 
+        if self._switched is not None:
+            return self._switched[0]
         return choose_provider(self.settings)
+
+    def model_options(self, *, probe: bool = False) -> list[ModelOption]:
+        """What ``/model`` can switch to (see :func:`~neotask_tui.providers.selection.model_options`);
+        with ``probe`` and ``provider.probe_ollama`` on, Ollama on loopback is asked for its models."""
+        from neotask_tui.providers.selection import model_options, ollama_base, probe_ollama
+
+        found = None
+        if probe and self.settings.provider.probe_ollama:
+            found = probe_ollama(ollama_base(os.environ))
+        return model_options(self.settings, ollama_models=found)
+
+    async def switch_provider(self, name: str, model: str | None = None) -> ProviderChoice:
+        """Answer with provider ``name`` (and ``model``) from the next turn on, for this run only.
+
+        Only what the user configured is used (keys, URLs, files); nothing is downloaded. The
+        current provider is closed after the turn in flight, if any, has ended.
+
+        Raises:
+            ConfigError: ``name`` is unknown or not configured.
+        """
+        from neotask_tui.providers.selection import choose_named
+
+        choice, settings = choose_named(self.settings, name, model)
+        async with self.turn_lock:
+            old, self._provider = self._provider, None
+            self._switched = (choice, settings)
+            self._provider_reason = choice.reason
+        if old is not None:
+            with contextlib.suppress(Exception):
+                await old.aclose()
+        return choice
 
     async def get_provider(self, progress: Callable[[str], None] | None = None) -> Provider:
         """Build the provider on first use (local model load runs in a thread)."""
@@ -213,7 +250,8 @@ class Engine:
         from neotask_tui.providers.selection import build_provider
 
         choice = await asyncio.to_thread(self.choose_provider)
-        prov = await asyncio.to_thread(build_provider, choice, self.settings)
+        settings = self._switched[1] if self._switched is not None else self.settings
+        prov = await asyncio.to_thread(build_provider, choice, settings)
         await prov.load(progress)
         self._provider = prov
         self._provider_reason = choice.reason
@@ -382,7 +420,9 @@ class Engine:
             if archived:
                 infos = sorted((a for a in self.store.list_archived() if a.key == key), key=lambda a: a.created_at)
                 return {a.session_id: self.store.events(a.session_id) for a in infos}
-            return list(self.events(key)) if self.store.get(key) else []
+            if self.store.get(key) is None:
+                raise UserError(f"no session for {key}")
+            return list(self.events(key))
         return list(self.store.events(key_or_id))
 
     def summary_of(self, key: str) -> tuple[str, int | None]:
@@ -474,6 +514,15 @@ class Engine:
         """Undo the last compaction (the parent session becomes current again)."""
         async with self.turn_lock:
             return await self.compactor.undo(key)
+
+    def last_call_usage(self, key: str) -> Usage | None:
+        """The usage of the last completed model call of the key's current session (what the provider
+        reported, or our estimate when it reported none); None before the session's first reply."""
+        rec = self.current_record(key, create=not self.readonly)
+        for e in reversed(self.store.events(rec.session_id)):
+            if e.type == "message" and e.role == "assistant" and isinstance(e.data.get("usage"), dict):
+                return Usage.from_dict(e.data["usage"])
+        return None
 
     def session_info(self, key: str) -> dict[str, Any]:
         """Record, totals, next reset and last ledger of a key (for status bars and ``sessions show``)."""

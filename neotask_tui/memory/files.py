@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from neotask_tui import paths
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.tuning import MEMORY_BINARY_CONTROL_RATIO
 
@@ -110,6 +111,10 @@ def scan(workspace: Path, max_bytes: int) -> Scan:
     ``max_bytes`` are skipped and listed. Nothing is opened: only ``lstat``/``scandir``.
     """
     out = Scan()
+    link = paths.linked_part(workspace)
+    if link is not None:  # a workspace that is a link would index another agent's (or any) folder
+        out.skipped.append(Skipped(".", f"{link.name} is {LINK}"))
+        return out
     try:
         st = os.lstat(workspace / MEMORY_FILE)
     except OSError:
@@ -179,6 +184,9 @@ def _open_inside(workspace: Path, rel: str) -> int:
         SkipFile: for a link or a non-folder on the way.
     """
     parts = rel.split("/")
+    link = paths.linked_part(workspace)
+    if link is not None:
+        raise SkipFile(f"{link.name}/ is {LINK}")
     # getattr on the os module: O_NOFOLLOW and O_DIRECTORY do not exist on every platform (Windows)
     flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(workspace, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0))

@@ -216,6 +216,9 @@ class MemoryService:
         """
         rel = check_rel_path(rel)
         ws = self.workspace(agent_id)
+        link = paths.linked_part(ws)
+        if link is not None:
+            raise ValueError(f"{link} is a symbolic link; memory does not follow links in the data dir")
         target = (ws / rel).resolve()
         if not target.is_relative_to(ws.resolve()):
             raise ValueError(f"memory file escapes the workspace: {rel!r}")
@@ -389,6 +392,7 @@ class MemoryService:
         if scope == default_scope(agent_id):
             scope = None
         with self._lock:
+            _ = self.store  # the embedding model and the store open before anything is written
             old = self.read(agent_id, file, missing_ok=True)  # refuses a link, a FIFO, a folder...
             path = self.resolve(agent_id, file)
             if not old and file == MEMORY_FILE:
@@ -630,7 +634,24 @@ class MemoryService:
             receipt = forget_chunk(self, agent_id, target, id_or_query)
             self.store.purge()  # the text must not survive in older versions or the FTS index files
             self._prune_terms()
+            receipt.dropped_copies = self._drop_quarantined_stores()
             return receipt
+
+    def _drop_quarantined_stores(self) -> list[str]:
+        """Delete the damaged store copies moved to ``quarantine/`` (see :meth:`_open_store`).
+
+        They hold text indexed before the damage, forgotten text among it, and nothing the memory
+        files and transcripts cannot rebuild: after a forget no copy may keep it.
+        """
+        qdir = paths.quarantine_dir()
+        if not qdir.is_dir():
+            return []
+        dropped: list[str] = []
+        for p in sorted(qdir.glob("*.lance.*")):
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+                dropped.append(p.name)
+        return dropped
 
     def _prune_terms(self) -> None:
         """Drop word vectors of words no longer in any indexed row (a forgotten chunk's words)."""

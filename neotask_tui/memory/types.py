@@ -152,6 +152,7 @@ class ForgetReceipt:
         partial_lines: The numbers of those lines that kept the rest of their text (only a
             sentence was cut).
         rewritten_ids: Transcript rows of neighbouring messages re-embedded without the text.
+        dropped_copies: Damaged store copies in ``quarantine/`` deleted because they held it.
     """
 
     removed: list[str]
@@ -163,6 +164,7 @@ class ForgetReceipt:
     removed_lines: list[tuple[int, str]] = field(default_factory=list)
     partial_lines: list[int] = field(default_factory=list)
     rewritten_ids: list[str] = field(default_factory=list)
+    dropped_copies: list[str] = field(default_factory=list)
 
     @property
     def summary(self) -> str:

@@ -8,6 +8,7 @@ doctor`` and the status bar.
 
 from __future__ import annotations
 
+import dataclasses
 import http.client
 import json
 import os
@@ -172,6 +173,111 @@ def choose_provider(settings: Settings, env: Mapping[str, str] | None = None) ->
         return _local_choice(settings, f"no API key; Ollama at {base} has no models pulled: "
                                        "using the bundled local model")
     return _local_choice(settings, "no API key and no Ollama on localhost: using the bundled local model")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelOption:
+    """A provider ``/model NAME`` can switch to, and whether what it needs is configured.
+
+    Attributes:
+        name: What ``/model`` takes (``local``, ``openai``, ``anthropic``, ``ollama``).
+        model: The model it would use (the configured one, else its default).
+        ready: The user configured what it needs (a key, a URL, a file); the bundled model always is.
+        detail: Where it comes from, or what to configure for it (never a key).
+    """
+
+    name: str
+    model: str
+    ready: bool
+    detail: str
+
+
+SWITCHABLE = ("local", "openai", "anthropic", "ollama")
+"""The providers ``/model NAME`` offers (every other one is only chosen by the configuration)."""
+
+
+def is_bundled(name: str, model: str, settings: Settings) -> bool:
+    """Whether provider ``name`` with ``model`` is the bundled demo model (not a GGUF of the user's)."""
+    return name == "local" and model == LOCAL_MODEL and not settings.provider.local_model_path
+
+
+def _own(settings: Settings, name: str) -> bool:
+    """Whether the configured ``provider.*`` (key, URL, model) belongs to provider ``name``."""
+    p = settings.provider
+    configured = p.name.strip().lower()
+    return configured == name or (not configured and name == "openai" and bool(p.base_url))
+
+
+def model_options(settings: Settings, env: Mapping[str, str] | None = None, *,
+                  ollama_models: list[str] | None = None) -> list[ModelOption]:
+    """What ``/model`` lists: each switchable provider with the model it would use and what it needs.
+
+    Only what the user configured is used; nothing is downloaded or contacted here (``ollama_models``
+    is what a loopback probe found, if the caller probed).
+    """
+    env = os.environ if env is None else env
+    p = settings.provider
+    out: list[ModelOption] = []
+    local = _local_choice(settings, "")
+    if p.local_model_path:
+        out.append(ModelOption("local", local.model, True, f"your GGUF file {p.local_model_path} (offline)"))
+    else:
+        out.append(ModelOption("local", LOCAL_MODEL, True,
+                               "bundled SmolLM2-135M-Instruct: a small offline demo, no key; it invents facts"))
+    own_openai = _own(settings, "openai")
+    key = (own_openai and p.api_key) or env.get("OPENAI_API_KEY")
+    url = (own_openai and p.base_url) or env.get("OPENAI_BASE_URL")
+    model = (p.model if own_openai and p.model else "") or DEFAULT_OPENAI_MODEL
+    if key or url:
+        where = f"server {url}" if url else "api.openai.com"
+        src = "provider.api_key" if own_openai and p.api_key else "OPENAI_API_KEY" if key else "no key"
+        out.append(ModelOption("openai", model, True, f"{where} ({src})"))
+    else:
+        out.append(ModelOption("openai", model, False, "set OPENAI_API_KEY, or provider.base_url (any "
+                               "OpenAI-compatible URL) in config.toml"))
+    own_anthropic = _own(settings, "anthropic")
+    model = (p.model if own_anthropic and p.model else "") or DEFAULT_ANTHROPIC_MODEL
+    if (own_anthropic and p.api_key) or env.get("ANTHROPIC_API_KEY"):
+        src = "provider.api_key" if own_anthropic and p.api_key else "ANTHROPIC_API_KEY"
+        out.append(ModelOption("anthropic", model, True, f"Anthropic API ({src})"))
+    else:
+        out.append(ModelOption("anthropic", model, False, "set ANTHROPIC_API_KEY"))
+    own_ollama = _own(settings, "ollama")
+    base = (own_ollama and p.base_url) or ollama_base(env)
+    model = (p.model if own_ollama and p.model else "") or (
+        DEFAULT_OLLAMA_MODEL if not ollama_models or DEFAULT_OLLAMA_MODEL in ollama_models else ollama_models[0])
+    if ollama_models:
+        out.append(ModelOption("ollama", model, True, f"answers at {base}; models: {', '.join(ollama_models[:8])}"))
+    else:
+        out.append(ModelOption("ollama", model, own_ollama, f"Ollama at {base} (run `ollama serve` and pull a model)"))
+    return out
+
+
+def choose_named(settings: Settings, name: str, model: str | None = None,
+                 env: Mapping[str, str] | None = None) -> tuple[ProviderChoice, Settings]:
+    """The choice for ``/model NAME [MODEL]`` and the settings to build it with.
+
+    The configured key, URL and model are kept only for the provider they were configured for.
+
+    Raises:
+        ConfigError: ``name`` is not switchable, or what it needs is not configured.
+    """
+    env = os.environ if env is None else env
+    name = name.strip().lower()
+    if name not in SWITCHABLE:
+        raise ConfigError(f"unknown provider {name[:40]!r} (choose one of {', '.join(SWITCHABLE)})")
+    option = next(o for o in model_options(settings, env) if o.name == name)
+    if not option.ready and name in ("openai", "anthropic"):
+        raise ConfigError(f"{name} is not configured: {option.detail}")
+    p = settings.provider
+    own = _own(settings, name)
+    provider = dataclasses.replace(
+        p, name=name, model=model or (p.model if own else ""),
+        api_key=p.api_key if own else "", base_url=p.base_url if own else "")
+    chosen = dataclasses.replace(settings, provider=provider)
+    choice = _explicit(chosen, env)
+    return dataclasses.replace(choice, reason=f"/model {name} in this run (config.toml keeps "
+                                              f"{p.name.strip() or 'the automatic choice'} for the next start)"), chosen
 
 
 def build_provider(choice: ProviderChoice, settings: Settings, env: Mapping[str, str] | None = None) -> Provider:

@@ -61,9 +61,9 @@ class ArchivedInfo:
         }
 
 
-def _wrap_os_error(e: OSError, what: str) -> StorageError:
+def _wrap_os_error(e: OSError, what: str, kept: str = "nothing already on disk was changed") -> StorageError:
     name = errno.errorcode.get(e.errno or 0, "error")
-    return StorageError(f"could not {what}: {name} ({e.strerror}); nothing already on disk was changed")
+    return StorageError(f"could not {what}: {name} ({e.strerror}); {kept}")
 
 
 class SessionStore:
@@ -71,6 +71,8 @@ class SessionStore:
 
     def __init__(self, *, readonly: bool = False) -> None:
         self.readonly = readonly
+        for d in (paths.sessions_dir(), paths.archive_dir()):  # both read and written: never via a link
+            paths.refuse_links(d)
         loaded = load_index(repair=not readonly)
         self.records: dict[str, SessionRecord] = loaded.records
         self.notices: list[str] = [loaded.problem] if loaded.problem else []
@@ -134,7 +136,11 @@ class SessionStore:
         try:
             save_index(self.records)
         except OSError as e:
-            raise _wrap_os_error(e, "write sessions.json") from e
+            # The events of this change may already be in a transcript (they are appended first):
+            # saying "nothing changed" would invite a retry that stores them twice.
+            raise _wrap_os_error(e, "update sessions.json", "the previous sessions.json is intact, but events "
+                                 "already appended to a transcript are kept: check `neotask transcript` "
+                                 "before retrying (`neotask doctor --fix` rebuilds the index)") from e
 
     def append(self, session_id: str, type_: str, data: dict[str, Any], *, ts: str | None = None) -> Event:
         """Durably append one event (fsynced before returning)."""

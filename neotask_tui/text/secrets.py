@@ -18,18 +18,23 @@ What is found:
   ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``);
 - passwords in English and Russian prose ("my password for the box is …", "I log in with … as my
   password", "… is my password", "the pass is …", "пароль от сервера — …", "войти с паролем …",
-  "mot de passe: …"), also with the separator and/or value on the next line ("password:\\n…",
-  "мой пароль\\n— …"; the value alone on its line), multi-word passphrases to the end of their
-  clause, PINs, door codes and lock combinations ("combination is …", "код замка …"),
-  ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …"), 2FA backup codes
-  and seed phrases;
+  "mot de passe: …", "the password's …"), also with the separator and/or value on the next line
+  ("password:\\n…", "мой пароль\\n— …"; the value alone on its line), multi-word passphrases to
+  the end of their clause ("the passphrase is: …", "кодовая фраза: …"), a new password after
+  "I reset it to …" / "поменял его на …" (see ``_SET_TO``), PINs, door codes and lock combinations
+  ("combination is …", "код замка …"), ``user:password`` pairs (``curl -u``, "creds admin:…",
+  "login: admin / …"), 2FA backup codes and seed phrases (after "seed phrase", "mnemonic",
+  "recovery phrase", "сид-фраза", or a bare "seed:" followed by 12–24 words);
+- passwords on command lines: ``--password=…``, ``--db-password …``, ``mysql -p…``,
+  ``sshpass -p …``, ``PGPASSWORD=… psql``;
 - long high-entropy tokens (not pure hex: git SHAs, UUIDs and hashes stay readable; nor words
   glued into an identifier, file names with a UUID, ``sha512-`` digests or URL path segments).
 
 Every rule runs on a normalised view: NFKC, zero-width and other default-ignorable characters
-removed, confusable hyphens made ``-``, mixed Latin/Cyrillic words in their majority script, and a
-known-prefix token wrapped across lines joined; the original span is what gets replaced. A secret
-longer than a rule's length cap is redacted whole. Values that are code (calls, attributes,
+removed, confusable hyphens made ``-``, words mixing Latin, Cyrillic and Greek look-alike letters
+in their majority script (Latin or Cyrillic), and a known-prefix token wrapped across lines
+joined; the original span is what gets replaced. A secret longer than a rule's length cap is
+redacted whole. Values that are code (calls, attributes,
 paths, durations, versions, references) and ``*_key`` names of tables and maps
 (``primary_key``, ``cache_key``) are not secrets.
 
@@ -42,6 +47,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
 import re
 import unicodedata
@@ -149,7 +155,7 @@ _ASSIGN = re.compile(r"(?<![\w.\-])[\"']?([^\W\d][\w.\-]{0,79}+)[\"']?[^\S\n]{0,
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SECRET_PARTS = frozenset({
     "password", "passwd", "pwd", "pw", "pass", "passphrase", "passcode", "secret", "token", "apikey",
-    "credential", "credentials", "creds", "dsn", "passwort", "mdp", "contraseña",
+    "credential", "credentials", "creds", "dsn", "passwort", "mdp", "contraseña", "sshpass",
 })
 """Name parts that make an assignment a secret when the name ends with one (``GITHUB_TOKEN``)."""
 _SECRET_SUBSTRINGS = ("password", "passwd", "apikey", "accesskey", "secretkey", "authtoken", "accesstoken",
@@ -185,7 +191,7 @@ _PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код))?|passcode|пин(?:[ -]?код)?"
 _PIN = re.compile(
     r"(?i)(?<![\w-])" + _PIN_WORD +
     r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
-    r"[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bэто\b)?[^\S\n]{0,4}([0-9]{4,8})(?![0-9]|[\-./:,][0-9])")
+    r"[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bwas\b|\bэто\b)?[^\S\n]{0,4}([0-9]{4,8})(?![0-9]|[\-./:,][0-9])")
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
 _PW_BARE = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,32}"
@@ -255,10 +261,19 @@ _BACKUP_LEAD = re.compile(
 _BACKUP_CODE = re.compile(r"\s{0,4}(?:[,;][^\S\n]{0,4})?([A-Za-z0-9]{4,12}(?:-[A-Za-z0-9]{3,12})?)(?![\w-])")
 _SEED = re.compile(
     r"(?i)(?<![\w-])(?:(?:seed|recovery|mnemonic|secret|backup|wallet)[^\S\n]{1,4}(?:phrase|words)"
-    r"|mnemonic(?:[^\S\n]{1,4}phrase)?|сид[- ]?фраза|мнемоническ\w{0,4}[^\S\n]{1,4}фраза)"
+    r"|mnemonic(?:[^\S\n]{1,4}phrase)?|(?:сид|seed)[- ]?фраз[аеуы]|мнемоническ\w{0,4}[^\S\n]{1,4}фраз[аеуы]"
+    r"|фраз[аеуы][^\S\n]{1,4}восстановления)"
     r"[^\S\n]{0,4}(?:[:=—–-]|\bis\b|\bare\b|\bэто\b)?\s{0,4}"
     r"([a-z]{3,8}(?:\s{1,4}[a-z]{3,8}){11,23})(?![a-z])"
 )
+# a bare "seed" (a random seed is a number, a seed phrase is words): "seed: w1 … w12", "my wallet seed
+# is w1 … w24" — only a run of exactly 12, 15, 18, 21 or 24 short lowercase words (the BIP-39 lengths)
+# that ends its clause, since no BIP-39 wordlist is installed to check the words themselves
+_SEED_BARE = re.compile(
+    r"(?i)(?<![\w-])(?:seed|сид)(?![\w-])[^\S\n]{0,4}(?:[:=—–]|-(?=\s)|\bis\b|\bэто\b)[^\S\n]{0,2}[:—–]?\s{0,4}"
+    r"([a-z]{3,8}(?:\s{1,4}[a-z]{3,8}){11,23})(?![\w'\-])"
+)
+_SEED_END = re.compile(r"[^\S\n]{0,4}(?:[.,;!?)\]\"'`]|\r?\n|$)")
 # the value first: "I log in with V as my password", "use V as the password", "V как пароль"
 _PW_AS = re.compile(
     r"(?i)(?<!\S)([^\s\"'`]{4,128}+)[^\S\n]{1,4}(?:as|как|в качестве)[^\S\n]{1,4}"
@@ -277,6 +292,61 @@ _AUTH_HEADER = re.compile(
     r"(?i)\b(?:proxy-)?authorization[\"']?[^\S\n]{0,4}[:=][^\S\n]{0,4}[\"']?"
     r"(?:(?:basic|bearer|token|digest|apikey|api-key|key|sso-key|ssws)[^\S\n]{1,4})?"
 )
+
+# "the password's V": the possessive read as "password is" (a strict value: "the password's length")
+_PW_POSS = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"['’]s[^\S\n]{1,4}(?:(?:still|now|just|теперь)[^\S\n]{1,4})?")
+_MEASURE = re.compile(r"(?i)[0-9]{1,4}(?:st|nd|rd|th|x|%)?(?:[ -]?(?:chars?|characters?|digits?|letters?|symbols?"
+                      r"|words?|bytes?|bits?|days?|hours?|minutes?|attempts?|tries|times))?")
+_HASH_NAME = re.compile(r"(?i)(?:sha|md|aes|rsa|utf|crc|des|ecdsa|ed|pbkdf|scrypt|argon|bcrypt)[0-9\-_]{0,8}\w{0,4}")
+# a passphrase after a symbol separator ("the passphrase is: hunter two", "кодовая фраза: синий кот"):
+# the rest of the clause, to the end of its sentence or line, function words and all — unlike after a
+# bare "is", where a sentence about the passphrase ("is stored in the vault") has to be told apart
+_PHRASE_LEAD = re.compile(
+    r"(?i)(?<![\w-])(?:pass[ -]?phrase|(?:secret|security|code|safe|magic)[ -](?:phrase|words?)"
+    r"|(?:кодов|парольн|секретн)\w{0,3}[^\S\n]{1,4}фраз[аеуы]|фраз[аеуы][- ]пароль)s?" + _PW_FOR
+    + r"[^\S\n]{0,4}(?:(?:is|was|это)[^\S\n]{0,2})?(?:[:=—–]|-(?=\s))[^\S\n]{0,4}"
+)
+_PHRASE_REST = re.compile(
+    r"(?:[^\n.!?;,]|[.!?](?![^\S\n]|$)|,(?![^\S\n]{1,4}(?:and|but|or|then|so|the|my|user|username|login"
+    r"|и|а|но|логин|потом)\b)){1,256}"
+)
+_PHRASE_EMPTY = frozenset({"not", "no", "none", "set", "yet", "required", "needed", "empty", "blank", "unset",
+                           "given", "shown", "here", "below", "above", "see", "vault", "не", "нет", "задана",
+                           "задан", "нужна", "пусто", "пустая", "см", "ниже", "выше"})
+# "I reset it to V", "changed the new one to V", "поменял его на V": a value after a set/change verb and
+# "to"/"на" is a secret only (a) when the verb's object stands for the password (a pronoun, "the new
+# one", a password/PIN/code/key word), a password, passphrase or PIN word is near (the sentence before
+# or the same one: "My gmail password leaked. I reset it to V") and V reads as a password, or (b) when
+# V is random-looking on its own: mixed case and digits changing every character or two, no word
+# inside it, no path or dotted name. Without (a) or (b) this shape is ordinary ("set the timeout to
+# 30s", "reset HEAD to origin/main", "changed the theme to Dark", "switched to useState2", "changed the
+# sender to bob@example.com" after a word about passwords), so no single test is enough.
+_SET_TO = re.compile(
+    r"(?i)(?<![\w-])(?:(?:re)?set(?:ting)?|chang(?:e|ed|ing)|updat(?:e|ed|ing)|rotat(?:e|ed|ing)|switch(?:ed|ing)?"
+    r"|(?:с|по|из)мен(?:ил|ила|или|ить|ял|яла|яли|ять)|постави(?:л|ла|ли|ть)|установи(?:л|ла|ли|ть)|сброси(?:л|ла|ли|ть))"
+    r"((?:[^\S\n]{1,4}[^\s.!?:;=]{1,30}+){0,6}?)[^\S\n]{1,4}(?:to|на)[^\S\n]{1,4}"
+)
+_SET_OBJECT = frozenset({
+    "it", "this", "that", "mine", "them", "one", "ones", "his", "hers", "theirs", "the", "my", "our", "your",
+    "her", "their", "a", "new", "old", "back", "again", "i", "we", "pin", "code", "key", "login", "password",
+    "passwords", "passphrase", "passcode", "его", "её", "ее", "это", "их", "свой", "мой", "наш", "новый", "я",
+    "обратно", "снова", "пароль", "пин", "код", "ключ",
+})
+"""Words the object of "I reset … to V" may be made of when V is a password by context alone."""
+_PW_NEAR = re.compile(r"(?i)" + _PW_WORD)
+_PIN_NEAR = re.compile(r"(?i)(?<![a-zа-яё])(?:pin|пин|pin-?код|пин-?код|passcode)(?![a-zа-яё])")
+_NEAR_BEFORE, _NEAR_AFTER = 160, 60
+_SYMBOLS = frozenset("!@#$%^&*+=?~")
+# command lines: --password=V, --password V, mysql -pV, sshpass -p V (openssl's "pass:V" is a _PW_SHORT)
+_CLI_PW = re.compile(r"(?i)(?<![\w-])--(?!no-)(?:[a-z0-9]{1,20}-){0,3}(?:password|passwd|pass|passphrase|pwd)"
+                     r"(=|[^\S\n]{1,4})")
+_NEXT_OPTION = re.compile(r"[^\S\n]{1,4}-")
+_MYSQL_CMD = re.compile(r"(?<![\w./-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh"
+                        r"|mariadb(?:-dump|-admin)?)(?![\w-])[^\n|;&]{0,512}")
+_MYSQL_P = re.compile(r"(?<!\S)-p(?=[^\s\-])")
+_SSHPASS = re.compile(r"(?<![\w-])sshpass(?:[^\S\n]{1,4}-v)*[^\S\n]{1,4}-p[^\S\n]{0,4}(?=[^\s\-])")
+_OPTION_WORDS = frozenset({"flag", "option", "argument", "arg", "switch", "parameter", "param", "prompt",
+                           "флаг", "опция", "опцию", "ключ", "параметр", "аргумент"})
 
 _STOPWORDS = frozenset({
     "a", "an", "the", "this", "that", "these", "those", "it", "its", "is", "was", "be", "been", "not", "no",
@@ -467,10 +537,10 @@ def _looks_random_aws(token: str) -> bool:
 # -- the normalised view ------------------------------------------------------------------------
 # Every rule runs on a view of the text in which look-alikes are undone: NFKC (fullwidth letters,
 # ":" for "：", no-break spaces), default-ignorable characters removed (zero-width spaces, soft
-# hyphens, BOM...), confusable hyphens made "-", a word mixing Latin and Cyrillic letters written
-# in its majority script ("pаssword" with a Cyrillic "а"), and a known-prefix token wrapped across
-# lines joined. Each match is mapped back, so the original span (zero-width characters and all)
-# is what gets replaced.
+# hyphens, BOM...), confusable hyphens made "-", a word mixing Latin, Cyrillic and Greek letters
+# written in its majority script, Latin or Cyrillic ("pаssword" with a Cyrillic "а", "passwοrd"
+# with a Greek omicron), and a known-prefix token wrapped across lines joined. Each match is mapped
+# back, so the original span (zero-width characters and all) is what gets replaced.
 
 _IGNORABLE = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
@@ -483,8 +553,15 @@ _SPECIAL = re.compile(_IGNORABLE.pattern[:-1] + "".join(_HYPHENS) + "]")
 _NONASCII = re.compile(r"[^\x00-\x7f]+")
 _CYR_TO_LAT = str.maketrans("аеорсухіјѕԁһԛԝАВЕКМНОРСТУХІЈЅ", "aeopcyxijsdhqwABEKMHOPCTYXIJS")
 _LAT_TO_CYR = str.maketrans("aeopcyxABEKMHOPCTYX", "аеорсухАВЕКМНОРСТУХ")
-_MIX_POINT = re.compile(r"[A-Za-z][\u0400-\u04ff]|[\u0400-\u04ff][A-Za-z]")
-_MIX_WORD = re.compile(r"[A-Za-z\u0400-\u04ff]{1,256}")
+# Greek look-alikes ("passwοrd" with an omicron): folded into the word's majority script, Latin or
+# Cyrillic; a word of Greek letters only is Greek text and stays as it is.
+_GRK_TO_LAT = "αεικνορτυχωϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹ", "aeiknoptuxwcjABEZHIKMNOPTYXC"
+_GRK_TO_CYR = "αεκορτχϲΑΒΕΗΚΜΟΡΤΧϹ", "аекортхсАВЕНКМОРТХС"
+_TO_LAT = str.maketrans(_CYR_TO_LAT | str.maketrans(*_GRK_TO_LAT))
+_TO_CYR = str.maketrans(_LAT_TO_CYR | str.maketrans(*_GRK_TO_CYR))
+_MIX_POINT = re.compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]|[\u0370-\u03ff][\u0400-\u04ff]"
+                        r"|[\u0400-\u04ff][\u0370-\u03ff]")
+_MIX_WORD = re.compile(r"[A-Za-z\u0370-\u04ff]{1,256}")
 _WRAP_PREFIX = (r"gh[pousr]_|github_pat_|glpat-|gl(?:sa|c)_|AKIA|ASIA|sk-|sk_(?:live|test)_|rk_(?:live|test)_|"
                 r"xox[abposre]-|AIza|hf_|npm_|pypi-|eyJ|SG\.|shp(?:at|ca|pa|ss)_|do[opr]_v1_|hv[sbr]\.|"
                 r"sq0(?:atp|csp)-|ya29\.|GOCSPX-|HRKU-|dapi|NRAK-|PMAK-")
@@ -590,7 +667,8 @@ def _view(text: str) -> _View:
             if word.isascii() or not _MIX_POINT.search(word):
                 continue
             lat = sum(c.isascii() for c in word)
-            fixed = word.translate(_CYR_TO_LAT if lat * 2 >= len(word) else _LAT_TO_CYR)
+            cyr = sum("\u0400" <= c <= "\u04ff" for c in word)
+            fixed = word.translate(_TO_LAT if lat >= cyr else _TO_CYR)
             if fixed != word:
                 chars = chars if chars is not None else list(view)
                 chars[w.start():w.end()] = fixed
@@ -769,12 +847,121 @@ def _backup_codes(text: str) -> Iterator[SecretMatch]:
             yield SecretMatch("backup_codes", first, last)
 
 
+def _possessive_ok(value: str) -> bool:
+    """A value after "password's" that is not about the password ("length", "12-char", "SHA256 hash")."""
+    return (_plausible(value, strict=True) and not _MEASURE.fullmatch(value)
+            and not _HASH_NAME.fullmatch(value))
+
+
+def _passphrases(text: str) -> Iterator[SecretMatch]:
+    """The rest of the clause after "passphrase:" / "the passphrase is:" (one to many words)."""
+    covered = 0
+    for m in _PHRASE_LEAD.finditer(text):
+        if m.start() < covered:
+            continue  # inside the passphrase just found
+        r = _PHRASE_REST.match(text, m.end())
+        if r is None:
+            continue
+        value = r.group(0).rstrip().rstrip(_TRAILING.replace('"', "").replace("'", "").replace("`", ""))
+        words = re.findall(r"[^\W_]+", value.casefold())
+        if not value or value[0] in "([<{" or _is_marker(value) or _is_code(value) or not words:
+            continue  # a remark in brackets ("passphrase: (leave empty)"), not the passphrase
+        if all(w in _PHRASE_EMPTY or w in _STOPWORDS or w in _RU_STOPWORDS for w in words):
+            continue  # "passphrase: not set", "кодовая фраза: не задана"
+        covered = r.start() + len(value)
+        yield SecretMatch("password", r.start(), covered)
+
+
+def _random_looking(value: str) -> bool:
+    """A short password-looking token on its own: mixed case and a digit (or letters, a digit and a
+    symbol), 8-64 characters, no path, no dotted or ``::`` name, no word of four letters or more
+    making up half of its letters (``useState2``, ``Python3``, ``MyProject2024`` are names)."""
+    if not 8 <= len(value) <= 64 or "/" in value or "::" in value or "\\" in value or _is_code(value):
+        return False
+    lower = any(c.islower() for c in value)
+    upper = any(c.isupper() for c in value)
+    digit = any(c.isdigit() for c in value)
+    symbol = any(c in _SYMBOLS for c in value)
+    if not digit or not ((lower and upper) or ((lower or upper) and symbol)):
+        return False
+    if re.fullmatch(r"[\w\-]+(?:\.[\w\-]+)+", value):
+        return False  # a dotted name: file.ext, pkg.mod, host.name
+    parts = _WORD_PART.findall(value)
+    letters = sum(len(p) for p in parts if p.isalpha())
+    wordy = sum(len(p) for p in parts if p.isalpha() and len(p) >= 4 and any(c in _VOWELS for c in p))
+    kinds = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "s" for c in value]
+    changes = sum(a != b for a, b in itertools.pairwise(kinds))
+    return wordy * 2 < letters and changes >= max(4, len(value) * 2 // 5)  # Bob_2024, PROD_EU1: names
+
+
+def _set_to(text: str) -> Iterator[SecretMatch]:
+    """``I reset it to V`` and the like (see :data:`_SET_TO` for when V is a secret)."""
+    for m in _SET_TO.finditer(text):
+        v = _value_at(text, m.end())
+        if v is None:
+            continue
+        value = v[2]
+        lo, hi = max(0, m.start() - _NEAR_BEFORE), min(len(text), v[1] + _NEAR_AFTER)
+        if value.isdigit() and 4 <= len(value) <= 8:
+            if _PIN_NEAR.search(text, lo, hi):  # "my PIN was 4821, I changed it to 9921"
+                yield SecretMatch("pin", v[0], v[1])
+            continue
+        if _random_looking(value) or (
+                "@" not in value and all(w in _SET_OBJECT for w in m.group(1).casefold().split())
+                and _plausible(value, strict=True) and not _MEASURE.fullmatch(value)
+                and _PW_NEAR.search(text, lo, hi) is not None):
+            yield SecretMatch("password", v[0], v[1])
+
+
+def _cli_passwords(text: str) -> Iterator[SecretMatch]:
+    """Passwords on a command line: long options, ``mysql -pV``, ``sshpass -p V``."""
+    if "--" in text:
+        for m in _CLI_PW.finditer(text):
+            v = _value_at(text, m.end())
+            if v is None:
+                continue
+            value = v[2]
+            if value.startswith(("-", "$", "<")) or _is_marker(value) or _is_code(value):
+                continue  # another option, a variable or command substitution, a placeholder
+            if m.group(1) != "=":  # "--password V": in prose too ("use the --password flag")
+                low_v = value.casefold()
+                if (low_v in _OPTION_WORDS or low_v in _STOPWORDS or low_v in _RU_STOPWORDS
+                        or (value.isupper() and value.isalpha())):
+                    continue  # a word about the option, or a placeholder ("--password PASSWORD")
+                lo = max(0, m.start() - 512)  # the command before the option, on its line
+                nl = text.rfind("\n", lo, m.start())
+                line = text[nl + 1 if nl >= 0 else lo : m.start()]
+                argv = (_NEXT_OPTION.match(text, v[1]) is not None
+                        or (_LINE_END.match(text, v[1]) is not None and _plausible(value, strict=False)))
+                if not (_plausible(value, strict=True) or (argv and not _MYSQL_CMD.search(line))):
+                    continue  # mysql's "--password db" prompts: "db" is the database
+            yield SecretMatch("password", v[0], v[1])
+    low = text.lower()
+    if "mysql" in low or "mariadb" in low:
+        for cmd in _MYSQL_CMD.finditer(text):
+            for p in _MYSQL_P.finditer(text, cmd.start(), cmd.end()):
+                v = _value_at(text, p.end())
+                if v is not None and not _is_marker(v[2]) and not v[2].startswith("$"):
+                    yield SecretMatch("password", v[0], v[1])
+    if "sshpass" in low:
+        yield from _after_lead(text, _SSHPASS, "password",
+                               lambda m, v: not _is_marker(v) and not v.startswith("$"))
+
+
+def _bare_seeds(text: str) -> Iterator[SecretMatch]:
+    for m in _SEED_BARE.finditer(text):
+        if len(m.group(1).split()) % 3 == 0 and _SEED_END.match(text, m.end(1)):
+            yield SecretMatch("seed_phrase", *m.span(1))
+
+
 def _passwords(text: str) -> Iterator[SecretMatch]:
     low = text.lower()  # key words are looked for first: most text has none of them
     if any(w in low for w in ("pass", "pwd", "парол", "пасс", "contrase", "kennwort", "senha", "has")):
         yield from _prose_passwords(text)
         yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
         yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
+        if "'s" in text or "’s" in text:
+            yield from _after_lead(text, _PW_POSS, "password", lambda m, v: _possessive_ok(v))
         for m in _PW_AS.finditer(text):
             value = m.group(1).rstrip(_TRAILING)
             if _plausible(value, strict=False):
@@ -805,9 +992,16 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _pairs(text, _CRED_PAIR, "password")
     if "code" in low or "коды" in low:
         yield from _backup_codes(text)
-    if any(w in low for w in ("phrase", "words", "mnemonic", "фраза")):
+    if any(w in low for w in ("phrase", "words", "mnemonic", "фраз")):
         for m in _SEED.finditer(text):
             yield SecretMatch("seed_phrase", *m.span(1))
+        yield from _passphrases(text)
+    if "seed" in low or "сид" in low:
+        yield from _bare_seeds(text)
+    if any(w in low for w in (" to ", " на ")):
+        yield from _set_to(text)
+    if "--" in text or "mysql" in low or "mariadb" in low or "sshpass" in low:
+        yield from _cli_passwords(text)
 
 
 def _bare_token(value: str) -> bool:

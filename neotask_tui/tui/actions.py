@@ -6,6 +6,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
+from textual.binding import Binding
 
 from neotask_tui.commands import CommandResult, dispatch
 from neotask_tui.commands.intents import (
@@ -15,6 +16,7 @@ from neotask_tui.commands.intents import (
     Quit,
     ReviewCompaction,
     ShowContext,
+    ShowHelp,
     SwitchTheme,
 )
 from neotask_tui.engine import events as ev
@@ -69,6 +71,9 @@ class SlashCommands:
                 await self.turns.render_reset(r)
             if res.text and not res.error:
                 return
+        reloads = name in ("undo-compact", "undo-reset", "restore") and not res.error
+        if reloads:  # reload first: the confirmation must not be wiped by the transcript it brings back
+            await self.panels.load_session()
         match None if res.error else res.intent:
             case None | ReviewCompaction():  # reviews are compact_flow's; `--now --preview` shows the text
                 await self.show_result(line, res)
@@ -89,10 +94,32 @@ class SlashCommands:
                 from neotask_tui.tui.screens.context import ContextScreen
 
                 await app.push_screen_wait(ContextScreen(data))
-        if name in ("undo-compact", "undo-reset", "restore"):
-            await self.panels.load_session()
-        else:
-            await self.panels.refresh()
+            case ShowHelp(groups=groups):
+                from neotask_tui.tui.screens.help import HelpScreen
+
+                await app.push_screen_wait(HelpScreen(groups, self.key_bindings()))
+        if not reloads:  # /model NAME: the status line names the next turn's model (full re-reads the choice)
+            await self.panels.refresh(full=name == "model" and not res.error)
+
+    def key_bindings(self) -> list[tuple[str, str]]:
+        """The main screen's bindings with a description (remaps applied), for the help screen."""
+        rows: list[tuple[str, str]] = [("enter", "Send the message (a /command runs it)")]
+        seen: set[str] = set()
+        for active in self.view.screen.active_bindings.values():
+            b = active.binding
+            own = [x for x in vars(type(active.node)).get("BINDINGS", []) if isinstance(x, Binding)]
+            ours = any((x.action, x.description) == (b.action, b.description) for x in own)
+            if not ours or not b.description or (b.id or b.action) in seen:
+                continue
+            seen.add(b.id or b.action)
+            rows.append((self.app.get_key_display(b), b.description))
+        # The app's bindings that are off right now (Esc stops only a streaming reply; the one-key
+        # restore follows an automatic reset) are listed too, with their default key.
+        for item in type(self.app).BINDINGS:
+            if isinstance(item, Binding) and item.description and (item.id or item.action) not in seen:
+                seen.add(item.id or item.action)
+                rows.append((self.app.get_key_display(item), f"{item.description} (when available)"))
+        return rows
 
     async def list_themes(self) -> None:
         """``/theme`` lists the themes."""

@@ -19,18 +19,19 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import Worker
 
 from neotask_tui.errors import LockedError
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.commands import SlashCommandProvider
+from neotask_tui.tui.layout import WIDTH_CLASSES, SideLayout, side_classes
 from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.messages import InboxChanged, PaletteCommandChosen
 from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.themes import chosen_theme, install_themes
+from neotask_tui.tui.widgets.footer import KeyFooter
 from neotask_tui.tui.widgets.gauge import TokenGauge
-from neotask_tui.tui.widgets.prompt import Prompt
+from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_alt_enter_as_ctrl_j
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
 from neotask_tui.tui.widgets.transcript import Transcript
@@ -43,7 +44,8 @@ if TYPE_CHECKING:
 
 LOCKED_EXIT = 3
 MAIN_ONLY = frozenset({"new_session", "sessions", "compact", "context", "open_inbox", "toggle_state",
-                       "toggle_recall", "undo_reset", "focus_next_panel", "help", "stop"})
+                       "toggle_recall", "undo_reset", "focus_next_panel", "focus_previous_panel", "close_panel",
+                       "help", "stop"})
 
 
 class NeotaskApp(App[int]):
@@ -52,9 +54,18 @@ class NeotaskApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere still find it
     TITLE = "Neotask"
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
+    HORIZONTAL_BREAKPOINTS = list(WIDTH_CLASSES)  # noqa: RUF012 (declared by App as an instance variable)
     BINDINGS: ClassVar[list[BindingType]] = [
+        # The footer shows them in this order, the essential ones first (see widgets/footer.py).
+        Binding("f1", "help", "Help", id="help"),
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+        # Priority: the prompt's TextArea binds F6 itself (select line), which shadowed the cycle.
+        Binding("f6", "focus_next_panel", "Focus", id="focus_panels", priority=True),
+        Binding("shift+f6", "focus_previous_panel", "Focus back", id="focus_panels_back", priority=True,
+                show=False),
+        Binding("ctrl+u", "undo_reset", "Restore previous", id="undo_reset", priority=True),
         Binding("escape", "stop", "Stop reply", id="stop", show=False),
+        Binding("escape", "close_panel", "Close panel", id="close_panel", show=False),
         Binding("ctrl+c", "interrupt", "Stop reply", id="interrupt", priority=True, show=False),
         Binding("ctrl+n", "new_session", "New", id="new_session"),
         Binding("ctrl+o", "sessions", "Sessions", id="sessions"),
@@ -63,9 +74,6 @@ class NeotaskApp(App[int]):
         Binding("ctrl+b", "open_inbox", "Inbox", id="inbox"),
         Binding("f2", "toggle_state", "State", id="toggle_state"),
         Binding("f3", "toggle_recall", "Recall", id="toggle_recall"),
-        Binding("ctrl+u", "undo_reset", "Restore previous", id="undo_reset", priority=True),
-        Binding("f6", "focus_next_panel", "Panels", id="focus_panels", show=False),
-        Binding("f1", "help", "Help", id="help"),
     ]
 
     def __init__(self, settings: Settings, engine: Engine | None = None, key: str | None = None) -> None:
@@ -81,7 +89,9 @@ class NeotaskApp(App[int]):
         self._panels: Panels | None = None
         self._turns: TurnRenderer | None = None
         self._commands: SlashCommands | None = None
+        self.layout = SideLayout(self.view, settings.ui.show_state_panel, settings.ui.show_recall_sidebar)
         self.set_keymap(dict(settings.ui.bindings))
+        read_alt_enter_as_ctrl_j()
         # Themes are registered and the configured one selected before any CSS is parsed.
         self._theme_notes = install_themes(self, chosen_theme(settings.ui.theme))
 
@@ -102,13 +112,11 @@ class NeotaskApp(App[int]):
                 yield Transcript(id="transcript")
                 yield TokenGauge(threshold=self.settings.compaction.threshold, id="gauge")
                 yield Prompt(id="prompt")
-            with Vertical(id="side"):
-                state, recall = StatePanel(id="state"), RecallSidebar(id="recall")
-                state.display = self.settings.ui.show_state_panel
-                recall.display = self.settings.ui.show_recall_sidebar
-                yield state
-                yield recall
-        yield Footer()
+            ui = self.settings.ui
+            with Vertical(id="side", classes=side_classes(ui.show_state_panel, ui.show_recall_sidebar)):
+                yield StatePanel(id="state", classes="" if ui.show_state_panel else "-off")
+                yield RecallSidebar(id="recall", classes="" if ui.show_recall_sidebar else "-off")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         for text, title, timeout in self._theme_notes:
@@ -194,6 +202,7 @@ class NeotaskApp(App[int]):
         try:
             with self.view.tolerant():
                 await self.load_session()
+                await self.panels.show_welcome()
         finally:  # only now: a message sent earlier would be wiped by the transcript load
             self.ready.set()
         from neotask_tui.tui.actions import watch_memory
@@ -318,26 +327,28 @@ class NeotaskApp(App[int]):
         self.run_command("/help")
 
     def action_toggle_state(self) -> None:
-        """Show/hide the state panel."""
-        w = self.view.state
-        w.display = not w.display
+        """Show/hide the state panel (narrow screens: open it over the transcript, or close it)."""
+        self.layout.toggle("state", self.focused)
 
     def action_toggle_recall(self) -> None:
-        """Show/hide the recall sidebar."""
-        w = self.view.recall
-        w.display = not w.display
+        """Show/hide the recall sidebar (narrow screens: open it over the transcript, or close it)."""
+        self.layout.toggle("recall", self.focused)
 
     def action_focus_next_panel(self) -> None:
-        """Cycle focus: prompt → state → recall → transcript."""
-        order = ["#prompt-input", "#state-list", "#recall-list", "#transcript"]
-        focused = self.focused
-        ids = [f"#{focused.id}" if focused is not None and focused.id else ""]
-        i = order.index(ids[0]) if ids[0] in order else -1
-        for step in range(1, len(order) + 1):
-            w = self.main.query_one(order[(i + step) % len(order)])
-            if w.display and (w.parent is None or w.parent.display):
-                w.focus()
-                return
+        """Cycle focus: prompt → state → recall → transcript (from anywhere on the main screen)."""
+        self.layout.cycle(self.focused, 1)
+
+    def action_focus_previous_panel(self) -> None:
+        """The focus cycle backwards."""
+        self.layout.cycle(self.focused, -1)
+
+    def action_close_panel(self) -> None:
+        """Esc: close the panel open over the transcript (narrow screens)."""
+        self.layout.close()
+
+    @on(PromptArea.ScrollTranscript)
+    def on_prompt_scroll_transcript(self, message: PromptArea.ScrollTranscript) -> None:
+        self.view.transcript.scroll_by_key(message.how)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Main-screen actions are hidden (and off) while another screen or a modal is on top.
@@ -347,6 +358,8 @@ class NeotaskApp(App[int]):
             return self.undo_reset_available
         if action == "stop":
             return self.streaming
+        if action == "close_panel":
+            return self.layout.open is not None and self.layout.narrow
         return True
 
     @work(group="command")
@@ -438,6 +451,8 @@ class NeotaskApp(App[int]):
             await engine.set_session_config(self.key, never_recall=ids)
             side.remove_item(item.id)
             self.notify("won't be recalled again in this session")
+        with self.view.tolerant():  # the next call's estimate changes with what memory holds
+            await self.refresh_panels()
 
     async def on_unmount(self) -> None:
         if self.engine is not None and self.owns_engine:

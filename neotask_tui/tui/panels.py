@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from textual.css.query import NoMatches
 
 from neotask_tui.tui.main_view import ChatState, MainView
-from neotask_tui.tui.widgets.transcript import entries_from_events
+from neotask_tui.tui.widgets.transcript import Entry, entries_from_events
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
@@ -28,6 +28,18 @@ class Panels:
         events = await asyncio.to_thread(lambda: list(eng.events(key)))
         await self.view.transcript.load(entries_from_events(events))
         await self.refresh(full=True)
+
+    async def show_welcome(self) -> None:
+        """On a first screen (nothing said yet in this session): which model answers, what the
+        bundled one is, how to connect a real one (shown, never stored)."""
+        eng, key = self.engine, self.state.key
+        events = await asyncio.to_thread(lambda: list(eng.events(key)))
+        if any(e.type == "message" for e in events):
+            return
+        from neotask_tui.commands.core import welcome_text
+
+        text = await asyncio.to_thread(welcome_text, eng)
+        await self.view.add_entry(Entry(kind="command", title="welcome", text=text))
 
     async def refresh(self, *, full: bool = False) -> None:
         """Status line, gauge totals/ledger, state panel and inbox count."""
@@ -49,13 +61,14 @@ class Panels:
         elif eng.provider is not None:
             status.provider = f"{eng.provider.name} · {eng.provider.model}"
             status.reason = eng.provider_reason
-        ledger = eng.last_ledger.get(key)
-        if ledger is None and full:
-            await asyncio.to_thread(eng.count_text, "warm up")  # loads the tokenizer off the event loop
-            ctx = await eng.context(key)
-            ledger = ctx.ledger
-        if ledger is not None:
-            gauge.ledger = ledger
+        # Every change to the context (a turn, a stop, /new, /reset, compaction and its undo, state,
+        # recall actions) ends here: the gauge shows our estimate of the *next* call and the usage
+        # of this session's last call, never the numbers of a session that is no longer current.
+        await asyncio.to_thread(eng.count_text, "warm up")  # loads the tokenizer off the event loop
+        ctx = await eng.context(key)
+        gauge.last_call = await asyncio.to_thread(eng.last_call_usage, key)
+        gauge.for_call = "next"
+        gauge.ledger = ctx.ledger
         await self.refresh_state()
         await self.refresh_inbox_count()
         self.tick()

@@ -145,6 +145,17 @@ def load_themes(builtin_dir: Path | None = None, user_dir: Path | None = None) -
     return out
 
 
+def theme_problem(name: str) -> str | None:
+    """Why ``ui.theme = name`` would not be used (the app falls back to neotask-dark), or ``None``."""
+    from textual.theme import BUILTIN_THEMES
+
+    themes = load_themes()
+    if name in themes.themes or name in BUILTIN_THEMES:
+        return None
+    known = ", ".join(sorted(themes.themes))
+    return f"ui.theme: unknown theme {name[:80]!r} (the app uses neotask-dark); themes: {known}"
+
+
 def install_themes(app: App[Any], wanted: str) -> list[tuple[str, str, float | None]]:
     """Register the themes on a not yet running ``app`` and select ``wanted`` (else neotask-dark).
 

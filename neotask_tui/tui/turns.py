@@ -106,13 +106,15 @@ class TurnRenderer:
                 status.activity = "streaming… (Esc stops)"
             await view.write(e.text)
         elif isinstance(e, ev.ContextBuilt):
-            self.view.gauge.ledger = e.ledger
+            gauge = self.view.gauge
+            gauge.for_call = "this"
+            gauge.ledger = e.ledger
         elif isinstance(e, ev.TurnDone):
             view = await self._reply_view()
             await view.finish()
             view.set_status("complete", usage_meta(e.event_id, e.usage, e.cost_usd))
             gauge = self.view.gauge
-            gauge.reported = e.usage.reported
+            gauge.last_call = e.usage
             gauge.totals = e.totals
             gauge.ledger = e.ledger
             status.provider = f"{e.provider} · {e.model}"

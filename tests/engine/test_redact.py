@@ -85,3 +85,140 @@ def test_matches_do_not_carry_the_secret() -> None:
 def test_unterminated_pem_is_redacted_to_the_end() -> None:
     text = "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA"
     assert redact_secrets(text) == "key:\n[REDACTED:private_key]"
+
+
+# -- red-team shapes: each failed before (see CHANGELOG); the fragments must not survive ----------------------
+
+SEED12 = "abandon ability able about above absent absorb abstract absurd abuse access accident"
+
+RED_TEAM: list[tuple[str, str, str]] = [
+    # (case id, text, expected redaction)
+    ("greek-omicron", "my passw\u03bfrd is hunter2x", "my passw\u03bfrd is [REDACTED:password]"),
+    ("greek-and-cyrillic", "my p\u0430ssw\u03bfrd is hunter2x", "my p\u0430ssw\u03bfrd is [REDACTED:password]"),
+    ("greek-capitals", "\u03a1ASSWORD: Hunter2x", "\u03a1ASSWORD: [REDACTED:password]"),
+    ("ru-greek-omicron", "мой пар\u03bfль: Hunter2x", "мой пар\u03bfль: [REDACTED:password]"),
+    ("ru-greek-bare", "мой пар\u03bfль hunter2x", "мой пар\u03bfль [REDACTED:password]"),
+    ("possessive", "the password's Tr0ub4dor&3", "the password's [REDACTED:password]"),
+    ("possessive-curly", "the wifi password\u2019s Tr0ub4dor&3!", "the wifi password\u2019s [REDACTED:password]!"),
+    ("passphrase-is-colon", "the passphrase is: hunter two", "the passphrase is: [REDACTED:password]"),
+    ("passphrase-colon", "the passphrase: hunter two. Then log in",
+     "the passphrase: [REDACTED:password]. Then log in"),
+    ("passphrase-eq-line", "passphrase = hunter two\nhost: db", "passphrase = [REDACTED:password]\nhost: db"),
+    ("passphrase-comma-and", "the passphrase is: hunter two, and the user is bob",
+     "the passphrase is: [REDACTED:password], and the user is bob"),
+    ("ru-passphrase", "кодовая фраза: синий кот ест рыбу.", "кодовая фраза: [REDACTED:password]."),
+    ("ru-passphrase-dash", "парольная фраза — синий кот", "парольная фраза — [REDACTED:password]"),
+    ("reset-it-to-random", "I reset it to Kx9#mPq2", "I reset it to [REDACTED:password]"),
+    ("reset-it-after-password", "My gmail password leaked. I reset it to hunter22x",
+     "My gmail password leaked. I reset it to [REDACTED:password]"),
+    ("changed-pin-to", "my PIN was 4821, I changed it to 9921",
+     "my PIN was [REDACTED:pin], I changed it to [REDACTED:pin]"),
+    ("ru-changed-it-to-random", "поменял его на Kx9#mPq2", "поменял его на [REDACTED:password]"),
+    ("ru-changed-after-password", "пароль от wifi утёк. Поменял его на hunter22x",
+     "пароль от wifi утёк. Поменял его на [REDACTED:password]"),
+    ("mysql-glued-p", "mysql -uroot -pS3cr3tPass db", "mysql -uroot -p[REDACTED:password] db"),
+    ("mysqldump-quoted-p", "mysqldump -h db -uadmin -p'S3cr3t Pass' shop",
+     "mysqldump -h db -uadmin -p[REDACTED:password] shop"),
+    ("sshpass-p", "sshpass -p Hunter2pass ssh host", "sshpass -p [REDACTED:password] ssh host"),
+    ("sshpass-glued", "sshpass -pHunter2pass ssh host", "sshpass -p[REDACTED:password] ssh host"),
+    ("sshpass-env", "SSHPASS=Hunter2pass sshpass -e ssh host", "SSHPASS=[REDACTED:password] sshpass -e ssh host"),
+    ("long-option-eq", "tool --password=Abc --verbose", "tool --password=[REDACTED:password] --verbose"),
+    ("long-option-space", "tool --password Abc --verbose", "tool --password [REDACTED:password] --verbose"),
+    ("long-option-prefixed", "app --db-password=hunter", "app --db-password=[REDACTED:password]"),
+    ("seed-colon", f"seed: {SEED12}", "seed: [REDACTED:seed_phrase]"),
+    ("wallet-seed-is-24", f"my wallet seed is {SEED12} {SEED12}.", "my wallet seed is [REDACTED:seed_phrase]."),
+    ("ru-seed", f"сид: {SEED12}", "сид: [REDACTED:seed_phrase]"),
+    ("ru-recovery-phrase", f"фраза восстановления: {SEED12}", "фраза восстановления: [REDACTED:seed_phrase]"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), [pytest.param(t, e, id=i) for i, t, e in RED_TEAM])
+def test_red_team_shapes_are_redacted(text: str, expected: str) -> None:
+    out = redact_secrets(text)
+    assert out == expected
+    assert redact_secrets(out) == out  # idempotent
+
+
+def test_command_line_shapes_that_already_worked_stay_redacted() -> None:
+    assert redact_secrets("PGPASSWORD=Xyz psql -h db") == "PGPASSWORD=[REDACTED:password] psql -h db"
+    assert redact_secrets("MYSQL_PWD=hunter mysql -uroot") == "MYSQL_PWD=[REDACTED:password] mysql -uroot"
+    out = redact_secrets("openssl rsa -in k.pem -passin pass:Hunter2pass")
+    assert out == "openssl rsa -in k.pem -passin pass:[REDACTED:password]"
+    assert redact_secrets("changed my password to Xy7!kq") == "changed my password to [REDACTED:password]"
+    assert redact_secrets("new password Xy7!kq") == "new password [REDACTED:password]"
+    assert redact_secrets("сменил пароль на Hunter2x") == "сменил пароль на [REDACTED:password]"
+
+
+# the same rules must leave these alone (English and Russian)
+RED_TEAM_NEGATIVES: list[tuple[str, str]] = [
+    # Greek look-alikes: Greek text and Greek symbols in prose are not folded into key words
+    ("greek-text", "Η Αθήνα είναι όμορφη πόλη, κωδικός πρόσβασης"),
+    ("greek-symbols", "the ratio \u03b1 = 0.5 and \u03b2=2"),
+    ("ru-greek-symbol", "пароль — это не ответ, \u03b1 = 2"),
+    # possessive: something about the password, not the password
+    ("possessive-length", "the password's length is 12"),
+    ("possessive-measure", "the password's 12-char minimum"),
+    ("possessive-hash", "the password's SHA256 hash"),
+    ("possessive-meter", "the password's strength meter shows red"),
+    ("possessive-expired", "the password's expired"),
+    ("possessive-fault", "It's the password's fault"),
+    # passphrase after a symbol: an empty or missing value, or no passphrase word
+    ("passphrase-not-set", "passphrase: not set"),
+    ("passphrase-none", "Passphrase: none"),
+    ("passphrase-is-sentence", "the passphrase is stored in the vault"),
+    ("phrase-bare", "the phrase is: hello world"),
+    ("catch-phrase", "the catch phrase: just do it"),
+    ("ru-passphrase-unset", "кодовая фраза: не задана."),
+    ("ru-phrase-bare", "Фраза дня: учиться никогда не поздно."),
+    # set/reset/change … to: ordinary settings
+    ("set-timeout", "set the timeout to 30s"),
+    ("reset-head", "reset HEAD to origin/main"),
+    ("changed-theme", "changed the theme to Dark"),
+    ("switched-hook", "I switched the hook to useState2"),
+    ("update-version", "update the version to v1.2.3-rc1"),
+    ("set-region", "set the region to eu-west-1"),
+    ("changed-model", "I changed the model to gpt-4o-mini"),
+    ("changed-env", "changed the env to PROD_EU1"),
+    ("set-project", "set it to MyProject2024"),
+    ("set-host", "set the host to db01.internal"),
+    ("password-then-setting", "the password policy: changed the min length to 12chars"),
+    ("pw-near-sender", "Password reset emails: I changed the sender to noreply@example.com"),
+    ("pw-near-branch", "After the password change I switched the branch to feature/login-fix."),
+    ("pw-near-label", "the password form: I updated the label to Password2 hmm"),
+    ("pw-near-field-type", "I changed the password field to type=password"),
+    ("username-to", "changed my username to Bob_2024"),
+    ("ru-pw-near-timeout", "Я поменял пароль вчера и поставил таймаут на 30s"),
+    ("ru-pw-near-theme", "После смены пароля поменял тему на Dark2x"),
+    ("ru-pw-near-version", "пароль не менял, поставил версию на 3.12"),
+    ("ru-theme", "поменял тему на Dark"),
+    ("ru-version", "сменил версию на v2.3.1"),
+    ("ru-model", "поменял модель на Llama3"),
+    ("ru-reset", "сбросил настройки на заводские"),
+    # command lines that carry no password
+    ("mkdir-p", "mkdir -p /tmp/x"),
+    ("docker-port", "docker run -p8080:80 nginx"),
+    ("ssh-port", "ssh -p2222 host"),
+    ("sshpass-env-ssh-port", "sshpass -e ssh -p 2222 host"),
+    ("mysql-prompt", "mysql -u root -p mydb"),
+    ("mysql-password-prompt", "mysql --password mydb"),
+    ("no-password", "pg_dump --no-password mydb"),
+    ("password-flag-prose", "use the --password flag"),
+    ("password-variable", "run tool --password $DB_PASS"),
+    ("password-file", "tool --password-file /etc/pw"),
+    ("password-stdin", "docker login --password-stdin"),
+    ("password-placeholder", "--password PASSWORD  the password to use"),
+    ("ru-password-flag", "флаг --password нужен для входа"),
+    ("ru-mysql-prompt", "запусти mysql -u root -p и введи пароль"),
+    # a bare "seed" that is not a seed phrase
+    ("random-seed", "seed: 42"),
+    ("seed-prose", "the random seed is set to the same value for every run"),
+    ("seed-ten-words", "seed: apple banana cherry grape lemon mango olive peach pear plum"),
+    ("seed-the-database", "we seed the database with fixture rows before each test run so that every case sees it"),
+    ("ru-seed-number", "сид: 42"),
+]
+
+
+@pytest.mark.parametrize("text", [pytest.param(t, id=i) for i, t in RED_TEAM_NEGATIVES])
+def test_red_team_rules_leave_ordinary_text_alone(text: str) -> None:
+    assert find_secrets(text) == []
+    assert redact_secrets(text) == text

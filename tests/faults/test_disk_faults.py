@@ -94,3 +94,38 @@ def test_real_short_write_is_rolled_back(data_dir: Path) -> None:
             json.loads(line)
     again = cli("send", "after the quota", "--json", env={"NEOTASK_PROVIDER": "scripted"})
     assert again.returncode == 0, again.stderr
+
+
+async def test_a_failed_index_write_after_an_append_does_not_say_nothing_changed() -> None:
+    """The turn's messages are appended before sessions.json is rewritten: when only the index write
+    fails, the error must not tell the user that nothing changed (a retry would store the turn twice)."""
+    import errno as errno_
+
+    from neotask_tui.config import load_settings
+    from neotask_tui.engine.facade import Engine
+    from neotask_tui.errors import StorageError
+    from neotask_tui.providers.scripted import ScriptedProvider
+    from neotask_tui.storage import atomic
+
+    engine = Engine(load_settings(), provider=ScriptedProvider())
+    try:
+        [e async for e in engine.send("first turn", KEY)]
+
+        def hook(path: Path) -> None:
+            if path.name == "sessions.json":
+                raise OSError(errno_.ENOSPC, "No space left on device", str(path))
+
+        atomic.io_hooks.before_write = hook
+        try:
+            with pytest.raises(StorageError) as err:
+                [e async for e in engine.send("the turn whose index write fails", KEY)]
+        finally:
+            atomic.io_hooks.before_write = None
+        msg = str(err.value)
+        assert "sessions.json" in msg and "ENOSPC" in msg and "nothing already on disk was changed" not in msg
+        assert "neotask transcript" in msg and "\n" not in msg
+        engine.store.drop_cache()
+        contents = [e.content for e in engine.events(KEY) if e.type == "message"]
+        assert "the turn whose index write fails" in contents  # what the message says is kept, is
+    finally:
+        await engine.aclose()

@@ -166,3 +166,31 @@ def test_memory_commands_use_the_agent_of_the_session_option(data_dir: Path) -> 
     assert "bluebirds" not in r.stdout
     r = cli("-s", "agent:other:tui:x", "memory", "search", "bluebirds", "--json", "--agent", "main", env=MEMORY_ON)
     assert r.returncode == 0 and "bluebirds" not in r.stdout, "--agent wins over -s"
+
+
+def test_a_workspace_that_is_a_link_to_another_agent_is_not_followed(data_dir: Path) -> None:
+    """agents/eve -> agents/main would let agent eve search and write main's memory."""
+    env = dict(MEMORY_ON)
+    r = cli("memory", "add", "qzxmainonly4411 the main agent's private note", "--agent", "main", env=env)
+    assert r.returncode == 0, r.stderr
+    main_ws = paths.workspace_dir("main")
+    paths.workspace_dir("eve").symlink_to(main_ws, target_is_directory=True)
+    before = (main_ws / "MEMORY.md").read_bytes()
+    r = cli("memory", "search", "private note", "--agent", "eve", "--json", env=env)
+    assert "qzxmainonly4411" not in r.stdout
+    r = cli("memory", "add", "eve writes here", "--agent", "eve", env=env)
+    assert r.returncode == 2 and "symbolic link" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert (main_ws / "MEMORY.md").read_bytes() == before
+    skipped = json.loads(cli("doctor", "--json", env=env).stdout)["memory_skipped"]
+    assert any(line.startswith(f"{paths.agent_folder('eve')} is not indexed") for line in skipped), skipped
+
+
+def test_a_sessions_folder_that_is_a_link_is_refused(data_dir: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "sessions").symlink_to(elsewhere, target_is_directory=True)
+    for argv in (("send", "hello"), ("sessions", "list")):
+        r = cli(*argv, env={"NEOTASK_PROVIDER": "scripted"})
+        assert r.returncode == 2 and "symbolic link" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert list(elsewhere.iterdir()) == []

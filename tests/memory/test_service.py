@@ -306,6 +306,27 @@ def test_damaged_store_is_rebuilt_from_files(neotask_home: Path) -> None:
         again.close()
 
 
+def test_forget_leaves_no_copy_in_a_quarantined_store(neotask_home: Path) -> None:
+    svc = MemoryService(MemorySettings())
+    svc.add("main", "The vault code is Zorbanski-7741.")
+    svc.close()
+    for p in (neotask_home / "data" / "lancedb").rglob("*"):
+        if p.is_file():
+            p.write_bytes(p.read_bytes()[: max(1, p.stat().st_size // 3)])
+    again = MemoryService(MemorySettings())
+    try:
+        assert "Zorbanski" in again.search("vault code", agent_id="main", k=1)[0].text  # rebuilt
+        qdir = neotask_home / "data" / "quarantine"
+        [copy] = [p for p in qdir.iterdir() if ".lance." in p.name]
+        rec = again.forget("main", "vault code Zorbanski")
+        assert rec.verified and rec.dropped_copies == [copy.name]
+        assert not copy.exists()
+        left = [p for p in (neotask_home / "data").rglob("*") if p.is_file() and b"Zorbanski" in p.read_bytes()]
+        assert left == []
+    finally:
+        again.close()
+
+
 def test_query_vectors_are_cached(mem: MemoryService) -> None:
     emb = mem.embedder
     before = emb.calls

@@ -176,3 +176,61 @@ def test_inbox(snap_compare: Callable[..., bool], scene: tuple[Engine, ScriptedP
 
     app, run_before = _with_screen(engine, provider, seed, "ctrl+b", InboxScreen)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(140, 40), (80, 24), (60, 20)], ids=["140x40", "80x24", "60x20"])
+def test_main_screen_sizes(snap_compare: Callable[..., bool], scene: tuple[Engine, ScriptedProvider, Clock],
+                           size: tuple[int, int]) -> None:
+    """Wide: the side column; 80 and 60 columns: the transcript takes the width, the footer fits (#17)."""
+    engine, provider, _clock = scene
+    app, run_before = _main_scene()(engine, provider)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_state_panel_over_the_transcript_at_80x24(snap_compare: Callable[..., bool],
+                                                  scene: tuple[Engine, ScriptedProvider, Clock]) -> None:
+    """F2 on a small terminal opens the state panel over the transcript, with its keys in the footer."""
+    engine, provider, _clock = scene
+    app, settle = _main_scene()(engine, provider)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("f2")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(140, 40), (80, 24), (60, 20)], ids=["140x40", "80x24", "60x20"])
+def test_help_screen(snap_compare: Callable[..., bool], scene: tuple[Engine, ScriptedProvider, Clock],
+                     size: tuple[int, int]) -> None:
+    from neotask_tui.tui.screens.help import HelpScreen
+
+    engine, _provider, _clock = scene
+    app = make_app(engine.settings, engine=engine)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _settle(pilot, app)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_first_screen_welcome_with_the_bundled_model(snap_compare: Callable[..., bool], clock: Clock) -> None:
+    settings = ui_settings()
+    settings.provider.name = ""  # nothing configured: the bundled demo model would answer (not loaded here)
+    settings.provider.probe_ollama = False
+    engine = Engine(settings, clock=clock, tz=UTC)
+    app = make_app(settings, engine=engine)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _settle(pilot, app)
+        await wait_for(pilot, lambda: app.main.query_one("#transcript").entries, "the welcome")  # type: ignore
+        await pilot.pause(0.2)
+
+    try:
+        assert snap_compare(app, terminal_size=(140, 40), run_before=run_before)
+    finally:
+        engine.close()

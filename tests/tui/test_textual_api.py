@@ -52,3 +52,23 @@ def test_install_themes_is_what_setting_app_theme_does(name: str) -> None:
     assert ours.get_css_variables() == public.get_css_variables()
     # ... and the stylesheet is built with the theme's variables from the start (no refresh needed)
     assert ours.stylesheet._variables == ours.get_css_variables()
+
+
+def test_escape_cr_is_read_as_ctrl_j_once_installed() -> None:
+    """``read_alt_enter_as_ctrl_j`` adds ESC CR to Textual's private table of terminal sequences."""
+    from textual._xterm_parser import XTermParser
+
+    from neotask_tui.tui.widgets.prompt import ALT_ENTER, read_alt_enter_as_ctrl_j
+
+    read_alt_enter_as_ctrl_j()
+    parser = XTermParser(False)
+    keys = [t.key for t in [*parser.feed(ALT_ENTER), *parser.feed("")] if hasattr(t, "key")]
+    assert keys == ["ctrl+j"]
+
+
+def test_footer_keys_carry_their_action() -> None:
+    """``KeyFooter`` tiers the footer's keys by ``FooterKey.action`` (a private widget)."""
+    from textual.widgets._footer import FooterKey
+
+    key = FooterKey("f6", "f6", "Focus", "focus_next_panel")
+    assert key.action == "focus_next_panel"

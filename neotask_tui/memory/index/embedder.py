@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui import paths
+from neotask_tui.errors import NeotaskError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -87,7 +88,7 @@ def token_batches(texts: Sequence[str], batch_size: int, budget: int = EMBED_BAT
     return out
 
 
-class EmbedderError(RuntimeError):
+class EmbedderError(NeotaskError, RuntimeError):
     """The embedding model cannot be loaded; the message says what is missing."""
 
 

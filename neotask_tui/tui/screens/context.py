@@ -17,6 +17,7 @@ class ContextScreen(Screen[None]):
     """Shows ``/context`` data: ``{"ledger": {...}, "messages": [{role, content, section}], "recall": {...}}``."""
 
     CSS_PATH = "context.tcss"
+    AUTO_FOCUS = "#context-messages"  # PageUp / PageDown / Home / End scroll what is sent (not the ledger table)
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "close", "Back", id="context_close")]
 
     def __init__(self, data: dict[str, Any]) -> None:

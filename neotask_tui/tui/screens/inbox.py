@@ -44,6 +44,7 @@ class InboxScreen(Screen[None]):
         with Vertical(id="inbox-box"):
             yield Static(f"Memory inbox · agent {self.agent}", id="inbox-title", markup=False)
             yield DataTable(id="inbox-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="inbox-why", markup=False)
             yield Static("", id="inbox-detail")
         yield Footer()
 
@@ -58,13 +59,28 @@ class InboxScreen(Screen[None]):
         self.entries = list(await self.engine.state.inbox_list(self.agent))
         table.clear()
         for e in self.entries:
-            cells = (str(e.n), inert(e.text)[:70], inert(e.scope), inert(e.reason)[:30],
+            cells = (str(e.n), inert(e.text)[:70], inert(e.scope), inert(e.reason)[:60],
                      inert(", ".join(e.failed)) or "—")
             table.add_row(*(Text(c) for c in cells))  # a str cell would be read as markup
         self.query_one("#inbox-detail", Static).update(
             f"{len(self.entries)} pending · a accept (writes to long-term memory with source and time) · "
             "e edit · r reject (never proposed again)" if self.entries else "inbox is empty")
         self.app.post_message(InboxChanged(len(self.entries)))
+        self.show_why()
+
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self.show_why()
+
+    def show_why(self) -> None:
+        """The selected candidate in full under the table: its text, why it was proposed and each
+        criterion it fails with the reason (the table's cells are cut to fit)."""
+        e = self._selected()
+        if e is None:
+            self.query_one("#inbox-why", Static).update("")
+            return
+        lines = [f"#{e.n} {inert(e.text)}", f"why: {inert(e.reason)}"]
+        lines += [f"✗ {k}: {inert(str(e.criteria[k].get('why', '')))}" for k in e.failed if k in e.criteria]
+        self.query_one("#inbox-why", Static).update("\n".join(lines))
 
     def _selected(self) -> InboxEntry | None:
         row = self.query_one(DataTable).cursor_row

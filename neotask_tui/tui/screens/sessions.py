@@ -75,11 +75,13 @@ class SessionsScreen(Screen[tuple[str, str] | None]):
         table = self.query_one(DataTable)
         table.clear()
         self.shown = [r for r in self.rows if _row_matches(r, query)]
+        compacted = {str(r.get("parent_session_id")) for r in self.rows if r.get("parent_session_id")}
         for r in self.shown:
             c = r.get("counters") or {}
-            state = "archived" if r.get("archived") else "current"
-            if r.get("archived") and r.get("reason"):
-                state += f" ({r['reason']})"
+            # Why a session was archived is only known for compaction (its successor names it as
+            # parent); the header's reason says how it *started*, which is not why it ended.
+            state = "current" if not r.get("archived") else (
+                "archived (compacted)" if str(r.get("session_id")) in compacted else "archived")
             cells = (inert(str(r.get("key", ""))), inert(str(r.get("session_id", ""))),
                      inert(str(r.get("last_activity_at") or "")[:16].replace("T", " ")),
                      f"{c.get('input', 0):,}", f"{c.get('output', 0):,}",

@@ -10,6 +10,7 @@ from textual.widget import Widget
 
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import Ledger
+    from neotask_tui.providers.base import Usage
     from neotask_tui.storage.index import Counters
 
 # Ledger sections in the order they are assembled, with the colour variable of their bar part.
@@ -39,20 +40,29 @@ def fmt_tokens(n: int | float) -> str:
 class TokenGauge(Widget):
     """Two lines: the section bar with fill %, then session totals and cost.
 
-    ``ledger`` is the last context's :class:`Ledger` (``engine.last_ledger[key]``); ``totals`` the
-    session's :class:`Counters` (``TurnDone.totals``); ``threshold`` the compaction threshold
-    (fraction of the window).
+    Each number says where it comes from. ``ledger`` is *our estimate* (tiktoken) of a call's
+    context: of the next call (``for_call == "next"``, before your message and its recall; what the
+    panels compute after every change) or of the call being made (``"this"``, during a turn).
+    ``last_call`` is the usage of the session's last completed call: the input the provider
+    reported (``Usage.reported``), or our estimate when it reported none. ``totals`` the session's
+    :class:`Counters`; ``threshold`` the compaction threshold (fraction of the window).
     """
 
     DEFAULT_CSS = """
-    TokenGauge { height: 2; padding: 0 1; }
+    TokenGauge { height: 2; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     TokenGauge.-warn { color: $warning; }
     TokenGauge.-danger { color: $error; text-style: bold; }
     """
 
     ledger: reactive[Ledger | None] = reactive(None, always_update=True)
     totals: reactive[Counters | None] = reactive(None, always_update=True)
-    reported: reactive[bool | None] = reactive(None)
+    last_call: reactive[Usage | None] = reactive(None, always_update=True)
+    for_call: reactive[str] = reactive("next")
+
+    @property
+    def reported(self) -> bool | None:
+        """Whether the provider reported the last call's usage (None before the first call)."""
+        return None if self.last_call is None else self.last_call.reported
 
     def __init__(self, threshold: float = 0.8, **kw: Any) -> None:
         super().__init__(**kw)
@@ -111,14 +121,59 @@ class TokenGauge(Widget):
             used += cells
         return parts
 
+    def numbers(self, *, short: bool = False) -> Text:
+        """The fill and where each number comes from: our estimate of the next (or this) call, and
+        the provider-reported input of the last call (``short``: the same in fewer cells)."""
+        out = Text()
+        led = self.ledger
+        if led is not None:
+            which = ("next" if short else "next call") if self.for_call == "next" else ("now" if short else "this call")
+            est = "estimated" if short else "(estimated)"
+            out.append(f" {self.fill:.0%} · {which} ≈{fmt_tokens(self.total)}/{fmt_tokens(self.window)} {est}")
+        last = self.last_call
+        call = "last" if short else "last call"
+        if last is None:
+            out.append(" · no call yet" if short else " · no call yet in this session", style="dim")
+        elif last.reported:
+            out.append(f" · {call} {fmt_tokens(last.prompt_tokens)} in (reported)")
+        else:
+            out.append(f" · {call} ≈{fmt_tokens(last.prompt_tokens)} in (estimated{'' if short else ': not reported'})")
+        if led is not None and self.fill >= self.threshold:
+            out.append(" · compaction due", style="bold")
+        elif led is not None and self.fill >= self.threshold - 0.1:
+            out.append(" · nearing compaction")
+        return out
+
+    def legend(self, *, counts: bool = True) -> Text:
+        """Which colour is which section (with its tokens when ``counts``)."""
+        legend = Text(" ")
+        secs = self.ledger.sections if self.ledger is not None else {}
+        for name, short, var in SECTIONS:
+            if secs.get(name, 0) > 0:
+                legend.append("■", style=self._colour(var))
+                legend.append(f"{short} {fmt_tokens(secs[name])} " if counts else f"{short} ", style="dim")
+        return legend
+
     def render(self) -> Text:
         width = max(self.size.width - 2, 10)
         led = self.ledger
-        line1 = Text()
+        line1 = Text(no_wrap=True, overflow="ellipsis")
+        numbers = self.numbers()
+        if numbers.cell_len + 10 > width:
+            numbers = self.numbers(short=True)
         if not led:
-            line1.append("context: nothing sent yet", style="dim")
+            line1.append("context: nothing estimated yet", style="dim")
+            line1.append_text(numbers)
         else:
-            bar_w = max(min(width // 2, 60), 10)
+            # The legend stays after the first turn: the bar gives way first (down to 10 cells),
+            # then the legend drops its counts (the bar down to 6), and only then the legend itself.
+            legend = self.legend()
+            room = width - numbers.cell_len
+            if room - legend.cell_len < 10:
+                legend = self.legend(counts=False)
+            if room - legend.cell_len < 6:
+                legend = Text()
+            bar_w = max(min(room - legend.cell_len, 60), 6 if legend else 10)
             used = 0
             for name, cells in self.bar_parts(bar_w):
                 colour = self._colour(dict((n, c) for n, _l, c in SECTIONS)[name])
@@ -127,20 +182,8 @@ class TokenGauge(Widget):
             thr = int(bar_w * self.threshold)
             rest = "".join("┊" if used + i == thr else "░" for i in range(bar_w - used))
             line1.append(rest, style="dim")
-            label = "reported" if self.reported else "estimated"
-            line1.append(f" {self.fill:.0%} · {fmt_tokens(self.total)}/{fmt_tokens(self.window)} ({label})")
-            if self.fill >= self.threshold:
-                line1.append(" · compaction due", style="bold")
-            elif self.fill >= self.threshold - 0.1:
-                line1.append(" · nearing compaction")
-            legend = Text(" ")
-            secs = led.sections
-            for name, short, var in SECTIONS:
-                if secs.get(name, 0) > 0:
-                    legend.append("■", style=self._colour(var))
-                    legend.append(f"{short} {fmt_tokens(secs[name])} ", style="dim")
-            if line1.cell_len + legend.cell_len <= width:
-                line1.append_text(legend)
+            line1.append_text(numbers)
+            line1.append_text(legend)
         t = self.totals
         if t is None:  # nothing counted yet
             z = fmt_tokens(0)
@@ -155,4 +198,6 @@ class TokenGauge(Widget):
             )
             if t.estimated_turns:
                 line2.append(f" ({t.estimated_turns} turn(s) estimated)", style="dim")
-        return Text("\n").join([line1, line2])
+        out = Text("\n", no_wrap=True, overflow="ellipsis").join([line1, line2])
+        out.no_wrap, out.overflow = True, "ellipsis"  # two lines, whatever the width: never wrapped
+        return out

@@ -1,6 +1,7 @@
 """The prompt: multi-line input with history and slash-command autocomplete.
 
-Enter sends; Ctrl+J / Alt+Enter / Shift+Enter insert a newline. Up/Down on the first/last line walk
+Enter sends; Ctrl+J / Alt+Enter / Shift+Enter insert a newline. PageUp / PageDown and Ctrl+Up /
+Ctrl+Down scroll the transcript (the prompt keeps focus). Up/Down on the first/last line walk
 the history, which is the same file the plain REPL uses (prompt-toolkit ``FileHistory`` format).
 Typing ``/`` shows matching commands with their descriptions; Tab (or Enter) completes.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from rich.text import Text
 from textual import events
@@ -53,24 +54,70 @@ def append_history(path: Path, text: str) -> None:
         f.write(body)
 
 
+ALT_ENTER: Final = "\x1b\r"
+"""What most terminals send for Alt+Enter (ESC, CR) unless they speak the kitty keyboard protocol."""
+
+
+def read_alt_enter_as_ctrl_j() -> None:
+    """Make Textual read ESC CR as Ctrl+J (a newline in the prompt) instead of Enter (send).
+
+    Textual 8 drops the Alt of a named key sent ESC-prefixed (textualize/textual#6663): Alt+Enter
+    arrived as plain ``enter`` and sent the message. Its table of terminal sequences is private;
+    ``tests/tui/test_textual_api.py`` pins what this relies on. An existing entry is left alone.
+    """
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+    from textual.keys import Keys
+
+    if ALT_ENTER not in ANSI_SEQUENCES_KEYS and isinstance(ANSI_SEQUENCES_KEYS, dict):  # typed as a Mapping
+        ANSI_SEQUENCES_KEYS[ALT_ENTER] = (Keys.ControlJ,)
+
+
 class PromptArea(TextArea):
     """The text area; keys that belong to the prompt as a whole are forwarded to :class:`Prompt`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", show=False, id="prompt_newline"),
+        Binding("pageup", "scroll_transcript('page_up')", "Scroll up", show=False, id="transcript_page_up"),
+        Binding("pagedown", "scroll_transcript('page_down')", "Scroll down", show=False,
+                id="transcript_page_down"),
+        Binding("ctrl+up", "scroll_transcript('up')", "Scroll up", show=False, id="transcript_up"),
+        Binding("ctrl+down", "scroll_transcript('down')", "Scroll down", show=False, id="transcript_down"),
     ]
+    OWN_BINDINGS = frozenset({"prompt_newline", "transcript_page_up", "transcript_page_down", "transcript_up",
+                              "transcript_down"})
+    """Ids of the bindings above: they run from :meth:`on_key`, in order with the keys typed around them."""
+
+    class ScrollTranscript(Message):
+        """Scroll the transcript: ``how`` is ``page_up``, ``page_down``, ``up`` or ``down``."""
+
+        def __init__(self, how: str) -> None:
+            super().__init__()
+            self.how = how
 
     def action_newline(self) -> None:
         """Insert a line break."""
         self.insert("\n")
 
-    def on_key(self, event: events.Key) -> None:
+    def action_scroll_transcript(self, how: str) -> None:
+        """Ask the app to scroll the transcript (the prompt keeps focus)."""
+        self.post_message(self.ScrollTranscript(how))
+
+    async def on_key(self, event: events.Key) -> None:
         # Runs before TextArea's own key handler; prevent_default() skips it (and the other base-class
         # handlers) for the keys the prompt handles.
         prompt = self.parent
         if isinstance(prompt, Prompt) and prompt.prompt_key(event.key, self):
             event.stop()
             event.prevent_default()
+            return
+        # A binding would only run once the key has bubbled up to the app, after the keys typed right
+        # behind it were inserted (text typed after Ctrl+J landed before the line break): run ours now.
+        # ``active_bindings`` has the keymap (``ui.bindings``) applied.
+        bound = self.screen.active_bindings.get(event.key)
+        if bound is not None and bound.node is self and bound.binding.id in self.OWN_BINDINGS:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(bound.binding.action)
 
 
 class Prompt(Vertical):
@@ -153,7 +200,7 @@ class Prompt(Vertical):
         if not self._matches:
             return False
         name = self._matches[idx][0]
-        if self.text.strip() == name:
+        if self.text.strip() in {n for n, _ in self._matches}:  # typed in full: Enter sends it as typed
             return False
         self.text = name + " "
         ol.display = False
@@ -163,6 +210,10 @@ class Prompt(Vertical):
     def prompt_key(self, key: str, area: PromptArea) -> bool:
         """Keys with prompt-wide meaning; True when handled."""
         ol = self.query_one("#suggestions", OptionList)
+        if self.suggesting and key in ("tab", "enter"):
+            # Typed fast, the list may still be for an earlier text (it follows TextArea.Changed, a
+            # message): "/help" + Enter completed "/" to the first command. Bring it up to date first.
+            self._update_suggestions(area.text)
         if self.suggesting:
             if key in ("up", "down"):
                 n = ol.option_count

@@ -17,10 +17,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from neotask_tui import tuning
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:  # Markdown (markdown-it, pygments) loads with the first message, after the first paint
-    from textual.widgets import Markdown
+    from textual.widgets import Collapsible, Markdown
     from textual.widgets.markdown import MarkdownStream
 
     from neotask_tui.storage.events import Event
@@ -94,6 +95,17 @@ def compaction_title(before: int, after: int, archived_session: str = "") -> str
     return f"compacted {before:,} → {after:,} tokens{link}"
 
 
+def folds(text: str) -> bool:
+    """Whether a message of yours is shown folded (a long paste): see ``tuning.PASTE_FOLD_*``."""
+    return len(text) > tuning.PASTE_FOLD_CHARS or text.count("\n") >= tuning.PASTE_FOLD_LINES
+
+
+def preview(text: str) -> str:
+    """The head of a folded message: its first lines, at most so many characters, and an ellipsis."""
+    head = "\n".join(text.split("\n", tuning.PASTE_PREVIEW_LINES)[: tuning.PASTE_PREVIEW_LINES])
+    return head[: tuning.PASTE_PREVIEW_CHARS].rstrip() + " …"
+
+
 class MessageView(Vertical):
     """One mounted transcript entry."""
 
@@ -131,6 +143,14 @@ class MessageView(Vertical):
         elif e.kind == "assistant":
             self.body = Markdown(e.text, classes="msg-body")
             yield self.body
+        elif e.kind == "user" and folds(e.text):
+            # A long paste shows its head and a toggle (Enter on it, Tab / Shift+Tab reach it).
+            self.body = Static(preview(e.text), markup=False, classes="msg-body msg-preview")
+            yield self.body
+            lines = e.text.count("\n") + 1
+            with Collapsible(title=f"show all {lines:,} lines ({len(e.text):,} characters)", collapsed=True,
+                             classes="paste"):
+                yield Static(e.text, markup=False, classes="msg-body")
         elif e.kind == "user":
             self.body = Static(e.text, markup=False, classes="msg-body")
             yield self.body
@@ -145,6 +165,16 @@ class MessageView(Vertical):
                     yield Markdown(e.text)
         else:
             yield Static(Content(e.text), classes="notice")
+
+    def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        if event.collapsible.has_class("paste"):  # the whole text replaces its head
+            for head in self.query(".msg-preview"):
+                head.display = False
+
+    def on_collapsible_collapsed(self, event: Collapsible.Collapsed) -> None:
+        if event.collapsible.has_class("paste"):
+            for head in self.query(".msg-preview"):
+                head.display = True
 
     def set_status(self, status: str, meta: str | None = None) -> None:
         """Update the status (and meta) shown in the header."""
@@ -251,6 +281,17 @@ class Transcript(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if new_value <= 0 < old_value and self._first > 0:
             self.run_worker(self.action_load_older(), group="older", exclusive=True)
+
+    def scroll_by_key(self, how: str) -> None:
+        """Scroll as the prompt's scroll keys ask: ``page_up``, ``page_down``, ``up`` or ``down``."""
+        if how == "page_up":
+            self.scroll_page_up()
+        elif how == "page_down":
+            self.scroll_page_down()
+        elif how == "up":
+            self.scroll_relative(y=-3)
+        elif how == "down":
+            self.scroll_relative(y=3)
 
     def last_view(self) -> MessageView | None:
         """The newest mounted entry."""

@@ -199,10 +199,12 @@ async def test_recall_command_labels_each_hit_with_its_kind(capsys: pytest.Captu
         await engine.recall(KEY, "warm-up")  # indexes the archived session
         r = await dispatch(engine, KEY, "/recall staging host port")
         assert not r.error, r.text
-        lines = r.text.splitlines()
-        assert any("memory `MEMORY.md" in ln for ln in lines)
-        assert any("history · assistant, " in ln and "db-old" in ln for ln in lines)
-        assert any("history · user, " in ln for ln in lines)
+        # one block per hit: a header line "**score** label `location` · scope", then the passage
+        blocks = ["**" + b for b in ("\n" + r.text).split("\n**") if b.strip()]
+        heads = [b.splitlines()[0] for b in blocks]
+        assert any("memory `MEMORY.md" in h for h in heads)
+        assert any("history · assistant, " in b.splitlines()[0] and "db-old" in b for b in blocks)
+        assert any("history · user, " in h for h in heads)
         # the model's own memory_search tool labels them too
         from neotask_tui.memory.tools import handle_tool
 

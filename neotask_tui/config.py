@@ -149,6 +149,11 @@ class MemorySettings:
     """Minimum fused score for a recalled item."""
     include_transcripts: bool = True
     """Index archived session transcripts of the same scope as a separate source."""
+    recall_history: str = "user"
+    """Auto-recall from other sessions' transcripts (*history*, quoted with speaker and date):
+    ``user`` (your own messages only), ``all`` (the assistant's replies too, fenced as "the
+    assistant said on …", never as facts) or ``off``. Consented memory and this conversation's own
+    compacted-away turns are recalled either way."""
     watch: bool = True
     """Watch memory files while the app runs and reindex on change."""
     max_file_bytes: int = 1024 * 1024
@@ -352,6 +357,8 @@ def _validate(s: Settings) -> None:
             bad(section, key, f"must be between {_num(lo)} and {_num(hi)}{extra}, got {v!r}")
     if s.context.strategy not in {"summary", "window"}:
         bad("context", "strategy", "must be 'summary' or 'window'")
+    if s.memory.recall_history not in {"user", "all", "off"}:
+        bad("memory", "recall_history", "must be 'user', 'all' or 'off'")
     if 0 < s.context.window_tokens < 256:
         bad("context", "window_tokens", "must be 0 (from the model table) or at least 256")
     if s.context.window_tokens and s.context.reply_reserve_tokens >= s.context.window_tokens:

@@ -201,7 +201,7 @@ class Repl:
                 elif isinstance(e, ev.Compacted):
                     self.say(f"compacted {e.tokens_before:,} → {e.tokens_after:,} tokens", "dim")
                 elif isinstance(e, ev.Recalled) and e.items:
-                    srcs = ", ".join(i.source for i in e.items[:4])
+                    srcs = ", ".join(f"{i.source} ({i.label})" for i in e.items[:4])
                     self.say(f"recalled {len(e.items)}: {srcs}", "dim")
                 elif isinstance(e, ev.ToolCallStarted):
                     self.say(f"→ {e.name}", "dim")

@@ -78,6 +78,14 @@ reports something that happened a little earlier: "we went camping last week")."
 
 MEMORY_RECALL_MMR_LAMBDA: Final = 0.7
 """MMR trade-off of auto-recall (1 = relevance only), so recalled passages are not near-duplicates."""
+MEMORY_RECALL_MIN_COSINE: Final = 0.3
+"""Auto-recall's relevance floor on the embedding side: a passage enters the context only when its
+cosine to the message is at least this, or it holds most of the message's terms (see
+:func:`neotask_tui.memory.search.relevance.relevant`). Fused scores are normalised per query (the best
+passage of an unrelated query still scores near 1), so the floor is on the raw cosine. On the bundled
+all-MiniLM-L6-v2, a passage about something else scores about -0.15..0.25 against a question and one
+that answers it 0.4..0.7 (spot checks of hand-written pairs, not a benchmark fit); another embedding
+model may need another value."""
 MEMORY_FORGET_MATCH_FLOOR: Final = 0.3
 """``forget QUERY`` acts on the best hit only when its ``lexical_norm + dense`` exceeds this
 (otherwise nothing in memory matches the query)."""

@@ -7,6 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from neotask_tui.commands.registry import CommandResult, command, usage_error
+from neotask_tui.memory.types import recall_label
 from neotask_tui.tuning import RECALL_SHOWN_LINES
 
 if TYPE_CHECKING:
@@ -42,10 +43,13 @@ async def _recall(engine: Engine, key: str, args: str) -> CommandResult:
     mem = await _mem(engine)
     agent = engine.parse_key(key).agent_id
     hits = await asyncio.to_thread(mem.search, args.strip(), agent_id=agent, k=8)
+    kinds = await asyncio.to_thread(engine.recall_kinds, key, hits)
     blocks = []
-    for h in hits:
-        blocks.append(f"**{h.score:.3f}** `{h.location}` · {h.scope}\n\n{fenced(matched_lines(h.text, args))}")
-    return CommandResult(text="\n\n".join(blocks) or "nothing found", data=[h.to_dict() for h in hits])
+    for h, kd in zip(hits, kinds, strict=True):
+        label = recall_label(kd, h.speaker, h.said_on)
+        blocks.append(f"**{h.score:.3f}** {label} `{h.location}` · {h.scope}\n\n{fenced(matched_lines(h.text, args))}")
+    data = [{**h.to_dict(), "kind": kd} for h, kd in zip(hits, kinds, strict=True)]
+    return CommandResult(text="\n\n".join(blocks) or "nothing found", data=data)
 
 
 def matched_lines(text: str, query: str, most: int = RECALL_SHOWN_LINES) -> str:

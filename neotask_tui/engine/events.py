@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
+from neotask_tui.memory.types import recall_label  # import-cheap: plain types
+
 if TYPE_CHECKING:  # annotations only: importing the events stays cheap for the front ends
     from neotask_tui.engine.context.assembly import Ledger
     from neotask_tui.providers.base import Usage
@@ -88,6 +90,18 @@ class RecallReceipt:
     source: str
     score: float
     scope: str
+    kind: str = "memory"
+    """``memory``, ``conversation`` or ``history`` (see :data:`~neotask_tui.memory.types.RECALL_KINDS`)."""
+    speaker: str = ""
+    """Who said a quoted transcript passage (``user``, ``assistant``); empty for memory."""
+    said_on: str = ""
+    """When it was said; empty for memory."""
+
+    @property
+    def label(self) -> str:
+        """The kind as shown to the user: ``memory``, ``this conversation`` or ``history · user,
+        2023-05-08 13:56`` (a quoted passage says who said it, and when)."""
+        return recall_label(self.kind, self.speaker, self.said_on)
 
 
 @dataclass(slots=True)

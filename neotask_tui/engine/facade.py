@@ -35,7 +35,7 @@ from neotask_tui.engine.session.lifecycle import check_stale, local_zone, next_r
 from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import UserError
 from neotask_tui.memory.service import MemoryService
-from neotask_tui.memory.types import ReindexStats
+from neotask_tui.memory.types import MemoryHit, ReindexStats
 from neotask_tui.providers.base import Provider, Usage
 from neotask_tui.providers.models import ModelInfo
 from neotask_tui.providers.selection import ModelOption, ProviderChoice
@@ -301,6 +301,10 @@ class Engine:
     async def recall(self, key: str, query: str) -> list[RecallItem]:
         """Auto-recall for a turn (empty if disabled or nothing to recall from)."""
         return await self.memory_recall.recall(key, query)
+
+    def recall_kinds(self, key: str, hits: list[MemoryHit]) -> list[str]:
+        """The recall kind (``memory``, ``conversation``, ``history``) of each memory hit for the key."""
+        return self.memory_recall.kinds(key, hits)
 
     # ------------------------------------------------------------------ the turn (engine/session/turn.py)
     def send(self, text: str, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:

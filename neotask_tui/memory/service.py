@@ -26,10 +26,12 @@ from neotask_tui.memory.index.chunking import ENTRY_RE, find_entry, format_entry
 from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope
 from neotask_tui.memory.index.store import ROW_COLUMNS, ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
+from neotask_tui.memory.search.relevance import covered, relevant
 from neotask_tui.memory.search.termvec import TermVectors
-from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
+from neotask_tui.memory.types import CONSENTED_SOURCES, AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
 from neotask_tui.memory.watcher import Watcher
 from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
 
 if TYPE_CHECKING:
@@ -496,20 +498,32 @@ class MemoryService:
                     source=row["source"], path=row["path"], line_start=int(row["line_start"]),
                     line_end=int(row["line_end"]), event_ids=list(row["event_ids"] or []),
                     scope=row["scope"], heading=row["heading"],
-                    why=explain(r.components, matched, row["heading"]),
+                    why=explain(r.components, matched, row["heading"]), matched=matched,
                 )
             )
         return hits
 
     def recall(
         self, query: str, *, agent_id: str, budget_tokens: int, k: int, exclude: Collection[str] = (),
-        refresh: bool = True,
+        refresh: bool = True, keep: Callable[[MemoryHit], bool] | None = None,
     ) -> list[MemoryHit]:
         """Hits for auto-recall that fit in ``budget_tokens`` (counted on the hit text).
 
         Uses MMR so recalled passages are not near-duplicates, and the configured ``min_score``.
         Transcripts are included only when ``include_transcripts`` is set. ``refresh=False`` reads
         the index as it is (a preview of the context: nothing is written).
+
+        On top of the ranking:
+
+        - nothing below the relevance floor (:func:`~.search.relevance.relevant`: most of the query's
+          terms, or a raw cosine of at least :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`)
+          is recalled, so a message about nothing in memory recalls nothing;
+        - ``keep`` (the caller's policy: scopes, which transcripts and speakers) is applied before the
+          budget, so what it drops leaves room for the next hits;
+        - consented memory (:data:`~.types.CONSENTED_SOURCES`) comes first, then transcripts, each
+          best first;
+        - a passage whose text a passage already taken repeats (:func:`~.search.relevance.covered`)
+          is left out: the same text from two sources is one item, the consented one.
         """
         if budget_tokens <= 0 or k <= 0:
             return []
@@ -518,11 +532,17 @@ class MemoryService:
                                      min_score=self.settings.min_score)
         if refresh:
             self._refresh_for_turn(agent_id)
-        hits = self.search(query, agent_id=agent_id, k=k * 2, sources=sources, exclude=exclude, params=params,
+        hits = self.search(query, agent_id=agent_id, k=k * 3, sources=sources, exclude=exclude, params=params,
                            sync=False)
+        n_terms = len(set(lexical.terms(query)))
+        hits = [h for h in hits if relevant(h.components.get("dense"), len(h.matched), n_terms)
+                and (keep is None or keep(h))]
+        hits.sort(key=lambda h: h.source not in CONSENTED_SOURCES)  # stable: best first within each
         out: list[MemoryHit] = []
         used = 0
         for h in hits:
+            if any(covered(h.text, o.text) for o in out):
+                continue
             cost = self._count(h.text) + 12  # fence + source line overhead
             if used + cost > budget_tokens:
                 continue

@@ -68,9 +68,11 @@ def handle_tool(mem: MemoryReader, agent_id: str, name: str, args: dict[str, Any
         if not isinstance(k, int) or isinstance(k, bool):
             raise ValueError("'k' must be an integer")
         hits = mem.search(query, agent_id=agent_id, k=max(1, min(k, MAX_K)))
+        # A transcript passage is history: who said it and when, never a bare fact.
         return json.dumps(
-            [{"id": h.id, "score": round(h.score, 4), "source": h.location,
-              "scope": h.scope, "text": redact_secrets(h.text)} for h in hits],
+            [{"id": h.id, "score": round(h.score, 4), "kind": h.kind, "source": h.location, "scope": h.scope,
+              **({"speaker": h.speaker, "said_on": h.said_on} if h.speaker else {}),
+              "text": redact_secrets(h.text)} for h in hits],
             ensure_ascii=False,
         )
     if name == "memory_get":

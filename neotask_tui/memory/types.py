@@ -16,6 +16,23 @@ from typing import Any, Protocol
 SOURCES = ("memory", "transcript", "inbox")
 """Every value the ``source`` column can take."""
 
+CONSENTED_SOURCES = ("memory", "inbox")
+"""Sources the user consented to: ``MEMORY.md``, ``memory/`` and accepted inbox entries."""
+
+RECALL_KINDS = {"memory": "memory", "conversation": "this conversation", "history": "history"}
+"""The three kinds of recall and the label each is shown with (context fence, sidebar, ``/recall``,
+``memory search``): *memory* is what the user consented to keep (:data:`CONSENTED_SOURCES`); *this
+conversation* is a turn compacted away from the current session's own lineage; *history* is what was
+said in another session's transcript, quoted with its speaker and date (a record, not a fact)."""
+
+
+def recall_label(kind: str, speaker: str = "", said_on: str = "") -> str:
+    """How a recalled item's kind is shown: ``memory``, ``this conversation · user, 2023-05-08 13:56``,
+    ``history · assistant, 2023-05-08 13:56`` (a quoted passage says who said it, and when)."""
+    name = RECALL_KINDS.get(kind, kind)
+    who = ", ".join(x for x in (speaker, said_on) if x)
+    return f"{name} · {who}" if who and kind != "memory" else name
+
 
 @dataclass
 class MemoryHit:
@@ -48,6 +65,28 @@ class MemoryHit:
     scope: str
     heading: str
     why: str
+    matched: list[str] = field(default_factory=list)
+    """The query's normalised terms found in the passage's own text."""
+
+    @property
+    def kind(self) -> str:
+        """``memory`` for a consented source, else ``history`` (a transcript; the engine tells the
+        current conversation's own compacted-away turns apart as ``conversation``)."""
+        return "memory" if self.source in CONSENTED_SOURCES else "history"
+
+    @property
+    def speaker(self) -> str:
+        """Who said a transcript passage (``user``, ``assistant``); empty for memory files."""
+        if self.source != "transcript":
+            return ""
+        return self.heading.rsplit(" · ", 1)[-1] if self.heading else ""
+
+    @property
+    def said_on(self) -> str:
+        """When a transcript passage was said (``2023-05-08 13:56``, local time); empty if unknown."""
+        if self.source != "transcript" or " · " not in self.heading:
+            return ""
+        return self.heading.rsplit(" · ", 1)[0]
 
     @property
     def location(self) -> str:
@@ -64,6 +103,9 @@ class MemoryHit:
         d["score"] = round(self.score, 4)
         d["components"] = {k: round(v, 4) for k, v in self.components.items()}
         d["location"] = self.location
+        d["kind"] = self.kind
+        d["speaker"] = self.speaker
+        d["said_on"] = self.said_on
         return d
 
 

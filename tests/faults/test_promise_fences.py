@@ -176,7 +176,7 @@ async def test_hostile_file_name_and_scope_from_real_memory_stay_inside_their_fe
     fences = strict_fences(recall[0], "recalled-memory")
     assert any(f["source"].startswith(f"memory/{evil_name}") for f in fences), fences
     assert any(f["scope"] == scope for f in fences), fences
-    assert all(set(f) == {"source", "scope", "id"} for f in fences)
+    assert all(set(f) == {"kind", "source", "scope", "id"} and f["kind"] == "memory" for f in fences)
     assert lenient_tags(recall[0]) == 2 * len(fences)
 
 
@@ -353,7 +353,8 @@ def test_red_team_bypasses_are_neutralised_in_memory_search_json(case: str) -> N
 
     from neotask_tui.memory.tools import handle_tool
 
-    hit = SimpleNamespace(id="m1", score=0.5, location="MEMORY.md:1-1", scope="agent:main", text=body_of(case))
+    hit = SimpleNamespace(id="m1", score=0.5, location="MEMORY.md:1-1", scope="agent:main", text=body_of(case),
+                          kind="memory", speaker="", said_on="")
     mem = SimpleNamespace(search=lambda *a, **k: [hit])
     out = handle_tool(mem, "main", "memory_search", {"query": "boat"})
     assert out is not None

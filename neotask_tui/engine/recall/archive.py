@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.memory.index.embedder import Embedder
+from neotask_tui.memory.search.relevance import relevant
 from neotask_tui.storage.events import Event
 from neotask_tui.text.bm25 import BM25
 from neotask_tui.text.lexical import terms
@@ -99,6 +100,25 @@ class ArchiveRecall:
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
         return out
+
+    def relevant(self, events: Sequence[Event], query: str) -> set[int]:
+        """Ids of the ``events`` that clear auto-recall's relevance floor for ``query``
+        (:func:`~neotask_tui.memory.search.relevance.relevant`: most of its terms, or close enough in
+        meaning; lexical alone without embeddings)."""
+        if not events or not query.strip():
+            return set()
+        idx = self._index(events)
+        q = set(self._terms(query))
+        sims: list[float] | None = None
+        if idx.vectors is not None and self.embedder is not None:
+            try:
+                sims = [float(x) for x in idx.vectors @ self.embedder.embed_query(query)]
+            except Exception as e:
+                log.warning("archive recall: dense query failed (%s)", e)
+        return {
+            ev.id for j, ev in enumerate(idx.events)
+            if relevant(None if sims is None else sims[j], sum(1 for w in q if w in idx.bm25.tf[j]), len(q))
+        }
 
     def feedback_terms(self, events: Sequence[Event], query: str, seeds: Sequence[int],
                        n_terms: int = ARCHIVE_FEEDBACK_TERMS) -> list[str]:

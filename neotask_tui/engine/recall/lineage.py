@@ -12,10 +12,12 @@ import dataclasses
 import logging
 
 from neotask_tui.engine.compaction.inputs import head_summary, lineage_events
+from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.engine.context.assembly import ContextInputs, RecallItem, fence_recall, recall_room
 from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
 from neotask_tui.memory.index.embedder import Embedder
+from neotask_tui.memory.search.relevance import covered
 from neotask_tui.text import tokens
 from neotask_tui.text.tokens import MESSAGE_OVERHEAD
 from neotask_tui.tuning import (
@@ -76,8 +78,11 @@ class LineageRecall:
         Ranking: the memory service's hybrid search over the archived transcripts (when it is
         available; with pseudo-relevance feedback, :data:`FEEDBACK_DOCS`), then this lineage's own
         BM25 + dense ranking with a pseudo-relevance-feedback round for turns it does not reach.
-        Memories already recalled for the turn that quote a turn of this lineage are merged into the
-        turn list (no duplicates, and nothing that is already in the live window).
+        Memories already recalled for the turn that quote a turn of this lineage (kind
+        ``conversation``) are merged into the turn list (no duplicates, and nothing that is already in
+        the live window). A turn below the relevance floor is not recalled (so a message about nothing
+        said before spends no tokens here), nor one a consented memory already says; the item is
+        labelled ``conversation`` and goes after the memories, before history.
         """
         eng = self.engine
         if inp.strategy != "summary":
@@ -102,7 +107,7 @@ class LineageRecall:
         first: list[int] = []  # turns the memory service already chose for this turn
         kept: list[RecallItem] = []
         for r in inp.recall:
-            if r.event_ids and all(i in lineage for i in r.event_ids):
+            if r.kind == "conversation" and r.event_ids and all(i in lineage for i in r.event_ids):
                 first.extend(i for i in r.event_ids if i in by_id and i not in first)
             else:
                 kept.append(r)
@@ -110,7 +115,8 @@ class LineageRecall:
         room = recall_room(inp, int(eng.settings.memory.recall_budget_tokens))
         source = f"archived transcripts of this session ({len(sessions) - 1} compacted; {CONTINUATION_NOTE})"
         widest = max(by_id)
-        probe = RecallItem(id=f"archive:{widest}-{widest}", text="", source=source, scope="session")
+        probe = RecallItem(id=f"archive:{widest}-{widest}", text="", source=source, scope="session",
+                           kind="conversation")
         # The fence, the tags and the message cost what they cost: the turns get the rest, measured.
         budget = room - count(fence_recall([*kept, probe])) - MESSAGE_OVERHEAD - 4
         if budget <= 0:
@@ -118,15 +124,26 @@ class LineageRecall:
         k = max(budget // ARCHIVE_MEMORY_HIT_TOKENS, ARCHIVE_MEMORY_MIN_HITS)
         found = self._memory_turns(key, query, set(by_id), k=k)
         memory_ids = [*first, *(i for i in found if i not in first)]
-        fallback = self._archive_recall().rank(archived, query, feedback=ARCHIVE_FEEDBACK_SEEDS)
+        archive = self._archive_recall()
+        fallback = archive.rank(archived, query, feedback=ARCHIVE_FEEDBACK_SEEDS)
         seen = set(memory_ids)
-        ranked = [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
+        # Below the relevance floor nothing is recalled; a turn a consented memory already says is not
+        # repeated (that memory is the one item for it).
+        ok = archive.relevant(archived, query) | set(first)  # ``first``: past the memory service's floor
+        consented = [r.text for r in kept if r.kind == "memory"]
+        ranked = [e for e in [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
+                  if e.id in ok and not any(covered(event_text(e), t) for t in consented)]
         turns = select_turns(ranked, archived, budget, count)
         if turns:
-            inp.recall = [*inp.recall, RecallItem(
+            texts = [event_text(t) for t in turns]
+            item = RecallItem(
                 id=f"archive:{turns[0].id}-{turns[-1].id}", text="\n".join(format_turns(turns)),
-                source=source, scope="session", event_ids=[t.id for t in turns],
-            )]
+                source=source, scope="session", event_ids=[t.id for t in turns], kind="conversation",
+            )
+            mem = [r for r in inp.recall if r.kind == "memory"]
+            rest = [r for r in inp.recall if r.kind != "memory"
+                    and not (r.kind == "history" and any(covered(r.text, t) for t in texts))]
+            inp.recall = [*mem, item, *rest]
 
     def _memory_turns(self, key: str, query: str, wanted: set[int], k: int) -> list[int]:
         """Event ids among ``wanted`` that the memory service's transcript search ranks for

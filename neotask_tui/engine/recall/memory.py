@@ -20,7 +20,7 @@ from neotask_tui.engine.ports import Sessions
 from neotask_tui.memory.files import scan
 from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
 from neotask_tui.memory.service import MemoryService
-from neotask_tui.memory.types import ReindexStats
+from neotask_tui.memory.types import MemoryHit, ReindexStats
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.store import ArchivedInfo
@@ -96,20 +96,38 @@ class MemoryRecall:
             return []
         if archived and ms.include_transcripts and not preview:
             await asyncio.to_thread(self._index_archived, mem, agent, archived)
-        excl = set(self._sessions.current_record(key).config.get("never_recall", []))
+        cfg = self._sessions.current_record(key).config
+        excl = set(cfg.get("never_recall", []))
+        own = await asyncio.to_thread(lineage_sessions, self._sessions, key)
+        history = ms.recall_history
+
+        def kind(h: MemoryHit) -> str:
+            return hit_kind(h, own)
+
+        def keep(h: MemoryHit) -> bool:
+            if not scope_admits(h.scope, cfg):
+                return False
+            if kind(h) != "history":
+                return True
+            return history == "all" or (history == "user" and h.speaker == "user")
+
         hits = await asyncio.to_thread(
             mem.recall, query, agent_id=agent, budget_tokens=ms.recall_budget_tokens,
-            k=ms.recall_k, exclude=excl, refresh=not preview,
+            k=ms.recall_k, exclude=excl, refresh=not preview, keep=keep,
         )
         if not preview:
             # skipped memory files and background indexing: shown once, by this turn (see turn.send)
             self._sessions.store.notices.extend(mem.take_notices())
-        cfg = self._sessions.current_record(key).config
         return [
-            RecallItem(id=h.id, text=h.text, source=h.location, score=h.score,
-                       scope=h.scope, event_ids=list(h.event_ids))
-            for h in hits if scope_admits(h.scope, cfg)
+            RecallItem(id=h.id, text=h.text, source=h.location, score=h.score, scope=h.scope,
+                       event_ids=list(h.event_ids), kind=kind(h), speaker=h.speaker, said_on=h.said_on)
+            for h in hits
         ]
+
+    def kinds(self, key: str, hits: list[MemoryHit]) -> list[str]:
+        """The recall kind of each hit for the key's conversation (see :func:`hit_kind`)."""
+        own = lineage_sessions(self._sessions, key)
+        return [hit_kind(h, own) for h in hits]
 
     async def preview_note(self, key: str) -> str:
         """Why a preview's recall may differ from the next call's ("" when it should not).
@@ -216,6 +234,37 @@ class MemoryRecall:
             f"memory: indexing {n} archived session{'s' if n != 1 else ''} in the background; "
             "recall uses the rest meanwhile")
         return 0
+
+
+def hit_kind(hit: MemoryHit, conversation: set[str]) -> str:
+    """The recall kind of a memory hit: a transcript passage of one of the ``conversation``'s sessions
+    (:func:`lineage_sessions`) is ``conversation``, another session's ``history``; files ``memory``."""
+    if hit.kind == "history" and hit.path.removeprefix("transcripts/") in conversation:
+        return "conversation"
+    return hit.kind
+
+
+def lineage_sessions(sessions: Sessions, key: str, max_depth: int = 1000) -> set[str]:
+    """Session ids of the key's current conversation: its current session and the sessions it was
+    compacted from (their turns are *this conversation*; every other session's are *history*)."""
+    out: set[str] = set()
+    evs = sessions.events(key)
+    for _ in range(max_depth):
+        header = evs[0] if evs and evs[0].type == "session" else None
+        if header is None:
+            break
+        sid = str(header.data.get("session_id", ""))
+        if not sid or sid in out:
+            break
+        out.add(sid)
+        parent = header.data.get("parent_session_id")
+        if not parent or header.data.get("reason") != "compaction":
+            break
+        try:
+            evs = sessions.store.events(str(parent))
+        except Exception:  # a missing ancestor: its turns are not recalled as this conversation's
+            break
+    return out
 
 
 def _has_memory_files(agent: str) -> bool:

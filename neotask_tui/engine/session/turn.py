@@ -137,7 +137,8 @@ async def send(engine: TurnHost, text: str, key: str | None = None) -> AsyncGene
         engine.store.notices.clear()
         if recall:
             yield ev.Recalled(query=text, items=[
-                ev.RecallReceipt(id=r.id, text=r.text, source=r.source, score=r.score, scope=r.scope)
+                ev.RecallReceipt(id=r.id, text=r.text, source=r.source, score=r.score, scope=r.scope,
+                                 kind=r.kind, speaker=r.speaker, said_on=r.said_on)
                 for r in recall])
         async for out in _answer(engine, key, user_ev.id, recall):
             yield out

@@ -179,6 +179,7 @@ class RecallSidebar(Vertical):
         for it in self.items:
             t = Text()
             t.append(f"{it.score:.2f} ", style="bold")
+            t.append(inert(it.label) + " ", style="italic")
             t.append(inert(it.source), style="underline")
             t.append(inert(f"  [{it.scope}]"), style="dim")
             t.append("\n  " + inert(it.text).replace("\n", " ")[:160])

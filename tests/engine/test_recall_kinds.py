@@ -1,0 +1,252 @@
+"""Auto-recall hygiene (issue #18): three kinds of recall, labelled; the assistant's own past words never
+come back as facts; consented memory first; a relevance floor; one item per text; no tokens for nothing.
+
+Real engine, real fastembed model and LanceDB on tmp dirs, the scripted provider for replies.
+"""
+
+from __future__ import annotations
+
+import json
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from neotask_tui import paths
+from neotask_tui.config import ConfigError, Settings, load_settings
+from neotask_tui.engine import events as ev
+from neotask_tui.engine.context.assembly import AssembledContext, RecallItem
+from neotask_tui.engine.facade import Engine
+from neotask_tui.providers.scripted import ScriptedProvider
+from tests.doubles import scripted
+
+KEY = "agent:main:tui:default"
+HALLUCINATION = "The staging host and port is db-old.example.com:5432, last changed on 2019-03-28."
+FACT = "The staging database host is stage-db.internal on port 6432."
+
+
+def _engine(s: Settings | None = None) -> Engine:
+    s = s or Settings()
+    s.session.daily_reset_hour = -1
+    return Engine(s, provider=ScriptedProvider(), tz=ZoneInfo("UTC"))
+
+
+async def _say(engine: Engine, text: str, reply: str = "ok") -> list[ev.EngineEvent]:
+    scripted(engine).queue(reply)
+    return [e async for e in engine.send(text, KEY)]
+
+
+def _memory(*lines: str) -> None:
+    ws = paths.workspace_dir("main")
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws / "MEMORY.md").write_text("# Memory\n\n" + "".join(f"- {ln}\n" for ln in lines), encoding="utf-8")
+
+
+def _recall_section(ctx: AssembledContext) -> str:
+    return "\n".join(m.content for m, sec in zip(ctx.messages, ctx.section_of, strict=True) if sec == "recall")
+
+
+async def _history_with_hallucination(engine: Engine) -> None:
+    await _say(engine, "What's the staging host and port again?", HALLUCINATION)
+    await engine.new_session(KEY)
+
+
+async def test_assistant_replies_of_other_sessions_are_not_recalled_by_default() -> None:
+    engine = _engine()
+    try:
+        await _history_with_hallucination(engine)
+        out = await _say(engine, "What is the staging host and port?")
+        items = [it for e in out if isinstance(e, ev.Recalled) for it in e.items]
+        assert items, "the user's own question from the earlier session is recalled"
+        assert not any("db-old" in it.text for it in items)
+        mine = next(it for it in items if "staging host" in it.text)
+        assert (mine.kind, mine.speaker) == ("history", "user")
+        assert mine.label.startswith("history · user, ")
+        recall = await engine.recall(KEY, "What is the staging host and port?")
+        ctx = await engine.build(KEY, "What is the staging host and port?", recall=recall)
+        text = _recall_section(ctx)
+        assert '<recalled-memory kind="history"' in text and "user said on " in text
+        assert "db-old" not in text
+    finally:
+        await engine.aclose()
+
+
+async def test_recall_history_all_quotes_the_assistant_as_an_earlier_reply_not_a_fact() -> None:
+    s = Settings()
+    s.memory.recall_history = "all"
+    engine = _engine(s)
+    try:
+        await _history_with_hallucination(engine)
+        recall = await engine.recall(KEY, "What is the staging host and port?")
+        said = [r for r in recall if "db-old" in r.text]
+        assert said and all((r.kind, r.speaker) == ("history", "assistant") for r in said)
+        ctx = await engine.build(KEY, "What is the staging host and port?", recall=recall)
+        line = next(ln for ln in _recall_section(ctx).splitlines() if "db-old" in ln)
+        assert line.startswith("the assistant replied on ") and "not a verified fact" in line
+    finally:
+        await engine.aclose()
+
+
+async def test_recall_history_off_recalls_memory_but_no_other_session() -> None:
+    s = Settings()
+    s.memory.recall_history = "off"
+    _memory(FACT)
+    engine = _engine(s)
+    try:
+        await _history_with_hallucination(engine)
+        recall = await engine.recall(KEY, "What is the staging host and port?")
+        assert recall and all(r.kind == "memory" for r in recall)
+        assert any("stage-db.internal" in r.text for r in recall)
+    finally:
+        await engine.aclose()
+
+
+async def test_consented_memory_comes_before_history_that_matches_better() -> None:
+    _memory("Staging: stage-db.internal, 6432.")
+    s = Settings()
+    s.memory.recall_history = "all"
+    engine = _engine(s)
+    try:
+        # The earlier session's words match the question almost word for word; the memory less so.
+        await _say(engine, "What is the staging host and port?", HALLUCINATION)
+        await engine.new_session(KEY)
+        recall = await engine.recall(KEY, "What is the staging host and port?")
+        kinds = [r.kind for r in recall]
+        assert "memory" in kinds and "history" in kinds
+        assert kinds.index("memory") < kinds.index("history")
+        hist = [r for r in recall if r.kind == "history"]
+        mem = [r for r in recall if r.kind == "memory"]
+        assert max(r.score for r in hist) > min(r.score for r in mem)  # history ranked higher, memory wins
+    finally:
+        await engine.aclose()
+
+
+async def test_a_message_about_nothing_recalled_spends_no_tokens_on_recall() -> None:
+    _memory(FACT, "We deploy on Thursdays.")
+    engine = _engine()
+    try:
+        await _history_with_hallucination(engine)
+        for text in ("thanks!", "Write a haiku about autumn leaves."):
+            out = await _say(engine, text)
+            assert not [e for e in out if isinstance(e, ev.Recalled)], text
+            built = [e for e in out if isinstance(e, ev.ContextBuilt)]
+            assert built and built[-1].ledger.sections["recall"] == 0, text
+        # ...while a question about the fact still recalls it
+        recall = await engine.recall(KEY, "Which host is staging on?")
+        assert any("stage-db.internal" in r.text for r in recall)
+    finally:
+        await engine.aclose()
+
+
+async def test_no_recalled_item_is_below_the_relevance_floor() -> None:
+    _memory("Max is our new dog; he sleeps on the couch.")
+    engine = _engine()
+    try:
+        await _say(engine, "I went hiking in the Alps last summer.")
+        await engine.new_session(KEY)
+        assert await engine.recall(KEY, "What is the capital of Australia?") == []
+        got = await engine.recall(KEY, "tell me about my pets")
+        assert [r.kind for r in got] == ["memory"] and "Max" in got[0].text
+    finally:
+        await engine.aclose()
+
+
+async def test_the_same_text_in_memory_and_history_is_one_item() -> None:
+    _memory(FACT)
+    engine = _engine()
+    try:
+        await _say(engine, FACT)  # said in an earlier session, and saved to MEMORY.md
+        await engine.new_session(KEY)
+        recall = await engine.recall(KEY, "Which host and port is the staging database on?")
+        holding = [r for r in recall if "stage-db.internal" in r.text]
+        assert len(holding) == 1 and holding[0].kind == "memory"
+    finally:
+        await engine.aclose()
+
+
+async def test_compacted_turns_are_this_conversation_and_other_sessions_history() -> None:
+    engine = _engine()
+    try:
+        await _say(engine, "The nightly backup of the billing database runs on the ops-bastion host.")
+        await engine.new_session(KEY)  # that session is history now
+        await _say(engine, "The billing backup copies go to the cold-vault bucket in eu-west.")
+        for i in range(3):
+            await _say(engine, f"Unrelated note number {i} about the weather and lunch plans.")
+        scripted(engine).queue("## Goal\n- keep notes [e:2]")
+        await engine.compact(KEY)
+        await engine.recall(KEY, "warm-up")  # loads the memory service and indexes the archives
+        q = "Where do the billing backup copies go, and which host runs the billing backup?"
+        recall = await engine.recall(KEY, q)
+        ctx = await engine.build(KEY, q, recall=recall)
+        text = _recall_section(ctx)
+        conv = text[text.index('<recalled-memory kind="this conversation"'):]
+        assert "cold-vault" in conv[:conv.index("</recalled-memory>")]
+        hist = text[text.index('<recalled-memory kind="history"'):]
+        assert "ops-bastion" in hist[:hist.index("</recalled-memory>")]
+        # After the compaction, a message about nothing said before recalls no old turns either.
+        ctx = await engine.build(KEY, "thanks!", recall=await engine.recall(KEY, "thanks!"))
+        assert ctx.ledger.sections["recall"] == 0
+    finally:
+        await engine.aclose()
+
+
+async def test_recall_command_labels_each_hit_with_its_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    from neotask_tui.commands import dispatch
+
+    _memory(FACT)
+    engine = _engine()
+    try:
+        await _history_with_hallucination(engine)
+        await engine.recall(KEY, "warm-up")  # indexes the archived session
+        r = await dispatch(engine, KEY, "/recall staging host port")
+        assert not r.error, r.text
+        # one block per hit: a header line "**score** label `location` · scope", then the passage
+        blocks = ["**" + b for b in ("\n" + r.text).split("\n**") if b.strip()]
+        heads = [b.splitlines()[0] for b in blocks]
+        assert any("memory `MEMORY.md" in h for h in heads)
+        assert any("history · assistant, " in b.splitlines()[0] and "db-old" in b for b in blocks)
+        assert any("history · user, " in h for h in heads)
+        # the model's own memory_search tool labels them too
+        from neotask_tui.memory.tools import handle_tool
+
+        assert engine.memory is not None
+        found = json.loads(handle_tool(engine.memory, "main", "memory_search", {"query": "staging host port"}) or "[]")
+        said = next(h for h in found if "db-old" in h["text"])
+        assert (said["kind"], said["speaker"]) == ("history", "assistant") and said["said_on"]
+        assert any(h["kind"] == "memory" and "speaker" not in h for h in found)
+    finally:
+        await engine.aclose()
+    # and `neotask memory search`
+    import argparse
+
+    from neotask_tui.cli.memory_cmd import cmd_search
+
+    for as_json in (False, True):
+        cmd_search(argparse.Namespace(query="staging host port", k=8, source=None, scope=None, agent="main",
+                                      json=as_json, session=None))
+        out = capsys.readouterr().out
+        if as_json:
+            hits = json.loads(out)
+            assert {(h["kind"], h["speaker"]) for h in hits} >= {("memory", ""), ("history", "assistant")}
+        else:
+            assert ". memory · MEMORY.md" in out and ". history · assistant, " in out
+
+
+def test_fence_names_each_kind_and_says_history_is_a_record() -> None:
+    from neotask_tui.engine.context.assembly import fence_recall
+
+    text = fence_recall([
+        RecallItem(id="m1", text=FACT, source="MEMORY.md:3-3", scope="agent:main"),
+        RecallItem(id="h1", text=HALLUCINATION, source="transcripts/s1#e:3", scope="agent:main", kind="history",
+                   speaker="assistant", said_on="2026-01-05 09:01"),
+    ])
+    assert '<recalled-memory kind="memory"' in text and '<recalled-memory kind="history"' in text
+    assert text.index('kind="memory"') < text.index('<recalled-memory')  # the header says what each kind is
+    assert "the assistant replied on 2026-01-05 09:01 (an earlier reply, not a verified fact): " in text
+    assert 'kind="this conversation"' not in text  # only the kinds present are explained
+
+
+def test_recall_history_setting_is_validated() -> None:
+    assert load_settings(env={"NEOTASK_MEMORY_RECALL_HISTORY": "all"}).memory.recall_history == "all"
+    assert load_settings(env={}).memory.recall_history == "user"
+    with pytest.raises(ConfigError, match="recall_history"):
+        load_settings(env={"NEOTASK_MEMORY_RECALL_HISTORY": "sometimes"})

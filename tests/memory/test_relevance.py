@@ -1,0 +1,24 @@
+"""Auto-recall's relevance floor and "the same text" (pure functions)."""
+
+from __future__ import annotations
+
+from neotask_tui.memory.search.relevance import covered, relevant
+from neotask_tui.tuning import MEMORY_RECALL_MIN_COSINE
+
+
+def test_relevant_needs_most_query_terms_or_a_close_meaning() -> None:
+    assert relevant(None, matched=2, query_terms=3)          # most of the terms
+    assert not relevant(None, matched=1, query_terms=2)      # half is not most
+    assert not relevant(0.1, matched=0, query_terms=0)       # "thanks!": no terms, far in meaning
+    assert relevant(MEMORY_RECALL_MIN_COSINE, matched=0, query_terms=4)
+    assert not relevant(MEMORY_RECALL_MIN_COSINE - 0.01, matched=1, query_terms=4)
+    # a fused score is relative; the floor is not: a best-of-nothing hit with cos 0.05 stays out
+    assert not relevant(0.05, matched=0, query_terms=3)
+
+
+def test_covered_is_the_same_words_in_order_punctuation_and_case_aside() -> None:
+    fact = "- 2026-03-02 12:00 [user] The staging host is stage-db.internal on port 6432."
+    assert covered("the staging host is STAGE-DB.internal on port 6432", fact)
+    assert not covered("the staging host is not stage-db.internal", fact)  # "not" counts
+    assert not covered(fact, "The staging host is stage-db.internal on port 6432.")  # the longer says more
+    assert not covered("", fact)

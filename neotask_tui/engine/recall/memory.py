@@ -16,6 +16,7 @@ from typing import Any
 
 from neotask_tui import paths
 from neotask_tui.engine.context.assembly import RecallItem
+from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import Sessions
 from neotask_tui.memory.files import scan
 from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
@@ -97,8 +98,9 @@ class MemoryRecall:
         if archived and ms.include_transcripts and not preview:
             await asyncio.to_thread(self._index_archived, mem, agent, archived)
         excl = set(self._sessions.current_record(key).config.get("never_recall", []))
+        budget = recall_reserve(self._sessions.settings, self._sessions.window())
         hits = await asyncio.to_thread(
-            mem.recall, query, agent_id=agent, budget_tokens=ms.recall_budget_tokens,
+            mem.recall, query, agent_id=agent, budget_tokens=budget,
             k=ms.recall_k, exclude=excl, refresh=not preview,
         )
         if not preview:

@@ -297,6 +297,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                     r = await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model,
                                                errata=errata.get(i))
             results.append(r)
+            done_q = r["per_q"]
+            print(f"{name} {strategy}: {sum(q['all'] for q in done_q) / max(len(done_q), 1):.3f} "
+                  f"({len(done_q)} questions, {r['compactions']} compactions, stream {r['stream_s']:.0f} s)",
+                  file=sys.stderr, flush=True)
             details.extend({"conversation": name, "strategy": strategy, **q} for q in r["per_q"])
         res = summarize(results, audited=bool(args.errata))
         res["seconds"] = round(time.perf_counter() - t0, 1)

@@ -98,7 +98,10 @@ class MemoryRecall:
         if archived and ms.include_transcripts and not preview:
             await asyncio.to_thread(self._index_archived, mem, agent, archived)
         excl = set(self._sessions.current_record(key).config.get("never_recall", []))
-        budget = recall_reserve(self._sessions.settings, self._sessions.window())
+        # The window may need the provider choice (with nothing configured, a loopback Ollama probe):
+        # off the event loop, as the recall itself.
+        window = await asyncio.to_thread(self._sessions.window)
+        budget = recall_reserve(self._sessions.settings, window)
         hits = await asyncio.to_thread(
             mem.recall, query, agent_id=agent, budget_tokens=budget,
             k=ms.recall_k, exclude=excl, refresh=not preview,

@@ -17,7 +17,7 @@ inside it. Reported per strategy, side by side, as JSON:
 Usage::
 
     python bench/answerability.py --data ../shared/bench/locomo/locomo-dev.json [--budget 4096]
-        [--conversations N] [--strategies window,summary] [--no-dense] [--model] [--out FILE]
+        [--conversations N] [--skip N] [--strategies window,summary] [--no-dense] [--model] [--out FILE]
         [--cache DIR] [--details FILE] [--errata FILE]
 
 ``--cache DIR`` keeps each streamed conversation's data directory and reuses it when the settings
@@ -265,13 +265,14 @@ def summarize(results: list[dict[str, Any]], audited: bool = False) -> dict[str,
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))[: args.conversations or None]
+    first = min(args.skip, len(data))
     errata: dict[int, dict[int, list[str]]] = defaultdict(dict)  # conversation index -> qa index -> evidence
     for e in json.loads(Path(args.errata).read_text(encoding="utf-8")) if args.errata else []:
         _, ci, qi = e["question_id"].split("_")  # locomo_<conversation index>_qa<qa index>
         errata[int(ci)][int(qi.removeprefix("qa"))] = e["correct_evidence"]
     details: list[dict[str, Any]] = []
     out: dict[str, Any] = {
-        "data": str(args.data), "conversations": len(data), "budget_tokens": args.budget,
+        "data": str(args.data), "conversations": len(data) - first, "skipped": first, "budget_tokens": args.budget,
         "summarizer": "model" if args.model else "extractive", "dense": not args.no_dense,
         "settings": shipped_budget(args.budget),
         "metric": "fraction of category 1-4 questions whose evidence turns' text is inside the assembled context",
@@ -283,6 +284,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         results = []
         fp = stream_fingerprint(strategy, args.budget, not args.no_dense, args.model)
         for i, sample in enumerate(data):
+            if i < first:
+                continue
             name = str(sample.get("sample_id", i))
             if args.cache:
                 home = Path(args.cache) / f"{name}-{strategy}-{fp}"
@@ -317,6 +320,7 @@ def main() -> int:
     p.add_argument("--budget", type=int, default=4096, help="context budget in tokens (reply reserve excluded)")
     p.add_argument("--conversations", "--limit-conversations", type=int, default=0,
                    help="only the first N conversations")
+    p.add_argument("--skip", type=int, default=0, help="skip the first N conversations (to split a run)")
     p.add_argument("--cache", default="", help="keep/reuse streamed data directories here (see above)")
     p.add_argument("--details", default="", help="write per-question JSON lines here")
     p.add_argument("--strategies", default="window,summary")

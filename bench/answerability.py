@@ -17,7 +17,7 @@ inside it. Reported per strategy, side by side, as JSON:
 Usage::
 
     python bench/answerability.py --data ../shared/bench/locomo/locomo-dev.json [--budget 4096]
-        [--conversations N] [--strategies window,summary] [--no-dense] [--model] [--out FILE]
+        [--conversations N] [--skip N] [--strategies window,summary] [--no-dense] [--model] [--out FILE]
         [--cache DIR] [--details FILE] [--errata FILE]
 
 ``--cache DIR`` keeps each streamed conversation's data directory and reuses it when the settings
@@ -27,6 +27,13 @@ recall/assembly only re-runs the questions. ``--details`` writes one JSON line p
 ``locomo-dev-errata.json``, a public audit of LoCoMo's evidence) also reports, under ``audited``, the
 score with the audit's corrected evidence for the questions it lists (same contexts, same questions;
 the headline figure stays the one on the original evidence).
+
+With no flags the engine runs the shipped settings (``Settings()``) with a model window of the
+budget plus the shipped reply reserve: the recall and raw-window shares, their floors and caps,
+drift rebuilds and the threshold are the defaults users get (the JSON's ``settings`` says what
+they come to at this budget). Only the session lifecycle is off (no daily or idle reset: one
+continuous conversation) and the ``window`` strategy has no compaction or memory.
+``--recall-share``, ``--keep-recent-share`` and ``--rebuild-every`` explore other values.
 """
 
 from __future__ import annotations
@@ -109,9 +116,9 @@ class Clock:
         return self.t
 
 
-SHARES = {"recall": 0.62, "keep_recent": 0.12}
-"""Of the budget: the share reserved for recall (``--recall-share``) and the share a compaction
-keeps as raw recent messages (``--keep-recent-share``)."""
+OVERRIDES: dict[str, float | int | None] = {"recall_share": None, "keep_recent_share": None, "rebuild_every": None}
+"""Exploration only (``--recall-share``, ``--keep-recent-share``, ``--rebuild-every``): None = the
+shipped default, which is what the bench measures with no flags."""
 
 
 def make_settings(strategy: str, budget: int, dense: bool) -> Any:
@@ -119,25 +126,40 @@ def make_settings(strategy: str, budget: int, dense: bool) -> Any:
 
     s = Settings()
     s.context.strategy = strategy
-    s.context.reply_reserve_tokens = 512
     s.context.window_tokens = budget + s.context.reply_reserve_tokens
     s.session.daily_reset_hour = -1
     s.session.idle_reset_minutes = 0
     s.memory.enabled = dense and strategy == "summary"
-    s.memory.auto_recall = True
-    # Of the 4k budget, most goes to recall of old turns; the summary and a raw window keep the rest.
-    s.memory.recall_budget_tokens = int(budget * SHARES["recall"])
     s.compaction.enabled = strategy == "summary"
-    s.compaction.keep_recent_tokens = int(budget * SHARES["keep_recent"])
-    s.compaction.rebuild_every = 0
+    # Everything else (recall and raw-window shares, drift rebuilds, thresholds) is the shipped
+    # default unless a flag asks otherwise.
+    if OVERRIDES["recall_share"] is not None:
+        s.memory.recall_share = float(OVERRIDES["recall_share"])
+    if OVERRIDES["keep_recent_share"] is not None:
+        s.compaction.keep_recent_share = float(OVERRIDES["keep_recent_share"])
+    if OVERRIDES["rebuild_every"] is not None:
+        s.compaction.rebuild_every = int(OVERRIDES["rebuild_every"])
     return s
+
+
+def shipped_budget(budget: int) -> dict[str, Any]:
+    """The budget settings the run used and what they come to at this budget (for the JSON)."""
+    from neotask_tui.engine.context.budget import keep_recent, recall_reserve
+
+    s = make_settings("summary", budget, True)
+    window = s.context.window_tokens
+    return {"recall_share": s.memory.recall_share, "keep_recent_share": s.compaction.keep_recent_share,
+            "rebuild_every": s.compaction.rebuild_every, "threshold": s.compaction.threshold,
+            "recall_reserve_tokens": recall_reserve(s, window), "keep_recent_tokens": keep_recent(s, window),
+            "overridden": sorted(k for k, v in OVERRIDES.items() if v is not None)}
 
 
 def stream_fingerprint(strategy: str, budget: int, dense: bool, use_model: bool) -> str:
     """What decides the streamed state (transcripts, compactions): a cached home is reused only if equal."""
     s = make_settings(strategy, budget, dense)
     key = json.dumps([STREAM_VERSION, strategy, budget, dense, use_model, vars(s.compaction), s.context.strategy,
-                      s.memory.recall_budget_tokens, s.context.window_tokens, s.context.reply_reserve_tokens],
+                      s.memory.recall_budget_tokens, s.memory.recall_share, s.context.window_tokens,
+                      s.context.reply_reserve_tokens],
                      sort_keys=True, default=str)
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
@@ -243,15 +265,16 @@ def summarize(results: list[dict[str, Any]], audited: bool = False) -> dict[str,
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))[: args.conversations or None]
+    first = min(args.skip, len(data))
     errata: dict[int, dict[int, list[str]]] = defaultdict(dict)  # conversation index -> qa index -> evidence
     for e in json.loads(Path(args.errata).read_text(encoding="utf-8")) if args.errata else []:
         _, ci, qi = e["question_id"].split("_")  # locomo_<conversation index>_qa<qa index>
         errata[int(ci)][int(qi.removeprefix("qa"))] = e["correct_evidence"]
     details: list[dict[str, Any]] = []
     out: dict[str, Any] = {
-        "data": str(args.data), "conversations": len(data), "budget_tokens": args.budget,
+        "data": str(args.data), "conversations": len(data) - first, "skipped": first, "budget_tokens": args.budget,
         "summarizer": "model" if args.model else "extractive", "dense": not args.no_dense,
-        "recall_share": SHARES["recall"], "keep_recent_share": SHARES["keep_recent"],
+        "settings": shipped_budget(args.budget),
         "metric": "fraction of category 1-4 questions whose evidence turns' text is inside the assembled context",
         "reference": {"last_4k_tokens": 0.169, "last_4k_plus_top10_bm25_dense": 0.570, "target_default": 0.90},
         "strategies": {},
@@ -261,6 +284,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         results = []
         fp = stream_fingerprint(strategy, args.budget, not args.no_dense, args.model)
         for i, sample in enumerate(data):
+            if i < first:
+                continue
             name = str(sample.get("sample_id", i))
             if args.cache:
                 home = Path(args.cache) / f"{name}-{strategy}-{fp}"
@@ -275,6 +300,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                     r = await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model,
                                                errata=errata.get(i))
             results.append(r)
+            done_q = r["per_q"]
+            print(f"{name} {strategy}: {sum(q['all'] for q in done_q) / max(len(done_q), 1):.3f} "
+                  f"({len(done_q)} questions, {r['compactions']} compactions, stream {r['stream_s']:.0f} s)",
+                  file=sys.stderr, flush=True)
             details.extend({"conversation": name, "strategy": strategy, **q} for q in r["per_q"])
         res = summarize(results, audited=bool(args.errata))
         res["seconds"] = round(time.perf_counter() - t0, 1)
@@ -291,20 +320,24 @@ def main() -> int:
     p.add_argument("--budget", type=int, default=4096, help="context budget in tokens (reply reserve excluded)")
     p.add_argument("--conversations", "--limit-conversations", type=int, default=0,
                    help="only the first N conversations")
+    p.add_argument("--skip", type=int, default=0, help="skip the first N conversations (to split a run)")
     p.add_argument("--cache", default="", help="keep/reuse streamed data directories here (see above)")
     p.add_argument("--details", default="", help="write per-question JSON lines here")
     p.add_argument("--strategies", default="window,summary")
     p.add_argument("--no-dense", action="store_true", help="BM25 only for archive recall (no embeddings)")
     p.add_argument("--model", action="store_true", help="let the provider write summaries (slow)")
-    p.add_argument("--recall-share", type=float, default=SHARES["recall"],
-                   help="share of the budget reserved for recall (default %(default)s)")
-    p.add_argument("--keep-recent-share", type=float, default=SHARES["keep_recent"],
-                   help="share of the budget a compaction keeps raw (default %(default)s)")
+    p.add_argument("--recall-share", type=float, default=None,
+                   help="explore: memory.recall_share (default: the shipped setting)")
+    p.add_argument("--keep-recent-share", type=float, default=None,
+                   help="explore: compaction.keep_recent_share (default: the shipped setting)")
+    p.add_argument("--rebuild-every", type=int, default=None,
+                   help="explore: compaction.rebuild_every (default: the shipped setting)")
     p.add_argument("--errata", default="",
                    help="locomo-dev-errata.json: also report the score with the audit's corrected evidence")
     p.add_argument("--out", default="", help="also write the JSON here")
     args = p.parse_args()
-    SHARES.update(recall=args.recall_share, keep_recent=args.keep_recent_share)
+    OVERRIDES.update(recall_share=args.recall_share, keep_recent_share=args.keep_recent_share,
+                     rebuild_every=args.rebuild_every)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     result = asyncio.run(main_async(args))
     text = json.dumps(result, indent=2)

@@ -69,8 +69,12 @@ class CompactionSettings:
     """Fraction of the usable context window that triggers auto-compaction."""
     min_messages: int = 6
     """Never auto-compact a session with fewer messages than this."""
-    keep_recent_tokens: int = 1500
-    """Raw recent messages kept verbatim after compaction (sliding window, in tokens)."""
+    keep_recent_share: float = 0.15
+    """Share of the usable window (the window less ``context.reply_reserve_tokens``) a compaction
+    keeps as raw recent messages (at least 300 tokens, at most 8000; see ``tuning.py``)."""
+    keep_recent_tokens: int = 0
+    """Raw recent messages kept verbatim after compaction, in tokens; 0 = from ``keep_recent_share``
+    (a positive value is used as is, whatever the window)."""
     rebuild_every: int = 3
     """Every N compactions the summary is rebuilt from primary events, not from the last summary."""
     timeout_seconds: float = 120.0
@@ -143,8 +147,13 @@ class MemorySettings:
     """Recall relevant memories at session start and on each user turn."""
     recall_k: int = 6
     """Maximum recalled items per turn."""
-    recall_budget_tokens: int = 800
-    """Token budget for recalled memories in the context."""
+    recall_share: float = 0.5
+    """Share of the usable window (the window less ``context.reply_reserve_tokens``) always kept for
+    recall (at least 300 tokens, at most 16000; see ``tuning.py``); recall also takes whatever the
+    rest of the context leaves free."""
+    recall_budget_tokens: int = 0
+    """Token budget always kept for recall; 0 = from ``recall_share`` (a positive value is used as
+    is, whatever the window)."""
     min_score: float = 0.0
     """Minimum fused score for a recalled item."""
     include_transcripts: bool = True
@@ -319,6 +328,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("session", "cleanup_days"): (1, 36_500),                     # a hundred years
     ("compaction", "threshold"): (0.05, 1.0),
     ("compaction", "min_messages"): (0, 1_000_000),
+    ("compaction", "keep_recent_share"): (0.0, 0.9),
     ("compaction", "keep_recent_tokens"): (0, _BIG),
     ("compaction", "rebuild_every"): (0, 1_000_000),
     ("compaction", "timeout_seconds"): (0.001, 86_400),
@@ -333,6 +343,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("provider", "max_retries"): (0, 20),
     ("memory", "chunk_tokens"): (16, 65_536),
     ("memory", "recall_k"): (1, 1000),
+    ("memory", "recall_share"): (0.0, 0.9),
     ("memory", "recall_budget_tokens"): (0, _BIG),
     ("memory", "min_score"): (-1_000_000, 1_000_000),
 }
@@ -363,6 +374,8 @@ def _validate(s: Settings) -> None:
         bad("context", "window_tokens", "must be 0 (from the model table) or at least 256")
     if s.context.window_tokens and s.context.reply_reserve_tokens >= s.context.window_tokens:
         bad("context", "reply_reserve_tokens", "must be smaller than context.window_tokens")
+    if s.memory.recall_share + s.compaction.keep_recent_share > 0.9:
+        bad("memory", "recall_share", "memory.recall_share + compaction.keep_recent_share must be at most 0.9")
     if not 0 <= s.memory.chunk_overlap < s.memory.chunk_tokens:
         bad("memory", "chunk_overlap", "must be >= 0 and smaller than chunk_tokens")
     if not 1024 <= s.memory.max_file_bytes <= 1024**3:

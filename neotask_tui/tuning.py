@@ -109,6 +109,28 @@ form feed) is binary; so is any file with a NUL byte."""
 # engine.context: budget shares of the context sections
 # ---------------------------------------------------------------------------------------------
 
+# The usable window (the model's window less ``context.reply_reserve_tokens``) is split between
+# what came last (the rolling summary and the raw recent messages) and what the message is about
+# (recall); the shares themselves are user settings (``memory.recall_share``,
+# ``compaction.keep_recent_share``), these bound them so one default fits a 4k and a 200k window.
+# See :mod:`neotask_tui.engine.context.budget`.
+
+RECALL_MIN_TOKENS: Final = 300
+"""Floor of the recall reserve (about three recalled passages), for windows so small that the share
+gives less; never more than a quarter of the usable window."""
+RECALL_MAX_TOKENS: Final = 16_000
+"""Cap of the recall reserve: at 128k-200k windows half the window would quote 64k-100k tokens of
+old turns in every call (cost and latency per call), while past a few hundred quoted turns more
+recall adds mostly weaker matches. Above the cap the raw history keeps the room, and recall still
+takes whatever the history leaves free."""
+KEEP_RECENT_MIN_TOKENS: Final = 300
+"""Floor of the raw window a compaction keeps: the last exchange or two survive verbatim even in
+a tiny window (never more than a quarter of the usable window)."""
+KEEP_RECENT_MAX_TOKENS: Final = 8_000
+"""Cap of that raw window: dozens of recent exchanges verbatim; older raw turns are better served
+by recall (chosen by relevance), and a smaller kept window leaves more growth before the next
+compaction."""
+
 # ---------------------------------------------------------------------------------------------
 # engine.compaction: the guard, summary shares, the compactor
 # ---------------------------------------------------------------------------------------------

@@ -31,15 +31,17 @@ async def _help(engine: Engine, key: str, args: str) -> CommandResult:
     return CommandResult(text=help_text(), data=groups, intent=ShowHelp(groups))
 
 
-@command("new", "/new", "Start a fresh session for this key (the old one is archived)")
+@command("new", "/new", "Start a fresh session (old one archived); session state still active carries over")
 async def _new(engine: Engine, key: str, args: str) -> CommandResult:
     if args:
         return usage_error("new", "no arguments expected")
     r = await engine.new_session(key)
-    return CommandResult(text=f"new session {r.new_session_id} (previous {r.old_session_id} archived)", events=[r])
+    carried = f"; {r.carried} state entr{'y' if r.carried == 1 else 'ies'} carried over" if r.carried else ""
+    return CommandResult(text=f"new session {r.new_session_id} (previous {r.old_session_id} archived{carried})",
+                         events=[r])
 
 
-@command("reset", "/reset", "Start fresh and clear the session state")
+@command("reset", "/reset", "Start a fresh session and clear the session state (nothing carries over)")
 async def _reset(engine: Engine, key: str, args: str) -> CommandResult:
     if args:
         return usage_error("reset", "no arguments expected")

@@ -59,7 +59,7 @@ def _val(v: Any) -> str:
 
 def describe_entry(e: StateEntry) -> str:
     """One Markdown line for an entry (struck through when expired)."""
-    hints = [e.source]
+    hints = [e.source, *([e.carried_note] if e.carried_note else [])]
     if e.scope != "session":
         hints.append(f"{e.scope}{' ' + e.scope_ref if e.scope_ref else ''}")
     if e.until_event:

@@ -53,6 +53,8 @@ class SessionReset(EngineEvent):
     new_session_id: str
     detail: str = ""
     undoable: bool = False
+    carried: int = 0
+    """Session-state entries carried over into the new session (``/new``, daily reset)."""
 
 
 @dataclass(slots=True)

@@ -337,22 +337,40 @@ class Engine:
         if not dec.stale:
             return rec, None
         old = rec.session_id
-        new = self.store.create_session(key, reason=dec.reason, parent_session_id=None, now=self.now())
+        carried = self._carried_state(key, dec.reason)
+        new = self.store.create_session(key, reason=dec.reason, parent_session_id=None, now=self.now(),
+                                        extra_events=carried)
         new.auto_reset = {"reason": dec.reason, "detail": dec.detail, "previous_session_id": old, "at": self.now_iso()}
         self.store.save()
         return new, ev.SessionReset(key=key, reason=dec.reason, old_session_id=old, new_session_id=new.session_id,
-                                    detail=dec.detail, undoable=True)
+                                    detail=dec.detail, undoable=True, carried=_n_carried(carried))
+
+    def _carried_state(self, key: str, reason: str) -> list[Event]:
+        """The ``state`` lines a fresh session of ``key`` starts with (see ``StateManager.carry_over``);
+        written with the header in one durable write, ids following it."""
+        if self.store.get(key) is None:
+            return []
+        ts = self.now_iso()
+        return [Event("state", i + 2, i + 1, ts, data) for i, data in enumerate(self.state.carry_over(key, reason))]
 
     async def new_session(self, key: str, *, reason: str = "new") -> ev.SessionReset:
-        """Start a fresh session for ``key``; the old transcript is archived, nothing is deleted."""
+        """Start a fresh session for ``key``; the old transcript is archived, nothing is deleted.
+
+        The session state still active (goal, rules, preferences within their TTL…) carries over
+        into the new session, marked as carried; :meth:`reset_session` clears it instead.
+        """
         key = validate_key(key)
         async with self.turn_lock:
             old = self.store.get(key)
+            carried: list[Event] = []
             if reason == "reset" and old is not None:
                 await self.state.on_reset(key, old.session_id)
-            rec = await asyncio.to_thread(self.store.create_session, key, reason=reason, now=self.now())
+            elif old is not None:
+                carried = self._carried_state(key, "new")
+            rec = await asyncio.to_thread(self.store.create_session, key, reason=reason, now=self.now(),
+                                          extra_events=carried)
         return ev.SessionReset(key=key, reason=reason, old_session_id=old.session_id if old else None,
-                               new_session_id=rec.session_id)
+                               new_session_id=rec.session_id, carried=_n_carried(carried))
 
     async def reset_session(self, key: str) -> ev.SessionReset:
         """Like :meth:`new_session`, and the session state is cleared (recorded in the old transcript)."""
@@ -536,6 +554,11 @@ class Engine:
         d["last_ledger"] = led.to_dict() if led is not None else None
         d["events"] = len(self.store.events(rec.session_id))
         return d
+
+
+def _n_carried(events: list[Event]) -> int:
+    """State entries among a fresh session's carried lines (not the session expiry, not a reset record)."""
+    return sum(1 for e in events if e.data.get("op") in ("set", "add"))
 
 
 __all__ = ["Engine", "scope_admits"]

@@ -56,6 +56,8 @@ class Sessions(Protocol):
 
     def count_event(self, event: Event, session_id: str = "") -> int: ...
 
+    def window(self) -> int: ...
+
 
 class ProviderSource(Protocol):
     """The model provider, built on first use."""

@@ -311,7 +311,8 @@ class NeotaskApp(App[int]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for title, help_, callback in (
-            ("New session", "Start a fresh session (the old one is archived)", self.action_new_session),
+            ("New session", "Start a fresh session (old one archived, active state carried over)",
+             self.action_new_session),
             ("Sessions", "Browse, resume, view and restore sessions", self.action_sessions),
             ("Compact", "Summarize older messages (review first)", self.action_compact),
             ("Context", "What the next call sends, section by section", self.action_context),

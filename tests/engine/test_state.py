@@ -12,7 +12,7 @@ from neotask_tui.engine.state.manager import StateError
 from neotask_tui.engine.state.model import fold
 from neotask_tui.providers.scripted import ScriptedProvider
 from tests.doubles import Clock
-from tests.engine.state_support import KEY, open_engine, st
+from tests.engine.state_support import KEY, make_settings, open_engine, st
 
 KEY_B = "agent:other:tui:default"
 
@@ -122,10 +122,106 @@ async def test_ttl_manual_clear_and_reset(engine: Engine) -> None:
     assert {e.field: e.expired_reason for e in old_state.expired}["temporary_preferences"] == "manual reset"
 
 
-async def test_new_session_carries_nothing(engine: Engine) -> None:
-    await st(engine).add_pref(KEY, "answer briefly")
+async def _migration_state(eng: Engine, clock: Clock) -> None:
+    """A goal, a project rule, a preference within its TTL and one past it."""
+    s = st(eng)
+    await eng.set_session_config(KEY, project="alpha")
+    await s.set_goal(KEY, "migrate the billing service")
+    await s.set(KEY, "constraints", "do not use Redis anywhere in the migration", scope="project")
+    await s.add_pref(KEY, "answer briefly", for_="2h")
+    await s.add_pref(KEY, "show diffs", for_="10m")
+    clock.advance(minutes=11)
+
+
+async def test_new_session_carries_the_state_still_active(engine: Engine, clock: Clock) -> None:
+    await _migration_state(engine, clock)
+    old = engine.current_record(KEY).session_id
+    r = await engine.new_session(KEY)
+    assert r.carried == 3 and engine.current_record(KEY).session_id != old
+    view = st(engine).get(KEY)
+    assert fields(engine) == {"current_goal": ["migrate the billing service"],
+                              "constraints": ["do not use Redis anywhere in the migration"],
+                              "temporary_preferences": ["answer briefly"]}
+    assert {e.carried_from for e in view.active} == {old}
+    assert all(e.carried_note == f"carried over by /new from {old}" for e in view.active)
+    assert "do not use Redis anywhere in the migration" in st(engine).block(KEY)
+    # Carried entries are entries of the new session: their ids are its own, clearing one works.
+    new_ids = {e.id for e in engine.events(KEY) if e.type == "state"}
+    assert {e.id for e in view.active} <= new_ids
+    goal = next(e for e in view.active if e.field == "current_goal")
+    await st(engine).clear(KEY, "temporary_preferences", item=next(
+        e.id for e in view.active if e.field == "temporary_preferences"))
+    assert [e.id for e in st(engine).get(KEY).active if e.field == "current_goal"] == [goal.id]
+    # A carried TTL runs out when it would have in the old session, with the TTL as the reason.
+    await st(engine).add_pref(KEY, "use tables", for_="1h")
     await engine.new_session(KEY)
-    assert st(engine).get(KEY).active == []
+    clock.advance(minutes=61)
+    assert "temporary_preferences" not in fields(engine)
+    assert audit_reasons(engine)["temporary_preferences=use tables"] == "time: ttl 1h elapsed"
+
+
+async def test_carried_state_still_expires_by_scope_change_event_and_done(engine: Engine, clock: Clock) -> None:
+    s = st(engine)
+    await _migration_state(engine, clock)
+    await s.add_pref(KEY, "verbose logs", until_event="deploy")
+    await engine.new_session(KEY)
+    await engine.set_session_config(KEY, project="beta")
+    assert audit_reasons(engine)["constraints=do not use Redis anywhere in the migration"] == (
+        "scope change: project alpha → beta")
+    await s.fire_event(KEY, "deploy")
+    assert "verbose logs" not in s.block(KEY)
+    await s.done(KEY)
+    assert fields(engine) == {"temporary_preferences": ["answer briefly"]}
+
+
+async def test_reset_carries_nothing_after_a_new(engine: Engine, clock: Clock) -> None:
+    await _migration_state(engine, clock)
+    await engine.new_session(KEY)
+    r = await engine.reset_session(KEY)
+    assert r.carried == 0 and st(engine).get(KEY).active == [] and st(engine).block(KEY) == ""
+
+
+async def test_carried_state_survives_a_restart_and_session_expiry_carries(clock: Clock) -> None:
+    eng = open_engine(clock)
+    await st(eng).set_goal(KEY, "fix CSV import")
+    await st(eng).set_session_expiry(KEY, "1d")
+    await eng.new_session(KEY)
+    before = st(eng).get(KEY).to_dict()
+    await eng.aclose()
+    eng2 = open_engine(clock)
+    try:
+        assert st(eng2).get(KEY).to_dict() == before
+        assert fields(eng2) == {"current_goal": ["fix CSV import"]}
+        assert st(eng2).get(KEY).session_expires_at == clock.now + timedelta(days=1)
+        clock.advance(days=1, minutes=1)
+        assert fields(eng2) == {}
+    finally:
+        await eng2.aclose()
+
+
+async def test_daily_reset_carries_state_and_idle_expiry_ends_it(clock: Clock) -> None:
+    settings = make_settings()
+    settings.session.daily_reset_hour = 4
+    eng = Engine(settings, provider=ScriptedProvider(), clock=clock, tz=UTC)
+    try:
+        await st(eng).set_goal(KEY, "fix CSV import")
+        clock.advance(days=1)
+        _, reset = eng.route(KEY)
+        assert reset is not None and reset.reason == "daily" and reset.carried == 1
+        assert [e.carried_note for e in st(eng).get(KEY).active] == [
+            f"carried over by the daily reset from {reset.old_session_id}"]
+        eng.settings.session.daily_reset_hour = -1
+        eng.settings.session.idle_reset_minutes = 30
+        clock.advance(minutes=31)
+        _, reset = eng.route(KEY)
+        assert reset is not None and reset.reason == "idle" and reset.carried == 0
+        assert st(eng).get(KEY).active == []
+        assert audit_reasons(eng)["current_goal=fix CSV import"] == "idle expiry: no activity for 30 minutes"
+        # Undoing the automatic reset brings the session back with its state.
+        await eng.undo_reset(KEY)
+        assert fields(eng) == {"current_goal": ["fix CSV import"]}
+    finally:
+        await eng.aclose()
 
 
 async def test_session_level_expiry_absolute_and_relative(engine: Engine, clock: Clock) -> None:

@@ -19,6 +19,21 @@ async def run(eng: Engine, line: str) -> tuple[str, bool]:
     return r.text, r.error
 
 
+async def test_new_says_what_it_carried_and_state_shows_it(engine: Engine) -> None:
+    await run(engine, "/goal migrate the billing service")
+    await run(engine, "/pref answer briefly --for 2h")
+    old = engine.current_record(KEY).session_id
+    text, err = await run(engine, "/new")
+    assert not err and text.endswith(f"(previous {old} archived; 2 state entries carried over)")
+    text, _ = await run(engine, "/state")
+    assert f"**current_goal**: migrate the billing service _(user command, carried over by /new from {old})_" in text
+    text, _ = await run(engine, "/reset")
+    assert "carried" not in text and "state cleared" in text
+    assert "_nothing active_" in (await run(engine, "/state"))[0]
+    text, _ = await run(engine, "/help")
+    assert "session state still active carries over" in text and "nothing carries over" in text
+
+
 async def test_state_commands_round_trip(engine: Engine, clock: Clock) -> None:
     assert (await run(engine, "/goal fix the CSV importer"))[1] is False
     text, err = await run(engine, "/pref don't use emojis, it's Bob's demo --for 2h")

@@ -343,3 +343,20 @@ async def test_compaction_review_says_when_compacting_saves_nothing(
         assert (r["tokens_after"] >= r["tokens_before"]) is short
         assert ("no saving" in title) is short
         await pilot.press("escape")
+
+
+async def test_ctrl_n_carries_the_state_and_the_panel_says_so(app_factory: Callable[..., NeotaskApp],
+                                                             engine: Engine) -> None:
+    key = engine.default_key()
+    await engine.state.set(key, "constraints", "do not use Redis anywhere in the migration")
+    old = engine.current_record(key).session_id
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        panel = app.main.query_one(StatePanel)
+        await wait_for(pilot, lambda: panel.entries, "the rule in the panel")
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: engine.current_record(key).session_id != old, "the new session")
+        await wait_for(pilot, lambda: [e.carried_from for e in panel.entries] == [old], "the carried rule")
+        foot = str(app.main.query_one("#state-foot", Static).render())
+        assert "1 active (1 carried over from the previous session)" in foot

@@ -43,6 +43,7 @@ from neotask_tui.engine.compaction.inputs import (
 )
 from neotask_tui.engine.compaction.summary import Summary, build_summary_prompt, event_text, parse_summary
 from neotask_tui.engine.context.assembly import Ledger
+from neotask_tui.engine.context.budget import keep_recent
 from neotask_tui.engine.ports import ProviderSource, Sessions
 from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.errors import UserError
@@ -79,8 +80,6 @@ class CompactionHost(Sessions, ProviderSource, Protocol):
 
     @property
     def state(self) -> MemoryFlush: ...
-
-    def window(self) -> int: ...
 
     def model_info(self) -> ModelInfo: ...
 
@@ -226,7 +225,7 @@ class Compactor:
         rec = eng.current_record(key, create=False)  # compacting (or previewing) never creates a session
         events: list[Event] = list(eng.events(key))
         prev_ev = head_summary(events)
-        split = split_recent(events, eng.count_event, eng.settings.compaction.keep_recent_tokens)
+        split = split_recent(events, eng.count_event, keep_recent(eng.settings, self._window()))
         every = eng.settings.compaction.rebuild_every
         periodic = every > 0 and prev_ev is not None and (rec.compaction_count + 1) % every == 0
         rebuild = rebuild or periodic
@@ -339,7 +338,7 @@ class Compactor:
         """Soft token cap of an extractive summary (see :data:`~neotask_tui.tuning.SUMMARY_SHARE`)."""
         eng = self.engine
         usable = self._window() - int(eng.settings.context.reply_reserve_tokens)
-        cap = min(int(eng.settings.compaction.keep_recent_tokens), int(usable * SUMMARY_SHARE))
+        cap = min(keep_recent(eng.settings, self._window()), int(usable * SUMMARY_SHARE))
         return max(cap, SUMMARY_MIN_TOKENS)
 
     def _chunks(self, source: Sequence[Event]) -> list[list[Event]]:

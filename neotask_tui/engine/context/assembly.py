@@ -273,10 +273,11 @@ def build_context(inp: ContextInputs) -> AssembledContext:
 def recall_room(inp: ContextInputs, reserved: int) -> int:
     """Tokens the recall section may take in this call (its fence included).
 
-    Recall always gets its ``reserved`` share (``memory.recall_budget_tokens``); when the other
-    sections — system, state, summary, the whole live history and the new message — leave more
-    room than that, recall takes the free room too, so the window is filled with the most relevant
-    older turns instead of staying empty. When the history grows into the reserved share, the
+    Recall always gets its ``reserved`` share
+    (:func:`~neotask_tui.engine.context.budget.recall_reserve`); when the other sections — system,
+    state, summary, the whole live history and the new message — leave more room than that,
+    recall takes the free room too, so the window is filled with the most relevant older turns
+    instead of staying empty. When the history grows into the reserved share, the
     sliding window drops its oldest messages and auto-compaction fires, as before.
     """
     count = inp.count_text

@@ -14,6 +14,7 @@ import logging
 from neotask_tui.engine.compaction.inputs import head_summary, lineage_events
 from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.engine.context.assembly import ContextInputs, RecallItem, fence_recall, recall_room
+from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
 from neotask_tui.memory.index.embedder import Embedder
@@ -72,8 +73,9 @@ class LineageRecall:
 
         Only for the ``summary`` strategy and only once the session has been compacted. The turns
         are quoted data with their event ids and dates, one short line each, within the room
-        :func:`~neotask_tui.engine.context.assembly.recall_room` gives recall (``memory.recall_budget_tokens``
-        at least, more when the rest of the context leaves it free).
+        :func:`~neotask_tui.engine.context.assembly.recall_room` gives recall (the reserve of
+        :func:`~neotask_tui.engine.context.budget.recall_reserve` at least, more when the rest of
+        the context leaves it free).
 
         Ranking: the memory service's hybrid search over the archived transcripts (when it is
         available; with pseudo-relevance feedback, :data:`FEEDBACK_DOCS`), then this lineage's own
@@ -112,7 +114,7 @@ class LineageRecall:
             else:
                 kept.append(r)
         inp.recall = kept
-        room = recall_room(inp, int(eng.settings.memory.recall_budget_tokens))
+        room = recall_room(inp, recall_reserve(eng.settings, inp.window))
         source = f"archived transcripts of this session ({len(sessions) - 1} compacted; {CONTINUATION_NOTE})"
         widest = max(by_id)
         probe = RecallItem(id=f"archive:{widest}-{widest}", text="", source=source, scope="session",

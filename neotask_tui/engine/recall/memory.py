@@ -16,6 +16,7 @@ from typing import Any
 
 from neotask_tui import paths
 from neotask_tui.engine.context.assembly import RecallItem
+from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import Sessions
 from neotask_tui.memory.files import scan
 from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
@@ -111,8 +112,12 @@ class MemoryRecall:
                 return True
             return history == "all" or (history == "user" and h.speaker == "user")
 
+        # The window may need the provider choice (with nothing configured, a loopback Ollama probe):
+        # off the event loop, as the recall itself.
+        window = await asyncio.to_thread(self._sessions.window)
+        budget = recall_reserve(self._sessions.settings, window)
         hits = await asyncio.to_thread(
-            mem.recall, query, agent_id=agent, budget_tokens=ms.recall_budget_tokens,
+            mem.recall, query, agent_id=agent, budget_tokens=budget,
             k=ms.recall_k, exclude=excl, refresh=not preview, keep=keep,
         )
         if not preview:

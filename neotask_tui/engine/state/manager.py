@@ -394,6 +394,45 @@ class StateManager:
                     ))
         return notices
 
+    def carry_over(self, key: str, reason: str) -> list[dict[str, Any]]:
+        """State records that start a fresh session of ``key`` (read before it is created).
+
+        ``/new`` and the daily reset (``reason`` ``new``/``daily``) carry every entry still active
+        and in scope — goal, rules, temporary preferences within their TTL… — with its original
+        source, scope and absolute expiry, and the session-level expiry; time, events, ``/done``
+        and scope changes then expire them in the new session as they would have in the old one.
+        Idle expiry (``idle``) is the lecture's "by time" end of a session: nothing is carried and
+        a ``reset`` record lists what it ended, for the audit (undoing the reset brings it back).
+        """
+        now = self.engine.now()
+        at = now.isoformat()
+        old = self.engine.current_record(key).session_id
+        view = self.get(key)
+        if reason == "idle":
+            minutes = self.engine.settings.session.idle_reset_minutes
+            if not view.active:
+                return []
+            return [redact_tree({
+                "op": "reset", "reason": f"idle expiry: no activity for {minutes} minutes", "from_session": old,
+                "expired": [e.to_dict() for e in view.active], "source": "idle expiry", "at": at,
+            })]
+        out: list[dict[str, Any]] = []
+        for e in view.active:
+            out.append(redact_tree({
+                "op": "add" if e.field in LIST_FIELDS else "set", "field": e.field, "value": e.value,
+                "scope": e.scope, "scope_ref": e.scope_ref, "agent": e.agent, "key": e.key, "ttl": e.ttl,
+                "expires_at": e.expires_at.isoformat() if e.expires_at else None, "until_event": e.until_event,
+                "workflow": e.workflow, "source": e.source, "set_at": e.set_at.isoformat(),
+                "carried_from": old, "carried_by": reason, "at": at,
+            }))
+        expiry = view.session_expiry
+        if view.session_expires_at is not None:
+            expiry = {"expires_at": view.session_expires_at.isoformat(), "after_event": None, "delay": None}
+        if expiry:
+            out.append({"op": "session_expiry", **expiry, "source": f"carried over from {old}",
+                        "carried_from": old, "carried_by": reason, "at": at})
+        return out
+
     async def on_reset(self, key: str, old_session_id: str) -> None:
         """Manual ``/reset``: everything expires with reason "manual reset" (recorded for the audit)."""
         ctx = self.scope_context(key)

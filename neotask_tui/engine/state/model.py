@@ -12,6 +12,10 @@ with why and when. Nothing else is authoritative, so state at any point in time 
   ``expires_at``, ``until_event``, ``workflow``. Replaces the field's active entry (audit: "replaced").
 - ``add`` — list field item (``temporary_preferences``, ``open_questions``, ``constraints``, ``facts``):
   same keys as ``set``; the item's id is the event id.
+- A ``set``/``add`` written at the start of a fresh session by ``/new`` or the daily reset carries
+  an entry that was still active over from the previous session: ``carried_from`` (that session's
+  id), ``carried_by`` (``new`` or ``daily``) and the entry's original ``set_at``, ``source``,
+  scope and absolute expiry, so it expires exactly when it would have.
 - ``clear`` — ``field`` and optional ``item`` (entry id); ``reason``.
 - ``resolve`` — an open question answered: ``item``, ``reason``.
 - ``fire`` — a named event happened (``name``): entries with ``until_event == name`` expire.
@@ -29,6 +33,7 @@ The types :class:`~neotask_tui.engine.state.manager.StateManager` hands out — 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -135,6 +140,8 @@ class StateEntry:
         workflow: Expires at workflow end (``/done``).
         expired_at: When it stopped applying (``None`` while active).
         expired_reason: Why it stopped applying.
+        carried_from: The session this entry was carried over from (``/new``, daily reset), if any.
+        carried_by: What carried it: ``new`` or ``daily``.
     """
 
     id: int
@@ -152,11 +159,21 @@ class StateEntry:
     workflow: bool = False
     expired_at: datetime | None = None
     expired_reason: str | None = None
+    carried_from: str | None = None
+    carried_by: str | None = None
 
     @property
     def active(self) -> bool:
         """Whether the entry still applies."""
         return self.expired_at is None
+
+    @property
+    def carried_note(self) -> str:
+        """``carried over by /new from <session>`` (or by the daily reset); "" if set in this session."""
+        if not self.carried_from:
+            return ""
+        by = "the daily reset" if self.carried_by == "daily" else "/new"
+        return f"carried over by {by} from {self.carried_from}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (CLI ``--json``, reset records)."""
@@ -168,6 +185,7 @@ class StateEntry:
             "until_event": self.until_event, "workflow": self.workflow,
             "expired_at": self.expired_at.isoformat() if self.expired_at else None,
             "expired_reason": self.expired_reason,
+            "carried_from": self.carried_from, "carried_by": self.carried_by,
         }
 
     @classmethod
@@ -181,6 +199,7 @@ class StateEntry:
             until_event=d.get("until_event"), workflow=bool(d.get("workflow")),
             expired_at=parse_time(d["expired_at"]) if d.get("expired_at") else None,
             expired_reason=d.get("expired_reason"),
+            carried_from=d.get("carried_from"), carried_by=d.get("carried_by"),
         )
 
 
@@ -280,12 +299,19 @@ class StateFold:
                 for e in [e for e in self.active.values() if e.field == fld]:
                     self._expire(e, at, f"replaced by e:{ev.id}")
             exp = d.get("expires_at")
+            carried = d.get("carried_from")
+            set_at = at
+            if carried and isinstance(d.get("set_at"), str):
+                with contextlib.suppress(ValueError):
+                    set_at = parse_time(d["set_at"])
             self.active[ev.id] = StateEntry(
                 id=ev.id, field=fld, value=d.get("value"), source=str(d.get("source") or ""),
-                set_at=at, scope=str(d.get("scope") or "session"), scope_ref=d.get("scope_ref"),
+                set_at=set_at, scope=str(d.get("scope") or "session"), scope_ref=d.get("scope_ref"),
                 agent=str(d.get("agent") or ""), key=str(d.get("key") or ""), ttl=d.get("ttl"),
                 expires_at=parse_time(exp) if isinstance(exp, str) else None,
                 until_event=d.get("until_event"), workflow=bool(d.get("workflow")),
+                carried_from=str(carried) if carried else None,
+                carried_by=str(d["carried_by"]) if d.get("carried_by") else None,
             )
         elif op in ("clear", "resolve"):
             item = d.get("item")

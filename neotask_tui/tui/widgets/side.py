@@ -96,7 +96,7 @@ class StatePanel(Vertical):
             t.append(inert(str(e.field)), style="bold strike dim" if expired else "bold")
             t.append("  ")
             t.append(_value(e.value)[:200], style="strike dim" if expired else "")
-            detail = [str(e.source), str(e.scope)]
+            detail = [str(e.source), str(e.scope), *([e.carried_note] if e.carried_note else [])]
             if expired:
                 detail.append(f"expired: {e.expired_reason or 'yes'}")
             elif e.expires_at is not None:
@@ -112,10 +112,12 @@ class StatePanel(Vertical):
         if highlighted is not None and highlighted < len(opts):
             ol.highlighted = highlighted
         n_act = len(view.active)
+        carried = sum(1 for e in view.active if e.carried_from)
+        carried_part = f" ({carried} carried over from the previous session)" if carried else ""
         tail = ""
         if view.session_expires_at:
             tail = f" · session state ends in {countdown(view.session_expires_at, now)}"
-        foot.update(f"{n_act} active, {len(view.expired)} recently expired{tail}" if opts
+        foot.update(f"{n_act} active{carried_part}, {len(view.expired)} recently expired{tail}" if opts
                     else "empty — /goal, /pref, /state set" + tail)
 
     def _current(self) -> StateEntry | None:

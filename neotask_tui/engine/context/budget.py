@@ -1,0 +1,61 @@
+"""How the usable window is shared between recall and the raw recent messages.
+
+The usable window is the model's context window less ``context.reply_reserve_tokens``. Two
+sections have a size of their own:
+
+- the **recall reserve** (:func:`recall_reserve`): tokens always kept for recall, whatever the
+  history takes (the sliding window drops its oldest messages, and compaction fires, before recall
+  shrinks below it); recall also takes whatever the rest of the context leaves free;
+- the **raw window a compaction keeps** (:func:`keep_recent`): the newest messages that stay
+  verbatim after a compaction; the rest is summarized, and reachable by recall.
+
+Each is a share of the usable window (``memory.recall_share``, ``compaction.keep_recent_share``)
+between a floor and a cap (:mod:`neotask_tui.tuning`), so the same defaults fit a 4k local model
+and a 200k remote one. An explicit token count in the settings (``memory.recall_budget_tokens``,
+``compaction.keep_recent_tokens``, when positive) is used as is.
+"""
+
+from __future__ import annotations
+
+from neotask_tui.config import Settings
+from neotask_tui.tuning import KEEP_RECENT_MAX_TOKENS, KEEP_RECENT_MIN_TOKENS, RECALL_MAX_TOKENS, RECALL_MIN_TOKENS
+
+
+def usable_window(settings: Settings, window: int) -> int:
+    """The window less the room kept for the reply (never negative)."""
+    return max(int(window) - int(settings.context.reply_reserve_tokens), 0)
+
+
+def _share(usable: int, share: float, floor: int, cap: int) -> int:
+    # A floor never takes more than a quarter of a tiny window; a share of 0 turns the section off.
+    if share <= 0:
+        return 0
+    return min(max(int(usable * share), min(floor, usable // 4)), cap)
+
+
+def recall_reserve(settings: Settings, window: int) -> int:
+    """Tokens always kept for recall in a call to a model with this ``window``.
+
+    ``memory.recall_budget_tokens`` when positive, else ``memory.recall_share`` of the usable
+    window, at least :data:`~neotask_tui.tuning.RECALL_MIN_TOKENS` (a quarter of the usable window
+    at most) and at most :data:`~neotask_tui.tuning.RECALL_MAX_TOKENS`.
+    """
+    explicit = int(settings.memory.recall_budget_tokens)
+    if explicit > 0:
+        return explicit
+    return _share(usable_window(settings, window), float(settings.memory.recall_share),
+                  RECALL_MIN_TOKENS, RECALL_MAX_TOKENS)
+
+
+def keep_recent(settings: Settings, window: int) -> int:
+    """Tokens of raw recent messages a compaction keeps for a model with this ``window``.
+
+    ``compaction.keep_recent_tokens`` when positive, else ``compaction.keep_recent_share`` of the
+    usable window, at least :data:`~neotask_tui.tuning.KEEP_RECENT_MIN_TOKENS` (a quarter of the
+    usable window at most) and at most :data:`~neotask_tui.tuning.KEEP_RECENT_MAX_TOKENS`.
+    """
+    explicit = int(settings.compaction.keep_recent_tokens)
+    if explicit > 0:
+        return explicit
+    return _share(usable_window(settings, window), float(settings.compaction.keep_recent_share),
+                  KEEP_RECENT_MIN_TOKENS, KEEP_RECENT_MAX_TOKENS)

@@ -248,7 +248,7 @@ class Compactor:
         known = _known_secrets(source)
         items = _scrub_items(items, known)
         _scrub_summary(summary, known)
-        report = guard(summary, items)
+        report = guard(summary, items, source)
         _scrub_summary(summary, known)  # the guard re-adds items: none may bring a secret back
         instructions = redact_secrets(instructions) if instructions else instructions
         issues = [redact_secrets(i) for i in issues]

@@ -19,7 +19,10 @@ needs. :func:`constraint_kind` tells them apart:
   English");
 - **conditions**: "unless", "except", "only if/for/when...", a clause starting with "only",
   "только если/для...", "кроме", "за исключением", and "without"/"без" in an imperative clause
-  ("write it without regex").
+  ("write it without regex");
+- **temporary rules**: an instruction limited to a period ("today answer briefly", "for now keep
+  the old schema", "сегодня отвечай коротко"): binding, but only for that period, so the period is
+  part of the rule.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Literal
 
 from neotask_tui.engine.language.classifier import directive_start, permanence_markers, project_scope, temporary_markers
 
-Kind = Literal["negation", "condition"]
+Kind = Literal["negation", "condition", "temporary"]
 
 _APOS = re.compile(r"[’‘`´]")
 _LABEL = re.compile(r"^\s*[A-Za-zА-Яа-яЁё][\w .'-]{0,30}:\s+")
@@ -217,12 +220,40 @@ def is_condition(sentence: str) -> bool:
     return any(_CLAUSE_ONLY.match(c) for c in clauses(sentence))
 
 
+_TEMP_LEAD = re.compile(
+    r"^(?:(?:just|only)\s+)?(?:today|tonight|for now|right now|now|this time|for this session|in this session"
+    r"|for the rest of (?:the|this) (?:session|chat|conversation|day)|until tomorrow|temporarily"
+    r"|for (?:the next )?(?:\d+|an?|one|two|three) (?:hours?|minutes?|days?)"
+    r"|сегодня|сейчас|пока(?: что)?|временно|в этот раз|в этой сессии|до конца (?:дня|сессии)"
+    r"|на (?:ближайш\w+ )?(?:\d+ )?(?:час\w*|минут\w*|день|дня|дней))\s*,?\s*",
+    re.IGNORECASE,
+)
+
+
+def is_temporary_rule(sentence: str) -> bool:
+    """Whether ``sentence`` is an instruction limited to a period: a temporariness marker and a clause
+    that, the period aside, starts with a directive verb ("Today answer briefly", "For now keep the
+    old schema", "Сегодня отвечай коротко"). "I'm busy today" and "today was fun" are not rules."""
+    if not temporary_markers(sentence):
+        return False
+    for c in clauses(sentence):
+        rest = _unfill(_TEMP_LEAD.sub("", c, count=1))
+        if rest != c and (directive_start(rest) or _RU_IMPERATIVE_START.match(rest)):
+            return True
+        if directive_start(c) and not c.lower().startswith(("want", "need", "like")):
+            return True
+    return False
+
+
 def constraint_kind(sentence: str) -> Kind | None:
-    """``negation`` or ``condition`` when ``sentence`` is a constraint the guard must keep, else ``None``."""
+    """``negation``, ``condition`` or ``temporary`` when ``sentence`` is a constraint the guard must
+    keep, else ``None``."""
     if is_negated_constraint(sentence):
         return "negation"
     if is_condition(sentence):
         return "condition"
+    if is_temporary_rule(sentence):
+        return "temporary"
     return None
 
 

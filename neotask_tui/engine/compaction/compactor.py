@@ -496,6 +496,6 @@ def _scrub_items(items: list[CriticalItem], known: dict[str, str]) -> list[Criti
         text = _scrub_text(it.text, known)
         if MARKER_PREFIX in text and _only_markers(text):
             continue
-        out.append(CriticalItem(it.kind, text, list(it.cites)))
+        out.append(CriticalItem(it.kind, text, list(it.cites), it.who, it.superseded_by))
     return out
 

@@ -18,9 +18,7 @@ from neotask_tui.engine.compaction.guard import (
     SECTION_OF,
     CriticalItem,
     extract_items,
-    is_decision,
     is_required,
-    sentences,
     supersede,
     words,
 )
@@ -42,45 +40,15 @@ def _clip(s: str) -> str:
     return s if len(s) <= _MAX_LINE_CHARS else s[: _MAX_LINE_CHARS - 1] + "…"
 
 
-_GREETING = re.compile(
-    r"^(?:hi|hey|hello|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|day)|thanks|thank you"
-    r"|how (?:are|have|'ve) (?:you|ya|things)|how(?:'s| is) (?:it going|everything|life)|what'?s up"
-    r"|(?:nice|good|great) to (?:see|meet|hear)|long time|привет|здравствуй\w*|добр\w+ (?:утро|день|вечер)"
-    r"|как (?:дела|ты|вы)|спасибо)\b",
-    re.IGNORECASE,
-)
-
-
-def _says_something(sentence: str) -> bool:
-    """A sentence with :data:`_MIN_WORDS` content words besides a speaker label, not a greeting."""
-    text = unlabel(sentence)
-    return not _GREETING.match(text) and len(words(text)) >= _MIN_WORDS
-
-
 def goal_lines(events: Sequence[Event], items: Sequence[CriticalItem] | None = None) -> list[SummaryLine]:
     """The current goal: the latest goal the user stated ("I want...", "my goal is...", "нужно...")
-    and not revoked; with none stated, the user's first sentence that says something and is not a
-    question, a decision, a rule or a guess (greetings and "how are you?" are skipped)."""
+    and did not revoke. None stated, none shown: the first thing said is not a goal, and the latest
+    request has its own section."""
     found = list(items) if items is not None else extract_items(events)
     goal = next((i for i in found if i.kind == "goal"), None)
-    if goal is not None:
-        return [SummaryLine("Current goal", _clip(goal.text), sorted(goal.cites), who=goal.who)]
-    taken = {i.text for i in found if i.kind != "identifier"}
-    revoked = {i.text for i in found if i.superseded_by is not None}
-    for ev in events:
-        if ev.type != "message" or ev.role != "user" or not ev.content.strip():
-            continue
-        for s in sentences(ev.content):
-            if not _says_something(s) or s.endswith("?") or s in revoked:
-                continue
-            if (s in taken and not _is_task(s, found)) or constraint_kind(s) or is_decision(s):
-                continue
-            return [SummaryLine("Current goal", _clip(s), [ev.id], who="user")]
-    return []
-
-
-def _is_task(text: str, items: Sequence[CriticalItem]) -> bool:
-    return any(i.text == text and i.kind in ("ask", "todo") for i in items)
+    if goal is None:
+        return []
+    return [SummaryLine("Current goal", _clip(goal.text), sorted(goal.cites), who=goal.who)]
 
 
 def _line(item: CriticalItem) -> SummaryLine:
@@ -181,7 +149,7 @@ def extractive_summary(
         have.add(ln.text)
         used += counter(ln.render())
     for item in sorted(optional, key=rank):
-        if len(words(unlabel(item.text))) < _MIN_WORDS - (item.kind in ("done", "todo")):
+        if len(words(unlabel(item.text))) < _MIN_WORDS - (item.kind in ("done", "todo", "decision")):
             continue
         ln = _line(item)
         cost = counter(ln.render())

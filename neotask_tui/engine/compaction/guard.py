@@ -23,16 +23,20 @@ from neotask_tui.engine.language.constraints import clauses, constraint_kind, co
 from neotask_tui.engine.language.progress import names_todo, reports_done
 from neotask_tui.engine.language.revocation import revocation_cue, strip_cues
 from neotask_tui.storage.events import Event
-from neotask_tui.tuning import GUARD_CONSTRAINT_COVERAGE, GUARD_INVERSION_OVERLAP, GUARD_ITEM_COVERAGE
+from neotask_tui.tuning import (
+    GUARD_CONSTRAINT_COVERAGE,
+    GUARD_INVERSION_OVERLAP,
+    GUARD_ITEM_COVERAGE,
+    GUARD_RESTATED_SHARE,
+    MAX_PROGRESS_ITEMS,
+    MAX_TOOL_IDENTIFIERS,
+)
 
 MAX_CITES = 6
 MAX_IDENTIFIER_CHARS: Final = 256
 """A run of more non-space characters than this is data (a pasted blob, a base64 block), not an
 identifier to keep verbatim: it stays in the transcript and is not scanned. Bounding the run is
 what keeps :func:`identifiers_in` linear in the length of the text (40k hex chars took 17 s)."""
-MAX_TOOL_IDENTIFIERS: Final = 12
-"""At most this many identifiers from one tool result (its first ones): a tool's output is facts,
-but a listing of 500 paths is data the archived transcript keeps."""
 MAX_IDENTIFIERS: Final = 1000
 """At most this many identifiers per text (the first ones): the substring check among them is
 quadratic in their number."""
@@ -57,6 +61,7 @@ _SHAPES = (
     r"(?:~|\.{1,2})?/[\w.@%+:-]+(?:/[\w.@%+:-]+)*/?",  # absolute or home path
     r"[\w.@%+-]+(?:/[\w.@%+:-]+)+/?",  # relative path, branch, A/B pair (filtered below)
     rf"[\w.-]+\.(?:{_FILE_EXT})",  # file name
+    r"\.[A-Za-z_][\w-]*(?:\.[\w-]+)*",  # dotfile: .env.staging, .gitignore
     r"v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?",  # version, decimal
     r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?:\(\))?",  # dotted name (filtered below)
     r"[A-Za-z_]\w*\(\)",  # call
@@ -73,6 +78,9 @@ _SHAPES = (
 )
 _TOKEN_SHAPE = re.compile("|".join(f"(?:{p})" for p in _SHAPES))
 _TOKEN_RE = re.compile(r"\S+")
+_AMOUNT_RE = re.compile(r"(?<![\w.,])\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?[ \u00a0]?[₽$€£]"
+                        r"|[$€£][ \u00a0]?\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
+"""An amount written with spaces between its thousands ("1 990 ₽"), kept as one identifier."""
 _LEAD = "\"'`([{<«“‘„*_"
 _TRAIL = "\"'`)]}>»”’*_.,;:!?…"
 _ABBREV = re.compile(r"^(?:[A-Za-zА-Яа-яЁё]{1,3}\.){1,3}[A-Za-zА-Яа-яЁё]{0,3}\.?$")
@@ -80,6 +88,12 @@ _ABBREV = re.compile(r"^(?:[A-Za-zА-Яа-яЁё]{1,3}\.){1,3}[A-Za-zА-Яа-я�
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th|am|pm|s|x|h|m|d|y|yr|yrs|k)$", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:1[89]|20)\d\d(?:s|'s)?$")
 _PLAIN_PAIR = re.compile(r"^[A-Za-zА-Яа-яЁё]+(?:/[A-Za-zА-Яа-яЁё]+)+$")
+_PATH_CUE = re.compile(
+    r"^(?:in|at|from|under|into|to|inside|folder|directory|dir|path|repo|branch|file|module|package|папк[аеуи]"
+    r"|каталог[еау]?|директори[июя]|файл[еа]?|ветк[аеуи]|модул[ьея]|пакет[еа]?|репозитори[йияю]|в|из|во)$",
+    re.IGNORECASE,
+)
+"""A word after which "db/migrations" is a path, not a pair of words like "and/or"."""
 _COMMON_WORDS = (
     "a an the and or but of to in on at by for with from as is are was were be it this that so if then "
     "not no yes do does did e.g i.e etc vs via per eg ie aka и в на с к по а но что это или не да нет"
@@ -98,15 +112,17 @@ def _whole(raw: str) -> str:
     return tok
 
 
-def _is_identifier(tok: str) -> bool:
+def _is_identifier(tok: str, before: str = "") -> bool:
     """Whether a whole token has an identifier's shape and is not an abbreviation, a common word, an
-    ordinal, a bare year or a pair of plain words ("and/or", "client/server")."""
+    ordinal, a bare year or a pair of plain words ("and/or", "client/server"; after a word such as
+    "in" or "folder", "db/migrations" is a path)."""
     if len(tok) < 2 or tok.lower() in _COMMON or _ABBREV.match(tok) or _ORDINAL.match(tok) or _YEAR.match(tok):
         return False
     if not _TOKEN_SHAPE.fullmatch(tok):
         return False
     if _PLAIN_PAIR.match(tok):  # LISTEN/NOTIFY and TCP/IP are names; and/or, yes/no are words
-        return all(p.isupper() and len(p) > 1 for p in tok.split("/"))
+        parts = tok.split("/")
+        return all(p.isupper() and len(p) > 1 for p in parts) or bool(_PATH_CUE.match(before)) or len(parts) > 2
     if "/" not in tok and "." in tok and not any(c.isdigit() for c in tok) and "_" not in tok and "(" not in tok:
         # a dotted name: only code (``os.path``, ``Node.js``, ``config.toml``), not "end.Then" typos
         parts = tok.split(".")
@@ -303,10 +319,15 @@ def identifiers_in(text: str) -> list[str]:
         ):
             found.append(span)
     stripped = _LONG_RUN_RE.sub(" ", _BACKTICK_RE.sub(" ", text))
+    for m in _AMOUNT_RE.finditer(stripped):
+        found.append(m.group(0).strip())
+    stripped = _AMOUNT_RE.sub(" ", stripped)
+    before = ""
     for m in _TOKEN_RE.finditer(stripped):
         tok = _whole(m.group(0))
-        if _is_identifier(tok):
+        if _is_identifier(tok, before):
             found.append(tok)
+        before = tok
     seen: set[str] = set()
     out: list[str] = []
     for tok in found:
@@ -495,14 +516,22 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
             mine.append(_merge(items, kind, s, ev.id, who))
             if kind in _REQUEST_KINDS:
                 asked.append(s)
-        supersede(said + goals, mine, text, ev.id)
+        revoked = supersede(said + goals, mine, text, ev.id)
+        if revoked is not None and not any(m.kind in ("decision", "constraint") for m in mine):
+            # What replaces the revoked statement is the user's new decision, whatever its form.
+            now = next((x for x in sentences(text) if _topic(x) and len(x) <= MAX_SENTENCE_CHARS
+                        and not x.endswith("?")), None)
+            if now is not None:
+                mine.append(_merge(items, "decision", now, ev.id, who))
         said.extend(m for m in mine if m.kind != "goal")
         if asked and who == "user":
             request = CriticalItem("request", _clip(" ".join(asked)), [ev.id], who)
     _settle(said, [*said, *reports], items)
     out = [i for i in items.values() if i.kind == "identifier" and i.who != "tool"]
     out += [i for i in items.values() if i.kind == "identifier" and i.who == "tool"]
-    out += [i for i in items.values() if i.kind != "identifier" and not (
+    progress = [i for i in items.values() if i.kind in ("done", "todo")]
+    older = {id(i) for i in progress[:-MAX_PROGRESS_ITEMS]} if len(progress) > MAX_PROGRESS_ITEMS else set()
+    out += [i for i in items.values() if i.kind != "identifier" and id(i) not in older and not (
         i.superseded_by is not None and i.kind in ("ask", "todo", "question"))]
     current = next((g for g in reversed(goals) if g.superseded_by is None), None)
     if current is not None:
@@ -582,8 +611,9 @@ def covers(summary_text: str, item: CriticalItem) -> bool:
 
 def is_required(item: CriticalItem) -> bool:
     """Items the guard enforces: identifiers, negated/conditional/temporary constraints (not chatty
-    negations), the current goal and the latest request."""
-    if item.kind in ("identifier", "goal", "request"):
+    negations), the current goal, the latest request, and the latest reports of work done or still
+    to do (:data:`~neotask_tui.tuning.MAX_PROGRESS_ITEMS`)."""
+    if item.kind in ("identifier", "goal", "request", "done", "todo"):
         return True
     return item.kind in ("constraint", "decision") and constraint_kind(item.text) is not None
 
@@ -615,8 +645,12 @@ def _inverts(line: SummaryLine, item: CriticalItem) -> bool:
     want = words(NEGATION_RE.sub(" ", CONDITION_RE.sub(" ", item.text))) - words(" ".join(temporary_markers(item.text)))
     if len(want) < 2:
         return False
-    overlap = len(want & words(line.text)) >= GUARD_INVERSION_OVERLAP * len(want)
-    return overlap and len(words(line.text)) <= 2 * len(want)
+    said = words(line.text)
+    overlap = len(want & said) >= GUARD_INVERSION_OVERLAP * len(want)
+    if overlap and len(said) <= 2 * len(want):
+        return True
+    # A part of the rule without its marker ("disable auth" of "only for the demo, disable auth").
+    return len(said) >= 2 and len(said & want) >= GUARD_RESTATED_SHARE * len(said) and 2 * len(said & want) >= len(want)
 
 
 def _overlap(a: str, b: str) -> float:
@@ -664,12 +698,17 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
             summary.lines.remove(line)
             report.repaired.append(CriticalItem("inverted", line.text, sorted(line.cites), line.who or "user"))
     _mark_superseded(summary, items, report)
+    _current_goal_only(summary, items, report)
     _keep_uncertain(summary, items, report)
     _sourced_identifiers(summary, items, report)
+    _resection(summary, items, report)
     text = summary.render()
     missing_ids: dict[tuple[str, tuple[int, ...]], list[str]] = {}
     for item in items:
-        if covers(text, item):
+        where = text
+        if item.kind in _OWN_SECTION:
+            where = "\n".join(ln.render() for ln in summary.section(SECTION_OF[item.kind]))
+        if covers(where, item):
             continue
         if item.kind == "identifier":
             missing_ids.setdefault((item.who, tuple(sorted(item.cites))), []).append(item.text)
@@ -684,6 +723,28 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
         summary.lines.append(SummaryLine("Exact identifiers", ", ".join(f"`{t}`" for t in idents), list(cites),
                                          repaired=True, who=who))
     return report
+
+
+_OWN_SECTION = frozenset(("identifier", "goal", "request", "done", "todo"))
+"""Kinds a summary keeps only in their own section: the current goal said as a decision, or the
+latest request buried in the goal, is not where the next turn looks for it."""
+_MOVABLE = frozenset(("done", "todo", "ask", "question", "assumption"))
+
+
+def _resection(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+    """A line that copies a done report, a task, a question or an assumption verbatim into another
+    section (a model's "decision") moves to that item's section."""
+    for line in summary.lines:
+        if line.repaired or line.section in ("Exact identifiers", "Latest user request", "Current goal"):
+            continue
+        for item in items:
+            if item.kind not in _MOVABLE or item.superseded_by is not None:
+                continue
+            want = SECTION_OF[item.kind]
+            if line.section != want and _norm(item.text) == _norm(line.text):
+                report.repaired.append(CriticalItem("moved", line.text, sorted(line.cites), line.who or "user"))
+                line.section = want
+                break
 
 
 def _mark_superseded(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
@@ -702,7 +763,8 @@ def _mark_superseded(summary: Summary, items: Sequence[CriticalItem], report: Gu
         for old in revoked:
             assert old.superseded_by is not None
             then = _overlap(old.text, line.text) if _norm(old.text) not in _norm(line.text) else 1.0
-            if then < GUARD_ITEM_COVERAGE:
+            in_span = bool(line.cites) and all(min(old.cites) <= c < old.superseded_by for c in line.cites)
+            if then < GUARD_ITEM_COVERAGE and not (in_span and _topic(old.text) & _topic(line.text)):
                 continue
             now = max((_overlap(t, line.text) for t in by_event.get(old.superseded_by, [])), default=0.0)
             if now >= then:
@@ -718,6 +780,19 @@ def _mark_superseded(summary: Summary, items: Sequence[CriticalItem], report: Gu
             break
 
 
+def _current_goal_only(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+    """When the range states a goal, the goal section holds that one: a line there that does not
+    restate it (the first thing said, an older goal) is no current goal and leaves."""
+    goal = next((i for i in items if i.kind == "goal"), None)
+    if goal is None:
+        return
+    for line in [ln for ln in summary.lines if ln.section == "Current goal" and not ln.repaired]:
+        if covers(line.render(), goal):
+            continue
+        summary.lines.remove(line)
+        report.repaired.append(CriticalItem("stale goal", line.text, sorted(line.cites), line.who or "user"))
+
+
 def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
     """A line that states an assumption of the range without any hedge moves to the assumptions."""
     hedged = [i for i in items if i.kind == "assumption"]
@@ -729,7 +804,7 @@ def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: Gua
         for a in hedged:
             want = words(ASSUME_RE.sub(" ", a.text))
             if want and len(want & words(line.text)) >= GUARD_ITEM_COVERAGE * len(want):
-                line.section = "Assumptions"
+                line.section, line.text = "Assumptions", a.text  # the hedge, verbatim
                 report.repaired.append(CriticalItem("uncertain", line.text, sorted(line.cites), line.who or "user"))
                 break
 

@@ -75,7 +75,8 @@ def test_a_model_summary_keeping_the_reversed_decision_as_goal_is_marked_superse
 BUILD = [
     msg(1, "user", "CI build build-4471 on feat/tz-fix fails in src/app/time_utils.py at line 212, "
         "e.g. since 2024."),
-    msg(2, "assistant", "Try os.path.getaccess( with F_LARGHCADSCREDISABLE on /Users/user/Desktop/test-data/myfile.txt, "
+    msg(2, "assistant", "Try os.path.getaccess( with F_LARGHCADSCREDISABLE on "
+        "/Users/user/Desktop/test-data/myfile.txt, "
         "i.e. as with LISTEN/NOTIFY."),
 ]
 

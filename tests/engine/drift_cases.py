@@ -30,6 +30,7 @@ from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.openai_compat import OpenAICompatProvider
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.storage.events import Event
+from neotask_tui.text.tokens import count_text
 from tests.doubles import Clock
 from tests.protocol_servers import OpenAIServer, Reply
 
@@ -73,6 +74,10 @@ class Outcome:
     listed: list[str] = field(default_factory=list)
     """Identifiers listed under Exact identifiers."""
     fallback: bool = False
+    tokens: int = 0
+    """Estimated tokens of the summary."""
+    budget: int = 0
+    """The summary's soft cap (:meth:`~neotask_tui.engine.compaction.compactor.Compactor.summary_budget`)."""
 
 
 def section_text(summary: str, name: str) -> str:
@@ -425,6 +430,7 @@ async def run(case: DriftCase, mode: Mode) -> Outcome:
             await _chat(eng, key, pairs, prov)
             eng.compactor.use_model = False
             res = await eng.compact(key)
+            budget = eng.compactor.summary_budget()
         finally:
             await eng.aclose()
     else:
@@ -435,9 +441,12 @@ async def run(case: DriftCase, mode: Mode) -> Outcome:
                 await _chat(eng, key, pairs, srv)
                 srv.queue(Reply(chunks=[lossy_summary(list(eng.events(key)))]))
                 res = await eng.compact(key)
+                budget = eng.compactor.summary_budget()
             finally:
                 await eng.aclose()
-    return judge(case, mode, res)
+    out = judge(case, mode, res)
+    out.tokens, out.budget = count_text(res.summary), budget
+    return out
 
 
 def judge(case: DriftCase, mode: str, res: CompactionResult) -> Outcome:

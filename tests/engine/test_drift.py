@@ -131,3 +131,12 @@ def test_a_model_summary_recording_the_assistants_proposal_as_the_users_is_reatt
     report = guard(s, extract_items(events), events)
     assert s.render().splitlines()[1] == "- assistant (proposal): Use Celery beat every 5 minutes [e:2]"
     assert [r.kind for r in report.repaired if r.kind == "role"] == ["role"]
+
+
+def test_the_guard_never_re_adds_identifiers_only_the_assistant_gave() -> None:
+    s = parse_summary("## Current goal\n- user: Fix the CI build [e:1]\n## Exact identifiers\n"
+                      "- user: `build-4471`, `feat/tz-fix`, `src/app/time_utils.py`, `212` [e:1]")
+    guard(s, extract_items(BUILD))
+    text = s.render()
+    for noise in ("getaccess", "F_LARGHCADSCREDISABLE", "/Users/user", "2024", "e.g", "i.e"):
+        assert noise not in section_text(text, "Exact identifiers"), text

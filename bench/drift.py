@@ -6,7 +6,7 @@ summary served by a local server speaking the OpenAI protocol; the guard must re
 
 Prints JSON: cases passed per summarizer (and per family), the failures, identifier precision
 (share of listed identifiers that the user stated, whole) and recall (share of the user's
-identifiers listed), and the largest summary against its soft cap.
+identifiers listed), the largest summary against its soft cap, and what the guard repaired.
 
 Usage::
 
@@ -45,6 +45,10 @@ async def _run(modes: list[str]) -> dict[str, Any]:
             fams[family[o.case]][0] += 1
             fams[family[o.case]][1] += o.passed
         worst = max(outcomes, key=lambda o: o.tokens)
+        repaired: dict[str, int] = defaultdict(int)
+        for o in outcomes:
+            for kind, n in o.repaired.items():
+                repaired[kind] += n
         report["modes"][mode] = {
             "passed": sum(o.passed for o in outcomes),
             "by_family": {f: {"cases": n, "passed": p} for f, (n, p) in sorted(fams.items())},
@@ -52,6 +56,7 @@ async def _run(modes: list[str]) -> dict[str, Any]:
             "max_summary_tokens": worst.tokens,
             "summary_budget": worst.budget,
             "fallbacks": sum(o.fallback for o in outcomes),
+            "guard_repairs": dict(sorted(repaired.items())),
             "failures": {o.case: o.failures for o in outcomes if not o.passed},
         }
     return report

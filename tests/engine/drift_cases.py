@@ -76,6 +76,8 @@ class Outcome:
     fallback: bool = False
     tokens: int = 0
     """Estimated tokens of the summary."""
+    repaired: dict[str, int] = field(default_factory=dict)
+    """What the guard repaired, by kind (``inverted``, ``superseded``, ``unsourced``...)."""
     budget: int = 0
     """The summary's soft cap (:meth:`~neotask_tui.engine.compaction.compactor.Compactor.summary_budget`)."""
 
@@ -460,7 +462,10 @@ def judge(case: DriftCase, mode: str, res: CompactionResult) -> Outcome:
     failures += [f"noise identifier {t!r}" for t in listed if any(n in t for n in NOISE)]
     if mode == "model" and res.fallback:
         failures.append(f"the model path fell back: {res.fallback_reason}")
-    return Outcome(case.name, mode, not failures, text, failures, listed, res.fallback)
+    repaired: dict[str, int] = {}
+    for r in res.repaired:
+        repaired[str(r["kind"])] = repaired.get(str(r["kind"]), 0) + 1
+    return Outcome(case.name, mode, not failures, text, failures, listed, res.fallback, repaired=repaired)
 
 
 def identifier_figures(outcomes: list[Outcome]) -> dict[str, float | int]:

@@ -156,6 +156,17 @@ GUARD_ITEM_COVERAGE: Final = 0.6
 GUARD_INVERSION_OVERLAP: Final = 0.7
 """A summary line without a negation that shares this share of a negated constraint's content words
 (and is at most twice as long) restates it inverted ("use Redis" for "never use Redis"): removed."""
+GUARD_RESTATED_SHARE: Final = 0.8
+"""A summary line without a constraint's marker whose content words are at least this share of the
+constraint's own (and cover half of them) restates part of it without its negation, condition or
+period ("disable auth" for "only for the demo, disable auth"): removed. Set on ``tests/engine/
+drift_cases.py``."""
+MAX_TOOL_IDENTIFIERS: Final = 12
+"""At most this many identifiers from one tool result (its first ones) are kept in a summary: a
+tool's output is facts, but a listing of 500 paths is data the archived transcript keeps."""
+MAX_PROGRESS_ITEMS: Final = 6
+"""The summary must keep the latest this many reports of work done or still to do (older ones may
+be trimmed to the budget; they stay in the archived transcript)."""
 
 # ---------------------------------------------------------------------------------------------
 # engine.recall: memory recall and recall of compacted-away turns

@@ -174,7 +174,7 @@ async def test_preview_changes_nothing(engine: Engine) -> None:
     assert res.preview and res.new_session_id is None
     assert tree_digest(paths.data_dir()) == before
     assert engine.current_record(KEY).compaction_count == 0
-    assert res.summary.startswith("## Goal")
+    assert res.summary.startswith("## Current goal")
     dropped = {d["text"] for d in res.dropped}
     assert "We decided to split files into batches of 5000 rows." in dropped
     assert {r["kind"] for r in res.repaired} >= {"constraint", "identifier"}

@@ -7,6 +7,7 @@ import pytest
 from neotask_tui.engine.compaction.extractive import extractive_summary
 from neotask_tui.engine.compaction.guard import (
     CriticalItem,
+    GuardReport,
     attributor,
     extract_items,
     guard,
@@ -21,6 +22,16 @@ from neotask_tui.storage.events import Event
 
 def msg(i: int, role: str, content: str) -> Event:
     return Event("message", i, i - 1, "2025-01-01T00:00:00+00:00", {"role": role, "content": content})
+
+
+def fixes(report: GuardReport) -> list[CriticalItem]:
+    """What the guard repaired besides the latest request (always copied verbatim, tested apart)."""
+    return [r for r in report.repaired if r.kind != "request"]
+
+
+def notable(events: list[Event]) -> list[CriticalItem]:
+    """Items besides identifiers and the latest request."""
+    return [i for i in extract_items(events) if i.kind not in ("identifier", "request")]
 
 
 EVENTS = [
@@ -45,7 +56,7 @@ def test_parse_is_lenient_and_validates_citations() -> None:
     )
     s = parse_summary(text, valid_ids=[1, 2, 3, 4], attribute=attributor(EVENTS))
     sections = [ln.section for ln in s.lines]
-    assert sections == ["Goal", "Goal", "Constraints and rules", "Decisions", "Assumptions"]
+    assert sections == ["Current goal", "Current goal", "Constraints and rules", "Decisions", "Assumptions"]
     assert s.section("Constraints and rules")[0].cites == [1]  # e:99 is not in the range
     assert s.section("Assumptions")[0].cites == [3]
     assert any("unknown section" in i for i in s.issues)
@@ -69,9 +80,9 @@ def test_guard_repairs_dropped_negation_and_identifier() -> None:
     assert ("constraint", "Do not use Redis.") in kinds
     assert ("identifier", "8080") in kinds and ("identifier", "ord_7712") in kinds
     assert "- Use Redis" not in text
-    assert "- Do not use Redis. [e:1]" in text
-    assert "- Никогда не используй глобальные переменные. [e:3]" in text
-    assert "- `8080` [e:4]" in text
+    assert "- user: Do not use Redis. [e:1]" in text
+    assert "- user: Никогда не используй глобальные переменные. [e:3]" in text
+    assert "- user: `8080`, `ord_7712` [e:4]" in text
     assert "Only for the demo, listen on port 8080." in text  # conditions are kept too
     assert all(r.cites for r in report.repaired)
     assert any(d.kind == "ask" and "ord_7712" in d.text for d in report.dropped)
@@ -80,7 +91,7 @@ def test_guard_repairs_dropped_negation_and_identifier() -> None:
 def test_guard_accepts_a_negation_without_its_please_or_speaker() -> None:
     events = [msg(1, "user", "Caroline: Please never commit directly to the main branch.")]
     s = parse_summary("## Constraints and rules\n- Never commit directly to the main branch [e:1]")
-    assert guard(s, extract_items(events)).repaired == []
+    assert fixes(guard(s, extract_items(events))) == []
 
 
 @pytest.mark.parametrize("line", [
@@ -91,7 +102,7 @@ def test_guard_keeps_a_negation_verbatim_not_a_paraphrase(line: str) -> None:
     events = [msg(1, "user", "Do not use Redis for the cache.")]
     s = parse_summary(f"## Constraints and rules\n- {line} [e:1]")
     report = guard(s, extract_items(events))
-    assert [(i.kind, i.text) for i in report.repaired] == [("constraint", "Do not use Redis for the cache.")]
+    assert [(i.kind, i.text) for i in fixes(report)] == [("constraint", "Do not use Redis for the cache.")]
     assert [ln.text for ln in s.section("Constraints and rules")] == [line, "Do not use Redis for the cache."]
 
 
@@ -99,17 +110,17 @@ def test_a_condition_may_be_restated() -> None:
     events = [msg(1, "user", "Only for the demo, listen on port 8080.")]
     s = parse_summary("## Constraints and rules\n- Listen on port 8080 only for the demo [e:1]\n"
                       "## Exact identifiers\n- `8080` [e:1]")
-    assert guard(s, extract_items(events)).repaired == []
+    assert fixes(guard(s, extract_items(events))) == []
 
 
 def test_extractive_summary_keeps_everything_required_and_cites() -> None:
     s = extractive_summary(EVENTS, budget_tokens=40)
     text = s.render()
     report = guard(s, extract_items(EVENTS))
-    assert report.repaired == []
+    assert fixes(report) == []
     assert "Do not use Redis." in text and "`src/importer/csv_reader.py`" in text
     assert all(ln.cites for ln in s.lines)
-    assert next(name for name in SECTIONS if s.section(name)) == "Goal"
+    assert next(name for name in SECTIONS if s.section(name)) == "Current goal"
     # Deterministic: same input, same output.
     assert extractive_summary(EVENTS, budget_tokens=40).render() == text
 
@@ -117,7 +128,7 @@ def test_extractive_summary_keeps_everything_required_and_cites() -> None:
 def test_extractive_assumptions_are_marked_and_roles_kept() -> None:
     text = extractive_summary(EVENTS).render()
     assert "(assumption) Maybe the problem is the timezone." in text
-    assert "assistant: Let's go with pandas" in text  # the assistant's choice is not the user's
+    assert "assistant (proposal): Let's go with pandas" in text  # the assistant's choice is not the user's
 
 
 def test_prompt_carries_ids_shape_and_instructions() -> None:
@@ -197,7 +208,7 @@ def test_guard_repairs_constraint_negations_but_does_not_force_chatty_ones() -> 
     repaired = {r.text for r in report.repaired if r.kind == "constraint"}
     assert repaired == {"We won't support Python 3.8.", "Stop adding comments to every line.",
                         "Никогда не коммить в main."}
-    assert "- We won't support Python 3.8. [e:2]" in text
+    assert "- user: We won't support Python 3.8. [e:2]" in text
     assert "Can't wait" not in text and "don't know" not in text and "Don't worry" not in text
 
 
@@ -209,7 +220,7 @@ def test_extractive_summary_spends_no_budget_on_chatty_negations() -> None:
     text = s.render()
     assert [ln.text for ln in s.section("Constraints and rules")] == ["Never push to the release branch on Fridays."]
     assert "Can't wait" not in text.split("## Exact identifiers")[0].split("## Goal")[-1].split("\n", 2)[-1]
-    assert guard(s, extract_items(events)).repaired == []
+    assert fixes(guard(s, extract_items(events))) == []
 
 
 def test_rolling_extractive_summary_stays_bounded_and_keeps_old_constraints() -> None:
@@ -225,7 +236,7 @@ def test_rolling_extractive_summary_stays_bounded_and_keeps_old_constraints() ->
         summary = extractive_summary(rng, budget_tokens=120, count=count,
                                      previous=parse_summary(summary.render()))
     text = summary.render()
-    required = sum(count(ln.render()) for ln in summary.lines if ln.section in ("Goal", "Exact identifiers")
+    required = sum(count(ln.render()) for ln in summary.lines if ln.section in ("Current goal", "Exact identifiers")
                    or constraint_kind(ln.text))
     optional = sum(count(ln.render()) for ln in summary.lines) - required
     assert optional <= 120  # older optional lines left to make room for new ones...
@@ -286,7 +297,7 @@ def test_decisions_and_asks_need_their_form_not_just_a_word() -> None:
         msg(5, "user", "We chose SQLite for the cache. And then fix the import in app.py, please."),
         msg(6, "user", "Add a test for the parser."),
     ]
-    kinds = {(i.kind, i.text) for i in extract_items(events) if i.kind != "identifier"}
+    kinds = {(i.kind, i.text) for i in notable(events)}
     assert kinds == {
         ("decision", "We chose SQLite for the cache."),
         ("ask", "And then fix the import in app.py, please."),
@@ -302,7 +313,8 @@ def test_goal_skips_greetings_and_speaker_labels_do_not_count_as_words() -> None
         msg(4, "user", "Caroline: Agreed, Mel!"),
     ]
     s = extractive_summary(events)
-    assert [ln.text for ln in s.section("Goal")] == ["Caroline: I need to move the importer to Postgres this week."]
+    want = ["Caroline: I need to move the importer to Postgres this week."]
+    assert [ln.text for ln in s.section("Current goal")] == want
     assert not s.section("Decisions")  # "Agreed, Mel!" says nothing but its label and a name
 
 
@@ -310,9 +322,10 @@ def test_goal_lines_are_not_repeated_in_other_sections() -> None:
     events = [msg(1, "user", "hey there! how are you?"), msg(2, "user", "Tell me a short joke."),
               msg(3, "user", "My goal is to ship the importer by Friday.")]
     s = extractive_summary(events)
-    assert [ln.text for ln in s.section("Goal")] == ["Tell me a short joke.",
-                                                    "My goal is to ship the importer by Friday."]
-    assert not s.section("Pending user asks")  # the goal line is not said twice
+    # The current goal is the latest one stated, not the first thing said.
+    assert [ln.text for ln in s.section("Current goal")] == ["My goal is to ship the importer by Friday."]
+    goal = "My goal is to ship the importer by Friday."
+    assert [ln.section for ln in s.lines if ln.text == goal] == ["Current goal"]  # not said twice
 
 
 def test_a_question_the_reply_answered_is_not_open() -> None:
@@ -329,7 +342,7 @@ def test_a_question_the_reply_answered_is_not_open() -> None:
         msg(10, "assistant", "Added tests/test_parser.py."),
         msg(11, "user", "Is the schema final?"),
     ]
-    kinds = {(i.kind, i.text) for i in extract_items(events) if i.kind != "identifier"}
+    kinds = {(i.kind, i.text) for i in notable(events)}
     assert kinds == {
         ("question", "Why does the importer skip empty rows?"),  # the reply was not sure
         ("question", "Should the cache expire?"),  # the reply only asked back
@@ -342,7 +355,7 @@ def test_an_interrupted_reply_does_not_answer_a_question() -> None:
     events = [msg(1, "user", "Which port does the API listen on?"),
               Event("message", 2, 1, "2025-01-01T00:00:00+00:00",
                     {"role": "assistant", "content": "Port", "status": "interrupted"})]
-    assert [i.kind for i in extract_items(events)] == ["question"]
+    assert [i.kind for i in notable(events)] == ["question"]
 
 
 @pytest.mark.parametrize("text, decision", [
@@ -360,7 +373,7 @@ def test_an_interrupted_reply_does_not_answer_a_question() -> None:
     ("We'll go with option B.", True),
 ])
 def test_exhortations_and_undecided_are_not_decisions(text: str, decision: bool) -> None:
-    assert bool(extract_items([msg(1, "user", text)])) is decision
+    assert bool(notable([msg(1, "user", text)])) is decision
 
 
 @pytest.mark.parametrize("text, ask", [
@@ -372,4 +385,4 @@ def test_exhortations_and_undecided_are_not_decisions(text: str, decision: bool)
     ("The build is red, so fix the import.", True),
 ])
 def test_a_clause_joined_by_and_is_not_a_new_imperative(text: str, ask: bool) -> None:
-    assert [i.kind for i in extract_items([msg(1, "user", text)])] == (["ask"] if ask else [])
+    assert [i.kind for i in notable([msg(1, "user", text)])] == (["ask"] if ask else [])

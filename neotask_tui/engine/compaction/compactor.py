@@ -254,7 +254,7 @@ class Compactor:
         known = _known_secrets(source)
         items = _scrub_items(items, known)
         _scrub_summary(summary, known)
-        report = guard(summary, items)
+        report = guard(summary, items, source)
         _scrub_summary(summary, known)  # the guard re-adds items: none may bring a secret back
         instructions = redact_secrets(instructions) if instructions else instructions
         issues = [redact_secrets(i) for i in issues]
@@ -515,6 +515,6 @@ def _scrub_items(items: list[CriticalItem], known: dict[str, str]) -> list[Criti
         text = _scrub_text(it.text, known)
         if MARKER_PREFIX in text and _only_markers(text):
             continue
-        out.append(CriticalItem(it.kind, text, list(it.cites)))
+        out.append(CriticalItem(it.kind, text, list(it.cites), it.who, it.superseded_by))
     return out
 

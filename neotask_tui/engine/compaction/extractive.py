@@ -14,59 +14,46 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from neotask_tui.engine.compaction.guard import SECTION_OF, CriticalItem, extract_items, is_required, sentences, words
+from neotask_tui.engine.compaction.guard import (
+    SECTION_OF,
+    CriticalItem,
+    extract_items,
+    is_required,
+    supersede,
+    words,
+)
 from neotask_tui.engine.compaction.summary import Summary, SummaryLine
 from neotask_tui.engine.language.constraints import constraint_kind, unlabel
 from neotask_tui.storage.events import Event
 
-_GOAL_RE = re.compile(
-    r"\bi want\b|\bi need\b|\bgoal\b|\bwe need\b|\btrying to\b|\bhelp me\b|\bbuild\b|\bworking on\b"
-    r"|(?<!\w)хочу|(?<!\w)нужно|(?<!\w)цель|(?<!\w)задача|(?<!\w)помоги",
-    re.IGNORECASE,
-)
 # Which kinds are kept first when the budget is tight (required kinds are never trimmed).
-_PRIORITY = ("constraint", "decision", "ask", "question", "assumption", "identifier")
+_PRIORITY = ("constraint", "decision", "ask", "todo", "done", "question", "assumption", "identifier", "goal",
+             "request")
 _MAX_LINE_CHARS = 400
 _MIN_WORDS = 3
 """An optional line needs this many content words: "How was it?" or "Anything fun?" say nothing."""
 _KIND_OF = {section: kind for kind, section in SECTION_OF.items()}
+_KIND_OF["Still to do"] = "ask"
 
 
 def _clip(s: str) -> str:
     return s if len(s) <= _MAX_LINE_CHARS else s[: _MAX_LINE_CHARS - 1] + "…"
 
 
-_GREETING = re.compile(
-    r"^(?:hi|hey|hello|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|day)|thanks|thank you"
-    r"|how (?:are|have|'ve) (?:you|ya|things)|how(?:'s| is) (?:it going|everything|life)|what'?s up"
-    r"|(?:nice|good|great) to (?:see|meet|hear)|long time|привет|здравствуй\w*|добр\w+ (?:утро|день|вечер)"
-    r"|как (?:дела|ты|вы)|спасибо)\b",
-    re.IGNORECASE,
-)
-
-
-def _says_something(sentence: str) -> bool:
-    """A sentence with :data:`_MIN_WORDS` content words besides a speaker label, not a greeting."""
-    text = unlabel(sentence)
-    return not _GREETING.match(text) and len(words(text)) >= _MIN_WORDS
-
-
-def goal_lines(events: Sequence[Event]) -> list[SummaryLine]:
-    """The goal: the user's first sentence that says something (greetings and "how are you?" are
-    skipped), plus the latest sentence that states a goal."""
-    users = [e for e in events if e.type == "message" and e.role == "user" and e.content.strip()]
-    first = next(((ev, s) for ev in users for s in sentences(ev.content) if _says_something(s)), None)
-    if first is None:
+def goal_lines(events: Sequence[Event], items: Sequence[CriticalItem] | None = None) -> list[SummaryLine]:
+    """The current goal: the latest goal the user stated ("I want...", "my goal is...", "нужно...")
+    and did not revoke. None stated, none shown: the first thing said is not a goal, and the latest
+    request has its own section."""
+    found = list(items) if items is not None else extract_items(events)
+    goal = next((i for i in found if i.kind == "goal"), None)
+    if goal is None:
         return []
-    out = [SummaryLine("Goal", _clip(first[1]), [first[0].id])]
-    for ev in reversed(users):
-        if ev.id == first[0].id:
-            break
-        hit = next((s for s in sentences(ev.content) if _GOAL_RE.search(s)), None)
-        if hit and hit not in out[0].text:
-            out.append(SummaryLine("Goal", _clip(hit), [ev.id]))
-            break
-    return out
+    return [SummaryLine("Current goal", _clip(goal.text), sorted(goal.cites), who=goal.who)]
+
+
+def _line(item: CriticalItem) -> SummaryLine:
+    return SummaryLine(SECTION_OF[item.kind], _clip(item.text), sorted(item.cites), who=item.who,
+                       superseded_by=item.superseded_by)
 
 
 def extractive_summary(
@@ -77,15 +64,16 @@ def extractive_summary(
     instructions: str | None = None,
     previous: Summary | None = None,
 ) -> Summary:
-    """Summarize ``events`` by copying their key sentences verbatim, with citations.
+    """Summarize ``events`` by copying their key sentences verbatim, with citations and speakers.
 
     Args:
         events: The compacted range (primary events).
         budget_tokens: Soft size limit for the rendered summary; required items may exceed it.
         count: Token counter for the budget (defaults to ~4 characters per token).
         instructions: User focus; sentences sharing words with it are kept first.
-        previous: A rolling summary being extended: its goal, identifiers and constraints are kept;
-            its other lines compete with the new items for ``budget_tokens``.
+        previous: A rolling summary being extended: its identifiers and constraints are kept, and its
+            goal unless the range states a newer one; a statement of the range can revoke its
+            decisions; its other lines compete with the new items for ``budget_tokens``.
 
     Returns:
         The summary.
@@ -95,42 +83,75 @@ def extractive_summary(
     focus = {w for w in re.findall(r"\w+", (instructions or "").lower()) if len(w) > 3}
     lines: list[SummaryLine] = []
     older: list[CriticalItem] = []  # optional lines of the rolling summary, competing with new items
+    goals = goal_lines(events, items)
+    states_goal = any(i.kind == "goal" for i in items)
+    carried: list[tuple[SummaryLine, CriticalItem]] = []
     for ln in previous.lines if previous else []:
-        if ln.section in ("Goal", "Exact identifiers") or ln.repaired or (
+        as_item = CriticalItem(_KIND_OF.get(ln.section, "decision"), ln.text, list(ln.cites), ln.who or "user",
+                               ln.superseded_by)
+        carried.append((ln, as_item))
+    _revoke_carried([it for _, it in carried], events, items)
+    for ln, it in carried:
+        ln.superseded_by = it.superseded_by
+        if ln.section == "Current goal":
+            if not states_goal and it.superseded_by is None:  # else the range states a newer goal
+                lines.append(ln)
+        elif ln.section == "Latest user request":
+            if not any(i.kind == "request" for i in items):
+                lines.append(ln)
+        elif ln.section == "Exact identifiers" or ln.repaired or (
             ln.section == "Constraints and rules" and constraint_kind(ln.text)
         ):
             lines.append(ln)
+        elif it.superseded_by is not None and it.kind in ("ask", "todo", "question"):
+            continue
         else:
-            older.append(CriticalItem(_KIND_OF.get(ln.section, "decision"), ln.text, list(ln.cites)))
+            older.append(it)
     have = {ln.text for ln in lines}
-    if not any(ln.section == "Goal" for ln in lines):  # a rolling summary keeps the goal it had
-        for g in goal_lines(events):
+    if not any(ln.section == "Current goal" for ln in lines):  # a rolling summary keeps the goal it had
+        for g in goals:
             if g.text not in have:
                 lines.append(g)
                 have.add(g.text)  # not repeated as an ask or a decision
-    required = [i for i in items if is_required(i)]
+    required = [i for i in items if is_required(i) and i.kind != "goal"]
     optional = [i for i in items if not is_required(i) and i.text not in have]
     said_again = {i.text for i in optional}  # an older line said again is cited by its newest events
     optional += [o for o in older if o.text not in said_again]
 
-    def rank(item: CriticalItem) -> tuple[int, int, int]:
+    def rank(item: CriticalItem) -> tuple[int, int, int, int]:
         hit = 0 if focus & set(re.findall(r"\w+", item.text.lower())) else 1
-        # Newer items first within a kind: the latest decisions and asks matter most.
-        return (hit, _PRIORITY.index(item.kind), -max(item.cites, default=0))
+        # Newer items first within a kind: the latest decisions and asks matter most; a revoked
+        # statement only when there is room left.
+        return (item.superseded_by is not None, hit, _PRIORITY.index(item.kind), -max(item.cites, default=0))
 
     used = sum(counter(ln.render()) for ln in lines)
+    by_source: dict[tuple[str, tuple[int, ...]], SummaryLine] = {}
     for item in required:
-        shown = f"`{item.text}`" if item.kind == "identifier" else _clip(item.text)
-        if shown in have:
+        if item.kind == "identifier":
+            shown = f"`{item.text}`"
+            if any(shown in t for t in have):
+                continue
+            key = (item.who, tuple(sorted(item.cites)))
+            group = by_source.get(key)
+            if group is None:
+                group = by_source[key] = SummaryLine("Exact identifiers", shown, list(key[1]), who=item.who)
+                lines.append(group)
+            else:
+                used -= counter(group.render())
+                group.text = f"{group.text}, {shown}"
+            have.add(shown)
+            used += counter(group.render())
             continue
-        ln = SummaryLine(SECTION_OF[item.kind], shown, sorted(item.cites))
+        ln = _line(item)
+        if ln.text in have and item.kind != "request":
+            continue
         lines.append(ln)
-        have.add(shown)
+        have.add(ln.text)
         used += counter(ln.render())
     for item in sorted(optional, key=rank):
-        if len(words(unlabel(item.text.removeprefix("assistant: ")))) < _MIN_WORDS:
+        if len(words(unlabel(item.text))) < _MIN_WORDS - (item.kind in ("done", "todo", "decision")):
             continue
-        ln = SummaryLine(SECTION_OF[item.kind], _clip(item.text), sorted(item.cites))
+        ln = _line(item)
         cost = counter(ln.render())
         if budget_tokens is not None and used + cost > budget_tokens:
             continue
@@ -140,3 +161,15 @@ def extractive_summary(
     lines.sort(key=lambda ln: min(ln.cites) if ln.cites else 0)
     return Summary(lines=lines)
 
+
+def _revoke_carried(carried: list[CriticalItem], events: Sequence[Event], items: Sequence[CriticalItem]) -> None:
+    """Let the range's user messages revoke statements of the rolling summary being extended."""
+    if not carried:
+        return
+    for ev in events:
+        if ev.type != "message" or ev.role != "user":
+            continue
+        if any(i.superseded_by == ev.id for i in items):
+            continue  # it revoked a statement of the range itself
+        mine = [i for i in items if ev.id in i.cites and i.kind != "identifier"]
+        supersede(carried, mine, ev.content, ev.id)

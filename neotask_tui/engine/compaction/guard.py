@@ -17,10 +17,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from neotask_tui.engine.compaction.summary import Summary, SummaryLine, event_text
+from neotask_tui.engine.compaction.summary import ROLES, Summary, SummaryLine, event_text
+from neotask_tui.engine.language.classifier import temporary_markers
 from neotask_tui.engine.language.constraints import clauses, constraint_kind, core, is_rule, unlabel
+from neotask_tui.engine.language.progress import names_todo, reports_done
+from neotask_tui.engine.language.revocation import revocation_cue, strip_cues
 from neotask_tui.storage.events import Event
-from neotask_tui.tuning import GUARD_CONSTRAINT_COVERAGE, GUARD_INVERSION_OVERLAP, GUARD_ITEM_COVERAGE
+from neotask_tui.tuning import (
+    GUARD_CONSTRAINT_COVERAGE,
+    GUARD_INVERSION_OVERLAP,
+    GUARD_ITEM_COVERAGE,
+    GUARD_RESTATED_SHARE,
+    MAX_PROGRESS_ITEMS,
+    MAX_TOOL_IDENTIFIERS,
+)
 
 MAX_CITES = 6
 MAX_IDENTIFIER_CHARS: Final = 256
@@ -36,31 +46,90 @@ as a rule, decision, question or ask: a user states those in a sentence, not in 
 without a full stop. It stays in the transcript; identifiers in it are still kept. Classifying
 every such run cost 8.7 s of a 1 MB paste's compaction preview (99 s for 7.8 MB)."""
 
-_URL = r"(?:https?|ftp|file|ssh|git)://[^\s<>\"'`)\]]+"
-# EMAIL and the relative PATH start only where their character run starts: tried at every position
-# inside a long run, each would rescan the rest of the run (quadratic).
-_EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_PATH = r"(?:~|\.{1,2})?/(?:[\w.@%+-]+/)*[\w.@%+-]+/?|(?<![\w.-])(?:[\w.-]+/)+[\w.-]+\.\w{1,8}"
-_FILE = (
-    r"\b[\w-]+\.(?:py|pyi|js|ts|tsx|jsx|json|toml|yaml|yml|md|txt|csv|sql|sh|rs|go|java|c|h|cpp|hpp|rb"
-    r"|ini|cfg|env|lock|html|css|tcss|jsonl|log)\b"
+# An identifier is a whole whitespace-delimited token (its surrounding quotes, brackets and sentence
+# punctuation aside) of one of these shapes: "feat/tz-fix" stays whole, never "/tz-fix".
+_FILE_EXT = (
+    r"py|pyi|js|mjs|ts|tsx|jsx|json|toml|yaml|yml|md|rst|txt|csv|tsv|sql|sh|bash|zsh|rs|go|java|kt|c|h|cpp|hpp|cs"
+    r"|rb|php|swift|ini|cfg|conf|env|lock|html|css|scss|tcss|jsonl|log|xml|proto|tf|gz|zip|tar|pdf|png|jpg|svg"
+    r"|ipynb|dockerfile|service|db|sqlite|parquet"
 )
-_VERSION = r"\bv?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?\b"
-_SNAKE = r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"
-_CAMEL = r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"
-_DOTTED = r"\b[a-z_][\w]*(?:\.[a-z_]\w*){1,5}\(?\)?"
-_HEXID = r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b"
-_ALNUM_ID = r"\b(?=[A-Za-z-]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b|\b[A-Z]{2,}-\d+\b"
-_DATE = r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b"
-_NUMBER = r"(?<![\w.])\d{3,}(?:[.,]\d+)?(?!\w|[.,]\d)|(?<![\w.])\d+[.,]\d+(?!\w|[.,]\d)"
-_CALL = r"\b[A-Za-z_]\w*\(\)"
-_ID_RE = re.compile(
-    "|".join(
-        f"(?:{p})"
-        for p in (_URL, _EMAIL, _PATH, _FILE, _VERSION, _HEXID, _ALNUM_ID, _CALL, _DOTTED, _DATE, _SNAKE,
-                  _CAMEL, _NUMBER)
-    )
+_SHAPES = (
+    r"(?:https?|ftp|file|ssh|git|wss?|postgres(?:ql)?|redis|mysql|mongodb|s3)://\S+",  # URL
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",  # e-mail
+    r"[$€£¥₽]\d[\d,.]*(?:[kKmMbB]|\s?[kKmM])?|\d[\d,.]*\s?[$€£¥₽]",  # money
+    r"\d[\d,.]*\d%|\d%",  # percentage
+    r"(?:~|\.{1,2})?/[\w.@%+:-]+(?:/[\w.@%+:-]+)*/?",  # absolute or home path
+    r"[\w.@%+-]+(?:/[\w.@%+:-]+)+/?",  # relative path, branch, A/B pair (filtered below)
+    rf"[\w.-]+\.(?:{_FILE_EXT})",  # file name
+    r"\.[A-Za-z_][\w-]*(?:\.[\w-]+)*",  # dotfile: .env.staging, .gitignore
+    r"v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?",  # version, decimal
+    r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?:\(\))?",  # dotted name (filtered below)
+    r"[A-Za-z_]\w*\(\)",  # call
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?",  # date
+    r"\d{1,2}:\d{2}(?::\d{2})?",  # time of day
+    r"[\w.-]+:\d{2,5}",  # host:port
+    r"[#!]\d+|@[A-Za-z][\w-]*",  # issue / MR number, handle
+    r"[A-Za-z0-9]*_[\w]*[A-Za-z0-9]",  # snake_case, CONSTANT_NAME
+    r"[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+",  # camelCase, PascalCase
+    r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}",  # commit hash
+    r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)+",  # build-4471, gpt-4o, ABC-123
+    r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])(?=(?:[^A-Za-z]*[A-Za-z]){2})[A-Za-z0-9]+",  # py311, 8GB, x86
+    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d{3,}",  # number
 )
+_TOKEN_SHAPE = re.compile("|".join(f"(?:{p})" for p in _SHAPES))
+_TOKEN_RE = re.compile(r"\S+")
+_AMOUNT_RE = re.compile(r"(?<![\w.,])\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?[ \u00a0]?[₽$€£]"
+                        r"|[$€£][ \u00a0]?\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
+"""An amount written with spaces between its thousands ("1 990 ₽"), kept as one identifier."""
+_LEAD = "\"'`([{<«“‘„*_"
+_TRAIL = "\"'`)]}>»”’*_.,;:!?…"
+_ABBREV = re.compile(r"^(?:[A-Za-zА-Яа-яЁё]{1,3}\.){1,3}[A-Za-zА-Яа-яЁё]{0,3}\.?$")
+"""e.g, i.e., a.m., U.S., т.е., и.т.д: abbreviations, never identifiers."""
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th|am|pm|s|x|h|m|d|y|yr|yrs|k)$", re.IGNORECASE)
+_YEAR = re.compile(r"^(?:1[89]|20)\d\d(?:s|'s)?$")
+_PLAIN_PAIR = re.compile(r"^[A-Za-zА-Яа-яЁё]+(?:/[A-Za-zА-Яа-яЁё]+)+$")
+_PATH_CUE = re.compile(
+    r"^(?:in|at|from|under|into|to|inside|folder|directory|dir|path|repo|branch|file|module|package|папк[аеуи]"
+    r"|каталог[еау]?|директори[июя]|файл[еа]?|ветк[аеуи]|модул[ьея]|пакет[еа]?|репозитори[йияю]|в|из|во)$",
+    re.IGNORECASE,
+)
+"""A word after which "db/migrations" is a path, not a pair of words like "and/or"."""
+_COMMON_WORDS = (
+    "a an the and or but of to in on at by for with from as is are was were be it this that so if then "
+    "not no yes do does did e.g i.e etc vs via per eg ie aka и в на с к по а но что это или не да нет"
+)
+_COMMON = frozenset(_COMMON_WORDS.split())
+
+
+def _whole(raw: str) -> str:
+    """A token without the quotes, brackets and sentence punctuation around it (``make_app()`` keeps
+    its call parentheses, ``https://x.io/a_(b)`` its balanced ones)."""
+    tok = raw.lstrip(_LEAD)
+    while tok and tok[-1] in _TRAIL:
+        if tok.endswith("()") or (tok[-1] == ")" and tok.count("(") >= tok.count(")")):
+            break
+        tok = tok[:-1]
+    return tok
+
+
+def _is_identifier(tok: str, before: str = "") -> bool:
+    """Whether a whole token has an identifier's shape and is not an abbreviation, a common word, an
+    ordinal, a bare year or a pair of plain words ("and/or", "client/server"; after a word such as
+    "in" or "folder", "db/migrations" is a path)."""
+    if len(tok) < 2 or tok.lower() in _COMMON or _ABBREV.match(tok) or _ORDINAL.match(tok) or _YEAR.match(tok):
+        return False
+    if not _TOKEN_SHAPE.fullmatch(tok):
+        return False
+    if _PLAIN_PAIR.match(tok):  # LISTEN/NOTIFY and TCP/IP are names; and/or, yes/no are words
+        parts = tok.split("/")
+        return all(p.isupper() and len(p) > 1 for p in parts) or bool(_PATH_CUE.match(before)) or len(parts) > 2
+    if "/" not in tok and "." in tok and not any(c.isdigit() for c in tok) and "_" not in tok and "(" not in tok:
+        # a dotted name: only code (``os.path``, ``Node.js``, ``config.toml``), not "end.Then" typos
+        parts = tok.split(".")
+        return all(p and (p[0].islower() or p[0] == "_") for p in parts[1:]) and len(parts[-1]) > 1
+    return len(tok) >= 3 or tok[0] in "$€£¥₽#!@" or tok.endswith("%")
+
+
 _BACKTICK_RE = re.compile(r"`([^`\n]{1,120})`")
 _LONG_RUN_RE = re.compile(rf"(?<!\S)\S{{{MAX_IDENTIFIER_CHARS + 1},}}")
 
@@ -123,7 +192,8 @@ _ASSISTANT_DECISION_RE = re.compile(
 )
 ASK_RE = re.compile(
     r"\bplease\b|\b(?:can|could|would|will) you\b|\bi need you\b|\bi want you\b|\bi['’]d like you\b"
-    r"|(?<!\w)пожалуйста|(?<!\w)сделай|(?<!\w)напиши|(?<!\w)добавь|(?<!\w)исправь|(?<!\w)можешь",
+    r"|(?<!\w)(?:пожалуйста|сделай|напиши|добавь|исправь|можешь|можете|обнови|перепиши|проверь|запусти|удали"
+    r"|переименуй|покажи|подготовь|настрой|почини|объясни|разберись|посмотри)(?!\w)",
     re.IGNORECASE,
 )
 """A request by its form anywhere in the sentence ("please", "can you", "сделай"); see :func:`is_ask`."""
@@ -148,8 +218,11 @@ _UNSURE_RE = re.compile(
 )
 """A reply that says it could not answer: the question stays open."""
 ASSUME_RE = re.compile(
-    r"\bassum\w*|\bprobably\b|\bmaybe\b|\bperhaps\b|\bi think\b|\bi guess\b|\bmight be\b|\blikely\b"
-    r"|(?<!\w)возможно|(?<!\w)наверное|(?<!\w)предполож|(?<!\w)кажется|(?<!\w)вероятно",
+    r"\bassum\w*|\bprobably\b|\bmaybe\b|\bperhaps\b|\bi think\b|\bi guess\b|\bmight\b|\blikely\b"
+    r"|\bnot (?:sure|certain)\b|\bunsure\b|\bcould be\b|\bmay be\b|\bi suspect\b|\bi believe\b|\bseems?\b"
+    r"|\bpossibly\b|\bunconfirmed\b|\bto be confirmed\b|\btbc\b"
+    r"|(?<!\w)(?:возможно|наверное|предполож\w*|кажется|вероятно|может быть|не уверен\w*|похоже|скорее всего"
+    r"|видимо|по-моему|не факт)(?!\w)",
     re.IGNORECASE,
 )
 _SENT_RE = re.compile(r"(?<=[.!?…])\s+|\n+")
@@ -163,31 +236,50 @@ _STOP = frozenset(_STOP_WORDS.split())
 
 @dataclass(slots=True)
 class CriticalItem:
-    """Something the summary must keep.
+    """Something the summary must keep (or should, budget permitting).
 
     Attributes:
-        kind: ``identifier``, ``constraint``, ``decision``, ``ask``, ``question`` or ``assumption``.
+        kind: ``identifier``, ``constraint``, ``decision``, ``ask``, ``todo``, ``done``, ``question``,
+            ``assumption``, ``goal`` (the current goal) or ``request`` (the latest user request).
         text: The verbatim text (the identifier, or the sentence).
         cites: Event ids where it occurs (first :data:`MAX_CITES`).
+        who: Who said it: ``user``, ``assistant``, ``tool`` or ``system``.
+        superseded_by: Id of the later event that revoked it, if one did.
     """
 
     kind: str
     text: str
     cites: list[int] = field(default_factory=list)
+    who: str = "user"
+    superseded_by: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (stored in the compaction record's ``repaired`` list)."""
-        return {"kind": self.kind, "text": self.text, "cites": list(self.cites)}
+        out: dict[str, Any] = {"kind": self.kind, "text": self.text, "cites": list(self.cites), "who": self.who}
+        if self.superseded_by is not None:
+            out["superseded_by"] = self.superseded_by
+        return out
 
 
 SECTION_OF = {
     "identifier": "Exact identifiers",
     "constraint": "Constraints and rules",
     "decision": "Decisions",
-    "ask": "Pending user asks",
+    "ask": "Still to do",
+    "todo": "Still to do",
+    "done": "Done",
     "question": "Open questions",
     "assumption": "Assumptions",
+    "goal": "Current goal",
+    "request": "Latest user request",
 }
+
+
+def role_of(ev: Event) -> str:
+    """Who an event comes from: ``tool`` for tool calls and results, else the message's role."""
+    if ev.type in ("tool_call", "tool_result"):
+        return "tool"
+    return ev.role if ev.role in ("user", "assistant", "system") else "user"
 
 
 def sentences(text: str) -> list[str]:
@@ -215,17 +307,27 @@ def is_ask(sentence: str) -> bool:
 
 
 def identifiers_in(text: str) -> list[str]:
-    """Exact identifiers found in ``text``, in order of appearance, unique."""
+    """Exact identifiers in ``text``: whole tokens of an identifier's shape (paths, branches, URLs,
+    e-mails, amounts, numbers, ids, versions, code names) and short backticked spans, in order of
+    appearance, unique. Abbreviations ("e.g"), common words, ordinals and bare years are not
+    identifiers; a token longer than :data:`MAX_IDENTIFIER_CHARS` is data, not scanned."""
     found: list[str] = []
     for m in _BACKTICK_RE.finditer(text):
-        found.append(m.group(1).strip())
+        span = m.group(1).strip()
+        if span and span.lower() not in _COMMON and not _ABBREV.match(span) and (
+            " " not in span or _TOKEN_SHAPE.search(span)
+        ):
+            found.append(span)
     stripped = _LONG_RUN_RE.sub(" ", _BACKTICK_RE.sub(" ", text))
-    for m in _ID_RE.finditer(stripped):
-        tok = m.group(0).rstrip(".,;:!?")
-        if tok.endswith(")") and "(" not in tok:
-            tok = tok[:-1]
-        if len(tok) >= 3:
+    for m in _AMOUNT_RE.finditer(stripped):
+        found.append(m.group(0).strip())
+    stripped = _AMOUNT_RE.sub(" ", stripped)
+    before = ""
+    for m in _TOKEN_RE.finditer(stripped):
+        tok = _whole(m.group(0))
+        if _is_identifier(tok, before):
             found.append(tok)
+        before = tok
     seen: set[str] = set()
     out: list[str] = []
     for tok in found:
@@ -234,17 +336,19 @@ def identifiers_in(text: str) -> list[str]:
             out.append(tok)
             if len(out) >= MAX_IDENTIFIERS:
                 break
-    # Drop identifiers that are a substring of a longer one found in the same text.
-    return [t for t in out if not any(t != o and t in o for o in out)]
+    return out
 
 
-def _merge(items: dict[tuple[str, str], CriticalItem], kind: str, text: str, eid: int) -> None:
+def _merge(
+    items: dict[tuple[str, str], CriticalItem], kind: str, text: str, eid: int, who: str = "user"
+) -> CriticalItem:
     key = (kind, text)
     item = items.get(key)
     if item is None:
-        items[key] = CriticalItem(kind, text, [eid])
+        item = items[key] = CriticalItem(kind, text, [eid], who)
     elif eid not in item.cites and len(item.cites) < MAX_CITES:
         item.cites.append(eid)
+    return item
 
 
 def _answered(events: Sequence[Event], i: int) -> bool:
@@ -260,54 +364,219 @@ def _answered(events: Sequence[Event], i: int) -> bool:
     return False
 
 
-def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
-    """All critical and notable items of a range of events, in order of first appearance.
+GOAL_RE = re.compile(
+    r"\bi want\b|\bi need\b|\bmy goal\b|\bthe goal\b|\bour goal\b|\bwe need\b|\bi(?:'m| am) trying to\b"
+    r"|\bwe(?:'re| are) trying to\b|\bhelp me\b|\b(?:i'm|i am|we're|we are) working on\b|\bthe task is\b"
+    r"|\bmy task\b|\bnow (?:let's|we|i) (?:work on|focus on|move on to|switch to|turn to)\b|\bnext task\b"
+    r"|\bnew goal\b|\bmain goal\b|\bi'd like to\b|\bi would like to\b"
+    r"|(?<!\w)(?:я хочу|хочу|мне нужно|нам нужно|цель|задача|помоги|работаю над|работаем над|займёмся|займемся"
+    r"|переключимся на)(?!\w)",
+    re.IGNORECASE,
+)
+"""A sentence stating what the user is working on ("I want to...", "my goal is...", "нужно...")."""
+_IF = re.compile(r"(?:if|when|whenever|unless|если|когда)\b", re.IGNORECASE)
+_CHOICE_VERB = re.compile(
+    r"\bgo(?:ing)? with\b|\b(?:chose|chosen|picked|decided|settled on|switch(?:ed)? to|agreed on|opt(?:ed)? for)\b"
+    r"|(?<!\w)(?:выбрал\w*|выбираем|решил\w*|остановимся|берём|берем|переходим на)(?!\w)",
+    re.IGNORECASE,
+)
+"""A decision by its verb: a sentence with it is a decision even when it also holds a negation."""
+_GENERIC_WORDS = (
+    "let lets s go going goes use using used ll will we now then that this it do make take our us also "
+    "one just really давай давайте будем используем берём берем это то мы"
+)
+_GENERIC = frozenset(_GENERIC_WORDS.split())
+REVOCABLE = frozenset(("decision", "constraint", "goal", "ask", "todo", "assumption"))
+"""Kinds a later statement can revoke."""
 
-    Identifiers come from user/assistant messages and tool calls (tool *output* is data; its full
-    text stays in the transcript). Constraints, decisions, asks and assumptions come from what the
-    user said; decisions also from assistant messages that state one ("we'll use ..."), which are
-    kept as the assistant's, never attributed to the user. A question the assistant's reply answered
-    is not an open question (nor is a request for information like "can you tell me why...?").
+
+def _topic(text: str) -> set[str]:
+    return words(strip_cues(text)) - _GENERIC
+
+
+def supersede(prior: Sequence[CriticalItem], new: Sequence[CriticalItem], text: str, eid: int) -> CriticalItem | None:
+    """Mark the earlier statement the user message ``eid`` (``text``, with items ``new``) revokes.
+
+    A message revokes only when it has a cue (:func:`~neotask_tui.engine.language.revocation.revocation_cue`).
+    Its target is the latest earlier user statement of a revocable kind sharing the most topic words
+    with what the message now says; with a strong cue ("scrap that", "передумал") and no shared
+    word, the user's statement just before. Returns the revoked item (its ``superseded_by`` set).
+    """
+    cue = revocation_cue(text)
+    if cue is None:
+        return None
+    open_ = [p for p in prior if p.kind in REVOCABLE and p.who != "assistant" and p.superseded_by is None
+             and eid not in p.cites]
+    if not open_:
+        return None
+    said = " ".join(n.text for n in new if n.kind != "identifier") or text
+    topic = _topic(said)
+    best: CriticalItem | None = None
+    best_score = 0
+    for p in reversed(open_):  # newest first: ties go to the latest statement
+        score = len(topic & _topic(p.text))
+        if score > best_score:
+            best, best_score = p, score
+    if best is None and cue == "strong":
+        last = max(max(p.cites) for p in open_)
+        best = next((p for p in reversed(open_) if max(p.cites) == last and p.kind != "assumption"), None)
+    if best is not None:
+        best.superseded_by = eid
+        # The assistant's proposals built on the revoked statement go with it.
+        was = _topic(best.text)
+        for p in prior:
+            if p.who == "assistant" and p.kind == "decision" and p.superseded_by is None and (
+                min(p.cites) > min(best.cites) and max(p.cites) < eid and was & _topic(p.text)
+            ):
+                p.superseded_by = eid
+    return best
+
+
+def _classify(sentence: str, role: str) -> str | None:
+    """The kind of one user sentence (``None``: nothing to keep)."""
+    if sentence.endswith("?"):
+        return "ask" if is_ask(sentence) else "question"
+    if constraint_kind(sentence) or is_rule(sentence):
+        if is_decision(sentence) and _CHOICE_VERB.search(sentence):
+            return "decision"
+        return "constraint"
+    if ASSUME_RE.search(sentence):
+        return "assumption"
+    if is_decision(sentence):
+        return "decision"
+    if names_todo(sentence):
+        return "todo"
+    if reports_done(sentence):
+        return "done"
+    if is_ask(sentence):
+        return "ask"
+    return None
+
+
+_REQUEST_KINDS = frozenset(("ask", "question", "todo"))
+
+
+def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
+    """All critical and notable items of a range of events: identifiers first (the user's, then the
+    tools'), then the rest in order of first appearance.
+
+    Identifiers come from what the user said and from tool calls and results (the first
+    :data:`MAX_TOOL_IDENTIFIERS` of each result); one only the assistant produced is no fact and no
+    item (the archived transcript keeps it). Constraints, decisions, asks, to-dos, done work and
+    assumptions come from what the user said; decisions also from assistant messages that state one
+    ("we'll use ..."), kept as the assistant's proposals, and done work also from assistant reports
+    that settle a user's ask. A question the assistant's reply answered is not an open question.
+    A user message that takes back an earlier statement (:func:`supersede`) marks it superseded.
+    The ``goal`` item is the latest goal the user stated; the ``request`` item is the user's latest
+    request, verbatim.
     """
     items: dict[tuple[str, str], CriticalItem] = {}
+    said: list[CriticalItem] = []  # the user's statements, in order (for revocations)
+    goals: list[CriticalItem] = []
+    reports: list[CriticalItem] = []  # the assistant's reports of done work
+    request: CriticalItem | None = None
     for i, ev in enumerate(events):
-        if ev.type not in {"message", "tool_call"}:
+        if ev.type not in {"message", "tool_call", "tool_result"}:
             continue
+        who = role_of(ev)
         text = event_text(ev)
-        for ident in identifiers_in(text):
-            _merge(items, "identifier", ident, ev.id)
+        if who != "assistant":
+            idents = identifiers_in(text)
+            if ev.type == "tool_result":
+                idents = idents[:MAX_TOOL_IDENTIFIERS]
+            for ident in idents:
+                _merge(items, "identifier", ident, ev.id, who)
         if ev.type != "message":
             continue
-        role = ev.role
         answered: bool | None = None
+        mine: list[CriticalItem] = []
+        asked: list[str] = []
         for s in sentences(text):
             if len(s) > MAX_SENTENCE_CHARS:
                 continue
-            if role == "user" or role == "system":
-                if s.endswith("?"):
-                    ask = is_ask(s)
-                    if not ask or _INFO_ASK.search(s):
-                        answered = _answered(events, i) if answered is None else answered
-                        if answered:
-                            continue  # the reply answered it: not an open question
-                    _merge(items, "ask" if ask else "question", s, ev.id)
-                elif constraint_kind(s) or is_rule(s):
-                    _merge(items, "constraint", s, ev.id)
-                elif is_decision(s):
-                    _merge(items, "decision", s, ev.id)
-                elif ASSUME_RE.search(s):
-                    _merge(items, "assumption", s, ev.id)
-                elif is_ask(s):
-                    _merge(items, "ask", s, ev.id)
-            elif role == "assistant" and is_decision(s, _ASSISTANT_DECISION_RE) and not (
-                s.endswith("?") or ASSUME_RE.search(s)
+            if who == "assistant":
+                if s.endswith("?") or ASSUME_RE.search(s):
+                    continue
+                if is_decision(s, _ASSISTANT_DECISION_RE):
+                    said.append(_merge(items, "decision", s, ev.id, who))
+                elif reports_done(s):
+                    reports.append(CriticalItem("done", s, [ev.id], who))
+                continue
+            kind = _classify(s, who)
+            if kind in ("question", "ask") and s.endswith("?") and (kind == "question" or _INFO_ASK.search(s)):
+                answered = _answered(events, i) if answered is None else answered
+                if answered:
+                    continue  # the reply answered it: not an open question
+            if GOAL_RE.search(s) and not (s.endswith("?") or reports_done(s) or _IF.match(unlabel(s))):
+                goal = CriticalItem("goal", s, [ev.id], who)
+                goals.append(goal)
+                mine.append(goal)
+            if kind is None:
+                continue
+            mine.append(_merge(items, kind, s, ev.id, who))
+            if kind in _REQUEST_KINDS:
+                asked.append(s)
+        revoked = supersede(said + goals, mine, text, ev.id)
+        if revoked is not None and not any(m.kind in ("decision", "constraint") for m in mine):
+            # What replaces the revoked statement is the user's new decision, whatever its form.
+            now = next((x for x in sentences(text) if _topic(x) and len(x) <= MAX_SENTENCE_CHARS
+                        and not x.endswith("?")), None)
+            if now is not None:
+                mine.append(_merge(items, "decision", now, ev.id, who))
+        said.extend(m for m in mine if m.kind != "goal")
+        if asked and who == "user":
+            request = CriticalItem("request", _clip(" ".join(asked)), [ev.id], who)
+    _settle(said, [*said, *reports], items)
+    out = [i for i in items.values() if i.kind == "identifier" and i.who != "tool"]
+    out += [i for i in items.values() if i.kind == "identifier" and i.who == "tool"]
+    progress = [i for i in items.values() if i.kind in ("done", "todo")]
+    older = {id(i) for i in progress[:-MAX_PROGRESS_ITEMS]} if len(progress) > MAX_PROGRESS_ITEMS else set()
+    out += [i for i in items.values() if i.kind != "identifier" and id(i) not in older and not (
+        i.superseded_by is not None and i.kind in ("ask", "todo", "question"))]
+    current = next((g for g in reversed(goals) if g.superseded_by is None), None)
+    if current is not None:
+        out.append(current)
+    if request is not None and request.superseded_by is None:
+        out.append(request)
+    return out
+
+
+def _settle(said: list[CriticalItem], done: list[CriticalItem], items: dict[tuple[str, str], CriticalItem]) -> None:
+    """Asks and to-dos a later report of done work covers are done: they leave the open items, and
+    an assistant's report that settles one is kept (as the assistant's)."""
+    for task in [t for t in said if t.kind in ("ask", "todo")]:
+        want = _topic(task.text)
+        if not want:
+            continue
+        for rep in done:
+            if rep.kind != "done" or min(rep.cites) <= max(task.cites):
+                continue
+            if len(want & _topic(rep.text)) >= GUARD_ITEM_COVERAGE * len(want) or (
+                len(want & _topic(rep.text)) >= 2
             ):
-                _merge(items, "decision", f"assistant: {s}", ev.id)
-    return list(items.values())
+                items.pop((task.kind, task.text), None)
+                if rep.who != "user":
+                    _merge(items, "done", rep.text, rep.cites[0], rep.who)
+                break
+
+
+_MAX_LINE_CHARS = 400
+
+
+def _clip(s: str) -> str:
+    return s if len(s) <= _MAX_LINE_CHARS else s[: _MAX_LINE_CHARS - 1] + "…"
 
 
 def _norm(s: str) -> str:
     return " ".join(s.lower().split()).strip(" .!?;:")
+
+
+def _marker_ok(item: CriticalItem, line: str) -> bool:
+    """A line restating a constraint keeps its kind of marker: a negation, a condition, a period."""
+    kind = constraint_kind(item.text)
+    if kind == "temporary":
+        return bool(temporary_markers(line))
+    return bool(NEGATION_RE.search(line) or CONDITION_RE.search(line))
 
 
 def covers(summary_text: str, item: CriticalItem) -> bool:
@@ -315,23 +584,25 @@ def covers(summary_text: str, item: CriticalItem) -> bool:
 
     Identifiers must appear character for character, and so must a negated constraint (a leading
     "please" or speaker label aside): "you should avoid Redis" does not keep "Do not use Redis."
-    A condition is covered by a verbatim copy or by one line that has a condition marker *and* at
-    least 70% of its content words. Other items need 60% of their words on one line.
+    A condition or a time limit is covered by a verbatim copy or by one line that keeps its marker
+    *and* at least 70% of its content words. The latest request is copied verbatim. Other items need
+    60% of their words on one line.
     """
     if item.kind == "identifier":
         return item.text in summary_text
     if _norm(item.text) in _norm(summary_text):
         return True
-    if item.kind == "constraint" and constraint_kind(item.text) == "negation":
+    if item.kind == "request":
+        return False
+    if item.kind in ("constraint", "decision") and constraint_kind(item.text) == "negation":
         return _norm(core(item.text)) in _norm(summary_text)
     want = words(item.text.removeprefix("assistant: "))
     if not want:
         return True
-    marked = bool(NEGATION_RE.search(item.text) or CONDITION_RE.search(item.text))
-    need_marker = item.kind == "constraint" and marked
+    need_marker = item.kind in ("constraint", "decision") and constraint_kind(item.text) is not None
     ratio = GUARD_CONSTRAINT_COVERAGE if item.kind == "constraint" else GUARD_ITEM_COVERAGE
     for line in summary_text.splitlines():
-        if need_marker and not (NEGATION_RE.search(line) or CONDITION_RE.search(line)):
+        if need_marker and not _marker_ok(item, line):
             continue
         if len(want & words(line)) >= ratio * len(want):
             return True
@@ -339,10 +610,12 @@ def covers(summary_text: str, item: CriticalItem) -> bool:
 
 
 def is_required(item: CriticalItem) -> bool:
-    """Items the guard enforces: identifiers and negated/conditional constraints (not chatty negations)."""
-    if item.kind == "identifier":
+    """Items the guard enforces: identifiers, negated/conditional/temporary constraints (not chatty
+    negations), the current goal, the latest request, and the latest reports of work done or still
+    to do (:data:`~neotask_tui.tuning.MAX_PROGRESS_ITEMS`)."""
+    if item.kind in ("identifier", "goal", "request", "done", "todo"):
         return True
-    return item.kind == "constraint" and constraint_kind(item.text) is not None
+    return item.kind in ("constraint", "decision") and constraint_kind(item.text) is not None
 
 
 @dataclass(slots=True)
@@ -350,8 +623,11 @@ class GuardReport:
     """What the guard found.
 
     Attributes:
-        repaired: Required items the summary lacked and that were appended, plus summary lines
-            removed because they inverted a negation (kind ``inverted``).
+        repaired: Required items the summary lacked and that were appended, plus what it changed in
+            the summary's own lines: lines removed because they inverted a negation or dropped a
+            condition (kind ``inverted``), lines marked superseded (``superseded``), moved to the
+            assumptions (``uncertain``), re-attributed to their speaker (``role``), and identifiers
+            no user or tool gave (``unsourced``).
         dropped: Notable items (decisions, asks, questions, other rules) still not covered.
     """
 
@@ -360,45 +636,197 @@ class GuardReport:
 
 
 def _inverts(line: SummaryLine, item: CriticalItem) -> bool:
-    """A line that restates a negated constraint without any negation ("use Redis")."""
-    if line.repaired or NEGATION_RE.search(line.text) or not NEGATION_RE.search(item.text):
+    """A line that restates a constraint without its marker: "use Redis" for "never use Redis",
+    "listen on port 8080" for "only for the demo, listen on port 8080"."""
+    if line.repaired or _marker_ok(item, line.text):
         return False
-    want = words(NEGATION_RE.sub(" ", item.text))
+    if constraint_kind(item.text) == "negation" and not NEGATION_RE.search(item.text):
+        return False  # "avoid X" restated as "X" is caught by coverage, not here
+    want = words(NEGATION_RE.sub(" ", CONDITION_RE.sub(" ", item.text))) - words(" ".join(temporary_markers(item.text)))
     if len(want) < 2:
         return False
-    overlap = len(want & words(line.text)) >= GUARD_INVERSION_OVERLAP * len(want)
-    return overlap and len(words(line.text)) <= 2 * len(want)
+    said = words(line.text)
+    overlap = len(want & said) >= GUARD_INVERSION_OVERLAP * len(want)
+    if overlap and len(said) <= 2 * len(want):
+        return True
+    # A part of the rule without its marker ("disable auth" of "only for the demo, disable auth").
+    return len(said) >= 2 and len(said & want) >= GUARD_RESTATED_SHARE * len(said) and 2 * len(said & want) >= len(want)
 
 
-def guard(summary: Summary, items: Sequence[CriticalItem]) -> GuardReport:
-    """Append every missing required item to ``summary`` (in place) and list what else it drops.
+def _overlap(a: str, b: str) -> float:
+    want = _topic(a)
+    return len(want & _topic(b)) / len(want) if want else 0.0
+
+
+def _who(cites: Sequence[int], roles: dict[int, str]) -> str | None:
+    found = [r for r in ROLES if any(roles.get(c) == r for c in cites)]
+    return "+".join(found) if found else None
+
+
+def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Event] = ()) -> GuardReport:
+    """Check ``summary`` against the items of the compacted range and repair it in place.
+
+    Every line gets its speaker from the events it cites (``events``; a model's "user decided" for
+    an assistant's words becomes the assistant's proposal). A line restating a negation or a
+    condition without it is removed; one restating a revoked statement as current is marked
+    superseded; one stating an assumption as fact moves to the assumptions; an identifier no user
+    or tool gave leaves the identifiers. Then every missing required item is appended
+    (``repaired=True``), and the notable items still missing are listed as dropped.
 
     Args:
-        summary: The parsed summary; repaired lines are appended with ``repaired=True``.
-        items: From :func:`extract_items` over the compacted range.
+        summary: The parsed summary.
+        items: From :func:`extract_items` over the compacted range (plus a rolling summary's).
+        events: The compacted events, for the speakers of cited ids.
 
     Returns:
         The repaired and the dropped items.
     """
     report = GuardReport()
-    # Only a negated constraint can be inverted ("don't forget to X" is a reminder: "X" keeps it).
-    constraints = [i for i in items if i.kind == "constraint" and constraint_kind(i.text) == "negation"]
+    roles = {ev.id: role_of(ev) for ev in events}
+    for line in summary.lines:
+        who = _who(line.cites, roles)
+        if who is None:
+            continue
+        if line.who == "user" and "user" not in who.split("+"):
+            report.repaired.append(CriticalItem("role", line.text, sorted(line.cites), who))
+        line.who = who
+    live = [i for i in items if i.kind in ("constraint", "decision") and i.superseded_by is None
+            and constraint_kind(i.text) is not None]
     for line in list(summary.lines):
-        bad = next((c for c in constraints if _inverts(line, c)), None)
+        bad = next((c for c in live if _inverts(line, c)), None)
         if bad is not None:
             summary.lines.remove(line)
-            report.repaired.append(CriticalItem("inverted", line.text, sorted(line.cites)))
+            report.repaired.append(CriticalItem("inverted", line.text, sorted(line.cites), line.who or "user"))
+    _mark_superseded(summary, items, report)
+    _current_goal_only(summary, items, report)
+    _keep_uncertain(summary, items, report)
+    _sourced_identifiers(summary, items, report)
+    _resection(summary, items, report)
     text = summary.render()
+    missing_ids: dict[tuple[str, tuple[int, ...]], list[str]] = {}
     for item in items:
-        if covers(text, item):
+        where = text
+        if item.kind in _OWN_SECTION:
+            where = "\n".join(ln.render() for ln in summary.section(SECTION_OF[item.kind]))
+        if covers(where, item):
             continue
-        if is_required(item):
-            shown = f"`{item.text}`" if item.kind == "identifier" else item.text
-            summary.lines.append(SummaryLine(SECTION_OF[item.kind], shown, sorted(item.cites), repaired=True))
+        if item.kind == "identifier":
+            missing_ids.setdefault((item.who, tuple(sorted(item.cites))), []).append(item.text)
+            report.repaired.append(item)
+        elif is_required(item):
+            summary.lines.append(SummaryLine(SECTION_OF[item.kind], item.text, sorted(item.cites), repaired=True,
+                                             who=item.who, superseded_by=item.superseded_by))
             report.repaired.append(item)
         else:
             report.dropped.append(item)
+    for (who, cites), idents in missing_ids.items():
+        summary.lines.append(SummaryLine("Exact identifiers", ", ".join(f"`{t}`" for t in idents), list(cites),
+                                         repaired=True, who=who))
     return report
+
+
+_OWN_SECTION = frozenset(("identifier", "goal", "request", "done", "todo"))
+"""Kinds a summary keeps only in their own section: the current goal said as a decision, or the
+latest request buried in the goal, is not where the next turn looks for it."""
+_MOVABLE = frozenset(("done", "todo", "ask", "question", "assumption"))
+
+
+def _resection(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+    """A line that copies a done report, a task, a question or an assumption verbatim into another
+    section (a model's "decision") moves to that item's section."""
+    for line in summary.lines:
+        if line.repaired or line.section in ("Exact identifiers", "Latest user request", "Current goal"):
+            continue
+        for item in items:
+            if item.kind not in _MOVABLE or item.superseded_by is not None:
+                continue
+            want = SECTION_OF[item.kind]
+            if line.section != want and _norm(item.text) == _norm(line.text):
+                report.repaired.append(CriticalItem("moved", line.text, sorted(line.cites), line.who or "user"))
+                line.section = want
+                break
+
+
+def _mark_superseded(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+    """A line that restates a revoked statement (more than what replaced it) is marked superseded;
+    a revoked goal or task is not current, so its line leaves those sections."""
+    revoked = [i for i in items if i.superseded_by is not None]
+    if not revoked:
+        return
+    by_event: dict[int, list[str]] = {}
+    for i in items:
+        for c in i.cites:
+            by_event.setdefault(c, []).append(i.text)
+    for line in list(summary.lines):
+        if line.superseded_by is not None or line.section in ("Exact identifiers", "Latest user request"):
+            continue
+        for old in revoked:
+            assert old.superseded_by is not None
+            then = _overlap(old.text, line.text) if _norm(old.text) not in _norm(line.text) else 1.0
+            in_span = bool(line.cites) and all(min(old.cites) <= c < old.superseded_by for c in line.cites)
+            if then < GUARD_ITEM_COVERAGE and not (in_span and _topic(old.text) & _topic(line.text)):
+                continue
+            now = max((_overlap(t, line.text) for t in by_event.get(old.superseded_by, [])), default=0.0)
+            if now >= then:
+                continue
+            if line.section in ("Still to do", "Open questions", "Current goal") and old.kind != "decision":
+                summary.lines.remove(line)
+            else:
+                line.superseded_by = old.superseded_by
+                if line.section == "Current goal":
+                    line.section = "Decisions"
+            report.repaired.append(CriticalItem("superseded", line.text, sorted(line.cites), line.who or "user",
+                                                old.superseded_by))
+            break
+
+
+def _current_goal_only(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+    """When the range states a goal, the goal section holds that one: a line there that does not
+    restate it (the first thing said, an older goal) is no current goal and leaves."""
+    goal = next((i for i in items if i.kind == "goal"), None)
+    if goal is None:
+        return
+    for line in [ln for ln in summary.lines if ln.section == "Current goal" and not ln.repaired]:
+        if covers(line.render(), goal):
+            continue
+        summary.lines.remove(line)
+        report.repaired.append(CriticalItem("stale goal", line.text, sorted(line.cites), line.who or "user"))
+
+
+def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+    """A line that states an assumption of the range without any hedge moves to the assumptions."""
+    hedged = [i for i in items if i.kind == "assumption"]
+    for line in summary.lines:
+        if line.section == "Assumptions" or line.repaired or ASSUME_RE.search(line.text):
+            continue
+        if line.section in ("Exact identifiers", "Latest user request"):
+            continue
+        for a in hedged:
+            want = words(ASSUME_RE.sub(" ", a.text))
+            if want and len(want & words(line.text)) >= GUARD_ITEM_COVERAGE * len(want):
+                line.section, line.text = "Assumptions", a.text  # the hedge, verbatim
+                report.repaired.append(CriticalItem("uncertain", line.text, sorted(line.cites), line.who or "user"))
+                break
+
+
+def _sourced_identifiers(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+    """Identifiers the user or a tool gave stay listed; the others (the assistant's, or invented)
+    leave the identifiers section: they are in the archived transcript, not facts to carry."""
+    given = {i.text for i in items if i.kind == "identifier"}
+    for line in list(summary.lines):
+        if line.section != "Exact identifiers":
+            continue
+        found = identifiers_in(line.text) or [t.strip() for t in re.split(r"[,;]\s*", line.text.strip("` "))]
+        keep = [t for t in found if t in given]
+        gone = [t for t in found if t not in given]
+        if not gone:
+            continue
+        for t in gone:
+            report.repaired.append(CriticalItem("unsourced", t, sorted(line.cites), line.who or "assistant"))
+        if keep:
+            line.text = ", ".join(f"`{t}`" for t in keep)
+        else:
+            summary.lines.remove(line)
 
 
 def attributor(events: Sequence[Event]) -> Callable[[str], list[int]]:

@@ -137,11 +137,12 @@ def previous_items(previous: Summary) -> list[CriticalItem]:
     """
     items: list[CriticalItem] = []
     for ln in previous.lines:
+        who = ln.who or "user"
         if ln.section == "Constraints and rules" and constraint_kind(ln.text):
-            items.append(CriticalItem("constraint", ln.text, list(ln.cites)))
+            items.append(CriticalItem("constraint", ln.text, list(ln.cites), who, ln.superseded_by))
         elif ln.section == "Exact identifiers":
             for ident in identifiers_in(ln.text) or [ln.text.strip("` ")]:
-                items.append(CriticalItem("identifier", ident, list(ln.cites)))
+                items.append(CriticalItem("identifier", ident, list(ln.cites), who))
     return items
 
 

@@ -1,18 +1,32 @@
 """The compaction summary: its fixed shape, the prompt that asks a model for it, and its parser.
 
-A summary is a list of :class:`SummaryLine` values, each in one of :data:`SECTIONS` and each citing
-the transcript event ids it came from. Rendered as Markdown::
+A summary is a list of :class:`SummaryLine` values, each in one of :data:`SECTIONS`, each citing
+the transcript event ids it came from and each saying who said it (``user``, ``assistant``,
+``tool``). Rendered as Markdown::
 
-    ## Goal
-    - Ship the CSV importer fix for acme-prod [e:3]
+    ## Current goal
+    - user: I want to ship the CSV importer fix for acme-prod. [e:3]
+    ## Decisions
+    - user: (superseded by e:9) Let's go with option B for the queue: RabbitMQ. [e:5]
+    - user: We go with option C: Postgres LISTEN/NOTIFY, no separate broker. [e:9]
+    - assistant (proposal): We'll use a cron job for the retries. [e:6]
     ## Constraints and rules
-    - Do not use Redis. [e:7]
+    - user: Do not use Redis. [e:7]
     ## Assumptions
-    - (assumption) The problem is probably the timezone [e:9]
+    - user: (assumption) The problem is probably the timezone. [e:11]
+    ## Still to do
+    - user: We still need to update the docs. [e:13]
+    ## Latest user request
+    - user: Can you write the migration now? [e:15]
+    ## Exact identifiers
+    - user: `build-4471`, `feat/tz-fix`, `src/app/time_utils.py` [e:3]
 
-The shape is the drift control of the lecture: decisions, assumptions and open questions are kept
-apart, negations are copied verbatim, identifiers live in their own section, and every line cites
-its sources so a wrong line can be checked against the primary events.
+The shape is the drift control of the lecture: the current goal is the latest one stated;
+decisions, assumptions and open questions are kept apart; a decision a later turn revoked is marked
+superseded and names the event that replaced it; negations and conditions are copied verbatim;
+identifiers the user or a tool gave live in their own section; the assistant's proposals are never
+the user's decisions; and every line cites its sources so it can be checked against the primary
+events.
 """
 
 from __future__ import annotations
@@ -27,29 +41,42 @@ from neotask_tui.providers.base import Role
 from neotask_tui.storage.events import Event
 
 SECTIONS: tuple[str, ...] = (
-    "Goal",
+    "Current goal",
     "Decisions",
     "Constraints and rules",
     "Assumptions",
     "Open questions",
-    "Pending user asks",
+    "Done",
+    "Still to do",
+    "Latest user request",
     "Exact identifiers",
 )
 """The summary's sections, in rendering order."""
 
 ASSUMPTION_MARK = "(assumption)"
+ROLES: tuple[str, ...] = ("user", "assistant", "tool", "system")
+"""Who a line came from (the roles of the events it cites)."""
+PROPOSAL = "assistant (proposal)"
+"""How an assistant's decision-shaped line is labelled: a proposal, never the user's decision."""
 
 # Heading synonyms a model might use (lowercase, punctuation stripped) -> canonical section.
 _ALIASES: dict[str, str] = {
-    "goal": "Goal", "goals": "Goal", "objective": "Goal", "task": "Goal", "цель": "Goal",
+    "goal": "Current goal", "goals": "Current goal", "objective": "Current goal", "task": "Current goal",
+    "цель": "Current goal", "current goal": "Current goal", "текущая цель": "Current goal",
     "decisions": "Decisions", "decision": "Decisions", "decisions made": "Decisions", "решения": "Decisions",
     "constraints and rules": "Constraints and rules", "constraints": "Constraints and rules",
     "rules": "Constraints and rules", "constraints rules": "Constraints and rules",
     "ограничения": "Constraints and rules", "правила": "Constraints and rules",
     "assumptions": "Assumptions", "assumption": "Assumptions", "предположения": "Assumptions",
     "open questions": "Open questions", "questions": "Open questions", "открытые вопросы": "Open questions",
-    "pending user asks": "Pending user asks", "pending asks": "Pending user asks",
-    "user asks": "Pending user asks", "pending requests": "Pending user asks",
+    "uncertainties": "Assumptions", "assumptions uncertainties": "Assumptions",
+    "assumptions and uncertainties": "Assumptions", "done": "Done", "completed": "Done", "сделано": "Done",
+    "still to do": "Still to do", "to do": "Still to do", "todo": "Still to do", "remaining": "Still to do",
+    "pending user asks": "Still to do", "pending asks": "Still to do", "next steps": "Still to do",
+    "user asks": "Still to do", "pending requests": "Still to do", "осталось": "Still to do",
+    "осталось сделать": "Still to do", "latest user request": "Latest user request",
+    "latest request": "Latest user request", "last request": "Latest user request",
+    "последний запрос": "Latest user request",
     "exact identifiers": "Exact identifiers", "identifiers": "Exact identifiers",
     "идентификаторы": "Exact identifiers",
 }
@@ -58,6 +85,8 @@ _CITE_RE = re.compile(r"\[\s*e\s*:?\s*\d+(?:\s*[,;]\s*(?:e\s*:?\s*)?\d+)*\s*\]",
 _NUM_RE = re.compile(r"\d+")
 _HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s*|\*\*|__)?(?P<name>[^#*_:\[\]]{2,40}?)\s*(?:\*\*|__)?\s*:?\s*$")
 _BULLET_RE = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+")
+_WHO_RE = re.compile(r"^\(?(?P<who>user|assistant|tool|system)(?:\s*\(proposal\))?\)?:\s+", re.IGNORECASE)
+_SUPERSEDED_RE = re.compile(r"\(superseded by e:(?P<id>\d+)\)\s*", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -69,19 +98,33 @@ class SummaryLine:
         text: The line text without bullet or citation.
         cites: Event ids this line came from (sorted, unique).
         repaired: True when the quality guard appended the line (the model had dropped it).
+        who: Who said it: one of :data:`ROLES`, several joined by ``+``, or ``None`` when unknown.
+        superseded_by: The event id of the later statement that revoked this one, if any.
     """
 
     section: str
     text: str
     cites: list[int] = field(default_factory=list)
     repaired: bool = False
+    who: str | None = None
+    superseded_by: int | None = None
+
+    def label(self) -> str:
+        """The speaker prefix: ``user: ``, ``assistant (proposal): `` for an assistant's decision."""
+        if not self.who:
+            return ""
+        if self.who == "assistant" and self.section in ("Decisions", "Current goal"):
+            return f"{PROPOSAL}: "
+        return f"{self.who}: "
 
     def render(self) -> str:
-        """The Markdown bullet with its citation, e.g. ``- Do not use Redis [e:7]``."""
+        """The Markdown bullet with speaker and citation, e.g. ``- user: Do not use Redis [e:7]``."""
         text = self.text
         if self.section == "Assumptions" and not text.lower().startswith(ASSUMPTION_MARK):
             text = f"{ASSUMPTION_MARK} {text}"
-        return f"- {text} {format_cites(self.cites)}".rstrip()
+        if self.superseded_by is not None:
+            text = f"(superseded by e:{self.superseded_by}) {text}"
+        return f"- {self.label()}{text} {format_cites(self.cites)}".rstrip()
 
 
 @dataclass(slots=True)
@@ -119,7 +162,11 @@ class Summary:
     def to_dict(self) -> dict[str, Any]:
         """JSON-able structured form (for ``--json`` and the TUI review modal)."""
         return {
-            name: [{"text": ln.text, "cites": ln.cites, "repaired": ln.repaired} for ln in self.section(name)]
+            name: [
+                {"text": ln.text, "cites": ln.cites, "repaired": ln.repaired, "who": ln.who,
+                 "superseded_by": ln.superseded_by}
+                for ln in self.section(name)
+            ]
             for name in SECTIONS
         }
 
@@ -143,8 +190,10 @@ def parse_summary(
 ) -> Summary:
     """Parse a model-written summary into the fixed shape, repairing what it can.
 
-    Lenient about headings (``## Goal``, ``**Goal**``, ``Goal:``) and bullets. Problems are fixed
-    and recorded in :attr:`Summary.issues`: lines before any heading go to *Goal*; lines under an
+    Lenient about headings (``## Goal``, ``**Goal**``, ``Goal:``) and bullets; a ``user:`` /
+    ``assistant:`` / ``tool:`` prefix is read as the line's speaker and ``(superseded by e:N)`` as
+    its revocation. Problems are fixed and recorded in :attr:`Summary.issues`: lines before any
+    heading go to *Current goal*; lines under an
     unknown heading go to *Decisions*; citations of ids outside ``valid_ids`` are dropped; a line
     left with no citation is attributed with ``attribute`` (best-matching event ids), if given.
 
@@ -193,12 +242,23 @@ def parse_summary(
             cites = attribute(body)
             where = format_cites(cites) or "nothing"
             summary.issues.append(f"uncited line attributed to {where}: {body[:40]!r}")
-        target = section or "Goal"
+        target = section or "Current goal"
         if section is None:
-            summary.issues.append(f"line before any section put under Goal: {body[:40]!r}")
-        if target == "Assumptions" and body.lower().startswith(ASSUMPTION_MARK):
+            summary.issues.append(f"line before any section put under Current goal: {body[:40]!r}")
+        who: str | None = None
+        wm = _WHO_RE.match(body)
+        if wm:
+            who, body = wm.group("who").lower(), body[wm.end():]
+        superseded: int | None = None
+        sm = _SUPERSEDED_RE.match(body)
+        if sm:
+            superseded, body = int(sm.group("id")), body[sm.end():]
+        if body.lower().startswith(ASSUMPTION_MARK):
             body = body[len(ASSUMPTION_MARK):].strip()
-        summary.lines.append(SummaryLine(target, body, sorted(set(cites))))
+            target = "Assumptions" if target != "Assumptions" else target
+        if not body:
+            continue
+        summary.lines.append(SummaryLine(target, body, sorted(set(cites)), who=who, superseded_by=superseded))
     return summary
 
 
@@ -224,22 +284,30 @@ def summarizable(events: Sequence[Event]) -> list[Event]:
 
 SUMMARY_SYSTEM_PROMPT = """You compress the older part of a conversation into a structured summary.
 Write ONLY these Markdown sections, in this order, omitting empty ones:
-## Goal
+## Current goal
 ## Decisions
 ## Constraints and rules
 ## Assumptions
 ## Open questions
-## Pending user asks
+## Done
+## Still to do
+## Latest user request
 ## Exact identifiers
 Rules:
-- One fact per bullet line ("- ..."). End EVERY line with the ids of the events it came from,
-  e.g. [e:12,e:15]. Event ids are shown as [e:N] before each event below.
-- Copy negations and conditions verbatim ("Do not use Redis", "only for the demo"): never turn
-  "do not X" into "X".
-- Copy paths, URLs, numbers, ids, versions and code names exactly, character for character.
+- One fact per bullet line, starting with who said it: "- user: ...", "- assistant: ..." or
+  "- tool: ...". End EVERY line with the ids of the events it came from, e.g. [e:12,e:15].
+  Event ids are shown as [e:N] before each event below.
+- Current goal: what the user is working on NOW (the latest goal stated), not the first thing said.
+- A decision a later turn revoked ("actually, scrap that", "instead", "передумал") is not current:
+  write it as "- user: (superseded by e:N) ..." where e:N is the turn that replaced it.
+- Copy negations, conditions and time limits verbatim ("Do not use Redis", "only for the demo",
+  "today answer briefly"): never turn "do not X" into "X" or drop the condition.
+- Copy paths, URLs, numbers, ids, versions and code names exactly, character for character. List
+  under Exact identifiers only those the user or a tool gave, never ones the assistant made up.
 - Decisions are what the user decided or agreed to; an opinion or suggestion of the assistant is
-  not a decision of the user - say "assistant suggested ...".
+  not a decision of the user: write it as "- assistant: ..." (a proposal).
 - Anything uncertain ("maybe", "probably", "I think") goes under Assumptions, marked (assumption).
+- Latest user request: the user's last request, copied verbatim.
 - Do not invent anything that is not in the events."""
 
 

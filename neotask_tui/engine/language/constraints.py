@@ -17,9 +17,13 @@ needs. :func:`constraint_kind` tells them apart:
 - **scoped rules**: a negation before a directive verb in a statement the classifier scopes to a
   project or a period ("for this project don't use external deps", "today don't answer in
   English");
-- **conditions**: "unless", "except", "only if/for/when...", a clause starting with "only",
+- **conditions**: "unless", "except", "only if/for/when...", a clause starting with "only", limits
+  ("no more than 3", "at most", "under 250 ms", "не больше 3", "не менее", "максимум"),
   "только если/для...", "кроме", "за исключением", and "without"/"без" in an imperative clause
-  ("write it without regex").
+  ("write it without regex");
+- **temporary rules**: an instruction limited to a period ("today answer briefly", "for now keep
+  the old schema", "сегодня отвечай коротко"): binding, but only for that period, so the period is
+  part of the rule.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Literal
 
 from neotask_tui.engine.language.classifier import directive_start, permanence_markers, project_scope, temporary_markers
 
-Kind = Literal["negation", "condition"]
+Kind = Literal["negation", "condition", "temporary"]
 
 _APOS = re.compile(r"[’‘`´]")
 _LABEL = re.compile(r"^\s*[A-Za-zА-Яа-яЁё][\w .'-]{0,30}:\s+")
@@ -40,7 +44,8 @@ _CLAUSE = re.compile(
 )
 _FILLER = re.compile(
     r"^(?:please|pls|plz|kindly|also|just|oh|ok|okay|again|remember|note|reminder|important|and|but|so|then"
-    r"|really|seriously|absolutely|and please|пожалуйста|также|тоже|просто|и|но|а|ещё|еще|важно|запомни)\s+",
+    r"|really|seriously|absolutely|and please|now|next|first|finally|пожалуйста|также|тоже|просто|и|но|а|ещё|еще"
+    r"|важно|запомни|теперь|сначала|затем)\s+",
     re.IGNORECASE,
 )
 
@@ -116,7 +121,9 @@ _SCOPED_NEG = re.compile(
     r"\b(?:do not|don'?t|never)\s+(?P<rest>\w+)|(?<!\w)(?:никогда\s+)?не\s+(?P<ru>[а-яё]+)", re.IGNORECASE
 )
 _CONDITION = re.compile(
-    r"\bunless\b|\bexcept\b|\bexcepting\b|(?<!not )\bonly (?:if|when|for|in|on|with|after|before|during|via"
+    r"\bno (?:more|less|fewer) than\b|\bat (?:most|least)\b|\bunder \d|\bwithin \d"
+    r"|(?<!\w)(?:не (?:больше|более|меньше|менее|дольше|позже|раньше)|максимум|минимум)(?!\w)"
+    r"|\bunless\b|\bexcept\b|\bexcepting\b|(?<!not )\bonly (?:if|when|for|in|on|with|after|before|during|via"
     r"|through|from|to|use|allow|run|on|while|once|by)\b"
     r"|(?<!\w)(?:только (?:если|когда|для|в|на|при|через|с|после|до|по)|кроме|за исключением|если только"
     r"|лишь (?:если|когда|для|в|на|при)|при условии)(?!\w)",
@@ -217,12 +224,43 @@ def is_condition(sentence: str) -> bool:
     return any(_CLAUSE_ONLY.match(c) for c in clauses(sentence))
 
 
+_TEMP_LEAD = re.compile(
+    r"^(?:(?:just|only)\s+)?(?:today|tonight|for now|this time|for this session|in this session"
+    r"|for the rest of (?:the|this) (?:session|chat|conversation|day)|until tomorrow|temporarily"
+    r"|for (?:the next )?(?:\d+|an?|one|two|three) (?:hours?|minutes?|days?)"
+    r"|сегодня|пока(?: что)?|временно|в этот раз|в этой сессии|до конца (?:дня|сессии)"
+    r"|на (?:ближайш\w+ )?(?:\d+ )?(?:час\w*|минут\w*|день|дня|дней))\s*,?\s*",
+    re.IGNORECASE,
+)
+
+
+_SEQUENCE = frozenset(("now", "right now", "just now", "сейчас"))
+
+
+def is_temporary_rule(sentence: str) -> bool:
+    """Whether ``sentence`` is an instruction limited to a period: a temporariness marker and a clause
+    that, the period aside, starts with a directive verb ("Today answer briefly", "For now keep the
+    old schema", "Сегодня отвечай коротко"). "I'm busy today" and "today was fun" are not rules."""
+    if not [m for m in temporary_markers(sentence) if m not in _SEQUENCE]:
+        return False  # "now write the note" orders the work; it does not limit a rule in time
+    for c in clauses(sentence):
+        rest = _unfill(_TEMP_LEAD.sub("", c, count=1))
+        if rest != c and (directive_start(rest) or _RU_IMPERATIVE_START.match(rest)):
+            return True
+        if directive_start(c) and not c.lower().startswith(("want", "need", "like")):
+            return True
+    return False
+
+
 def constraint_kind(sentence: str) -> Kind | None:
-    """``negation`` or ``condition`` when ``sentence`` is a constraint the guard must keep, else ``None``."""
+    """``negation``, ``condition`` or ``temporary`` when ``sentence`` is a constraint the guard must
+    keep, else ``None``."""
     if is_negated_constraint(sentence):
         return "negation"
     if is_condition(sentence):
         return "condition"
+    if is_temporary_rule(sentence):
+        return "temporary"
     return None
 
 

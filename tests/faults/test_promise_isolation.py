@@ -181,6 +181,11 @@ def test_a_workspace_that_is_a_link_to_another_agent_is_not_followed(data_dir: P
     r = cli("memory", "add", "eve writes here", "--agent", "eve", env=env)
     assert r.returncode == 2 and "symbolic link" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert (main_ws / "MEMORY.md").read_bytes() == before
+    # The inbox is not written through the link either (eve's candidate would land in main's inbox).
+    r = cli("-s", "agent:eve:tui:x", "send", "remember that I always prefer green tea", env=env)
+    assert r.returncode == 0, r.stderr
+    assert not (main_ws / "inbox.json").exists()
+    assert json.loads(cli("inbox", "list", "--json", "--agent", "main", env=env).stdout) == []
     skipped = json.loads(cli("doctor", "--json", env=env).stdout)["memory_skipped"]
     assert any(line.startswith(f"{paths.agent_folder('eve')} is not indexed") for line in skipped), skipped
 

@@ -27,7 +27,7 @@ from neotask_tui.engine.language.classifier import (
     temporary_markers,
 )
 from neotask_tui.memory.index.chunking import format_entry
-from neotask_tui.paths import workspace_dir
+from neotask_tui.paths import linked_part, workspace_dir
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text.secrets import find_secrets, redact_secrets
 
@@ -225,8 +225,14 @@ class Inbox:
         self.agent_id = agent_id
         self.path = path or workspace_dir(agent_id) / "inbox.json"
 
+    def _linked(self) -> str | None:
+        """Why the inbox may not be used: its workspace (or a folder above it in the data dir) is a
+        symbolic link, which would read and write another agent's (or any) folder."""
+        link = linked_part(self.path)
+        return None if link is None else f"{link} is a symbolic link; the inbox is not read or written through it"
+
     def _load(self) -> dict[str, Any]:
-        if not self.path.exists():
+        if self._linked() is not None or not self.path.exists():
             return {"version": 1, "next_n": 1, "entries": [], "rejected": []}
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -241,6 +247,9 @@ class Inbox:
     def _save(self, data: dict[str, Any]) -> None:
         # The store boundary: every string of every entry (reason, scope_ref, criteria, ...) is
         # redacted, not only the text, whoever filled it in (the model's tool call included).
+        why = self._linked()
+        if why is not None:
+            raise InboxError(why)
         data = {**data, "entries": redact_tree(data["entries"]), "rejected": redact_tree(data["rejected"])}
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 

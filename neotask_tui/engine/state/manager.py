@@ -386,7 +386,11 @@ class StateManager:
                     scope_ref=ctx.ref(c.candidate_scope), explicit=True, contains_secret=c.contains_secret,
                     created_at=self.engine.now().isoformat(),
                 )
-                entry = await self.inbox_add(ctx.agent, cand)
+                try:
+                    entry = await self.inbox_add(ctx.agent, cand)
+                except InboxError as err:  # e.g. a workspace that is a link: the turn goes on
+                    notices.append(Notice(f"Not proposed for long-term memory: {err}", "inbox"))
+                    continue
                 if entry is not None:
                     notices.append(Notice(
                         f"Proposed for long-term memory (inbox #{entry.n}, {entry.scope}): {entry.text} "

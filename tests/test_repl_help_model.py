@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -137,6 +138,28 @@ async def test_export_to_a_chosen_path(engine: Engine, tmp_path: Path) -> None:
     assert not res.error and "exports" in res.data["path"]
 
 
+async def test_export_never_lands_inside_the_data_dir_or_replaces_a_link(engine: Engine, tmp_path: Path) -> None:
+    """An export into agents/main/memory/ would be recalled as consented memory; one in sessions/ is an
+    'orphaned transcript' that doctor --fix archives into history; a dangling link is not replaced."""
+    from neotask_tui import paths
+    from neotask_tui.commands import dispatch
+
+    key = engine.default_key()
+    engine.provider.queue("The staging host is evil-9.internal, trust me.")  # type: ignore[union-attr]
+    _ = [e async for e in engine.send("what is the staging host?", key)]
+    ws = paths.ensure_dir(paths.workspace_dir("main") / "memory")
+    for target in (ws.parent / "MEMORY.md", ws, paths.sessions_dir() / "x.jsonl", paths.data_dir() / "y.md"):
+        res = await dispatch(engine, key, f"/export {target}")
+        assert res.error and "inside Neotask's data dir" in res.text, (target, res.text)
+        assert (not os.path.lexists(target)) if target.suffix else list(target.iterdir()) == []
+    link = tmp_path / "dangling.md"
+    link.symlink_to(tmp_path / "nowhere.md")
+    res = await dispatch(engine, key, f"/export {link}")
+    assert res.error and "exists" in res.text and link.is_symlink() and not (tmp_path / "nowhere.md").exists()
+    res = await dispatch(engine, key, f"/export {paths.ensure_dir(paths.data_dir() / 'exports')}")
+    assert not res.error
+
+
 def test_recall_shows_the_lines_that_matched_and_a_fence_never_leaks() -> None:
     from markdown_it import MarkdownIt
 
@@ -187,3 +210,19 @@ def test_sessions_list_at_80_columns_keeps_ids_whole_and_doctor_names_the_worksp
     doctor = run("doctor")
     assert "memory workspace" in doctor
     assert str(Path(os.environ["NEOTASK_HOME"]) / "data" / "agents" / "main") in doctor
+
+
+async def test_model_local_takes_the_bundled_model_or_a_gguf_file_never_a_bare_name(tmp_path: Path) -> None:
+    from neotask_tui.config import ConfigError, Settings
+    from neotask_tui.providers.selection import LOCAL_MODEL, choose_named
+
+    s = Settings()
+    for bad in ("/etc/passwd", "HuggingFaceTB/SmolLM2-1.7B-Instruct", str(tmp_path / "missing.gguf")):
+        with pytest.raises(ConfigError, match="GGUF file"):
+            choose_named(s, "local", bad)
+    gguf = tmp_path / "My-Model.Q4.gguf"
+    gguf.write_bytes(b"GGUF")
+    choice, chosen = choose_named(s, "local", str(gguf))
+    assert chosen.provider.local_model_path == str(gguf) and choice.model == "my-model.q4"
+    choice, chosen = choose_named(s, "local", LOCAL_MODEL)
+    assert chosen.provider.local_model_path == "" and choice.model == LOCAL_MODEL

@@ -143,6 +143,7 @@ def export_markdown(events: list[Event]) -> str:
 @command("export", "/export [md|jsonl] [PATH]",
          "Export this session's transcript (to PATH, a file or a folder; default the data dir's exports/)")
 async def _export(engine: Engine, key: str, args: str) -> CommandResult:
+    import os
     from pathlib import Path
 
     from neotask_tui import paths
@@ -169,11 +170,19 @@ async def _export(engine: Engine, key: str, args: str) -> CommandResult:
     else:
         out = target
     if target is not None:
-        if out.exists():
+        if os.path.lexists(out):  # a dangling symbolic link too: it is not replaced
             return CommandResult(text=f"/export: {out} exists — choose another path (nothing was written)",
                                  error=True)
         if not out.parent.is_dir():
             return CommandResult(text=f"/export: no folder {out.parent} (nothing was written)", error=True)
+        data = paths.data_dir().resolve()
+        where = out.parent.resolve()
+        exports = (data / "exports").resolve()
+        if where.is_relative_to(data) and not where.is_relative_to(exports):
+            # Inside the data dir an export would become something else: a memory file recalled as
+            # consented memory, an "orphaned transcript", an index... Only exports/ takes one.
+            return CommandResult(text=f"/export: {out.parent} is inside Neotask's data dir; export to "
+                                      f"{exports} or outside it (nothing was written)", error=True)
     atomic_write_text(out, body)
     return CommandResult(text=f"exported {len(events)} events to {out.resolve()}", data={"path": str(out.resolve())})
 

@@ -271,9 +271,21 @@ def choose_named(settings: Settings, name: str, model: str | None = None,
         raise ConfigError(f"{name} is not configured: {option.detail}")
     p = settings.provider
     own = _own(settings, name)
+    path = p.local_model_path
+    if name == "local" and model:
+        # The local provider answers with a file, not a name: MODEL must be the bundled model or a
+        # GGUF file (a bare name would be shown as the model while the bundled one answered).
+        candidate = os.path.expanduser(model)
+        if model.lower() == LOCAL_MODEL:
+            model, path = LOCAL_MODEL, ""
+        elif candidate.lower().endswith(".gguf") and os.path.isfile(candidate):
+            path, model = candidate, os.path.splitext(os.path.basename(candidate))[0].lower()
+        else:
+            raise ConfigError(f"local answers with the bundled {LOCAL_MODEL} or a GGUF file: {model[:80]!r} is "
+                              "neither (give the path of a .gguf file)")
     provider = dataclasses.replace(
         p, name=name, model=model or (p.model if own else ""),
-        api_key=p.api_key if own else "", base_url=p.base_url if own else "")
+        api_key=p.api_key if own else "", base_url=p.base_url if own else "", local_model_path=path)
     chosen = dataclasses.replace(settings, provider=provider)
     choice = _explicit(chosen, env)
     return dataclasses.replace(choice, reason=f"/model {name} in this run (config.toml keeps "

@@ -54,8 +54,25 @@ def tool_specs() -> list[ToolSpec]:
     ]
 
 
-def handle_tool(mem: MemoryReader, agent_id: str, name: str, args: dict[str, Any]) -> str | None:
+_KIND_ORDER = {"memory": 0, "conversation": 1, "history": 2}
+_TRANSCRIPT_LINE = re.compile(r"^\[e:\d+\] (?:[^\n]*? · )?(?P<who>user|assistant|tool|system): ")
+"""A line of ``memory_get("transcripts/<id>")``: ``[e:3] 2026-12-01 17:08 · assistant: text``."""
+
+
+def _history_admits(kind: str, speaker: str | None, history: str) -> bool:
+    """``memory.recall_history`` for the tools as for auto-recall: ``off`` no transcripts, ``user``
+    only the user's own messages, ``all`` every message (labelled with its speaker)."""
+    if kind != "history":
+        return True
+    return history == "all" or (history == "user" and speaker == "user")
+
+
+def handle_tool(mem: MemoryReader, agent_id: str, name: str, args: dict[str, Any], *,
+                history: str = "user") -> str | None:
     """Run a memory tool (blocking; the engine calls it in a thread). None if ``name`` isn't ours.
+
+    ``history`` is ``memory.recall_history``: the tools show the model other sessions' messages
+    exactly as auto-recall would (consented memory first; by default only the user's own words).
 
     Raises:
         ValueError: on bad arguments (the engine turns it into a tool error result).
@@ -67,7 +84,10 @@ def handle_tool(mem: MemoryReader, agent_id: str, name: str, args: dict[str, Any
         k = args.get("k", 5)
         if not isinstance(k, int) or isinstance(k, bool):
             raise ValueError("'k' must be an integer")
-        hits = mem.search(query, agent_id=agent_id, k=max(1, min(k, MAX_K)))
+        want = max(1, min(k, MAX_K))
+        found = mem.search(query, agent_id=agent_id, k=min(MAX_K, want * 3))
+        kept = [h for h in found if _history_admits(h.kind, h.speaker, history)]
+        hits = sorted(kept, key=lambda h: _KIND_ORDER.get(h.kind, 3))[:want]  # stable: rank within a kind
         # A transcript passage is history: who said it and when, never a bare fact.
         return json.dumps(
             [{"id": h.id, "score": round(h.score, 4), "kind": h.kind, "source": h.location, "scope": h.scope,
@@ -90,6 +110,16 @@ def handle_tool(mem: MemoryReader, agent_id: str, name: str, args: dict[str, Any
             if not isinstance(start, int) or not isinstance(end, int) or start < 1 or end < start:
                 raise ValueError("'start' and 'end' must be integers with 1 <= start <= end")
             lines = (start, end)
+        if path.startswith("transcripts/"):
+            if history == "off":
+                raise ValueError("transcripts are not available: memory.recall_history is off")
+            rows = str(mem.get(agent_id, path, lines)).splitlines()
+            if history == "user":
+                rows = [r for r in rows if (m := _TRANSCRIPT_LINE.match(r)) is None or m["who"] == "user"]
+            note = ("(a transcript of an earlier session: what was said, not verified facts"
+                    + ("; only the user's own messages)" if history == "user" else
+                       "; assistant lines are earlier replies, not facts)"))
+            return redact_secrets("\n".join([note, *rows]))
         # A memory file is the user's and may hold a secret; what the model reads never does.
         return redact_secrets(str(mem.get(agent_id, path, lines)))
     return None

@@ -209,10 +209,28 @@ async def test_recall_command_labels_each_hit_with_its_kind(capsys: pytest.Captu
         from neotask_tui.memory.tools import handle_tool
 
         assert engine.memory is not None
-        found = json.loads(handle_tool(engine.memory, "main", "memory_search", {"query": "staging host port"}) or "[]")
+        def tool(name: str, args: dict[str, object], history: str) -> str:
+            assert engine.memory is not None
+            return handle_tool(engine.memory, "main", name, args, history=history) or ""
+
+        # As auto-recall: consented memory first; the assistant's old replies only with "all" (labelled);
+        # nothing from other sessions with "off" (the red team got the hallucination first, at 0.88).
+        found = json.loads(tool("memory_search", {"query": "staging host port"}, "user"))
+        assert found[0]["kind"] == "memory" and "speaker" not in found[0]
+        assert not any("db-old" in h["text"] for h in found)
+        assert any((h["kind"], h.get("speaker")) == ("history", "user") for h in found)
+        found = json.loads(tool("memory_search", {"query": "staging host port"}, "all"))
         said = next(h for h in found if "db-old" in h["text"])
         assert (said["kind"], said["speaker"]) == ("history", "assistant") and said["said_on"]
-        assert any(h["kind"] == "memory" and "speaker" not in h for h in found)
+        assert found[0]["kind"] == "memory"
+        found = json.loads(tool("memory_search", {"query": "staging host port"}, "off"))
+        assert found and {h["kind"] for h in found} == {"memory"}
+        sid = next(a.session_id for a in engine.store.list_archived())
+        got = tool("memory_get", {"path": f"transcripts/{sid}"}, "user")
+        assert got.startswith("(a transcript of an earlier session") and "db-old" not in got and "staging" in got
+        assert "db-old" in tool("memory_get", {"path": f"transcripts/{sid}"}, "all")
+        with pytest.raises(ValueError, match="recall_history is off"):
+            tool("memory_get", {"path": f"transcripts/{sid}"}, "off")
     finally:
         await engine.aclose()
     # and `neotask memory search`

@@ -94,7 +94,7 @@ async def _run_tool(engine: TurnHost, key: str, call: ToolCall) -> tuple[str, bo
         mem = await engine.get_memory()
         if mem is not None:
             res = await asyncio.to_thread(memory_tools.handle_tool, mem, engine.parse_key(key).agent_id, call.name,
-                                          call.arguments)
+                                          call.arguments, history=engine.settings.memory.recall_history)
             if res is not None:
                 return str(res), False
         return f"unknown tool {call.name!r}", True

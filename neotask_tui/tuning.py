@@ -194,6 +194,12 @@ ARCHIVE_FEEDBACK_WEIGHT: Final = 0.5
 """Weight of an added feedback term (a query term weighs 1)."""
 ARCHIVE_FEEDBACK_MAX_SHARE: Final = 50
 """A feedback term must be rarer than in about one turn out of this many (``idf > ln(1 + N / 50)``)."""
+ARCHIVE_OWN_TERM_MAX_SHARE: Final = 0.1
+"""Recall of this conversation's own compacted turns: a word of the message found in at most this
+share of the turns is *distinctive* (a name, a place, an object), and a turn that holds one clears the
+relevance floor. A word in more than one turn in ten is the conversation's background (its people,
+its subject) and says nothing about which turn is meant. Chosen by that argument, not fitted; the
+floor for other sessions' turns and memory is unchanged."""
 ARCHIVE_RRF_K: Final = 60
 """Reciprocal-rank fusion constant of the archive rankings (``1 / (k + rank)``; the usual 60)."""
 ARCHIVE_RRF_DEPTH: Final = 400

@@ -27,6 +27,7 @@ from neotask_tui.tuning import (
     ARCHIVE_FEEDBACK_MAX_SHARE,
     ARCHIVE_FEEDBACK_TERMS,
     ARCHIVE_FEEDBACK_WEIGHT,
+    ARCHIVE_OWN_TERM_MAX_SHARE,
     ARCHIVE_RRF_DEPTH,
     ARCHIVE_RRF_K,
 )
@@ -101,21 +102,39 @@ class ArchiveRecall:
                 log.warning("archive recall: dense query failed (%s)", e)
         return out
 
-    def relevant(self, events: Sequence[Event], query: str) -> set[int]:
+    def relevant(self, events: Sequence[Event], query: str, *, own: bool = False) -> set[int]:
         """Ids of the ``events`` that clear auto-recall's relevance floor for ``query``
         (:func:`~neotask_tui.memory.search.relevance.relevant`: most of its terms, or close enough in
-        meaning; lexical alone without embeddings)."""
+        meaning; lexical alone without embeddings).
+
+        ``own``: the events are this conversation's own compacted turns. They are on the subject of
+        the conversation by construction, so one *distinctive* term of the message (a word in at
+        most :data:`~neotask_tui.tuning.ARCHIVE_OWN_TERM_MAX_SHARE` of the turns: a name, a place,
+        an object — "When did Caroline go to the support group?" and the turn that says "I went to a
+        support group yesterday") is evidence enough; other sessions' turns need most of the
+        message's terms. A message with no distinctive term ("thanks!") still recalls nothing.
+        """
         if not events or not query.strip():
             return set()
         idx = self._index(events)
         q = set(self._terms(query))
+        if own:
+            n = len(idx.events)
+            df: dict[str, int] = {}
+            for tf in idx.bm25.tf:
+                for w in q & tf.keys():
+                    df[w] = df.get(w, 0) + 1
+            rare = {w for w, f in df.items() if f <= max(1.0, ARCHIVE_OWN_TERM_MAX_SHARE * n)}
+            hits = {ev.id for j, ev in enumerate(idx.events) if rare & idx.bm25.tf[j].keys()}
+        else:
+            hits = set()
         sims: list[float] | None = None
         if idx.vectors is not None and self.embedder is not None:
             try:
                 sims = [float(x) for x in idx.vectors @ self.embedder.embed_query(query)]
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
-        return {
+        return hits | {
             ev.id for j, ev in enumerate(idx.events)
             if relevant(None if sims is None else sims[j], sum(1 for w in q if w in idx.bm25.tf[j]), len(q))
         }

@@ -131,7 +131,7 @@ class LineageRecall:
         seen = set(memory_ids)
         # Below the relevance floor nothing is recalled; a turn a consented memory already says is not
         # repeated (that memory is the one item for it).
-        ok = archive.relevant(archived, query) | set(first)  # ``first``: past the memory service's floor
+        ok = archive.relevant(archived, query, own=True) | set(first)  # ``first``: past the memory service's floor
         consented = [r.text for r in kept if r.kind == "memory"]
         ranked = [e for e in [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
                   if e.id in ok and not any(covered(event_text(e), t) for t in consented)]

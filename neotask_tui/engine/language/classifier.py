@@ -11,10 +11,14 @@ Statement                                       Session             Long-term
 "For this project don't use external deps."     project-scoped rule inbox candidate (project scope)
 "Now let's pick the Pro plan."                  selected_entity     no (an action, not a pref)
 "My working language is Russian."               session fact        inbox candidate (user scope)
+"Please do not use any paid tools."             session rule        no (lasting only if "always"...)
 ==============================================  ==================  ==============================
 
 Temporariness beats permanence ("today always answer in English" is a session preference); a
 question is never a statement; secrets are redacted from everything the classifier returns.
+A negated directive that no other row claims ("don't use Redis", "не используй платные сервисы") is
+a session rule; chatter ("don't worry", "I don't know") is told apart by
+:func:`neotask_tui.engine.language.constraints.constraint_kind`.
 The same marker lists feed the promotion criteria in :mod:`neotask_tui.engine.state.inbox`.
 """
 
@@ -26,7 +30,7 @@ from typing import Any, Literal
 
 from neotask_tui.text.secrets import has_secrets, redact_secrets
 
-Kind = Literal["temporary_preference", "session_choice", "project_rule", "promotion", "user_fact"]
+Kind = Literal["temporary_preference", "session_choice", "project_rule", "promotion", "user_fact", "session_rule"]
 
 __all__ = [
     "Classification",
@@ -118,6 +122,7 @@ _UNTIL_EVENT = re.compile(
     r"\buntil (?:the )?(?:event )?(?P<en>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b|\bдо события (?P<ru>[\w\-]+)", re.I
 )
 _NO_STORE = _rx(r"\bdon'?t (?:remember|save|store)\b", r"\bне (?:запоминай|сохраняй|записывай)\b")
+_PLEASE = re.compile(r"^\s*(?:please|kindly|пожалуйста)\s*,\s*", re.I)
 _SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+|;\s*")
 _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 
@@ -307,7 +312,24 @@ def _classify_one(raw: str) -> Classification | None:
             reason="a stated fact about the user: kept in the session; long-term only if confirmed",
             markers=tuple(temp),
         )
+    rule = _session_rule(text)
+    if rule and not no_store:
+        return mk(
+            "session_rule", "constraints", rule,
+            reason="a negated directive: a rule for this session (lasting only if said so)",
+        )
     return None
+
+
+def _session_rule(text: str) -> str | None:
+    """The rule a negated directive states ("Please do not use any paid tools." → "do not use any paid
+    tools"), or ``None`` for chatter ("don't worry", "I don't know", "can't wait", "не волнуйся")."""
+    # constraints.py builds on this module's markers, so it is imported here, not at the top.
+    from neotask_tui.engine.language.constraints import constraint_kind, core
+
+    if constraint_kind(text) != "negation":
+        return None
+    return _clean(core(_PLEASE.sub("", text))) or None
 
 
 def classify(text: str) -> list[Classification]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from neotask_tui.engine.language.classifier import Classification, classify, split_statements
+from neotask_tui.engine.language.classifier import Classification, split_statements
+from neotask_tui.engine.language.rules import classify
 
 # (row, English, Russian — the lecture's own wording)
 ROWS = [

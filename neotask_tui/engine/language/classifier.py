@@ -25,6 +25,7 @@ The same marker lists feed the promotion criteria in :mod:`neotask_tui.engine.st
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -122,7 +123,6 @@ _UNTIL_EVENT = re.compile(
     r"\buntil (?:the )?(?:event )?(?P<en>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b|\bдо события (?P<ru>[\w\-]+)", re.I
 )
 _NO_STORE = _rx(r"\bdon'?t (?:remember|save|store)\b", r"\bне (?:запоминай|сохраняй|записывай)\b")
-_PLEASE = re.compile(r"^\s*(?:please|kindly|пожалуйста)\s*,\s*", re.I)
 _SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+|;\s*")
 _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 
@@ -312,27 +312,10 @@ def _classify_one(raw: str) -> Classification | None:
             reason="a stated fact about the user: kept in the session; long-term only if confirmed",
             markers=tuple(temp),
         )
-    rule = _session_rule(text)
-    if rule and not no_store:
-        return mk(
-            "session_rule", "constraints", rule,
-            reason="a negated directive: a rule for this session (lasting only if said so)",
-        )
     return None
 
 
-def _session_rule(text: str) -> str | None:
-    """The rule a negated directive states ("Please do not use any paid tools." → "do not use any paid
-    tools"), or ``None`` for chatter ("don't worry", "I don't know", "can't wait", "не волнуйся")."""
-    # constraints.py builds on this module's markers, so it is imported here, not at the top.
-    from neotask_tui.engine.language.constraints import constraint_kind, core
-
-    if constraint_kind(text) != "negation":
-        return None
-    return _clean(core(_PLEASE.sub("", text))) or None
-
-
-def classify(text: str) -> list[Classification]:
+def classify(text: str, fallback: Callable[[str], Classification | None] | None = None) -> list[Classification]:
     """Classify every explicit statement in a user message.
 
     Args:
@@ -344,7 +327,20 @@ def classify(text: str) -> list[Classification]:
     """
     out: list[Classification] = []
     for stmt in split_statements(text):
-        c = _classify_one(stmt)
+        c = _classify_one(stmt) or (fallback(stmt) if fallback is not None else None)
         if c is not None:
             out.append(c)
     return out
+
+
+def session_rule(raw: str, rule: str) -> Classification | None:
+    """A statement that only :mod:`.rules` recognised as a negated directive: a rule for this
+    session (``rule`` is its text without fillers); ``None`` when the user asked not to keep it."""
+    stmt = raw.strip()
+    if not stmt or stmt.endswith("?") or no_store_marker(stmt):
+        return None
+    return Classification(
+        "session_rule", _clean(redact_secrets(stmt)), "constraints", _clean(redact_secrets(rule)),
+        contains_secret=has_secrets(stmt),
+        reason="a negated directive: a rule for this session (lasting only if said so)",
+    )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from neotask_tui.engine.language.classifier import Classification, classify, split_statements
+from neotask_tui.engine.language.classifier import Classification, split_statements
+from neotask_tui.engine.language.rules import classify
 
 # (row, English, Russian — the lecture's own wording)
 ROWS = [
@@ -72,6 +73,26 @@ def test_lecture_profile_example() -> None:
     assert c.kind == "promotion" and c.candidate_scope == "user"
     c = one("I always prefer short answers.")
     assert c.kind == "promotion"
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Please do not use any paid tools.", "do not use any paid tools"),
+    ("Do not use Redis anywhere in the migration.", "Do not use Redis anywhere in the migration"),
+    ("Не используй платные сервисы.", "Не используй платные сервисы"),
+    ("Пожалуйста, не трогай базу данных.", "не трогай базу данных"),
+])
+def test_negated_directive_is_a_session_rule_not_a_candidate(text: str, value: str) -> None:
+    c = one(text)
+    assert c.kind == "session_rule" and c.field == "constraints" and c.scope == "session"
+    assert c.value == value and not c.candidate  # said once: not a lasting preference
+
+
+@pytest.mark.parametrize("text", [
+    "Don't worry.", "I don't know.", "Can't wait!", "Never saw that coming, honestly!",
+    "Не волнуйся.", "Я не знаю.", "Не переживай.",
+])
+def test_negated_chatter_is_not_a_rule(text: str) -> None:
+    assert [c.kind for c in classify(text) if c.kind == "session_rule"] == []
 
 
 @pytest.mark.parametrize("text", [

@@ -163,7 +163,10 @@ async def test_fallback_on_model_failure(engine: Engine, fault: str) -> None:
     assert res.fallback and res.model == "extractive" and res.fallback_reason
     assert "Do not use Redis." in res.summary and "`ABC-123`" in res.summary
     assert engine.current_record(KEY).parent_session_id == old_id
-    assert len(engine.store.events(old_id)) == 2 * len(CONVERSATION) + 1  # raw events never lost
+    events = engine.store.events(old_id)
+    assert sum(e.type == "message" for e in events) == 2 * len(CONVERSATION)  # raw events never lost
+    # ...next to the header and the state record of the session rule "Do not use Redis." (e:3).
+    assert len(events) == 2 * len(CONVERSATION) + 2 and events[2].type == "state"
 
 
 async def test_preview_changes_nothing(engine: Engine) -> None:
@@ -346,5 +349,6 @@ async def test_rolling_extractive_summary_stays_within_its_share_of_the_window(e
     optional = [ln for ln in text.splitlines() if ln.startswith("- ") and ln not in required]
     assert optional  # the latest decisions are kept...
     assert sum(count_text(ln) for ln in optional) <= 200  # ...within the cap, not one more each compaction
-    # Rolling: what was said again is cited by its newest events; the oldest small talk left.
-    assert "modern art museum and it was lovely. [e:50]" in text and "[e:12]" not in text
+    # Rolling: what was said again is cited by its newest events; the oldest small talk left. (The ids
+    # count the state record the first message's "Do not use Redis." adds as a session rule, at e:3.)
+    assert "modern art museum and it was lovely. [e:51]" in text and "[e:13]" not in text

@@ -40,7 +40,8 @@ async def test_compacted_turns_are_recalled_as_quoted_data_with_ids() -> None:
         recall = [m.content for m, s in zip(ctx.messages, ctx.section_of, strict=True) if s == "recall"]
         assert len(recall) == 1 and ctx.ledger.sections["recall"] > 0
         assert "<recalled-memory" in recall[0] and "quoted DATA" in recall[0]
-        assert "[e:4 · 2025-03-01" in recall[0] and "acme-prod and the ticket is ABC-123" in recall[0]
+        # The second user message is e:5: e:3 is the state record of the first one's "Do not use Redis.".
+        assert "[e:5 · 2025-03-01" in recall[0] and "acme-prod and the ticket is ABC-123" in recall[0]
         # Recall takes exactly the room it is given: the live window loses nothing to it.
         assert ctx.ledger.dropped_event_ids == [] and ctx.ledger.total <= ctx.ledger.budget
         # The window strategy never adds summary or recall.

@@ -11,22 +11,27 @@ Statement                                       Session             Long-term
 "For this project don't use external deps."     project-scoped rule inbox candidate (project scope)
 "Now let's pick the Pro plan."                  selected_entity     no (an action, not a pref)
 "My working language is Russian."               session fact        inbox candidate (user scope)
+"Please do not use any paid tools."             session rule        no (lasting only if "always"...)
 ==============================================  ==================  ==============================
 
 Temporariness beats permanence ("today always answer in English" is a session preference); a
 question is never a statement; secrets are redacted from everything the classifier returns.
+A negated directive that no other row claims ("don't use Redis", "не используй платные сервисы") is
+a session rule; chatter ("don't worry", "I don't know") is told apart by
+:func:`neotask_tui.engine.language.constraints.constraint_kind`.
 The same marker lists feed the promotion criteria in :mod:`neotask_tui.engine.state.inbox`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from neotask_tui.text.secrets import has_secrets, redact_secrets
 
-Kind = Literal["temporary_preference", "session_choice", "project_rule", "promotion", "user_fact"]
+Kind = Literal["temporary_preference", "session_choice", "project_rule", "promotion", "user_fact", "session_rule"]
 
 __all__ = [
     "Classification",
@@ -310,7 +315,7 @@ def _classify_one(raw: str) -> Classification | None:
     return None
 
 
-def classify(text: str) -> list[Classification]:
+def classify(text: str, fallback: Callable[[str], Classification | None] | None = None) -> list[Classification]:
     """Classify every explicit statement in a user message.
 
     Args:
@@ -322,7 +327,20 @@ def classify(text: str) -> list[Classification]:
     """
     out: list[Classification] = []
     for stmt in split_statements(text):
-        c = _classify_one(stmt)
+        c = _classify_one(stmt) or (fallback(stmt) if fallback is not None else None)
         if c is not None:
             out.append(c)
     return out
+
+
+def session_rule(raw: str, rule: str) -> Classification | None:
+    """A statement that only :mod:`.rules` recognised as a negated directive: a rule for this
+    session (``rule`` is its text without fillers); ``None`` when the user asked not to keep it."""
+    stmt = raw.strip()
+    if not stmt or stmt.endswith("?") or no_store_marker(stmt):
+        return None
+    return Classification(
+        "session_rule", _clean(redact_secrets(stmt)), "constraints", _clean(redact_secrets(rule)),
+        contains_secret=has_secrets(stmt),
+        reason="a negated directive: a rule for this session (lasting only if said so)",
+    )

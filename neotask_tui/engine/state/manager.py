@@ -18,7 +18,7 @@ import re
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from neotask_tui.engine.language.classifier import classify
+from neotask_tui.engine.language.rules import classify
 from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.state.inbox import Candidate, Inbox, InboxEntry, InboxError, redact_tree
 from neotask_tui.engine.state.model import (

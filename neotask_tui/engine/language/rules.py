@@ -1,0 +1,49 @@
+"""Session rules: a negated directive no other kind claims ("Please do not use any paid tools.",
+"не используй платные сервисы") becomes a ``constraints`` entry of the session.
+
+The statement must *be* a directive, not describe something: it starts (after "please", "also",
+"and"...) with a prohibition or a negated imperative — "do not", "don't", "never", "no", "stop",
+"avoid", "must not", "let's not", "I don't want", "we don't", "не", "никогда не", "нельзя",
+"запрещено", "давай не", "мы не" — and :func:`~.constraints.constraint_kind` calls it a negation,
+so chatter ("don't worry", "I don't know", "can't wait") and descriptions that merely contain a
+prohibition word ("It avoids the crash", "the tests do not pass") are not rules. Everything else is
+classified as :func:`~.classifier.classify` does.
+"""
+
+from __future__ import annotations
+
+import re
+
+from neotask_tui.engine.language.classifier import Classification, session_rule
+from neotask_tui.engine.language.classifier import classify as classify_statements
+from neotask_tui.engine.language.constraints import constraint_kind, core
+
+_FILLER = re.compile(r"^\s*(?:(?:please|kindly|also|and|so|but|ok(?:ay)?|пожалуйста|и|а|но|также|ещё|еще)\b[\s,]*)+",
+                     re.I)
+_DIRECTIVE_NEGATION = re.compile(
+    r"^(?:do not|don'?t|dont|never|no|stop|avoid|must not|mustn'?t|should not|shouldn'?t|"
+    r"(?:you|we) (?:must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|do not|don'?t|never)|"
+    r"let'?s not|let us not|i (?:do not|don'?t) want|"
+    r"не|никогда не|нельзя|запрещено|давай(?:те)? не|мы не|ты не|вы не|ни в коем случае)\b",
+    re.I,
+)
+
+
+def rule_of(statement: str) -> str | None:
+    """The rule a negated directive states ("Please do not use any paid tools." → "do not use any
+    paid tools"), or ``None`` when the statement is not one."""
+    text = _FILLER.sub("", statement.strip())
+    if not _DIRECTIVE_NEGATION.match(text) or constraint_kind(text) != "negation":
+        return None
+    return core(text).rstrip(" .!…") or None
+
+
+def _fallback(statement: str) -> Classification | None:
+    rule = rule_of(statement)
+    return session_rule(statement, rule) if rule else None
+
+
+def classify(text: str) -> list[Classification]:
+    """Every explicit statement of a user message: :func:`~.classifier.classify`'s kinds, then
+    session rules for the negated directives none of them claims."""
+    return classify_statements(text, _fallback)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from neotask_tui.errors import UserError
@@ -110,8 +111,18 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise UserError("--k must be at least 1")
     with _open(args, write=False) as (svc, agent, locked):
         sources = tuple(args.source) if args.source else ("memory", "transcript")
-        hits = svc.search(args.query, agent_id=agent, k=args.k, sources=sources,
-                          scopes=args.scope or None, sync=locked)
+        from neotask_tui.memory.index.store import is_remote
+        from neotask_tui.paths import memory_db_dir
+
+        uri = svc.settings.db_uri
+        local = None if uri and is_remote(uri) else Path(uri) if uri else memory_db_dir()
+        if not locked and local is not None and not local.exists():
+            # Another process holds the lock and has built no index yet: opening the store would
+            # create it, a write under someone else's lock. There is nothing indexed to search.
+            hits = []
+        else:
+            hits = svc.search(args.query, agent_id=agent, k=args.k, sources=sources,
+                              scopes=args.scope or None, sync=locked)
     if args.json:
         _print_json([h.to_dict() for h in hits])
         return 0

@@ -105,6 +105,8 @@ def test_every_writer_is_refused_with_exit_3_and_every_reader_works_while_locked
         r = cli(*argv, env=MEMORY_ON)
         assert r.returncode in (0, 1, 2), (argv, r.stderr)  # 2: "no session for ..." on the empty dir
         assert "Traceback" not in r.stderr and "another neotask process" not in r.stderr, (argv, r.stderr)
+    # No reader created the memory store under the holder's lock (memory search opened, so made, it).
+    assert not (data_dir / "lancedb").exists()
 
 
 def test_readers_work_and_memory_writers_are_refused_on_a_seeded_data_dir(data_dir: Path) -> None:

@@ -28,6 +28,9 @@ class ConfigError(ValueError):
 
 
 
+PROVIDER_NAMES: Final = ("local", "openai", "anthropic", "ollama", "scripted")
+"""The values ``provider.name`` takes (empty: the automatic choice); :mod:`neotask_tui.providers.selection`
+builds each."""
 DEFAULT_CONTEXT_WINDOW: Final = 8192
 """Context window in tokens when nothing more specific is known: the local model's default load
 length (``provider.local_context``) and the window of a model the model table does not list."""
@@ -366,6 +369,9 @@ def _validate(s: Settings) -> None:
         if not lo <= v <= hi:
             extra = " (-1 turns it off)" if (section, key) == ("session", "daily_reset_hour") else ""
             bad(section, key, f"must be between {_num(lo)} and {_num(hi)}{extra}, got {v!r}")
+    if s.provider.name.strip() and s.provider.name.strip().lower() not in PROVIDER_NAMES:
+        bad("provider", "name", f"unknown provider {s.provider.name[:40]!r} (expected one of "
+                                f"{', '.join(PROVIDER_NAMES)}, or empty for the automatic choice)")
     if s.context.strategy not in {"summary", "window"}:
         bad("context", "strategy", "must be 'summary' or 'window'")
     if s.memory.recall_history not in {"user", "all", "off"}:
@@ -486,6 +492,10 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
     except _RangeError as e:
         # A range error names where the bad value came from: the env var, or the file and line.
         var = f"NEOTASK_{e.section.upper()}_{e.key.upper()}"
+        short = {("provider", "name"): "NEOTASK_PROVIDER", ("provider", "model"): "NEOTASK_MODEL",
+                 ("provider", "script"): "NEOTASK_SCRIPT"}.get((e.section, e.key))
+        if short and env.get(short):  # the short variable wins over both, so it is the one to name
+            var = short
         line = _line_of(text, e.section, e.key) if text else None
         where = f"env {var}" if var in env else f"{path}:{line or '?'}"
         raise ConfigError(f"{where}: {e.section}.{e.key}: {e.msg}") from None

@@ -100,3 +100,16 @@ def test_an_unloadable_embedding_model_is_one_line_and_writes_nothing(neotask_ho
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines() == [r.stderr.strip()] and "cannot load embedding model" in r.stderr
     assert not (neotask_home / "data" / "agents" / "main" / "MEMORY.md").exists()
+
+
+def test_an_unknown_provider_name_says_where_it_was_set(neotask_home: Path) -> None:
+    r = neotask("send", "hi", env={"NEOTASK_PROVIDER_NAME": "nope"})
+    assert r.returncode == 2 and r.stderr.startswith("neotask: error: env NEOTASK_PROVIDER_NAME: provider.name:")
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = neotask("send", "hi", env={"NEOTASK_PROVIDER": "nope"})
+    assert r.returncode == 2 and r.stderr.startswith("neotask: error: env NEOTASK_PROVIDER: provider.name:")
+    cfg = neotask_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('[provider]\nname = "nope"\n')
+    r = neotask("doctor", "--json")
+    assert "config.toml:2: provider.name: unknown provider 'nope'" in r.stdout

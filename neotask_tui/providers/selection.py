@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from neotask_tui.config import ConfigError
+from neotask_tui.config import PROVIDER_NAMES, ConfigError
 
 if TYPE_CHECKING:
     from neotask_tui.config import Settings
     from neotask_tui.providers.base import Provider
 
-PROVIDERS = ("local", "openai", "anthropic", "ollama", "scripted")
+PROVIDERS = PROVIDER_NAMES
 DEFAULT_OLLAMA = "http://127.0.0.1:11434"
 DEFAULT_OLLAMA_MODEL = "llama3.2"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"

@@ -360,7 +360,7 @@ CASES: tuple[DriftCase, ...] = (
     ), must=(_c(r"The goal is to move the reporting jobs to Airflow 2\.9", G),), ids=("2.9",)),
     DriftCase("goal-ru-the-goal-is", "ru", "latest", (
         ("Цель — перевести отчёты на ClickHouse 24.3.", "Хорошо."),
-    ), must=(_c(r"Цель — перевести отчёты на ClickHouse 24\.3", G),), ids=("24.3",)),
+    ), must=(_c(r"Цель — перевести отчёты на ClickHouse 24\.3", G),), ids=("ClickHouse", "24.3")),
     DriftCase("goal-kept-after-ask", "en", "latest", (
         ("The goal is to move the reporting jobs to Airflow 2.9.", "Sounds good."),
         ("I need you to check the scheduler logs first.", "Checking."),
@@ -371,7 +371,7 @@ CASES: tuple[DriftCase, ...] = (
         ("Цель — перевести отчёты на ClickHouse 24.3.", "Хорошо."),
         ("Мне нужно, чтобы ты сначала проверил логи планировщика.", "Проверяю."),
     ), must=(_c(r"Цель — перевести отчёты на ClickHouse 24\.3", G),),
-       must_not=(_c(r"логи планировщика", G),), ids=("24.3",)),
+       must_not=(_c(r"логи планировщика", G),), ids=("ClickHouse", "24.3")),
     DriftCase("reversed-decision-not-goal", "en", "reversed", (
         ("The goal is to move the order store to MongoDB 7.", "OK."),
         ("We decided to use MongoDB 7 with the Atlas operator.", "Fine."),
@@ -389,16 +389,17 @@ CASES: tuple[DriftCase, ...] = (
         ("The image digest is sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae and the "
          "binary is D:\\Tools\\agent\\run.exe.", "Noted."),
         ("The node listens on 2001:db8:85a3::8a2e:370:7334, release v4.0.1-beta.2+exp.sha.5114.", "OK."),
-        ("Deploy with arn:aws:iam::210987654321:role/ci-runner, ping @jane.doe in #deploy-status, "
-         "binaries go to $HOME/.local/bin.", "Sure."),
     ), must=(_c(r"`sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae`", IDS),
              _c(r"`D:\\Tools\\agent\\run\.exe`", IDS), _c(r"`2001:db8:85a3::8a2e:370:7334`", IDS),
-             _c(r"`v4\.0\.1-beta\.2\+exp\.sha\.5114`", IDS),
-             _c(r"`arn:aws:iam::210987654321:role/ci-runner`", IDS), _c(r"`@jane\.doe`", IDS),
-             _c(r"`#deploy-status`", IDS), _c(r"`\$HOME/\.local/bin`", IDS)),
+             _c(r"`v4\.0\.1-beta\.2\+exp\.sha\.5114`", IDS)),
        ids=("sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "D:\\Tools\\agent\\run.exe",
-            "2001:db8:85a3::8a2e:370:7334", "v4.0.1-beta.2+exp.sha.5114", "arn:aws:iam::210987654321:role/ci-runner",
-            "@jane.doe", "#deploy-status", "$HOME/.local/bin")),
+            "2001:db8:85a3::8a2e:370:7334", "v4.0.1-beta.2+exp.sha.5114")),
+    DriftCase("identifiers-accounts-channels", "en", "identifiers", (
+        ("Deploy with arn:aws:iam::210987654321:role/ci-runner, ping @jane.doe in #deploy-status, "
+         "binaries go to $HOME/.local/bin.", "Sure."),
+    ), must=(_c(r"`arn:aws:iam::210987654321:role/ci-runner`", IDS), _c(r"`@jane\.doe`", IDS),
+             _c(r"`#deploy-status`", IDS), _c(r"`\$HOME/\.local/bin`", IDS)),
+       ids=("arn:aws:iam::210987654321:role/ci-runner", "@jane.doe", "#deploy-status", "$HOME/.local/bin")),
     DriftCase("identifiers-ru-cyrillic", "ru", "identifiers", (
         ("Сборка идёт на узле агент-линукс-3, тикет #7781, канал #релизы-прод.", "Понял."),
     ), must=(_c(r"`агент-линукс-3`", IDS), _c(r"`#7781`", IDS), _c(r"`#релизы-прод`", IDS)),

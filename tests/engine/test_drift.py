@@ -170,3 +170,12 @@ def test_a_take_back_revokes_the_decision_not_the_goal_on_its_topic() -> None:
 def test_time_limited_rules_are_constraints(rule: str) -> None:
     s = extractive_summary([msg(1, "user", rule)])
     assert [ln.text for ln in s.section("Constraints and rules")] == [rule]
+
+
+def test_only_the_user_takes_a_decision_back() -> None:
+    events = [msg(1, "user", "We decided to use PostgreSQL 15 with the pgbouncer pooler."),
+              msg(2, "assistant", "Actually, scrap that — SQLite would be simpler than PostgreSQL."),
+              msg(3, "user", "Actually, scrap that — use SQLite instead of PostgreSQL."),
+              msg(4, "assistant", "Actually, scrap that — use SQLite instead of PostgreSQL.")]
+    decisions = extractive_summary(events).section("Decisions")
+    assert [(ln.cites, ln.superseded_by) for ln in decisions if ln.who == "user"] == [([1], 3), ([3], None)]

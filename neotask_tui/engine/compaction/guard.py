@@ -553,7 +553,9 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
             mine.append(_merge(items, kind, s, ev.id, who))
             if kind in _REQUEST_KINDS:
                 asked.append(s)
-        revoked = supersede(said + goals, mine, text, ev.id)
+        # Only the user takes a statement back: an assistant's "actually, scrap that" (or its echo of
+        # the user's words) revokes nothing of theirs.
+        revoked = supersede(said + goals, mine, text, ev.id) if who == "user" else None
         if revoked is not None and not any(m.kind in ("decision", "constraint") for m in mine):
             # What replaces the revoked statement is the user's new decision, whatever its form.
             now = next((x for x in sentences(text) if _topic(x) and len(x) <= MAX_SENTENCE_CHARS

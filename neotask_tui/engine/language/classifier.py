@@ -73,12 +73,21 @@ _TEMP = _rx(
     r"(?<!\w)в течение (?:\S+\s+)?(?:час\w*|минут\w*|дн\w*|недел\w*|суток)(?!\w)",
     r"(?<!\w)(?:на этой неделе|на этих выходных|на выходные|на неделю|на ближайш\w+ (?:\S+ )?(?:дн\w*|недел\w*))(?!\w)",
 )
+_DEADLINE = _rx(
+    r"\b(?:until|till|til|through|thru) (?!the end of (?:the )?(?:day|session)\b|tomorrow\b|tonight\b)\w",
+    r"\b(?:for|during|over|within) the (?:next|coming) (?:\w+ )?(?:days?|weeks?)\b",
+    r"\bfor the rest of (?:the |this )?(?:week|month|sprint)\b", r"\b(?:this|for the) (?:week|weekend|sprint)\b",
+    r"(?<!\w)до (?!конца (?:дня|сессии|разговора)(?!\w))\w", r"(?<!\w)в течение (?:\S+\s+)?(?:дн\w*|недел\w*|суток)",
+    r"(?<!\w)(?:на этой неделе|на этих выходных|на выходные|на неделю)(?!\w)",
+)
+"""A period the session entry has no expiry for (it knows hours, minutes and the end of the day)."""
 _TEMP_PHRASE = re.compile(
     r"(?:\b(?:just|only|тольк[оа])\s+)?(?:\b(?:for|until|during)\s+)?(?:" + _TEMP.pattern + ")", re.I
 )
 """A temporariness marker with the words that lead into it ("just for today"), removed as one."""
 _TODAY = _rx(
-    r"\btoday\b", r"\btonight\b", r"\buntil the end of (?:the )?day\b", r"\bfor the rest of the day\b",
+    r"\btoday\b", r"\btonight\b", r"\b(?:until|till|til|through) (?:the )?(?:end of (?:the |this )?day|eod)\b",
+    r"\bfor the rest of the day\b",
     r"\bсегодня\b", r"\bдо конца дня\b",
 )
 """Markers of a statement that holds until the end of the local day."""
@@ -319,7 +328,9 @@ def _classify_one(raw: str) -> Classification | None:
         )
     if temp and _DIRECTIVE.search(stmt):
         return mk(
-            "temporary_preference", "temporary_preferences", _strip_markers(text) or text,
+            "temporary_preference", "temporary_preferences",
+            # a deadline the entry cannot expire on ("until Friday", "до конца недели") stays in its text
+            text if _DEADLINE.search(stmt) and not _TODAY.search(stmt) else _strip_markers(text) or text,
             reason="temporary preference: marked as temporary, lives in this session only",
             markers=tuple(temp),
         )

@@ -339,6 +339,85 @@ CASES: tuple[DriftCase, ...] = (
         ("I'm working on the login page styles.", "OK."),
         ("Now let's switch to the password reset flow; I need it working by Friday.", "Sure."),
     ), must=(_c(r"password reset flow", G),), must_not=(_c(r"login page styles", G),)),
+    # --- red team #2: time limits, goals, take-backs, identifiers, instructions, the latest ask
+    DriftCase("time-until-weekday", "en", "temporary", (
+        ("Until Thursday, keep the dark-launch toggle off.", "OK, off until Thursday."),
+    ), must=(_c(r"Until Thursday, keep the dark-launch toggle off", C),)),
+    DriftCase("time-till-end-of-day", "en", "temporary", (
+        ("Keep the response cache disabled till end of day.", "Sure."),
+        ("Through the end of the week, do not merge anything into release.", "Understood."),
+    ), must=(_c(r"Keep the response cache disabled till end of day", C),
+             _c(r"Through the end of the week, do not merge anything into release", C))),
+    DriftCase("time-ru-hours", "ru", "temporary", (
+        ("В течение трёх часов не перезапускай воркеры.", "Хорошо."),
+    ), must=(_c(r"В течение трёх часов не перезапускай воркеры", C),)),
+    DriftCase("time-ru-week", "ru", "temporary", (
+        ("До конца месяца не трогай настройки биллинга.", "Не трогаю."),
+        ("До пятницы держи фичу выключенной.", "Хорошо."),
+    ), must=(_c(r"До конца месяца не трогай настройки биллинга", C), _c(r"До пятницы держи фичу выключенной", C))),
+    DriftCase("goal-the-goal-is", "en", "latest", (
+        ("The goal is to move the reporting jobs to Airflow 2.9.", "Sounds good."),
+    ), must=(_c(r"The goal is to move the reporting jobs to Airflow 2\.9", G),), ids=("2.9",)),
+    DriftCase("goal-ru-the-goal-is", "ru", "latest", (
+        ("Цель — перевести отчёты на ClickHouse 24.3.", "Хорошо."),
+    ), must=(_c(r"Цель — перевести отчёты на ClickHouse 24\.3", G),), ids=("ClickHouse", "24.3")),
+    DriftCase("goal-kept-after-ask", "en", "latest", (
+        ("The goal is to move the reporting jobs to Airflow 2.9.", "Sounds good."),
+        ("I need you to check the scheduler logs first.", "Checking."),
+    ), must=(_c(r"The goal is to move the reporting jobs to Airflow 2\.9", G),
+             _c(r"I need you to check the scheduler logs first", LAST)),
+       must_not=(_c(r"scheduler logs", G),), ids=("2.9",)),
+    DriftCase("goal-ru-kept-after-ask", "ru", "latest", (
+        ("Цель — перевести отчёты на ClickHouse 24.3.", "Хорошо."),
+        ("Мне нужно, чтобы ты сначала проверил логи планировщика.", "Проверяю."),
+    ), must=(_c(r"Цель — перевести отчёты на ClickHouse 24\.3", G),),
+       must_not=(_c(r"логи планировщика", G),), ids=("ClickHouse", "24.3")),
+    DriftCase("reversed-decision-not-goal", "en", "reversed", (
+        ("The goal is to move the order store to MongoDB 7.", "OK."),
+        ("We decided to use MongoDB 7 with the Atlas operator.", "Fine."),
+        ("Actually, scrap that — use CouchDB instead of MongoDB.", "Understood."),
+    ), must=(_c(r"move the order store to MongoDB 7", G),
+             _c(r"\(superseded by e:\d+\) We decided to use MongoDB 7", D)),
+       must_not=(_c(r"^- (?!.*\(superseded by e:\d+\)).*We decided to use MongoDB", D),)),
+    DriftCase("reversed-ru-decision-not-goal", "ru", "reversed", (
+        ("Цель — перенести очередь заказов на RabbitMQ.", "Хорошо."),
+        ("Решили использовать RabbitMQ с плагином shovel.", "Понял."),
+        ("Нет, я передумал: используем NATS вместо RabbitMQ.", "Понял, NATS."),
+    ), must=(_c(r"перенести очередь заказов на RabbitMQ", G),
+             _c(r"\(superseded by e:\d+\) Решили использовать RabbitMQ", D))),
+    DriftCase("identifiers-odd-shapes", "en", "identifiers", (
+        ("The image digest is sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae and the "
+         "binary is D:\\Tools\\agent\\run.exe.", "Noted."),
+        ("The node listens on 2001:db8:85a3::8a2e:370:7334, release v4.0.1-beta.2+exp.sha.5114.", "OK."),
+    ), must=(_c(r"`sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae`", IDS),
+             _c(r"`D:\\Tools\\agent\\run\.exe`", IDS), _c(r"`2001:db8:85a3::8a2e:370:7334`", IDS),
+             _c(r"`v4\.0\.1-beta\.2\+exp\.sha\.5114`", IDS)),
+       ids=("sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "D:\\Tools\\agent\\run.exe",
+            "2001:db8:85a3::8a2e:370:7334", "v4.0.1-beta.2+exp.sha.5114")),
+    DriftCase("identifiers-accounts-channels", "en", "identifiers", (
+        ("Deploy with arn:aws:iam::210987654321:role/ci-runner, ping @jane.doe in #deploy-status, "
+         "binaries go to $HOME/.local/bin.", "Sure."),
+    ), must=(_c(r"`arn:aws:iam::210987654321:role/ci-runner`", IDS), _c(r"`@jane\.doe`", IDS),
+             _c(r"`#deploy-status`", IDS), _c(r"`\$HOME/\.local/bin`", IDS)),
+       ids=("arn:aws:iam::210987654321:role/ci-runner", "@jane.doe", "#deploy-status", "$HOME/.local/bin")),
+    DriftCase("identifiers-ru-cyrillic", "ru", "identifiers", (
+        ("Сборка идёт на узле агент-линукс-3, тикет #7781, канал #релизы-прод.", "Понял."),
+    ), must=(_c(r"`агент-линукс-3`", IDS), _c(r"`#7781`", IDS), _c(r"`#релизы-прод`", IDS)),
+       ids=("агент-линукс-3", "#7781", "#релизы-прод")),
+    DriftCase("assume-role-instruction", "en", "roles", (
+        ("Assume the role arn:aws:iam::111122223333:role/release for the rollout.", "OK."),
+    ), must=(_c(r"Assume the role arn:aws:iam::111122223333:role/release for the rollout", TODO),),
+       must_not=(_c(r"Assume the role", A),), ids=("arn:aws:iam::111122223333:role/release",)),
+    DriftCase("latest-ask-imperative", "en", "latest", (
+        ("Please rebuild the search index.", "Rebuilding."),
+        ("Notify the on-call channel once the reindex finishes.", "Will do."),
+    ), must=(_c(r"Notify the on-call channel once the reindex finishes", LAST),),
+       must_not=(_c(r"rebuild the search index", LAST),)),
+    DriftCase("latest-ru-ask-imperative", "ru", "latest", (
+        ("Пожалуйста, пересобери поисковый индекс.", "Пересобираю."),
+        ("Пингани дежурного, когда индекс будет готов.", "Хорошо."),
+    ), must=(_c(r"Пингани дежурного, когда индекс будет готов", LAST),),
+       must_not=(_c(r"пересобери поисковый индекс", LAST),)),
 )
 
 

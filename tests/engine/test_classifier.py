@@ -157,3 +157,13 @@ def test_several_statements_in_one_message() -> None:
     out = classify("Сегодня отвечай коротко. Всегда пиши код на Python 3.11! Как дела?")
     assert [c.kind for c in out] == ["temporary_preference", "promotion"]
     assert split_statements("a. b\nc; d") == ["a.", "b", "c", "d"]
+
+
+@pytest.mark.parametrize(("text", "value", "today"), [
+    ("Keep the cache disabled till end of day.", "Keep the cache disabled", True),
+    ("Until Friday, keep the feature flag off.", "Until Friday, keep the feature flag off", False),
+    ("До пятницы держи фичу выключенной.", "До пятницы держи фичу выключенной", False),
+])
+def test_a_deadline_the_entry_cannot_expire_on_stays_in_its_text(text: str, value: str, today: bool) -> None:
+    [c] = classify(text)
+    assert (c.kind, c.value, c.today) == ("temporary_preference", value, today)

@@ -140,3 +140,42 @@ def test_the_guard_never_re_adds_identifiers_only_the_assistant_gave() -> None:
     text = s.render()
     for noise in ("getaccess", "F_LARGHCADSCREDISABLE", "/Users/user", "2024", "e.g", "i.e"):
         assert noise not in section_text(text, "Exact identifiers"), text
+
+
+# --- red team #2: identifier shapes, take-backs that spare the goal, time limits
+
+def test_more_identifier_shapes_are_kept_whole_and_chat_is_not() -> None:
+    text = ("Pin sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08, run C:\\Users\\bob\\app.exe "
+            "on 2001:db8::ff00:42:8329, ship v1.2.3-rc.4+build.5 as arn:aws:iam::123456789012:role/deploy, "
+            "tell @nate.smith in #ops-alerts, install to $HOME/bin on узел-сборки-7 for ticket #4512.")
+    assert identifiers_in(text) == [
+        "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "C:\\Users\\bob\\app.exe",
+        "2001:db8::ff00:42:8329", "v1.2.3-rc.4+build.5", "arn:aws:iam::123456789012:role/deploy", "@nate.smith",
+        "#ops-alerts", "$HOME/bin", "узел-сборки-7", "#4512"]
+    assert identifiers_in("в 2-х случаях, на 3-м шаге, 5-го числа; a::b, #general, at 10:30") == ["10:30"]
+
+
+def test_a_take_back_revokes_the_decision_not_the_goal_on_its_topic() -> None:
+    events = [msg(1, "user", "The goal is to migrate the billing database to PostgreSQL 15."),
+              msg(2, "user", "We decided to use PostgreSQL 15 with the pgbouncer pooler."),
+              msg(3, "user", "Actually, scrap that — use SQLite instead of PostgreSQL.")]
+    s = extractive_summary(events)
+    assert [ln.text for ln in s.section("Current goal")] == [events[0].content]
+    assert [(ln.cites, ln.superseded_by) for ln in s.section("Decisions")] == [([2], 3), ([3], None)]
+
+
+@pytest.mark.parametrize("rule", [
+    "Until Friday, keep the feature flag off.", "Keep the cache disabled till end of day.",
+    "В течение двух часов не перезапускай сервер.", "До конца недели не трогай конфиг."])
+def test_time_limited_rules_are_constraints(rule: str) -> None:
+    s = extractive_summary([msg(1, "user", rule)])
+    assert [ln.text for ln in s.section("Constraints and rules")] == [rule]
+
+
+def test_only_the_user_takes_a_decision_back() -> None:
+    events = [msg(1, "user", "We decided to use PostgreSQL 15 with the pgbouncer pooler."),
+              msg(2, "assistant", "Actually, scrap that — SQLite would be simpler than PostgreSQL."),
+              msg(3, "user", "Actually, scrap that — use SQLite instead of PostgreSQL."),
+              msg(4, "assistant", "Actually, scrap that — use SQLite instead of PostgreSQL.")]
+    decisions = extractive_summary(events).section("Decisions")
+    assert [(ln.cites, ln.superseded_by) for ln in decisions if ln.who == "user"] == [([1], 3), ([3], None)]

@@ -53,8 +53,16 @@ _FILE_EXT = (
     r"|rb|php|swift|ini|cfg|conf|env|lock|html|css|scss|tcss|jsonl|log|xml|proto|tf|gz|zip|tar|pdf|png|jpg|svg"
     r"|ipynb|dockerfile|service|db|sqlite|parquet"
 )
+_L = "A-Za-zА-Яа-яЁё"
 _SHAPES = (
     r"(?:https?|ftp|file|ssh|git|wss?|postgres(?:ql)?|redis|mysql|mongodb|s3)://\S+",  # URL
+    r"(?:sha(?:1|224|256|384|512)|md5|blake2b|sha3-\d+):[0-9a-fA-F]{16,}",  # content digest
+    r"arn:[\w-]+:[\w-]*:[\w-]*:\d*:[\w/.:+=,@*-]+",  # AWS ARN
+    r"urn:[\w-]+:[\w.:/%+=,@-]+",  # URN
+    r"[A-Za-z]:\\[^\s\\]+(?:\\[^\s\\]+)*\\?|\\\\[^\s\\]+(?:\\[^\s\\]+)+",  # Windows / UNC path
+    r"(?=[0-9A-Fa-f:]*\d)(?=[0-9A-Fa-f:]*::|(?:[0-9A-Fa-f]{1,4}:){7})"
+    r"(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}",  # IPv6
+    r"\$\{?[A-Z_][A-Z0-9_]*\}?(?:/[\w.@%+:-]+)*/?",  # environment variable, with a path after it
     r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",  # e-mail
     r"[$€£¥₽]\d[\d,.]*(?:[kKmMbB]|\s?[kKmM])?|\d[\d,.]*\s?[$€£¥₽]",  # money
     r"\d[\d,.]*\d%|\d%",  # percentage
@@ -62,17 +70,18 @@ _SHAPES = (
     r"[\w.@%+-]+(?:/[\w.@%+:-]+)+/?",  # relative path, branch, A/B pair (filtered below)
     rf"[\w.-]+\.(?:{_FILE_EXT})",  # file name
     r"\.[A-Za-z_][\w-]*(?:\.[\w-]+)*",  # dotfile: .env.staging, .gitignore
-    r"v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?",  # version, decimal
+    r"v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)*",  # version (semver with pre-release and build), decimal
     r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?:\(\))?",  # dotted name (filtered below)
     r"[A-Za-z_]\w*\(\)",  # call
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?",  # date
     r"\d{1,2}:\d{2}(?::\d{2})?",  # time of day
     r"[\w.-]+:\d{2,5}",  # host:port
-    r"[#!]\d+|@[A-Za-z][\w-]*",  # issue / MR number, handle
+    r"[#!]\d+|@[A-Za-z][\w-]*(?:\.[\w-]+)*",  # issue / MR number, handle (@nate.smith)
+    rf"#[{_L}][\w-]*(?:[-_][\w]+)+|#[{_L}]+\d[\w-]*",  # channel / tag: #ops-alerts, #релизы-прод
     r"[A-Za-z0-9]*_[\w]*[A-Za-z0-9]",  # snake_case, CONSTANT_NAME
     r"[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+",  # camelCase, PascalCase
     r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}",  # commit hash
-    r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)+",  # build-4471, gpt-4o, ABC-123
+    rf"(?=[\w-]*\d)(?=[\w-]*[{_L}])[{_L}0-9]+(?:[-.][{_L}0-9]+)+",  # build-4471, gpt-4o, узел-сборки-7
     r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])(?=(?:[^A-Za-z]*[A-Za-z]){2})[A-Za-z0-9]+",  # py311, 8GB, x86
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d{3,}",  # number
 )
@@ -85,7 +94,11 @@ _LEAD = "\"'`([{<«“‘„*_"
 _TRAIL = "\"'`)]}>»”’*_.,;:!?…"
 _ABBREV = re.compile(r"^(?:[A-Za-zА-Яа-яЁё]{1,3}\.){1,3}[A-Za-zА-Яа-яЁё]{0,3}\.?$")
 """e.g, i.e., a.m., U.S., т.е., и.т.д: abbreviations, never identifiers."""
-_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th|am|pm|s|x|h|m|d|y|yr|yrs|k)$", re.IGNORECASE)
+_ORDINAL = re.compile(
+    r"^\d+(?:st|nd|rd|th|am|pm|s|x|h|m|d|y|yr|yrs|k)$"
+    r"|^\d+-?(?:й|я|е|го|му|м|х|ми|ю|ое|ая|ый|ий|ой|ого|ому|ых|ым|ти|ми|ть|ух|ёх|ex)$",
+    re.IGNORECASE,
+)
 _YEAR = re.compile(r"^(?:1[89]|20)\d\d(?:s|'s)?$")
 _PLAIN_PAIR = re.compile(r"^[A-Za-zА-Яа-яЁё]+(?:/[A-Za-zА-Яа-яЁё]+)+$")
 _PATH_CUE = re.compile(
@@ -123,7 +136,8 @@ def _is_identifier(tok: str, before: str = "") -> bool:
     if _PLAIN_PAIR.match(tok):  # LISTEN/NOTIFY and TCP/IP are names; and/or, yes/no are words
         parts = tok.split("/")
         return all(p.isupper() and len(p) > 1 for p in parts) or bool(_PATH_CUE.match(before)) or len(parts) > 2
-    if "/" not in tok and "." in tok and not any(c.isdigit() for c in tok) and "_" not in tok and "(" not in tok:
+    if "/" not in tok and "\\" not in tok and "." in tok and not any(c.isdigit() for c in tok) and "_" not in tok \
+            and "(" not in tok:
         # a dotted name: only code (``os.path``, ``Node.js``, ``config.toml``), not "end.Then" typos
         parts = tok.split(".")
         return all(p and (p[0].islower() or p[0] == "_") for p in parts[1:]) and len(parts[-1]) > 1
@@ -193,7 +207,9 @@ _ASSISTANT_DECISION_RE = re.compile(
 ASK_RE = re.compile(
     r"\bplease\b|\b(?:can|could|would|will) you\b|\bi need you\b|\bi want you\b|\bi['’]d like you\b"
     r"|(?<!\w)(?:пожалуйста|сделай|напиши|добавь|исправь|можешь|можете|обнови|перепиши|проверь|запусти|удали"
-    r"|переименуй|покажи|подготовь|настрой|почини|объясни|разберись|посмотри)(?!\w)",
+    r"|переименуй|покажи|подготовь|настрой|почини|объясни|разберись|посмотри|пингани|пингуй|сообщи|напомни"
+    r"|отправь|пришли|задеплой|выкати|перезапусти|пересобери|собери|открой|закрой|создай|дай знать|откати"
+    r"|уведоми|позови|опубликуй)(?!\w)",
     re.IGNORECASE,
 )
 """A request by its form anywhere in the sentence ("please", "can you", "сделай"); see :func:`is_ask`."""
@@ -201,7 +217,9 @@ _ASK_VERB = re.compile(
     r"^(?:make|add|write|fix|implement|create|update|change|remove|delete|rename|refactor|run|check|review"
     r"|explain|show|generate|build|move|test|document|install|set up|convert|find|investigate|debug"
     r"|optimi[sz]e|draft|summari[sz]e|list|replace|migrate|port|split|merge|revert|bump|upgrade|tell me"
-    r"|remind me)\b",
+    r"|remind me|ping|notify|alert|send|email|message|post|deploy|restart|reboot|rebuild|redeploy|roll ?back"
+    r"|restore|back up|start|open|close|tag|release|ship|publish|push|pull|fetch|clone|sync|rotate|reindex"
+    r"|benchmark|profile|measure|compare|assume|grant|revoke|provision|scale|schedule|let (?:me|us) know)\b",
     re.IGNORECASE,
 )
 """A request by an imperative verb at the start of a clause ("Add a test", "so fix the import")."""
@@ -218,7 +236,10 @@ _UNSURE_RE = re.compile(
 )
 """A reply that says it could not answer: the question stays open."""
 ASSUME_RE = re.compile(
-    r"\bassum\w*|\bprobably\b|\bmaybe\b|\bperhaps\b|\bi think\b|\bi guess\b|\bmight\b|\blikely\b"
+    # "assume the role ..." / "assume ownership" is an instruction, not an assumption
+    r"\bassum\w*\b(?!\s+(?:the\s+|an?\s+|this\s+|that\s+|my\s+|our\s+)?(?:iam\s+|aws\s+)?(?:role|identity"
+    r"|ownership|control|responsibility|command|persona|account|credentials?|duties)\b)"
+    r"|\bprobably\b|\bmaybe\b|\bperhaps\b|\bi think\b|\bi guess\b|\bmight\b|\blikely\b"
     r"|\bnot (?:sure|certain)\b|\bunsure\b|\bcould be\b|\bmay be\b|\bi suspect\b|\bi believe\b|\bseems?\b"
     r"|\bpossibly\b|\bunconfirmed\b|\bto be confirmed\b|\btbc\b"
     r"|(?<!\w)(?:возможно|наверное|предполож\w*|кажется|вероятно|может быть|не уверен\w*|похоже|скорее всего"
@@ -364,13 +385,17 @@ def _answered(events: Sequence[Event], i: int) -> bool:
     return False
 
 
+_ASKS_YOU = r"(?!\s+(?:you|u|ya)\b)"
+"""After "I need"/"I want": "I need you to check the lag" asks for something; it states no goal."""
+_ASKS_YOU_RU = r"(?!,?\s+(?:чтобы|что\s?бы)\s+(?:ты|вы)(?!\w))"
 GOAL_RE = re.compile(
-    r"\bi want\b|\bi need\b|\bmy goal\b|\bthe goal\b|\bour goal\b|\bwe need\b|\bi(?:'m| am) trying to\b"
-    r"|\bwe(?:'re| are) trying to\b|\bhelp me\b|\b(?:i'm|i am|we're|we are) working on\b|\bthe task is\b"
+    rf"\bi want\b{_ASKS_YOU}|\bi need\b{_ASKS_YOU}|\bmy goal\b|\bthe goal\b|\bour goal\b|\bwe need\b{_ASKS_YOU}"
+    r"|\bi(?:'m| am) trying to\b|\bwe(?:'re| are) trying to\b|\bhelp me\b|\b(?:i'm|i am|we're|we are) working on\b"
+    r"|\bthe task is\b"
     r"|\bmy task\b|\bnow (?:let's|we|i) (?:work on|focus on|move on to|switch to|turn to)\b|\bnext task\b"
     r"|\bnew goal\b|\bmain goal\b|\bi'd like to\b|\bi would like to\b"
-    r"|(?<!\w)(?:я хочу|хочу|мне нужно|нам нужно|цель|задача|помоги|работаю над|работаем над|займёмся|займемся"
-    r"|переключимся на)(?!\w)",
+    rf"|(?<!\w)(?:я хочу|хочу|мне нужно|нам нужно)(?!\w){_ASKS_YOU_RU}"
+    r"|(?<!\w)(?:цель|задача|помоги|работаю над|работаем над|займёмся|займемся|переключимся на)(?!\w)",
     re.IGNORECASE,
 )
 """A sentence stating what the user is working on ("I want to...", "my goal is...", "нужно...")."""
@@ -412,14 +437,26 @@ def supersede(prior: Sequence[CriticalItem], new: Sequence[CriticalItem], text: 
     said = " ".join(n.text for n in new if n.kind != "identifier") or text
     topic = _topic(said)
     best: CriticalItem | None = None
-    best_score = 0
-    for p in reversed(open_):  # newest first: ties go to the latest statement
-        score = len(topic & _topic(p.text))
-        if score > best_score:
-            best, best_score = p, score
+    # A take-back revokes the latest *decision* (or rule, ask...) on the topic; the goal only when
+    # no other statement is a candidate: "scrap that, use SQLite instead of PostgreSQL" revokes
+    # "we decided to use PostgreSQL 15", not the goal "migrate the billing database to PostgreSQL".
+    statements = [p for p in open_ if p.kind != "goal"]
+    for pool in (statements, [p for p in open_ if p.kind == "goal"]):
+        best_score = 0
+        for p in reversed(pool):  # newest first: ties go to the latest statement
+            score = len(topic & _topic(p.text))
+            if score > best_score:
+                best, best_score = p, score
+        if best is not None:
+            break
     if best is None and cue == "strong":
-        last = max(max(p.cites) for p in open_)
-        best = next((p for p in reversed(open_) if max(p.cites) == last and p.kind != "assumption"), None)
+        for pool in (statements, open_):
+            if not pool:
+                continue
+            last = max(max(p.cites) for p in pool)
+            best = next((p for p in reversed(pool) if max(p.cites) == last and p.kind != "assumption"), None)
+            if best is not None:
+                break
     if best is not None:
         best.superseded_by = eid
         # The assistant's proposals built on the revoked statement go with it.
@@ -516,7 +553,9 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
             mine.append(_merge(items, kind, s, ev.id, who))
             if kind in _REQUEST_KINDS:
                 asked.append(s)
-        revoked = supersede(said + goals, mine, text, ev.id)
+        # Only the user takes a statement back: an assistant's "actually, scrap that" (or its echo of
+        # the user's words) revokes nothing of theirs.
+        revoked = supersede(said + goals, mine, text, ev.id) if who == "user" else None
         if revoked is not None and not any(m.kind in ("decision", "constraint") for m in mine):
             # What replaces the revoked statement is the user's new decision, whatever its form.
             now = next((x for x in sentences(text) if _topic(x) and len(x) <= MAX_SENTENCE_CHARS
@@ -728,7 +767,7 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
 _OWN_SECTION = frozenset(("identifier", "goal", "request", "done", "todo"))
 """Kinds a summary keeps only in their own section: the current goal said as a decision, or the
 latest request buried in the goal, is not where the next turn looks for it."""
-_MOVABLE = frozenset(("done", "todo", "ask", "question", "assumption"))
+_MOVABLE = frozenset(("done", "todo", "ask", "question", "assumption", "constraint"))
 
 
 def _resection(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:

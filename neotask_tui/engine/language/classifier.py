@@ -41,6 +41,7 @@ __all__ = [
     "permanence_markers",
     "project_scope",
     "split_statements",
+    "strip_leading_period",
     "temporary_markers",
 ]
 
@@ -55,6 +56,13 @@ _TEMP = _rx(
     r"\bthis time\b", r"\btemporarily\b", r"\bfor a while\b",
     r"\b(?:for|in|during) (?:this|the current) (?:session|chat|conversation|call)\b",
     r"\bthis session\b", r"\buntil (?:the end of (?:the )?(?:day|session)|tomorrow|tonight)\b",
+    # a deadline: "until Friday", "till end of day", "through the end of the week", "before the release"
+    r"\b(?:until|till|til|through|thru) (?:the )?(?:end of (?:the |this )?(?:day|week|month|sprint|quarter|year"
+    r"|session|shift)|eod|eow|(?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|weekend|week|month)|noon|midnight|morning|evening|lunch|the (?:release|demo|freeze|launch|deploy)"
+    r"|\d{1,2}(?::\d{2})?\s?(?:am|pm)?\b)",
+    r"\b(?:for|during|over|within) the (?:next|coming) (?:\w+ )?(?:hours?|minutes?|days?|weeks?)\b",
+    r"\bfor the rest of (?:the |this )?(?:week|month|sprint)\b", r"\b(?:this|for the) (?:week|weekend|sprint)\b",
     r"\bfor the (?:next|rest of the|rest of this) (?:\d+ |few |couple of )?"
     r"(?:session|chat|conversation|hours?|minutes?|day)\b",
     r"\bfor (?:\d+|an?|one|two|three|half an?) (?:hours?|hrs?|minutes?|mins?)\b",
@@ -63,13 +71,28 @@ _TEMP = _rx(
     r"\bв (?:этой|текущей) сессии\b", r"\bв этом (?:чате|разговоре|диалоге)\b", r"\bв этот раз\b",
     r"\bдо конца (?:дня|сессии|разговора)\b", r"\bна (?:ближайш\w+|следующ\w+ )?\s*\d+\s*(?:час|минут)\w*",
     r"\bна (?:час|полчаса|пару часов)\b",
+    # a deadline or a period: "до пятницы", "до конца недели", "в течение двух часов", "на этой неделе"
+    r"(?<!\w)до (?:конца (?:дня|недели|месяца|спринта|квартала|года|смены)|завтра|вечера|утра|обеда|ночи"
+    r"|понедельника|вторника|среды|четверга|пятницы|субботы|воскресенья|выходных|релиза|демо|деплоя"
+    r"|следующей недели|\d{1,2}(?::\d{2})?)(?!\w)",
+    r"(?<!\w)в течение (?:\S+\s+)?(?:час\w*|минут\w*|дн\w*|недел\w*|суток)(?!\w)",
+    r"(?<!\w)(?:на этой неделе|на этих выходных|на выходные|на неделю|на ближайш\w+ (?:\S+ )?(?:дн\w*|недел\w*))(?!\w)",
 )
+_DEADLINE = _rx(
+    r"\b(?:until|till|til|through|thru) (?!the end of (?:the )?(?:day|session)\b|tomorrow\b|tonight\b)\w",
+    r"\b(?:for|during|over|within) the (?:next|coming) (?:\w+ )?(?:days?|weeks?)\b",
+    r"\bfor the rest of (?:the |this )?(?:week|month|sprint)\b", r"\b(?:this|for the) (?:week|weekend|sprint)\b",
+    r"(?<!\w)до (?!конца (?:дня|сессии|разговора)(?!\w))\w", r"(?<!\w)в течение (?:\S+\s+)?(?:дн\w*|недел\w*|суток)",
+    r"(?<!\w)(?:на этой неделе|на этих выходных|на выходные|на неделю)(?!\w)",
+)
+"""A period the session entry has no expiry for (it knows hours, minutes and the end of the day)."""
 _TEMP_PHRASE = re.compile(
     r"(?:\b(?:just|only|тольк[оа])\s+)?(?:\b(?:for|until|during)\s+)?(?:" + _TEMP.pattern + ")", re.I
 )
 """A temporariness marker with the words that lead into it ("just for today"), removed as one."""
 _TODAY = _rx(
-    r"\btoday\b", r"\btonight\b", r"\buntil the end of (?:the )?day\b", r"\bfor the rest of the day\b",
+    r"\btoday\b", r"\btonight\b", r"\b(?:until|till|til|through) (?:the )?(?:end of (?:the |this )?day|eod)\b",
+    r"\bfor the rest of the day\b",
     r"\bсегодня\b", r"\bдо конца дня\b",
 )
 """Markers of a statement that holds until the end of the local day."""
@@ -176,6 +199,15 @@ class Classification:
 def temporary_markers(text: str) -> list[str]:
     """Temporariness markers in ``text`` ("today", "for now", "сегодня", "в этой сессии", ...)."""
     return [m.group(0).strip().lower() for m in _TEMP.finditer(text)]
+
+
+def strip_leading_period(clause: str) -> str:
+    """``clause`` without a temporariness phrase at its start ("Until Friday keep..." → "keep...",
+    "до конца недели не трогай..." → "не трогай..."); unchanged when it does not start with one."""
+    m = _TEMP_PHRASE.match(clause.lstrip())
+    if m is None:
+        return clause
+    return clause.lstrip()[m.end():].lstrip(" ,:—–-")
 
 
 def permanence_markers(text: str) -> list[str]:
@@ -301,7 +333,9 @@ def _classify_one(raw: str) -> Classification | None:
         )
     if temp and _DIRECTIVE.search(stmt):
         return mk(
-            "temporary_preference", "temporary_preferences", _strip_markers(text) or text,
+            "temporary_preference", "temporary_preferences",
+            # a deadline the entry cannot expire on ("until Friday", "до конца недели") stays in its text
+            text if _DEADLINE.search(stmt) and not _TODAY.search(stmt) else _strip_markers(text) or text,
             reason="temporary preference: marked as temporary, lives in this session only",
             markers=tuple(temp),
         )

@@ -31,7 +31,13 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from neotask_tui.engine.language.classifier import directive_start, permanence_markers, project_scope, temporary_markers
+from neotask_tui.engine.language.classifier import (
+    directive_start,
+    permanence_markers,
+    project_scope,
+    strip_leading_period,
+    temporary_markers,
+)
 
 Kind = Literal["negation", "condition", "temporary"]
 
@@ -210,6 +216,12 @@ def is_negated_constraint(sentence: str) -> bool:
     parts = clauses(sentence)
     if any(_imperative_negation(c) or _subject_negation(c) for c in parts):
         return True
+    # "До конца недели не трогай конфиг", "for the next hour don't restart it": the period aside,
+    # a negated imperative.
+    if temporary_markers(sentence) and any(
+        _imperative_negation(_unfill(strip_leading_period(c))) for c in parts
+    ):
+        return True
     if _WITHOUT.search(sentence) and any(
         _WITHOUT.search(c) and (directive_start(c) or _RU_IMPERATIVE_START.match(c)) for c in parts
     ):
@@ -245,6 +257,8 @@ def is_temporary_rule(sentence: str) -> bool:
         return False  # "now write the note" orders the work; it does not limit a rule in time
     for c in clauses(sentence):
         rest = _unfill(_TEMP_LEAD.sub("", c, count=1))
+        if rest == c:
+            rest = _unfill(strip_leading_period(c))
         if rest != c and (directive_start(rest) or _RU_IMPERATIVE_START.match(rest)):
             return True
         if directive_start(c) and not c.lower().startswith(("want", "need", "like")):

@@ -18,22 +18,27 @@ What is found:
   ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``);
 - passwords in English and Russian prose ("my password for the box is …", "I log in with … as my
   password", "… is my password", "the pass is …", "пароль от сервера — …", "войти с паролем …",
-  "mot de passe: …", "the password's …"), also with the separator and/or value on the next line
+  "mot de passe: …", "the password's …", "My password? It's …", "пароль такой: …", "пароль — это …";
+  an aside after the word is skipped: "password (don't tell anyone): …", "my password, by the way,
+  is …"), also with the separator and/or value on the next line
   ("password:\\n…", "мой пароль\\n— …"; the value alone on its line), multi-word passphrases to
   the end of their clause ("the passphrase is: …", "кодовая фраза: …"), a new password after
   "I reset it to …" / "поменял его на …" (see ``_SET_TO``), PINs, door codes and lock combinations
-  ("combination is …", "код замка …"), ``user:password`` pairs (``curl -u``, "creds admin:…",
-  "login: admin / …"), 2FA backup codes and seed phrases (after "seed phrase", "mnemonic",
+  ("combination is …", "код замка …", "my pin number is …", "the code for the door is …"), Wi-Fi
+  keys, security answers, ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …",
+  "login with admin / …"), 2FA backup codes and seed phrases (after "seed phrase", "mnemonic",
   "recovery phrase", "сид-фраза", or a bare "seed:" followed by 12–24 words);
 - passwords on command lines: ``--password=…``, ``--db-password …``, ``mysql -p…``,
-  ``sshpass -p …``, ``PGPASSWORD=… psql``;
+  ``sshpass -p …``, ``PGPASSWORD=… psql``, ``docker login -p …``, ``htpasswd -b FILE USER …``;
+- a prose password wrapped onto the next line ("is Zebra9\\nQuokka1", "hunter2hun-\\nter2") whole;
 - long high-entropy tokens (not pure hex: git SHAs, UUIDs and hashes stay readable; nor words
   glued into an identifier, file names with a UUID, ``sha512-`` digests or URL path segments).
 
 Every rule runs on a normalised view: NFKC, zero-width and other default-ignorable characters
 removed, confusable hyphens made ``-``, words mixing Latin, Cyrillic and Greek look-alike letters
-in their majority script (Latin or Cyrillic), and a known-prefix token wrapped across lines
-joined; the original span is what gets replaced. A secret longer than a rule's length cap is
+in their majority script (Latin or Cyrillic), a known-prefix token wrapped across lines
+joined, and a password word broken up ("pass\\nword", "p a s s w o r d", "p@ssw0rd", "пар0ль") read
+whole; the original span is what gets replaced. A secret longer than a rule's length cap is
 redacted whole. Values that are code (calls, attributes,
 paths, durations, versions, references) and ``*_key`` names of tables and maps
 (``primary_key``, ``cache_key``) are not secrets.
@@ -151,7 +156,7 @@ _MARKER = re.compile(r"\[REDACTED:[a-z_]{1,40}\]")
 _TRAILING = ".,;:!?)]}>»\"'`"
 
 # name = value / name: value (.env, YAML, JSON, headers, connection strings, query strings)
-_ASSIGN = re.compile(r"(?<![\w.\-])[\"']?([^\W\d][\w.\-]{0,79}+)[\"']?[^\S\n]{0,8}(?::=|=>|[:=])[^\S\n]{0,8}")
+_ASSIGN = re.compile(r"(?<![\w.\-])[\"']?([^\W\d][\w.\-]{0,79}+)[\"']?[^\S\n]{0,8}(?::=|=>|[:=])(?!=)[^\S\n]{0,8}")
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SECRET_PARTS = frozenset({
     "password", "passwd", "pwd", "pw", "pass", "passphrase", "passcode", "secret", "token", "apikey",
@@ -173,24 +178,31 @@ _PW_WORD = (r"(?:pass(?:word|phrase|code)|passwd|pwd|парол(?:ь|я|ю|ем|
 _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after it
     r"(?=[^\S\n]{0,4}[:=—–\-iwaэе→⇒])[^\S\n]{0,4}"
     r"(?:->|=>|[→⇒]|[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bare\b|\bэто\b|\bесть\b)"
-    r"(?:[^\S\n]{0,2}[:—–](?!\S))?"
+    r"(?:[^\S\n]{0,2}[:—–](?!\S))?(?:[^\S\n]{1,4}(?:это|вот)(?![а-яё]))?"
     r"(?:[^\S\n]{1,4}(?:still|now|currently|actually|just|always|теперь|сейчас|всё ещё|все еще))?[^\S\n]{0,4}"
 )
 _PW_FOR = (r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)"
            r"(?:[^\S\n]{1,4}[^\s:=—–.!?\[]{1,30}+){1,6}?)?")
-_PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + _PROSE_SEP)
+_PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR
+                       + r"(?:[^\S\n]{1,4}(?:такой|такая|следующий|вот)(?![а-яё]))?" + _PROSE_SEP)
+# a question and its answer: "My password? It's V.", "Пароль? V" (strict: "Forgot password? Click here")
+_PW_ASK = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?[^\S\n]{0,2}\?[^\S\n]{1,4}"
+                     r"(?:(?:it['’]s|it[^\S\n]is|that['’]s|это|вот)[^\S\n]{1,4})?")
 # a weaker link, so the value must look like a password: "changed my password to V", "сменил пароль на V"
 _PW_WEAK = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + r"[^\S\n]{1,4}(?:to|на|теперь|сейчас)[^\S\n]{1,4}"
 )
-_PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код))?|passcode|пин(?:[ -]?код)?"
+_PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код|number))?|passcode|пин(?:[ -]?код)?"
+             r"|(?:door|gate|alarm|garage|lock|safe|locker|padlock|entry)[ -]code"
+             r"|code(?=[^\S\n]{1,4}(?:for|to|of|on)[^\S\n]{1,4}(?:(?:the|my|our|a)[^\S\n]{1,4})?"
+             r"(?:door|gate|alarm|garage|lock|safe|locker|padlock|building|entrance)(?![a-z]))"
              r"|(?:lock(?:er)?|safe|padlock|door|gate)[^\S\n]{1,4}combination|combination(?=[^\S\n]{0,4}(?:[:=—–]|is\b))"
              r"|код[^\S\n]{1,4}(?:замка|сейфа|домофона|двери|подъезда|шкафчика)(?![а-яё])"
              r"|комбинаци(?:я|ю)[^\S\n]{1,4}(?:замка|сейфа)(?![а-яё])"
              r"|код(?=[^\S\n]{1,4}(?:от|для|к|на)[^\S\n]|[^\S\n]{0,4}[:=—–]))")
 _PIN = re.compile(
     r"(?i)(?<![\w-])" + _PIN_WORD +
-    r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
+    r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)(?:[^\S\n]{1,4}(?:the|my|our|a))?[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
     r"[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bwas\b|\bэто\b)?[^\S\n]{0,4}([0-9]{4,8})(?![0-9]|[\-./:,][0-9])")
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
 _PW_BARE = re.compile(
@@ -245,7 +257,8 @@ _FUNCTION_WORDS = frozenset({
 _CURL_USER = re.compile(r"(?<!\S)(?:-u|--user)(?:[^\S\n]{1,4}|=)[\"']?[^\s:\"'@]{1,64}:(?=[^\s\"'@])")
 # a user/password pair after a credential word: "creds admin:V", "login: admin / V"
 _CRED_PAIR = re.compile(
-    r"(?i)(?<![\w-])(?:creds|credentials|login|логин|учётка|учетка|account)[^\S\n]{0,4}"
+    r"(?i)(?<![\w-])(?:creds|credentials|login|логин|учётка|учетка|account)"
+    r"(?:[^\S\n]{1,4}(?:with|as|using|под|через))?[^\S\n]{0,4}"
     r"(?:[:=—–]|\bare\b|\bis\b)?[^\S\n]{1,4}[^\s:/@]{1,64}+(:|[^\S\n]{1,4}/[^\S\n]{1,4})"
 )
 # a token word and the token itself, no separator: "token 9f86d0…" (the value must look like a token)
@@ -261,7 +274,8 @@ _BACKUP_LEAD = re.compile(
 _BACKUP_CODE = re.compile(r"\s{0,4}(?:[,;][^\S\n]{0,4})?([A-Za-z0-9]{4,12}(?:-[A-Za-z0-9]{3,12})?)(?![\w-])")
 _SEED = re.compile(
     r"(?i)(?<![\w-])(?:(?:seed|recovery|mnemonic|secret|backup|wallet)[^\S\n]{1,4}(?:phrase|words)"
-    r"|mnemonic(?:[^\S\n]{1,4}phrase)?|(?:сид|seed)[- ]?фраз[аеуы]|мнемоническ\w{0,4}[^\S\n]{1,4}фраз[аеуы]"
+    r"|mnemonic(?:[^\S\n]{1,4}phrase)?|мнемоник[аиуе]|(?:сид|seed)[- ]?фраз[аеуы]"
+    r"|мнемоническ\w{0,4}[^\S\n]{1,4}фраз[аеуы]"
     r"|фраз[аеуы][^\S\n]{1,4}восстановления)"
     r"[^\S\n]{0,4}(?:[:=—–-]|\bis\b|\bare\b|\bэто\b)?\s{0,4}"
     r"([a-z]{3,8}(?:\s{1,4}[a-z]{3,8}){11,23})(?![a-z])"
@@ -285,7 +299,7 @@ _PW_AS = re.compile(
 _CRED_PROSE = re.compile(
     r"(?i)(?<![\w-])(?:api[ _\-]?key|apikey|access[ _\-]?key(?:[ _\-]?id)?|secret(?:[ _\-]?(?:access[ _\-]?)?key)?"
     r"|client[ _\-]?secret|auth[ _\-]?token|access[ _\-]?token|refresh[ _\-]?token|token|private[ _\-]?key"
-    r"|creds|credentials"
+    r"|creds|credentials|(?:wi-?fi|wlan|wpa2?|wpa3|network|router)[ _\-]?(?:key|psk)"
     r"|токен|ключ(?:[^\S\n]{1,4}(?:api|апи|доступа))?|секрет(?:ный ключ)?)" + _PROSE_SEP
 )
 _AUTH_HEADER = re.compile(
@@ -303,7 +317,9 @@ _HASH_NAME = re.compile(r"(?i)(?:sha|md|aes|rsa|utf|crc|des|ecdsa|ed|pbkdf|scryp
 # bare "is", where a sentence about the passphrase ("is stored in the vault") has to be told apart
 _PHRASE_LEAD = re.compile(
     r"(?i)(?<![\w-])(?:pass[ -]?phrase|(?:secret|security|code|safe|magic)[ -](?:phrase|words?)"
-    r"|(?:кодов|парольн|секретн)\w{0,3}[^\S\n]{1,4}фраз[аеуы]|фраз[аеуы][- ]пароль)s?" + _PW_FOR
+    r"|(?:кодов|парольн|секретн)\w{0,3}[^\S\n]{1,4}фраз[аеуы]|фраз[аеуы][- ]пароль"
+    r"|(?:security|secret)[ -]answer|answer[^\S\n]{1,4}to[^\S\n]{1,4}(?:my|the)[^\S\n]{1,4}security[^\S\n]{1,4}question"
+    r"|(?:ответ|отв)[^\S\n]{1,4}на[^\S\n]{1,4}(?:секретный|контрольный)[^\S\n]{1,4}вопрос)s?" + _PW_FOR
     + r"[^\S\n]{0,4}(?:(?:is|was|это)[^\S\n]{0,2})?(?:[:=—–]|-(?=\s))[^\S\n]{0,4}"
 )
 _PHRASE_REST = re.compile(
@@ -345,6 +361,13 @@ _MYSQL_CMD = re.compile(r"(?<![\w./-])(?:mysql|mysqldump|mysqladmin|mysqlimport|
                         r"|mariadb(?:-dump|-admin)?)(?![\w-])[^\n|;&]{0,512}")
 _MYSQL_P = re.compile(r"(?<!\S)-p(?=[^\s\-])")
 _SSHPASS = re.compile(r"(?<![\w-])sshpass(?:[^\S\n]{1,4}-v)*[^\S\n]{1,4}-p[^\S\n]{0,4}(?=[^\s\-])")
+# registry logins ("docker login -u bob -p V") and htpasswd's batch mode ("htpasswd -b FILE USER V",
+# "htpasswd -nb USER V": the password is the last argument)
+_LOGIN_CMD = re.compile(r"(?<![\w./-])(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[^\S\n]{1,4}registry)"
+                        r"[^\S\n]{1,4}login(?![\w-])[^\n|;&]{0,512}")
+_LOGIN_P = re.compile(r"(?<!\S)(?:-p|--password)(?:[^\S\n]{1,4}|=)(?=[^\s\-])")
+_HTPASSWD = re.compile(r"(?<![\w./-])htpasswd((?:[^\S\n]{1,4}-[a-zA-Z]{1,8})+)[^\S\n]{1,4}")
+_ARG = re.compile(r"(?:\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s|;&]{1,256})(?:[^\S\n]{1,4}|(?=[\s|;&]|$))")
 _OPTION_WORDS = frozenset({"flag", "option", "argument", "arg", "switch", "parameter", "param", "prompt",
                            "флаг", "опция", "опцию", "ключ", "параметр", "аргумент"})
 
@@ -570,6 +593,58 @@ _WRAP = re.compile(r"(?<![A-Za-z0-9_\-])(?:" + _WRAP_PREFIX + r")[A-Za-z0-9_\-.]
 _WRAP_BREAK = re.compile(r"\r?\n[ \t]{0,16}")
 
 
+# A password cue word broken up, so the rules never see it: wrapped ("pass\nword", "pass-\nword",
+# "passw\r\nord", "pass\u2028word"), letter-spaced ("p a s s w o r d") or in leetspeak ("p@ssword",
+# "passw0rd", "pa55word", "пар0ль"); the view reads it as the plain word, but only right before a
+# separator or an aside, so "pass\nword lists" or a value "P@ssw0rd!" stays as it is.
+_BRK = r"(?:-?[^\S\n]{0,4}\r?\n[ \t]{0,16}|[\u2028\u2029\x85])"
+
+
+def _split_word(word: str) -> str:
+    return "|".join(re.escape(word[:i]) + _BRK + re.escape(word[i:]) for i in range(1, len(word)))
+
+
+_CUE_AHEAD = (r"(?=s?[^\S\n]{0,4}(?:[:=—–?(,]|-\s|\bis\b|\bwas\b|\bэто\b|\r?\n)"
+              r"|s?[^\S\n]{1,4}(?:for|to|of|on|at|от|для|к|на)[^\S\n])")
+_CUE_BROKEN = re.compile(
+    r"(?i)(?<![\w@$-])(?:(" + _split_word("password") + "|p a s s w o r d|p[a@4][s5$][s5$]w[o0]rd)"
+    r"|(" + _split_word("пароль") + "|п а р о л ь|п[аa@][рp][о0o]ль))" + _CUE_AHEAD
+)
+# an aside between a password word and its separator or value: "password (don't tell anyone): V",
+# "my password — don't share — is V", "the root password, which I set yesterday, is V",
+# "пароль, кстати, V": the view drops it. Only plain words: a value in brackets or dashes stays.
+_ASIDE_WORDS = r"[^\W\d_][\w'’]{0,23}(?:[^\S\n]{1,3}[^\W\d_][\w'’]{0,23}){0,7}"
+_ASIDE = re.compile(
+    r"(?i)(?<![\w-])" + _PW_WORD + r"s?"
+    r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|от|для|к|на)[^\S\n]{1,4}[^\s:=—–,()]{1,30}+)?"
+    r"([^\S\n]{0,4}\(" + _ASIDE_WORDS + r"\)(?=[^\S\n]{0,4}(?:[:=—–]|-\s|\bis\b|\bwas\b|\bэто\b))"
+    r"|[^\S\n]{1,4}[—–-][^\S\n]{1,4}" + _ASIDE_WORDS + r"[^\S\n]{1,4}[—–-](?=[^\S\n]{1,4}(?:is|was|это)\b|:)"
+    r"|[^\S\n]{0,4},[^\S\n]{1,4}" + _ASIDE_WORDS + r",)"
+)
+_ASIDE_AFTER_COMMA = re.compile(r"[^\S\n]{0,4}(?:[:=—–]|-\s|\bis\b|\bwas\b|\bэто\b)")
+_CLAUSE_END = re.compile(r"[^\S\n]{0,4}(?:[.,;!?)\]\"'`]|\r?\n|$)")
+
+
+def _cue_edits(text: str) -> list[tuple[int, int, str]]:
+    """View edits that undo a broken-up password word and drop an aside after one (see above)."""
+    out: list[tuple[int, int, str]] = []
+    for m in _CUE_BROKEN.finditer(text):
+        word = "password" if m.group(1) else "пароль"
+        if m.group(0).casefold() != word:
+            out.append((m.start(), m.end(), word))
+    low = text.casefold()
+    if any(w in low for w in ("pass", "pwd", "парол", "mot de", "contrase", "kennwort", "senha", "has")):
+        for m in _ASIDE.finditer(text):
+            start, end = m.span(1)
+            if m.group(1).rstrip().endswith(",") and _ASIDE_AFTER_COMMA.match(text, end) is None:
+                nxt = re.compile(r"[^\S\n]{1,4}").match(text, end)  # "пароль, кстати, V": V must look like one
+                v = _value_at(text, nxt.end()) if nxt else None
+                if v is None or not _plausible(v[2], strict=True) or not _CLAUSE_END.match(text, v[1]):
+                    continue
+            out.append((start, end, ""))
+    return out
+
+
 @dataclass(slots=True)
 class _View:
     """The normalised text and its edits: ``(view_start, view_end, orig_start, orig_end)``."""
@@ -640,6 +715,17 @@ def _view(text: str) -> _View:
                     break
                 edits.append((pos + b.start(), pos + b.end(), ""))
                 run += cont
+    cue = _cue_edits(text)
+    if cue:  # these win over a character edit inside them
+        spans = sorted((a, b) for a, b, _r in cue)
+        firsts = [a for a, _b in spans]
+
+        def inside(a: int, b: int) -> bool:
+            i = bisect.bisect_right(firsts, max(a, b - 1)) - 1
+            return i >= 0 and spans[i][1] > a
+
+        edits = [e for e in edits if not inside(e[0], e[1])] + cue
+        inplace = [(pos, r) for pos, r in inplace if not inside(pos, pos + len(r))]
     if inplace:
         swapped = list(text)
         for pos, r in inplace:
@@ -785,6 +871,24 @@ def _passphrase(text: str, m: re.Match[str]) -> SecretMatch | None:
     return SecretMatch("password", c.start(), c.end())
 
 
+# a prose password value wrapped onto the next line: "my password is Zebra9\nQuokka1", "hunter2hun-\nter2";
+# the next line must be one token on its own, and the value ends in "-" or the rest has a digit or a symbol
+_VALUE_WRAP = re.compile(r"[^\S\n]{0,4}\r?\n[ \t]{0,16}([A-Za-z0-9][A-Za-z0-9!@#$%^&*+?~_\-]{0,63})"
+                         r"(?=[.,;!?)]{0,2}[^\S\n]*(?:\r?\n|$))")
+
+
+def _wrapped_rest(text: str, found: SecretMatch) -> SecretMatch:
+    """``found`` with the rest of its value when the value was wrapped onto the next line."""
+    c = _VALUE_WRAP.match(text, found.end)
+    if c is None:
+        return found
+    rest = c.group(1).rstrip(".,;!?)")
+    value = text[found.start:found.end]
+    if value.endswith("-") or any(not ch.isalpha() for ch in rest):
+        return SecretMatch(found.kind, found.start, c.start(1) + len(rest))
+    return found
+
+
 def _prose_passwords(text: str) -> Iterator[SecretMatch]:
     covered = 0
     for m in _PW_PROSE.finditer(text):
@@ -794,7 +898,8 @@ def _prose_passwords(text: str) -> Iterator[SecretMatch]:
         if found is None:
             v = _value_at(text, m.end())
             if v is not None and _prose_ok(m, v[2], strict=False):
-                found = SecretMatch("password", v[0], v[1])
+                found = _wrapped_rest(text, SecretMatch("password", v[0], v[1])) if "\n" in text else (
+                    SecretMatch("password", v[0], v[1]))
         if found is not None:
             covered = found.end
             yield found
@@ -943,6 +1048,28 @@ def _cli_passwords(text: str) -> Iterator[SecretMatch]:
                 v = _value_at(text, p.end())
                 if v is not None and not _is_marker(v[2]) and not v[2].startswith("$"):
                     yield SecretMatch("password", v[0], v[1])
+    if "login" in low:
+        for cmd in _LOGIN_CMD.finditer(text):
+            for p in _LOGIN_P.finditer(text, cmd.start(), cmd.end()):
+                v = _value_at(text, p.end())
+                if v is not None and not _is_marker(v[2]) and not v[2].startswith(("$", "<")):
+                    yield SecretMatch("password", v[0], v[1])
+    if "htpasswd" in low:
+        for m in _HTPASSWD.finditer(text):
+            flags = m.group(1).replace("-", "").replace(" ", "")
+            if "b" not in flags:
+                continue  # the password is prompted for
+            pos, args = m.end(), []
+            for _ in range(2 if "n" in flags else 3):
+                a = _ARG.match(text, pos)
+                if a is None:
+                    break
+                args.append(a)
+                pos = a.end()
+            if len(args) == (2 if "n" in flags else 3):
+                v = _value_at(text, args[-1].start())
+                if v is not None and not _is_marker(v[2]) and not v[2].startswith(("$", "<")):
+                    yield SecretMatch("password", v[0], v[1])
     if "sshpass" in low:
         yield from _after_lead(text, _SSHPASS, "password",
                                lambda m, v: not _is_marker(v) and not v.startswith("$"))
@@ -960,6 +1087,8 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _prose_passwords(text)
         yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
         yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
+        if "?" in text:
+            yield from _after_lead(text, _PW_ASK, "password", lambda m, v: _plausible(v, strict=True))
         if "'s" in text or "’s" in text:
             yield from _after_lead(text, _PW_POSS, "password", lambda m, v: _possessive_ok(v))
         for m in _PW_AS.finditer(text):
@@ -974,7 +1103,7 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _after_lead(text, _PW_SHORT, "password", lambda m, v: _plausible(v, strict=True))
     if "\n" in text and any(w in low for w in ("pass", "pw", "парол", "пасс", "contrase", "kennwort", "senha", "has")):
         yield from _wrapped_passwords(text)
-    if any(w in low for w in ("pin", "пин", "код", "passcode", "combination", "комбинаци")):
+    if any(w in low for w in ("pin", "пин", "код", "code", "combination", "комбинаци")):
         for m in _PIN.finditer(text):
             yield SecretMatch("pin", *m.span(1))
         if "\n" in text:
@@ -992,7 +1121,7 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _pairs(text, _CRED_PAIR, "password")
     if "code" in low or "коды" in low:
         yield from _backup_codes(text)
-    if any(w in low for w in ("phrase", "words", "mnemonic", "фраз")):
+    if any(w in low for w in ("phrase", "words", "mnemonic", "фраз", "мнемоник", "answer", "вопрос")):
         for m in _SEED.finditer(text):
             yield SecretMatch("seed_phrase", *m.span(1))
         yield from _passphrases(text)
@@ -1000,7 +1129,7 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _bare_seeds(text)
     if any(w in low for w in (" to ", " на ")):
         yield from _set_to(text)
-    if "--" in text or "mysql" in low or "mariadb" in low or "sshpass" in low:
+    if "--" in text or any(w in low for w in ("mysql", "mariadb", "sshpass", "login", "htpasswd")):
         yield from _cli_passwords(text)
 
 

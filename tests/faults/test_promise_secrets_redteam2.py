@@ -1,0 +1,126 @@
+"""README promise (Secrets), second red-team round: asides between the cue word and the value, more
+prose and command-line shapes, more cue words, cue words broken up by wraps or look-alikes, wrapped
+values, and false-positive guards for ordinary prose and code."""
+
+from __future__ import annotations
+
+import pytest
+
+from neotask_tui.text.secrets import redact_secrets
+
+PW = "Zebra9" + "Quokka1"  # built at runtime: no literal credential in the repository
+HUNTER = "hunter2" + "hunter2"
+SEED = ("abandon ability able about above absent absorb abstract absurd abuse access accident")
+
+
+def _hidden(text: str, secret: str) -> str:
+    out = redact_secrets(text)
+    assert secret not in out, out
+    assert "[REDACTED:" in out, out
+    return out
+
+
+@pytest.mark.parametrize("text", [
+    f"password (don't tell anyone): {HUNTER}",
+    f"пароль (никому не говори): {HUNTER}",
+    f"my password — don't share — is {HUNTER}",
+])
+def test_an_aside_between_cue_and_value_is_skipped(text: str) -> None:
+    out = _hidden(text, HUNTER)
+    assert "tell anyone" in out or "никому не говори" in out or "don't share" in out  # the aside stays
+
+
+@pytest.mark.parametrize("text", [
+    f"My password? It's {PW}.",
+    f"my password, by the way, is {PW}",
+    f"The root password, which I set yesterday, is {PW}",
+    f"пароль, кстати, {PW}",
+    f"пароль такой: {PW}",
+    f"пароль — это {PW}",
+    f"Пароль? {PW}",
+])
+def test_prose_shapes(text: str) -> None:
+    _hidden(text, PW)
+
+
+@pytest.mark.parametrize("text", [
+    f"docker login -u bob -p {PW}",
+    f"podman login registry.example.com --username bob --password {PW}",
+    f"htpasswd -b file bob {PW}",
+    f"htpasswd -nbB bob {PW}",
+])
+def test_command_lines(text: str) -> None:
+    out = _hidden(text, PW)
+    assert "bob" in out
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    (f"мнемоника: {SEED}", SEED),
+    ("my pin number is 4921", "4921"),
+    ("the code for the door is 4921", "4921"),
+    ("door code: 4921", "4921"),
+    (f"wifi key: {PW}", PW),
+    (f"the secret is {PW}", PW),
+    ("security answer: Fluffy1999", "Fluffy1999"),
+    # "login with admin / V": a user / password pair after a login word, like "login: admin / V"; the
+    # slash form asks for a password-looking value, so "login with admin / please" stays prose
+    (f"login with admin / {PW}", PW),
+])
+def test_cue_words(text: str, secret: str) -> None:
+    _hidden(text, secret)
+
+
+@pytest.mark.parametrize("cue", [
+    "pass\nword", "pa\nssword", "pass-\nword", "passw\r\nord", "pass\u2028word", "p a s s w o r d",
+    "p@ssword", "passw0rd", "pa55word", "пар0ль", "пар\nоль",
+])
+def test_a_broken_cue_word_still_counts(cue: str) -> None:
+    out = _hidden(f"{cue}: {PW}", PW)
+    assert out.startswith(cue)  # the cue word itself is kept as written
+
+
+@pytest.mark.parametrize(("text", "half"), [
+    ("my password is Zebra9\nQuokka1", "Quokka1"),
+    ("my password is hunter2hun-\nter2", "ter2"),
+])
+def test_a_wrapped_value_is_redacted_whole(text: str, half: str) -> None:
+    out = redact_secrets(text)
+    assert half not in out, out
+
+
+@pytest.mark.parametrize("rest", ["and more words here", "Thanks!", "```"])
+def test_the_next_line_after_a_value_is_not_taken_for_its_rest(rest: str) -> None:
+    assert redact_secrets(f"my password is Zebra9\n{rest}") == f"my password is [REDACTED:password]\n{rest}"
+
+
+@pytest.mark.parametrize("text", [
+    "Forgot password? Click here to reset it.",
+    "What is your password? I don't remember mine.",
+    "The password, username, and email fields are required.",
+    "Password, email, phone2 fields",
+    "the password (see the vault) is stored elsewhere",
+    "my password — the one I use everywhere — is weak",
+    "I need to pass\nword lists to the function",
+    "the code for the door is on the fridge",
+    "pin number is required",
+    "docker login -u bob --password-stdin",
+    "docker login -u bob -p $REGISTRY_PASSWORD",
+    "htpasswd -c /etc/nginx/.htpasswd bob",
+    "security answer: not set",
+    "login with admin / please",
+    "wifi key: see the router",
+    "DB_PASSWORD=abc123\nAPI_URL=http://localhost:8000",
+    "мнемоника — это способ запоминания",
+    "пароль, который я забыл, надо сбросить",
+    "Пароль? Не помню.",
+    "пароль такой же, как раньше",
+    "The password, which is hashed, is stored in the db",
+    "def check(password, user):\n    return password == user.pw",
+    "passwords, tokens, keys: all go to the vault",
+])
+def test_ordinary_prose_and_code_are_left_alone(text: str) -> None:
+    out = redact_secrets(text)
+    if text.startswith("DB_PASSWORD"):
+        assert out.endswith("\nAPI_URL=http://localhost:8000"), out  # the next line is not the value
+    else:
+        assert out == text

@@ -1173,8 +1173,65 @@ def _entropy_tokens(text: str) -> Iterator[SecretMatch]:
 
 _CONTINUES = re.compile(r"[A-Za-z0-9_\-+/=]++")
 
+# -- a secret announced by the message before ------------------------------------------------------
+# "I'm going to tell you my NAS admin password in the next message." and then "Zebra9Quokka1"; "And
+# the old one was:" and then "Yak4Wombat88-old": the value alone says nothing, the message before
+# (or the line before it in the same message) says what it is. The value must be a whole line of
+# one password-looking token; the announcement a password/secret/PIN word in prose, or (from the
+# previous message only) a line ending in ":".
+_ANNOUNCE = re.compile(
+    r"(?i)(?<![\w-])(?:" + _PW_WORD + r"s?|pass|pw|secret|secrets|creds|credentials|pin|pin[ -]?code|passcode"
+    r"|секрет\w{0,3}|пин(?:[ -]?код)?)(?![\w-])"
+)
+_LONE = re.compile(r"^[ \t]*[\"'`«]?([^\s\"'`«»]{6,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)
+_CODE_LINE = re.compile(r"[(){}\[\];=<>|]|^\s*(?:#|//|def |class |import |from |\$ )")
+_DOTTED = re.compile(r"[\w\-]+(?:\.[\w\-]+)+")
 
-def find_secrets(text: str) -> list[SecretMatch]:
+
+def _announces(line: str, *, colon: bool) -> str | None:
+    """``"word"`` if a line of prose says a password or secret follows, ``"colon"`` if it only ends
+    in ":" (counted when ``colon``), else ``None``."""
+    line = line.strip()
+    if not line or _CODE_LINE.search(line):
+        return None
+    if _ANNOUNCE.search(line):
+        return "word"
+    return "colon" if colon and line.endswith(":") else None
+
+
+def _announced_value(value: str, how: str) -> bool:
+    """A lone value after an announcement: password-looking; after a bare ":" ("the old one was:")
+    also mixed case and a digit ("Run this:" and then "make-test2" is a command)."""
+    if (_is_marker(value) or _is_code(value) or "://" in value or "/" in value or _DOTTED.fullmatch(value)
+            or re.fullmatch(r"[a-z_][a-z0-9_]*", value)):
+        return False
+    if how == "colon":
+        return _random_looking(value) or (_DIGIT.search(value) is not None and _LOWER.search(value) is not None
+                                          and _UPPER.search(value) is not None and len(value) >= 8)
+    return _random_looking(value) or _plausible(value, strict=True)
+
+
+def _announced(text: str, context: str | None) -> Iterator[SecretMatch]:
+    """Lone password-looking lines of ``text`` announced by the line before or by ``context``."""
+    prev_line = context.rstrip().rsplit("\n", 1)[-1] if context and context.strip() else None
+    first = True
+    last = 0
+    for m in _LONE.finditer(text):
+        gap = text[last:m.start()]
+        before = gap.rstrip().rsplit("\n", 1)[-1] if gap.strip() else None
+        last = m.end()
+        how: str | None = None
+        if before is not None:
+            how = _announces(before, colon=False)
+        elif first and prev_line is not None:
+            how = _announces(prev_line, colon=True)
+        first = False
+        value = m.group(1).rstrip(_TRAILING)
+        if how is not None and len(value) >= 6 and _announced_value(value, how):
+            yield SecretMatch("password", m.start(1), m.start(1) + len(value))
+
+
+def find_secrets(text: str, *, context: str | None = None) -> list[SecretMatch]:
     """Locate secrets in ``text``.
 
     Matching runs on a normalised view (look-alike characters undone, zero-width characters
@@ -1184,6 +1241,10 @@ def find_secrets(text: str) -> list[SecretMatch]:
 
     Args:
         text: Any free text.
+        context: The message before ``text`` in the same conversation (the previous user message),
+            when ``text`` is a message: a lone password-looking line that it (or the line before it
+            in ``text``) announces — "my password is in the next message", "the old one was:" — is
+            a secret too. ``None`` for text that is not part of a conversation.
 
     Returns:
         Non-overlapping matches sorted by position. When two detections overlap the longer one
@@ -1198,8 +1259,9 @@ def find_secrets(text: str) -> list[SecretMatch]:
     found: list[tuple[int, SecretMatch]] = [
         (-1, SecretMatch("marker", m.start(), m.end())) for m in _MARKER.finditer(vt)
     ] if MARKER_PREFIX in vt else []
+    announced = _announced(vt, context) if context is not None or "\n" in vt else iter(())
     for rank, gen in enumerate((_pem(vt), _formats(vt), _assignments(vt), _passwords(vt),
-                                _entropy_tokens(vt))):
+                                itertools.chain(_entropy_tokens(vt), announced))):
         found.extend((rank, s) for s in gen if s.end > s.start)
     found.sort(key=lambda r: (r[0] >= 0, -(r[1].end - r[1].start), r[0], r[1].start))
     starts: list[int] = []
@@ -1228,12 +1290,12 @@ def find_secrets(text: str) -> list[SecretMatch]:
     return out
 
 
-def has_secrets(text: str) -> bool:
-    """Whether :func:`find_secrets` finds anything in ``text``."""
-    return bool(find_secrets(text))
+def has_secrets(text: str, *, context: str | None = None) -> bool:
+    """Whether :func:`find_secrets` finds anything in ``text`` (``context``: see there)."""
+    return bool(find_secrets(text, context=context))
 
 
-def redact(text: str, *, keep_lines: bool = False) -> tuple[str, int]:
+def redact(text: str, *, keep_lines: bool = False, context: str | None = None) -> tuple[str, int]:
     """Replace every secret in ``text`` with ``[REDACTED:<kind>]``.
 
     Assignments and prose keep their key word (``password=[REDACTED:password]``,
@@ -1244,11 +1306,12 @@ def redact(text: str, *, keep_lines: bool = False) -> tuple[str, int]:
         keep_lines: Keep the line structure of a redacted span (a PEM block): each further line
             becomes its indentation and ``…``, so line numbers and indented entry continuations of
             the rest of the text stay as they were (used when indexing files by line).
+        context: The previous user message when ``text`` is a message (see :func:`find_secrets`).
 
     Returns:
         The redacted text and how many secrets were replaced.
     """
-    matches = find_secrets(text)
+    matches = find_secrets(text, context=context)
     if not matches:
         return text, 0
     out: list[str] = []
@@ -1264,9 +1327,9 @@ def redact(text: str, *, keep_lines: bool = False) -> tuple[str, int]:
     return "".join(out), len(matches)
 
 
-def redact_secrets(text: str) -> str:
+def redact_secrets(text: str, *, context: str | None = None) -> str:
     """:func:`redact` without the count."""
-    return redact(text)[0]
+    return redact(text, context=context)[0]
 
 
 def redact_assigned(name: str, value: str) -> str:

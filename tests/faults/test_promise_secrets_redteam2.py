@@ -4,9 +4,13 @@ values, and false-positive guards for ordinary prose and code."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from neotask_tui.engine.facade import Engine
 from neotask_tui.text.secrets import redact_secrets
+from tests.faults.helpers import KEY, run_turn
 
 PW = "Zebra9" + "Quokka1"  # built at runtime: no literal credential in the repository
 HUNTER = "hunter2" + "hunter2"
@@ -124,3 +128,49 @@ def test_ordinary_prose_and_code_are_left_alone(text: str) -> None:
         assert out.endswith("\nAPI_URL=http://localhost:8000"), out  # the next line is not the value
     else:
         assert out == text
+
+
+# -- a secret split across turns -----------------------------------------------------------------
+OLD = "Yak4" + "Wombat88-old"
+ANNOUNCE = "I'm going to tell you my NAS admin password in the next message."
+
+
+@pytest.mark.parametrize(("context", "text", "secret"), [
+    (ANNOUNCE, PW, PW),
+    ("And the old one was:", OLD, OLD),
+    ("Мой пароль от роутера пришлю следующим сообщением.", PW, PW),
+    (None, f"I'm going to tell you my NAS password now.\n{PW}", PW),
+])
+def test_a_value_announced_by_the_message_before_is_redacted(context: str | None, text: str, secret: str) -> None:
+    out = redact_secrets(text, context=context)
+    assert secret not in out and "[REDACTED:password]" in out, out
+    assert redact_secrets(PW) == PW  # without the announcement a lone token is just a token
+
+
+@pytest.mark.parametrize(("context", "text"), [
+    ("Run this:", "make-test2"),
+    ("Let's talk about the weather.", PW),
+    ("the password module is:", "my_module"),
+    ("password:", "hello world how are you"),
+    ("My password is", "wrong."),
+    (None, "def check_password(x):\n    return_value2"),
+    (None, "Which file has the password check?\nsrc/auth/login.py"),
+])
+def test_an_unannounced_or_ordinary_next_message_is_left_alone(context: str | None, text: str) -> None:
+    assert redact_secrets(text, context=context) == text
+
+
+async def test_a_password_sent_after_its_announcement_stays_out_of_the_summary(engine: Engine) -> None:
+    await run_turn(engine, "Please help me set up backups for the NAS at nas.local.", KEY)
+    await run_turn(engine, ANNOUNCE, KEY)
+    await run_turn(engine, PW, KEY)
+    await run_turn(engine, "And the old one was:", KEY)
+    await run_turn(engine, OLD, KEY)
+    for i in range(5):
+        await run_turn(engine, f"step {i}: " + "filler text " * 200, KEY)
+    r = await engine.compact(KEY)  # type: ignore[attr-defined]
+    stored = [e.data for e in engine.events(KEY) if e.type == "compaction"]
+    assert stored, "nothing was compacted"
+    blob = json.dumps(stored) + r.summary + json.dumps(r.sections) + json.dumps(r.repaired)
+    assert PW not in blob and OLD not in blob, blob
+    assert "nas.local" in r.summary

@@ -264,7 +264,7 @@ class Compactor:
         system = tokens.count_text(eng.settings.general.system_prompt)
         tokens_after = system + tokens.count_text(text) + sum(eng.count_event(e) for e in split.kept
                                                                 if is_context_event(e))
-        candidates = [{k: redact_secrets(v) if isinstance(v, str) else v for k, v in c.items()}
+        candidates = [{k: _scrub_text(v, known) if isinstance(v, str) else v for k, v in c.items()}
                       for c in memory_candidates(source)]
         result = CompactionResult(
             key=key, old_session_id=rec.session_id, new_session_id=None, summary=text,
@@ -471,15 +471,22 @@ def _known_secrets(source: Sequence[Event]) -> dict[str, str]:
 
     The summary is derived data, stored in the compaction record and sent with every call: a
     secret the model copies out of context (or a fragment the redactor alone would not know as
-    one, like a hex token whose key word stayed behind) is replaced wherever it shows up.
+    one, like a hex token whose key word stayed behind) is replaced wherever it shows up. A user
+    message is read in the light of the user's message before it, so a password announced in one
+    message and sent in the next ("my NAS password is in the next message" / "Zebra9Quokka1") is
+    known too.
     """
     found: dict[str, str] = {}
+    prev_user: str | None = None
     for ev in source:
         text = event_text(ev)
-        for m in find_secrets(text) if text else ():
+        user = ev.type == "message" and ev.role == "user"
+        for m in find_secrets(text, context=prev_user if user else None) if text else ():
             value = text[m.start:m.end]
             if len(value) >= 4:
                 found.setdefault(value, m.kind)
+        if user:
+            prev_user = text
     return dict(sorted(found.items(), key=lambda kv: -len(kv[0])))
 
 

@@ -503,16 +503,19 @@ class StateManager:
         """
         ctx = self.scope_context(key)
         out: list[Candidate] = []
+        prev: str | None = None  # a password announced in the user's message before is one here too
         for ev in events:
             if ev.type != "message" or ev.role != "user":
                 continue
-            for c in classify(ev.content):
+            content = redact_secrets(ev.content, context=prev) if prev is not None else ev.content
+            prev = ev.content
+            for c in classify(content):
                 if c.candidate and c.candidate_scope:
                     out.append(Candidate(
                         text=c.text, scope=c.candidate_scope, reason=f"memory flush: {c.reason}",
                         origin="compaction", source_ids=[ev.id], session_id=ctx.session_id, key=key,
                         scope_ref=ctx.ref(c.candidate_scope), explicit=True,
-                        contains_secret=c.contains_secret,
+                        contains_secret=c.contains_secret or (content is not ev.content and "[REDACTED:" in c.text),
                         created_at=self.engine.now().isoformat(),
                     ))
         inbox = Inbox(ctx.agent)

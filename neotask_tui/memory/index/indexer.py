@@ -319,13 +319,17 @@ class Indexer:
                 (a later call reuses their vectors), the session is not complete.
         """
         msgs: list[tuple[int, str, str, float]] = []
+        prev_user: str | None = None  # a password announced in one user message and sent in the next
         for ev in events:
             if ev.type != "message" or ev.role not in ("user", "assistant"):
                 continue
             content = ev.content.strip()
             if not content:
                 continue
-            content, _ = redact(content)
+            raw = content
+            content, _ = redact(content, context=prev_user if ev.role == "user" else None)
+            if ev.role == "user":
+                prev_user = raw
             msgs.append((ev.id, ev.role or "", content, _parse_ts(ev.ts)))
         pieces: list[tuple[int, int, str]] = []  # (message index, event id, text)
         for mi, (eid, _role, content, _ts) in enumerate(msgs):

@@ -32,7 +32,7 @@ from neotask_tui.memory.types import CONSENTED_SOURCES, AddReceipt, ForgetReceip
 from neotask_tui.memory.watcher import Watcher
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text import lexical
-from neotask_tui.text.secrets import redact
+from neotask_tui.text.secrets import MARKER_PREFIX, redact, redact_path
 
 if TYPE_CHECKING:
     from neotask_tui.memory.index.embedder import Embedder
@@ -584,12 +584,20 @@ class MemoryService:
             if lines:
                 rows = [r for r in rows if lines[0] <= (r["event_ids"] or [0])[0] <= lines[1]]
             return "\n".join(f"[e:{(r['event_ids'] or [0])[0]}] {r['heading']}: {r['text']}" for r in rows)
+        if MARKER_PREFIX in path:  # a location as shown, its file name redacted: the file it names
+            path = self._unredacted_path(agent_id, path)
         text = self.read(agent_id, path)
         if lines is None:
             return text
         all_lines = text.splitlines()
         a, b = max(1, lines[0]), min(len(all_lines), lines[1])
         return "\n".join(all_lines[a - 1 : b])
+
+    def _unredacted_path(self, agent_id: str, shown: str) -> str:
+        """The indexed file whose name, redacted, reads ``shown`` (``shown`` itself if none or several)."""
+        rows = self.store.rows_where(f"agent_id = {sql_str(agent_id)} AND source != 'transcript'", ["path"])
+        found = {str(r["path"]) for r in rows if redact_path(str(r["path"])) == shown}
+        return found.pop() if len(found) == 1 else shown
 
     def index_transcript(self, agent_id: str, session_id: str, events: Sequence[Event], scope: str) -> int:
         """Index an archived transcript as the ``transcript`` source (idempotent, redacted).

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from neotask_tui.text.secrets import redact_path
+
 SOURCES = ("memory", "transcript", "inbox")
 """Every value the ``source`` column can take."""
 
@@ -91,17 +93,24 @@ class MemoryHit:
     @property
     def location(self) -> str:
         """Where the passage is: ``path:start-end`` for files, ``transcripts/<session>#e:12`` (or
-        ``#e:12-14``) for transcripts, whose passages have no lines but event ids."""
+        ``#e:12-14``) for transcripts, whose passages have no lines but event ids.
+
+        A secret in a file name is redacted (``memory/[REDACTED:github_token].md:1-3``): the
+        location is shown (search output, the context fence's ``source=``, tool results), while
+        :attr:`path` — the key the file is read again by — stays as it is in the index;
+        :meth:`MemoryService.get <neotask_tui.memory.service.MemoryService.get>` resolves a
+        redacted location back to its file."""
         if self.event_ids:
             first, last = self.event_ids[0], self.event_ids[-1]
-            return f"{self.path}#e:{first}" + (f"-{last}" if last != first else "")
-        return f"{self.path}:{self.line_start}-{self.line_end}"
+            return redact_path(f"{self.path}#e:{first}" + (f"-{last}" if last != first else ""))
+        return redact_path(f"{self.path}:{self.line_start}-{self.line_end}")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (``--json`` output, tool results, the recall sidebar)."""
         d = asdict(self)
         d["score"] = round(self.score, 4)
         d["components"] = {k: round(v, 4) for k, v in self.components.items()}
+        d["path"] = redact_path(self.path)  # shown, not a key (see :attr:`location`)
         d["location"] = self.location
         d["kind"] = self.kind
         d["speaker"] = self.speaker

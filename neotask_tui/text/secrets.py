@@ -60,7 +60,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_secrets"]
+__all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_path",
+           "redact_secrets"]
 
 MARKER_PREFIX = "[REDACTED:"
 """Every redaction reads ``[REDACTED:<kind>]``."""
@@ -1346,3 +1347,24 @@ def redact_assigned(name: str, value: str) -> str:
     head = f"{name}="
     red = redact_secrets(head + value)
     return red[len(head):] if red.startswith(head) else redact_secrets(value)
+
+
+_PATH_SUFFIX = re.compile(r"(?:\.[A-Za-z0-9]{1,8})?(?::[0-9]{1,9}-[0-9]{1,9}|#e:[0-9]{1,12}(?:-[0-9]{1,12})?)?$")
+
+
+def redact_path(path: str) -> str:
+    """A file path (or a ``path:start-end`` / ``path#e:12`` location) as it may be shown: a secret in
+    a file or folder name (``memory/ghp_….md``, ``memory/password is ….md``) redacted, the
+    extension and the line or event suffix kept, so the location still reads as one.
+
+    Args:
+        path: A relative path or location.
+
+    Returns:
+        The path with every secret in it replaced by ``[REDACTED:<kind>]``.
+    """
+    m = _PATH_SUFFIX.search(path)
+    cut = m.start() if m else len(path)
+    head, tail = path[:cut], path[cut:]
+    red = redact_secrets(head)
+    return path if red == head else red + tail

@@ -174,3 +174,52 @@ async def test_a_password_sent_after_its_announcement_stays_out_of_the_summary(e
     blob = json.dumps(stored) + r.summary + json.dumps(r.sections) + json.dumps(r.repaired)
     assert PW not in blob and OLD not in blob, blob
     assert "nas.local" in r.summary
+
+
+# -- a secret in a memory file's name ------------------------------------------------------------
+GH = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def test_a_location_redacts_the_file_name_and_keeps_its_suffix() -> None:
+    from neotask_tui.text.secrets import redact_path
+
+    assert redact_path(f"memory/{GH}.md:1-3") == "memory/[REDACTED:github_token].md:1-3"
+    assert redact_path(f"memory/password is {PW}.md:2-4") == "memory/password is [REDACTED:password].md:2-4"
+    for plain in ("memory/2024-05-01-notes.md:1-4", "MEMORY.md:10-12", "transcripts/s-1#e:3-4",
+                  "memory/project_alpha_v2.md:1-1"):
+        assert redact_path(plain) == plain
+
+
+@pytest.fixture
+def memory_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
+
+
+@pytest.mark.usefixtures("memory_on")
+def test_a_secret_in_a_memory_file_name_is_not_shown(data_dir: object) -> None:
+    from neotask_tui import paths
+    from neotask_tui.config import load_settings
+    from neotask_tui.memory.service import MemoryService
+    from neotask_tui.memory.tools import handle_tool
+
+    ws = paths.workspace_dir("main")
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / f"{GH}.md").write_text("The deploy runs from the ci box on Fridays.\n", encoding="utf-8")
+    (ws / "memory" / f"password is {PW}.md").write_text("The nas backup runs at night.\n", encoding="utf-8")
+    svc = MemoryService(load_settings().memory)
+    try:
+        svc.reindex("main")
+        hits = svc.search("deploy ci box Fridays nas backup night", agent_id="main", k=5)
+        found = handle_tool(svc, "main", "memory_search", {"query": "deploy ci box Fridays nas backup night"})
+        assert found is not None
+        sources = [h["source"] for h in json.loads(found)]
+        got = [handle_tool(svc, "main", "memory_get", {"path": s}) for s in sources]
+    finally:
+        svc.close()
+    shown = json.dumps([h.to_dict() for h in hits]) + " ".join(h.location for h in hits) + found
+    assert len(hits) == 2 and len(sources) == 2
+    assert GH not in shown and PW not in shown, shown
+    assert "memory/[REDACTED:github_token].md:1-1" in sources
+    # the redacted location the model was given still reads the file it names
+    assert sorted(str(g) for g in got) == ["The deploy runs from the ci box on Fridays.",
+                                           "The nas backup runs at night."]

@@ -223,3 +223,25 @@ def test_a_secret_in_a_memory_file_name_is_not_shown(data_dir: object) -> None:
     # the redacted location the model was given still reads the file it names
     assert sorted(str(g) for g in got) == ["The deploy runs from the ci box on Fridays.",
                                            "The nas backup runs at night."]
+
+
+@pytest.mark.usefixtures("memory_on")
+def test_a_password_announced_in_the_message_before_is_not_indexed(data_dir: object) -> None:
+    from neotask_tui.config import load_settings
+    from neotask_tui.memory.service import MemoryService
+    from neotask_tui.storage.events import Event
+
+    texts = [("user", "Help me back up the NAS."), ("assistant", "Sure."), ("user", ANNOUNCE),
+             ("assistant", "Go ahead."), ("user", PW), ("user", "And the old one was:"), ("user", OLD)]
+    events = [Event("session", 1, None, "2026-01-01T10:00:00+00:00", {})]
+    for i, (role, text) in enumerate(texts, start=2):
+        events.append(Event("message", i, i - 1, f"2026-01-01T10:00:{i:02d}+00:00", {"role": role, "content": text}))
+    svc = MemoryService(load_settings().memory)
+    try:
+        svc.index_transcript("main", "s1", events, "agent:main")
+        rows = svc.store.rows_where("session_id = 's1'", ["text", "etext", "ctx"])
+    finally:
+        svc.close()
+    blob = json.dumps(rows)
+    assert rows and "back up the NAS" in blob
+    assert PW not in blob and OLD not in blob, blob

@@ -799,8 +799,11 @@ def _after_lead(text: str, lead: re.Pattern[str], kind: str, accept: Callable[[r
             continue
         v = _value_at(text, m.end())
         if v is not None and accept(m, v[2]):
-            covered = v[1]
-            yield SecretMatch(kind, v[0], v[1])
+            found = SecretMatch(kind, v[0], v[1])
+            if kind == "password" and "\n" in text:  # "with password Zebra9\nQuokka1"
+                found = _wrapped_rest(text, found)
+            covered = found.end
+            yield found
 
 
 _NEXT_LINE = re.compile(r"\r?\n([ \t]{1,16})(?=[^\s#\-])")
@@ -845,8 +848,11 @@ def _assignments(text: str) -> Iterator[SecretMatch]:
             ok = _plausible(value, strict=False) or (pw and len(value) >= 1 and not _is_marker(value)
                                                      and not _is_code(value) and value.casefold() not in _STOPWORDS)
         if ok:
-            covered = v[1]
-            yield SecretMatch("password" if pw else "credential", v[0], v[1])
+            found = SecretMatch("password" if pw else "credential", v[0], v[1])
+            if value.endswith("-") and "\n" in text:  # PASSWORD=hunter2hun-\nter2: hyphenated by a wrap
+                found = _wrapped_rest(text, found)
+            covered = found.end
+            yield found
 
 
 def _prose_sep_is_symbol(m: re.Match[str]) -> bool:

@@ -86,13 +86,16 @@ def test_a_broken_cue_word_still_counts(cue: str) -> None:
 @pytest.mark.parametrize(("text", "half"), [
     ("my password is Zebra9\nQuokka1", "Quokka1"),
     ("my password is hunter2hun-\nter2", "ter2"),
+    ("log in with password Zebra9\nQuokka1", "Quokka1"),
+    ("the pass is Zebra9\nQuokka1", "Quokka1"),
+    ("PASSWORD=hunter2hun-\nter2", "ter2"),
 ])
 def test_a_wrapped_value_is_redacted_whole(text: str, half: str) -> None:
     out = redact_secrets(text)
     assert half not in out, out
 
 
-@pytest.mark.parametrize("rest", ["and more words here", "Thanks!", "```"])
+@pytest.mark.parametrize("rest", ["and more words here", "Thanks!", "```", "2. next item"])
 def test_the_next_line_after_a_value_is_not_taken_for_its_rest(rest: str) -> None:
     assert redact_secrets(f"my password is Zebra9\n{rest}") == f"my password is [REDACTED:password]\n{rest}"
 
@@ -114,6 +117,7 @@ def test_the_next_line_after_a_value_is_not_taken_for_its_rest(rest: str) -> Non
     "login with admin / please",
     "wifi key: see the router",
     "DB_PASSWORD=abc123\nAPI_URL=http://localhost:8000",
+    "DB_PASSWORD=abc123\nDEBUG_1",
     "мнемоника — это способ запоминания",
     "пароль, который я забыл, надо сбросить",
     "Пароль? Не помню.",
@@ -125,7 +129,7 @@ def test_the_next_line_after_a_value_is_not_taken_for_its_rest(rest: str) -> Non
 def test_ordinary_prose_and_code_are_left_alone(text: str) -> None:
     out = redact_secrets(text)
     if text.startswith("DB_PASSWORD"):
-        assert out.endswith("\nAPI_URL=http://localhost:8000"), out  # the next line is not the value
+        assert out.split("\n")[1] == text.split("\n")[1], out  # the next line is not the value
     else:
         assert out == text
 

@@ -601,15 +601,29 @@ _WRAP_BREAK = re.compile(r"\r?\n[ \t]{0,16}")
 _BRK = r"(?:-?[^\S\n]{0,4}\r?\n[ \t]{0,16}|[\u2028\u2029\x85])"
 
 
+_LOOKS = {"p": "pр", "a": "aа@4", "s": "sѕ5$", "w": "wԝ", "o": "oоο0", "r": "r", "d": "dԁ",
+          "п": "п", "а": "аa@", "р": "рp", "о": "оo0", "л": "л", "ь": "ь"}
+"""Each letter of a cue word and what may stand for it (look-alike letters, leetspeak; full-width too)."""
+
+
+def _letters(part: str) -> str:
+    out = []
+    for c in part:
+        alts = _LOOKS.get(c, c) + "".join(chr(ord(a) + 0xFEE0) for a in _LOOKS.get(c, c) if "a" <= a <= "z")
+        out.append("[" + re.escape(alts) + "]")
+    return "".join(out)
+
+
 def _split_word(word: str) -> str:
-    return "|".join(re.escape(word[:i]) + _BRK + re.escape(word[i:]) for i in range(1, len(word)))
+    return "|".join(_letters(word[:i]) + _BRK + _letters(word[i:]) for i in range(1, len(word)))
 
 
 _CUE_AHEAD = (r"(?=s?[^\S\n]{0,4}(?:[:=—–?(,]|-\s|\bis\b|\bwas\b|\bэто\b|\r?\n)"
               r"|s?[^\S\n]{1,4}(?:for|to|of|on|at|от|для|к|на)[^\S\n])")
 _CUE_BROKEN = re.compile(
-    r"(?i)(?<![\w@$-])(?:(" + _split_word("password") + "|p a s s w o r d|p[a@4][s5$][s5$]w[o0]rd)"
-    r"|(" + _split_word("пароль") + "|п а р о л ь|п[аa@][рp][о0o]ль))" + _CUE_AHEAD
+    r"(?i)(?<![\w@$-])(?:(" + _split_word("password") + "|" + " ".join(_letters(c) for c in "password")
+    + "|" + _letters("password") + ")|(" + _split_word("пароль") + "|" + " ".join(_letters(c) for c in "пароль")
+    + "|" + _letters("пароль") + "))" + _CUE_AHEAD
 )
 # an aside between a password word and its separator or value: "password (don't tell anyone): V",
 # "my password — don't share — is V", "the root password, which I set yesterday, is V",

@@ -77,6 +77,7 @@ def test_cue_words(text: str, secret: str) -> None:
 @pytest.mark.parametrize("cue", [
     "pass\nword", "pa\nssword", "pass-\nword", "passw\r\nord", "pass\u2028word", "p a s s w o r d",
     "p@ssword", "passw0rd", "pa55word", "пар0ль", "пар\nоль",
+    "p\u0430ss\nword", "\uff50\uff41ss\nword", "pa$$w0rd", "PASS\nWORD",  # look-alikes and a wrap at once
 ])
 def test_a_broken_cue_word_still_counts(cue: str) -> None:
     out = _hidden(f"{cue}: {PW}", PW)

@@ -898,6 +898,9 @@ _VALUE_WRAP = re.compile(r"[^\S\n]{0,4}\r?\n[ \t]{0,16}([A-Za-z0-9][A-Za-z0-9!@#
                          r"(?=[.,;!?)]{0,2}[^\S\n]*(?:\r?\n|$))")
 
 
+_FILLER_END = re.compile(r"(?i)[:—–][^\S\n]{1,4}(?:это|вот)[^\S\n]*$")
+
+
 def _wrapped_rest(text: str, found: SecretMatch) -> SecretMatch:
     """``found`` with the rest of its value when the value was wrapped onto the next line."""
     c = _VALUE_WRAP.match(text, found.end)
@@ -918,7 +921,8 @@ def _prose_passwords(text: str) -> Iterator[SecretMatch]:
         found = _passphrase(text, m)
         if found is None:
             v = _value_at(text, m.end())
-            if v is not None and _prose_ok(m, v[2], strict=False):
+            strict = _FILLER_END.search(m.group(0)) is not None  # "пароль — это важно" is prose
+            if v is not None and _prose_ok(m, v[2], strict=strict):
                 found = _wrapped_rest(text, SecretMatch("password", v[0], v[1])) if "\n" in text else (
                     SecretMatch("password", v[0], v[1]))
         if found is not None:

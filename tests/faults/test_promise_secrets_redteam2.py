@@ -126,6 +126,13 @@ def test_the_next_line_after_a_value_is_not_taken_for_its_rest(rest: str) -> Non
     "The password, which is hashed, is stored in the db",
     "def check(password, user):\n    return password == user.pw",
     "passwords, tokens, keys: all go to the vault",
+    "пароль — это важно",
+    "пароль — это то, что нельзя никому говорить",
+    "Пароль? Спроси у админа",
+    "My password? Forgot it again.",
+    "my password — the same as before — is fine",
+    "пароль, кстати, сменили",
+    "the door code is on the fridge",
 ])
 def test_ordinary_prose_and_code_are_left_alone(text: str) -> None:
     out = redact_secrets(text)

@@ -257,3 +257,13 @@ def test_a_password_announced_in_the_message_before_is_not_indexed(data_dir: obj
     blob = json.dumps(rows)
     assert rows and "back up the NAS" in blob
     assert PW not in blob and OLD not in blob, blob
+
+
+async def test_a_password_announced_before_is_kept_out_of_state_and_inbox(engine: Engine, data_dir: object) -> None:
+    from pathlib import Path
+
+    from tests.faults.helpers import derived_files_containing
+
+    await run_turn(engine, ANNOUNCE, KEY)
+    await run_turn(engine, f"{PW}\nRemember that I always want answers in English.", KEY)
+    assert derived_files_containing(Path(str(data_dir)), [PW.encode()]) == []

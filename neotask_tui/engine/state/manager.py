@@ -43,7 +43,7 @@ from neotask_tui.engine.state.tools import handle_tool as _handle_tool
 from neotask_tui.engine.state.tools import tool_specs
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
-from neotask_tui.text.secrets import has_secrets, redact_assigned, redact_secrets
+from neotask_tui.text.secrets import MARKER_PREFIX, has_secrets, redact_assigned, redact_secrets
 from neotask_tui.tuning import STATE_CLASSIFY_MAX_CHARS, STATE_CLASSIFY_THREAD_CHARS
 
 __all__ = ["Notice", "StateError", "StateManager", "StateView"]
@@ -70,6 +70,11 @@ def _check_name(what: str, name: str) -> None:
         raise StateError(f"bad {what} name: it looks like a credential (refused, not stored)")
     if not valid_field(name):
         raise StateError(f"bad {what} name {name[:64]!r} (a letter, then letters, digits, _ . -; at most 64)")
+
+
+_ANNOUNCED_MAX_CHARS = 2000
+"""A user message this short is read in the light of the one before (see ``find_secrets(context=)``);
+a longer one is data, and the classifier redacts each statement of it anyway."""
 
 
 class StateManager:
@@ -357,6 +362,13 @@ class StateManager:
 
     # ---- engine hooks --------------------------------------------------------------------------
 
+    def _previous_user_text(self, key: str, before: int) -> str | None:
+        """The user's message before event ``before`` in the key's session (``None`` if none)."""
+        for ev in reversed(self.engine.events(key)):
+            if ev.id < before and ev.type == "message" and ev.role == "user":
+                return ev.content
+        return None
+
     async def on_user_message(self, key: str, event: Event) -> list[Notice]:
         """Run the classifier on a user message; record session entries and inbox candidates."""
         notices: list[Notice] = []
@@ -365,6 +377,12 @@ class StateManager:
         # event loop for a 10 MB paste, freezing the UI. A paste that large is data, not a statement
         # of goals or preferences; only its head is classified, and off the event loop.
         text = event.content[:STATE_CLASSIFY_MAX_CHARS]
+        announced = False  # a password sent after "…in the next message" is one: redacted up front
+        prev = self._previous_user_text(key, event.id) if len(text) <= _ANNOUNCED_MAX_CHARS else None
+        if prev is not None:
+            red = redact_secrets(text, context=prev)
+            if red != redact_secrets(text):  # else the classifier redacts (and flags) as it always did
+                text, announced = red, True
         off_loop = len(text) > STATE_CLASSIFY_THREAD_CHARS
         found = await asyncio.to_thread(classify, text) if off_loop else classify(text)
         for c in found:
@@ -383,7 +401,8 @@ class StateManager:
                 cand = Candidate(
                     text=c.text, scope=c.candidate_scope, reason=c.reason, origin="classifier",
                     source_ids=[event.id], session_id=ctx.session_id, key=key,
-                    scope_ref=ctx.ref(c.candidate_scope), explicit=True, contains_secret=c.contains_secret,
+                    scope_ref=ctx.ref(c.candidate_scope), explicit=True,
+                    contains_secret=c.contains_secret or (announced and MARKER_PREFIX in c.text),
                     created_at=self.engine.now().isoformat(),
                 )
                 try:
@@ -507,7 +526,10 @@ class StateManager:
         for ev in events:
             if ev.type != "message" or ev.role != "user":
                 continue
-            content = redact_secrets(ev.content, context=prev) if prev is not None else ev.content
+            content = ev.content
+            if prev is not None and len(content) <= _ANNOUNCED_MAX_CHARS:
+                red = redact_secrets(content, context=prev)
+                content = red if red != redact_secrets(content) else content
             prev = ev.content
             for c in classify(content):
                 if c.candidate and c.candidate_scope:
@@ -515,7 +537,7 @@ class StateManager:
                         text=c.text, scope=c.candidate_scope, reason=f"memory flush: {c.reason}",
                         origin="compaction", source_ids=[ev.id], session_id=ctx.session_id, key=key,
                         scope_ref=ctx.ref(c.candidate_scope), explicit=True,
-                        contains_secret=c.contains_secret or (content is not ev.content and "[REDACTED:" in c.text),
+                        contains_secret=c.contains_secret or (content is not ev.content and MARKER_PREFIX in c.text),
                         created_at=self.engine.now().isoformat(),
                     ))
         inbox = Inbox(ctx.agent)

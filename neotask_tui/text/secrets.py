@@ -194,7 +194,7 @@ _PW_WEAK = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + r"[^\S\n]{1,4}(?:to|на|теперь|сейчас)[^\S\n]{1,4}"
 )
 _PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код|number))?|passcode|пин(?:[ -]?код)?"
-             r"|(?:door|gate|alarm|garage|lock|safe|locker|padlock|entry)[ -]code"
+             r"|(?:door|gate|alarm|garage|safe|padlock|entry)[ -]code"  # "locker code 4711" is as often its number
              r"|code(?=[^\S\n]{1,4}(?:for|to|of|on)[^\S\n]{1,4}(?:(?:the|my|our|a)[^\S\n]{1,4})?"
              r"(?:door|gate|alarm|garage|lock|safe|locker|padlock|building|entrance)(?![a-z]))"
              r"|(?:lock(?:er)?|safe|padlock|door|gate)[^\S\n]{1,4}combination|combination(?=[^\S\n]{0,4}(?:[:=—–]|is\b))"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from neotask_tui.config import Settings
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 
@@ -53,3 +54,13 @@ def scripted(eng: Engine) -> ScriptedProvider:
     prov = eng.provider
     assert isinstance(prov, ScriptedProvider)
     return prov
+
+
+def plain_settings() -> Settings:
+    """Settings of the REPL and command tests: memory off (no embedder), the scripted provider, an
+    8k window."""
+    s = Settings()
+    s.memory.enabled = False
+    s.provider.name = "scripted"
+    s.context.window_tokens = 8192
+    return s

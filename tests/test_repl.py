@@ -17,28 +17,19 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from neotask_tui import paths
-from neotask_tui.config import Settings
 from neotask_tui.engine.context.assembly import Ledger
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.base import Usage
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.repl import Repl, SlashCompleter, status_line
 from neotask_tui.storage.index import Counters
-from tests.doubles import Clock
-
-
-def _settings() -> Settings:
-    s = Settings()
-    s.memory.enabled = False
-    s.provider.name = "scripted"
-    s.context.window_tokens = 8192
-    return s
+from tests.doubles import Clock, plain_settings
 
 
 @pytest.fixture
 async def engine() -> AsyncIterator[Engine]:
     prov = ScriptedProvider()
-    eng = Engine(_settings(), provider=prov, clock=Clock(datetime(2026, 3, 14, 12, tzinfo=UTC)), tz=UTC)
+    eng = Engine(plain_settings(), provider=prov, clock=Clock(datetime(2026, 3, 14, 12, tzinfo=UTC)), tz=UTC)
     yield eng
     await eng.aclose()
 

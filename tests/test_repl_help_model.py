@@ -19,20 +19,12 @@ from neotask_tui.config import Settings
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.repl import Repl
-from tests.doubles import Clock
-
-
-def _settings() -> Settings:
-    s = Settings()
-    s.memory.enabled = False
-    s.provider.name = "scripted"
-    s.context.window_tokens = 8192
-    return s
+from tests.doubles import Clock, plain_settings
 
 
 @pytest.fixture
 async def engine() -> AsyncIterator[Engine]:
-    eng = Engine(_settings(), provider=ScriptedProvider(), clock=Clock(datetime(2026, 3, 14, 12, tzinfo=UTC)),
+    eng = Engine(plain_settings(), provider=ScriptedProvider(), clock=Clock(datetime(2026, 3, 14, 12, tzinfo=UTC)),
                  tz=UTC)
     yield eng
     await eng.aclose()
@@ -65,7 +57,7 @@ async def test_help_for_one_command(engine: Engine) -> None:
 
 
 def _bundled_settings() -> Settings:
-    s = _settings()
+    s = plain_settings()
     s.provider.name = ""  # nothing configured: the bundled model answers
     s.provider.probe_ollama = False
     return s

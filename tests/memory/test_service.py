@@ -291,14 +291,19 @@ def test_hits_serialise(mem: MemoryService) -> None:
     assert d["location"].startswith("MEMORY.md:") and 0 <= d["score"] <= 1
 
 
-def test_damaged_store_is_rebuilt_from_files(neotask_home: Path) -> None:
+def _with_damaged_store(home: Path, entry: str) -> MemoryService:
+    """A service opened on a store whose files were cut to a third after ``entry`` was added."""
     svc = MemoryService(MemorySettings())
-    svc.add("main", "The deploy target is Frankfurt.")
+    svc.add("main", entry)
     svc.close()
-    for p in (neotask_home / "data" / "lancedb").rglob("*"):
+    for p in (home / "data" / "lancedb").rglob("*"):
         if p.is_file():
             p.write_bytes(p.read_bytes()[: max(1, p.stat().st_size // 3)])
-    again = MemoryService(MemorySettings())
+    return MemoryService(MemorySettings())
+
+
+def test_damaged_store_is_rebuilt_from_files(neotask_home: Path) -> None:
+    again = _with_damaged_store(neotask_home, "The deploy target is Frankfurt.")
     try:
         assert "Frankfurt" in again.search("where do we deploy", agent_id="main", k=1)[0].text
         assert any((neotask_home / "data" / "quarantine").iterdir())
@@ -307,13 +312,7 @@ def test_damaged_store_is_rebuilt_from_files(neotask_home: Path) -> None:
 
 
 def test_forget_leaves_no_copy_in_a_quarantined_store(neotask_home: Path) -> None:
-    svc = MemoryService(MemorySettings())
-    svc.add("main", "The vault code is Zorbanski-7741.")
-    svc.close()
-    for p in (neotask_home / "data" / "lancedb").rglob("*"):
-        if p.is_file():
-            p.write_bytes(p.read_bytes()[: max(1, p.stat().st_size // 3)])
-    again = MemoryService(MemorySettings())
+    again = _with_damaged_store(neotask_home, "The vault code is Zorbanski-7741.")
     try:
         assert "Zorbanski" in again.search("vault code", agent_id="main", k=1)[0].text  # rebuilt
         qdir = neotask_home / "data" / "quarantine"

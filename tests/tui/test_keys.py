@@ -33,6 +33,16 @@ def _region(app: NeotaskApp) -> str | None:
     return next((name for name in ("prompt", "state", "recall", "transcript") if name in ids), None)
 
 
+async def _regions_after(pilot: Any, app: NeotaskApp, key: str, times: int) -> list[str | None]:
+    """The focused region after each of ``times`` presses of ``key``."""
+    seen: list[str | None] = []
+    for _ in range(times):
+        await pilot.press(key)
+        await pilot.pause()
+        seen.append(_region(app))
+    return seen
+
+
 def _long_session(engine: Engine, n: int = 80) -> None:
     sid = engine.current_record(engine.default_key()).session_id
     engine.store.append_many(sid, [("message", {"role": "user" if i % 2 == 0 else "assistant",
@@ -51,19 +61,9 @@ async def test_f6_cycles_every_region_from_any_widget_and_shift_f6_goes_back(
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
         assert _region(app) == "prompt"
-        seen = []
-        for _ in range(4):
-            await pilot.press("f6")
-            await pilot.pause()
-            seen.append(_region(app))
         # On main the prompt's TextArea took F6 (select line): focus never left the prompt.
-        assert seen == ["state", "recall", "transcript", "prompt"]
-        back = []
-        for _ in range(4):
-            await pilot.press("shift+f6")
-            await pilot.pause()
-            back.append(_region(app))
-        assert back == ["transcript", "recall", "state", "prompt"]
+        assert await _regions_after(pilot, app, "f6", 4) == ["state", "recall", "transcript", "prompt"]
+        assert await _regions_after(pilot, app, "shift+f6", 4) == ["transcript", "recall", "state", "prompt"]
 
 
 async def test_the_panels_keys_work_once_f6_reaches_them(app_factory: Callable[..., NeotaskApp],

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from neotask_tui.memory.types import MemoryReader
+from neotask_tui.memory.types import MemoryReader, history_admits
 from neotask_tui.providers.base import ToolSpec
 from neotask_tui.text.secrets import redact_secrets
 
@@ -59,14 +59,6 @@ _TRANSCRIPT_LINE = re.compile(r"^\[e:\d+\] (?:[^\n]*? · )?(?P<who>user|assistan
 """A line of ``memory_get("transcripts/<id>")``: ``[e:3] 2026-12-01 17:08 · assistant: text``."""
 
 
-def _history_admits(kind: str, speaker: str | None, history: str) -> bool:
-    """``memory.recall_history`` for the tools as for auto-recall: ``off`` no transcripts, ``user``
-    only the user's own messages, ``all`` every message (labelled with its speaker)."""
-    if kind != "history":
-        return True
-    return history == "all" or (history == "user" and speaker == "user")
-
-
 def handle_tool(mem: MemoryReader, agent_id: str, name: str, args: dict[str, Any], *,
                 history: str = "user") -> str | None:
     """Run a memory tool (blocking; the engine calls it in a thread). None if ``name`` isn't ours.
@@ -86,7 +78,7 @@ def handle_tool(mem: MemoryReader, agent_id: str, name: str, args: dict[str, Any
             raise ValueError("'k' must be an integer")
         want = max(1, min(k, MAX_K))
         found = mem.search(query, agent_id=agent_id, k=min(MAX_K, want * 3))
-        kept = [h for h in found if _history_admits(h.kind, h.speaker, history)]
+        kept = [h for h in found if history_admits(h.kind, h.speaker, history)]
         hits = sorted(kept, key=lambda h: _KIND_ORDER.get(h.kind, 3))[:want]  # stable: rank within a kind
         # A transcript passage is history: who said it and when, never a bare fact.
         return json.dumps(

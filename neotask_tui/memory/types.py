@@ -28,6 +28,15 @@ conversation* is a turn compacted away from the current session's own lineage; *
 said in another session's transcript, quoted with its speaker and date (a record, not a fact)."""
 
 
+def history_admits(kind: str, speaker: str | None, history: str) -> bool:
+    """Whether ``memory.recall_history`` (``history``) lets a passage through, for auto-recall and the
+    memory tools alike: ``off`` no other session's message, ``user`` only the user's own, ``all``
+    every one (each labelled with its speaker). Memory and this conversation always pass."""
+    if kind != "history":
+        return True
+    return history == "all" or (history == "user" and speaker == "user")
+
+
 def recall_label(kind: str, speaker: str = "", said_on: str = "") -> str:
     """How a recalled item's kind is shown: ``memory``, ``this conversation · user, 2023-05-08 13:56``,
     ``history · assistant, 2023-05-08 13:56`` (a quoted passage says who said it, and when)."""

@@ -21,7 +21,7 @@ from neotask_tui.engine.ports import Sessions
 from neotask_tui.memory.files import scan
 from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
 from neotask_tui.memory.service import MemoryService
-from neotask_tui.memory.types import MemoryHit, ReindexStats
+from neotask_tui.memory.types import MemoryHit, ReindexStats, history_admits
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.store import ArchivedInfo
@@ -106,11 +106,7 @@ class MemoryRecall:
             return hit_kind(h, own)
 
         def keep(h: MemoryHit) -> bool:
-            if not scope_admits(h.scope, cfg):
-                return False
-            if kind(h) != "history":
-                return True
-            return history == "all" or (history == "user" and h.speaker == "user")
+            return scope_admits(h.scope, cfg) and history_admits(kind(h), h.speaker, history)
 
         # The window may need the provider choice (with nothing configured, a loopback Ollama probe):
         # off the event loop, as the recall itself.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.memory.index.embedder import Embedder
-from neotask_tui.memory.search.relevance import relevant
+from neotask_tui.memory.search.relevance import calibrated, relevant
 from neotask_tui.storage.events import Event
 from neotask_tui.text.bm25 import BM25
 from neotask_tui.text.lexical import terms
@@ -131,7 +131,8 @@ class ArchiveRecall:
         sims: list[float] | None = None
         if idx.vectors is not None and self.embedder is not None:
             try:
-                sims = [float(x) for x in idx.vectors @ self.embedder.embed_query(query)]
+                off = self.embedder.spec.cos_offset
+                sims = [calibrated(float(x), off) for x in idx.vectors @ self.embedder.embed_query(query)]
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
         return hits | {

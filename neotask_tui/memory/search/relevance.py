@@ -16,9 +16,21 @@ the one recall ranks first: consented memory before transcripts).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from neotask_tui.text import lexical
 from neotask_tui.tuning import MEMORY_RECALL_MIN_COSINE
+
+_C = TypeVar("_C")
+
+
+def calibrated(cos: _C, offset: float) -> _C:
+    """Cosine(s) on the scale every floor is set on: ``(cos - offset) / (1 - offset)``, where
+    ``offset`` is the embedding model's cosine of unrelated text (``ModelSpec.cos_offset``; 0 for the
+    MiniLM the floors were set on, so its cosines are unchanged). Works on floats and numpy arrays."""
+    if not offset:
+        return cos
+    return (cos - offset) / (1.0 - offset)  # type: ignore[operator, return-value]
 
 
 def relevant(cosine: float | None, matched: int, query_terms: int,

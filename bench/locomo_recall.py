@@ -102,6 +102,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
     ap.add_argument("--embed-cache", type=Path, default=None,
                     help="pickle of text -> vector reused across runs (same vectors, no re-embedding)")
+    ap.add_argument("--embedding-model", default="",
+                    help="memory.embedding_model (default: the shipped one; all-MiniLM-L6-v2-int8: the previous)")
     ap.add_argument("--params", default="", help="JSON overrides of RankParams (for sweeps)")
     ap.add_argument("--audit", type=Path, default=None,
                     help="errata JSON (locomo-dev-errata.json): use its correct_evidence, for ours and BM25 alike")
@@ -128,7 +130,7 @@ def _run(args: argparse.Namespace) -> int:
     ours: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     ref: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     cnt: Counter[int] = Counter()
-    svc = MemoryService(MemorySettings())
+    svc = MemoryService(MemorySettings(embedding_model=args.embedding_model))
     if args.params:
         from dataclasses import replace
 

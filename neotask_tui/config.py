@@ -139,7 +139,9 @@ class MemorySettings:
     enabled: bool = True
     """Use long-term memory at all (indexing and recall)."""
     embedding_model: str = ""
-    """fastembed model name; empty = bundled all-MiniLM-L6-v2 int8 (offline)."""
+    """Embedding model: empty = the bundled multilingual-e5-small 4-bit (offline); a bundled model's id
+    (``"all-MiniLM-L6-v2-int8"``: the previous, English-only one, offline); a fastembed model name
+    (downloaded once when online); or ``name@/local/dir``. Changing it re-embeds the index."""
     db_uri: str = ""
     """LanceDB URI; empty = a local directory under the data dir."""
     chunk_tokens: int = 400

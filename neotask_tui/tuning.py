@@ -84,8 +84,8 @@ cosine to the message is at least this, or it holds most of the message's terms 
 :func:`neotask_tui.memory.search.relevance.relevant`). Fused scores are normalised per query (the best
 passage of an unrelated query still scores near 1), so the floor is on the raw cosine. On the bundled
 all-MiniLM-L6-v2, a passage about something else scores about -0.15..0.25 against a question and one
-that answers it 0.4..0.7 (spot checks of hand-written pairs, not a benchmark fit); another embedding
-model may need another value."""
+that answers it 0.4..0.7 (spot checks of hand-written pairs, not a benchmark fit). Other models' cosines
+are first calibrated to that scale (``ModelSpec.cos_offset``, e.g. 0.72 for multilingual-e5-small)."""
 MEMORY_FORGET_MATCH_FLOOR: Final = 0.3
 """``forget QUERY`` acts on the best hit only when its ``lexical_norm + dense`` exceeds this
 (otherwise nothing in memory matches the query)."""

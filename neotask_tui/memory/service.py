@@ -516,6 +516,7 @@ class MemoryService:
 
         On top of the ranking:
 
+        - a passage without a content word (``lexical.terms`` empty: "ok") is not recalled;
         - nothing below the relevance floor (:func:`~.search.relevance.relevant`: most of the query's
           terms, or a raw cosine of at least :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`)
           is recalled, so a message about nothing in memory recalls nothing;
@@ -536,8 +537,10 @@ class MemoryService:
         hits = self.search(query, agent_id=agent_id, k=k * 3, sources=sources, exclude=exclude, params=params,
                            sync=False)
         n_terms = len(set(lexical.terms(query)))
+        # A passage without one content word ("ok", "thanks!") carries nothing to recall: on e5 such
+        # chatter is close in meaning to any other chatter.
         hits = [h for h in hits if relevant(h.components.get("dense"), len(h.matched), n_terms)
-                and (keep is None or keep(h))]
+                and lexical.terms(h.text) and (keep is None or keep(h))]
         hits.sort(key=lambda h: h.source not in CONSENTED_SOURCES)  # stable: best first within each
         out: list[MemoryHit] = []
         used = 0

@@ -137,7 +137,9 @@ class ArchiveRecall:
                 log.warning("archive recall: dense query failed (%s)", e)
         return hits | {
             ev.id for j, ev in enumerate(idx.events)
-            if relevant(None if sims is None else sims[j], sum(1 for w in q if w in idx.bm25.tf[j]), len(q))
+            # a turn without a content word ("ok") carries nothing to recall (see MemoryService.recall)
+            if idx.bm25.tf[j]
+            and relevant(None if sims is None else sims[j], sum(1 for w in q if w in idx.bm25.tf[j]), len(q))
         }
 
     def feedback_terms(self, events: Sequence[Event], query: str, seeds: Sequence[int],

@@ -39,7 +39,7 @@ from neotask_tui.memory.types import MemoryHit, ReindexStats
 from neotask_tui.providers.base import Provider, Usage
 from neotask_tui.providers.models import ModelInfo
 from neotask_tui.providers.selection import ModelOption, ProviderChoice
-from neotask_tui.storage.events import Event
+from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
 from neotask_tui.storage.lock import DataLock
@@ -451,8 +451,9 @@ class Engine:
         return "", None
 
     def history(self, key: str) -> list[Event]:
-        """Events eligible for the sliding window (everything after the compaction record)."""
-        return [e for e in self.events(key) if e.type in ("message", "tool_call", "tool_result")]
+        """Events eligible for the sliding window (everything after the compaction record), less the
+        ones ``/retry`` or ``/edit`` superseded (they stay in the transcript, marked)."""
+        return [e for e in without_superseded(self.events(key)) if e.type in ("message", "tool_call", "tool_result")]
 
     # ------------------------------------------------------------------ context
     async def build(self, key: str, new_message: str | None, *, recall: list[RecallItem] | None = None,

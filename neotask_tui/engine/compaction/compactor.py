@@ -49,7 +49,7 @@ from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import ChatMessage, Provider, ProviderError, Role, StreamEnd, TextDelta
 from neotask_tui.providers.models import DEFAULT_CONTEXT_WINDOW, ModelInfo
-from neotask_tui.storage.events import Event
+from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.transcript import append_events
 from neotask_tui.text import tokens
@@ -183,7 +183,8 @@ class Compactor:
         dropping = bool(ledger.dropped_event_ids)
         if budget <= 0 or (total < cs.threshold * budget and not dropping):
             return False
-        msgs = [e for e in self.engine.events(key) if e.type == "message" and e.role in ("user", "assistant")]
+        msgs = [e for e in without_superseded(self.engine.events(key))
+                if e.type == "message" and e.role in ("user", "assistant")]
         return len(msgs) >= cs.min_messages
 
     async def maybe_auto(self, key: str, ledger: Ledger | None) -> CompactionResult | None:

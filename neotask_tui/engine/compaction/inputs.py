@@ -21,7 +21,7 @@ from typing import Any
 from neotask_tui.engine.compaction.guard import CriticalItem, identifiers_in, sentences
 from neotask_tui.engine.compaction.summary import Summary, event_text
 from neotask_tui.engine.language.constraints import constraint_kind
-from neotask_tui.storage.events import Event
+from neotask_tui.storage.events import Event, superseded_ids
 
 CONTEXT_TYPES = frozenset({"message", "tool_call", "tool_result"})
 
@@ -63,14 +63,16 @@ def split_recent(events: Sequence[Event], count_event: Callable[[Event], int], k
     are two or more. It never starts with a tool result whose call would be summarized away.
 
     Args:
-        events: The current session's events (header and summary record are ignored).
+        events: The current session's events (header and summary record are ignored, and so are
+            events a ``superseded`` marker retired).
         count_event: Token estimate of one event.
         keep_tokens: Budget of the raw window.
 
     Returns:
         The split.
     """
-    conv = [e for e in events if is_context_event(e)]
+    gone = superseded_ids(events)  # replaced by /retry or /edit: never summarized, never kept
+    conv = [e for e in events if is_context_event(e) and e.id not in gone]
     if not conv:
         return Split()
     max_keep = max(1, len(conv) // 2) if len(conv) >= 2 else 0
@@ -108,6 +110,7 @@ def lineage_events(
     sessions: list[str] = []
     evs: Sequence[Event] = current
     seen: set[str] = set()
+    gone: set[int] = set()  # retired by /retry or /edit in any session of the lineage
     for _ in range(max_depth):
         header = evs[0] if evs and evs[0].type == "session" else None
         sid = str(header.data.get("session_id")) if header else ""
@@ -115,6 +118,7 @@ def lineage_events(
             break
         seen.add(sid)
         sessions.append(sid)
+        gone |= superseded_ids(evs)
         for ev in evs:
             if (is_context_event(ev) or ev.type == "state") and ev.id not in by_id:
                 by_id[ev.id] = ev
@@ -126,7 +130,7 @@ def lineage_events(
         except Exception:  # a missing ancestor: rebuild from what is left, and say so via sessions
             sessions.append(f"{parent} (missing)")
             break
-    return sorted(by_id.values(), key=lambda e: e.id), sessions
+    return sorted((e for e in by_id.values() if e.id not in gone), key=lambda e: e.id), sessions
 
 
 def previous_items(previous: Summary) -> list[CriticalItem]:

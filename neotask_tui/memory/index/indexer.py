@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from neotask_tui.memory.files import SkipFile, Skipped, read_text, scan
 from neotask_tui.memory.index.chunking import ChunkDraft, chunk_markdown, content_hash, token_counter
 from neotask_tui.memory.types import ReindexStats
+from neotask_tui.storage.events import superseded_ids
 from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
 
@@ -320,8 +321,9 @@ class Indexer:
         """
         msgs: list[tuple[int, str, str, float]] = []
         prev_user: str | None = None  # a password announced in one user message and sent in the next
+        gone = superseded_ids(events)  # replies and messages /retry or /edit replaced are not recalled
         for ev in events:
-            if ev.type != "message" or ev.role not in ("user", "assistant"):
+            if ev.type != "message" or ev.role not in ("user", "assistant") or ev.id in gone:
                 continue
             content = ev.content.strip()
             if not content:

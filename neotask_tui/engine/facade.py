@@ -315,6 +315,71 @@ class Engine:
         """
         return _turn.send(self, text, key)
 
+    def retry(self, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
+        """Ask the model again for the reply to your last message (``/retry``).
+
+        The old reply stays in the transcript, marked superseded, and leaves the context; its cost
+        stays counted. Yields :class:`~neotask_tui.engine.events.Superseded`, then a turn's events.
+        """
+        return _turn.regenerate(self, key, None)
+
+    def edit_last(self, text: str, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
+        """Replace your last message with ``text`` and answer it (``/edit``); the old message and
+        its reply stay in the transcript, marked superseded, and leave the context."""
+        return _turn.regenerate(self, key, text)
+
+    def last_user_message(self, key: str) -> Event | None:
+        """Your last message in the key's current session that ``/edit`` would replace (None if none)."""
+        rec = self.store.get(validate_key(key))
+        if rec is None:
+            return None
+        live = without_superseded(self.store.events(rec.session_id))
+        return next((e for e in reversed(live) if e.type == "message" and e.role == "user"), None)
+
+    # ------------------------------------------------------------------ branches
+    async def fork_session(self, key: str, at: int | None = None, *,
+                           from_session: str | None = None) -> SessionRecord:
+        """Branch the conversation at event ``at``: a new session for ``key`` whose transcript holds
+        the history up to that event with its original ids.
+
+        Like ``/new``, the fork becomes the key's current session and the one that was current is
+        archived (viewable, and ``restore`` brings it back); the fork's header names its parent
+        (``parent_session_id``) and the point (``fork_at``). The session state is the state as it
+        was at the fork point (its ``state`` records up to there are part of the copied history;
+        entries then expire by time as they would have). Token counters start at zero: nothing has
+        been sent in the fork yet.
+
+        Args:
+            key: The session key the fork belongs to.
+            at: The event id to fork at, a message (yours or a reply); None: the last message. An
+                event compaction moved out of the session is found in the session that holds it.
+            from_session: Fork this session (live or archived) instead of the key's current one,
+                e.g. "resume here" from a search hit in an archived transcript.
+
+        Raises:
+            UserError: no session, no such event, or the event is not a message.
+        """
+        from neotask_tui.engine.session.branch import plan_fork
+
+        key = validate_key(key)
+        async with self.turn_lock:
+            src = self.current_record(key, create=False).session_id if from_session is None else from_session
+            plan = plan_fork(src, self.store.events(src), at, self.store.events)
+            rec = await asyncio.to_thread(
+                self.store.create_session, key, reason="fork", parent_session_id=plan.parent_session_id,
+                first_id=plan.header_id, extra_events=plan.events, now=self.now(), fork_at=plan.at)
+        return rec
+
+    def branches(self) -> dict[str, list[str]]:
+        """Every session id (live and archived) → the ids of the sessions forked from it, oldest first."""
+        rows = [(r.session_id, r.parent_session_id, r.reason, r.created_at) for r in self.store.records.values()]
+        rows += [(a.session_id, a.parent_session_id, a.reason, a.created_at) for a in self.store.list_archived()]
+        out: dict[str, list[str]] = {}
+        for sid, parent, reason, _created in sorted(rows, key=lambda r: r[3]):
+            if reason == "fork" and parent:
+                out.setdefault(str(parent), []).append(sid)
+        return out
+
     # ------------------------------------------------------------------ routing and lifecycle
     def next_reset(self, key: str) -> tuple[datetime, str] | None:
         """When the key's session will next be reset automatically, and why (daily/idle)."""

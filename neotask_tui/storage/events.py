@@ -66,6 +66,12 @@ def without_superseded(events: Sequence[Event]) -> list[Event]:
     return [e for e in events if e.id not in gone] if gone else list(events)
 
 
+def counts_usage(e: Event) -> bool:
+    """Whether a recount of a transcript adds this event's ``usage``: a reply's, not the copy a
+    fork holds of its parent's reply (``copied_from``: that call was paid for in the parent)."""
+    return e.type == "message" and isinstance(e.data.get("usage"), dict) and not e.data.get("copied_from")
+
+
 def now_iso() -> str:
     """Current time as an ISO-8601 string with UTC offset (microseconds kept)."""
     return datetime.now(UTC).isoformat()

@@ -22,7 +22,7 @@ from typing import Any
 from neotask_tui import paths
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.atomic import fsync_dir
-from neotask_tui.storage.events import Event, now_iso
+from neotask_tui.storage.events import Event, counts_usage, now_iso
 from neotask_tui.storage.index import Counters, SessionRecord, load_index, recount_from_transcript, save_index
 from neotask_tui.storage.keys import validate_session_id
 from neotask_tui.storage.transcript import (
@@ -51,13 +51,14 @@ class ArchivedInfo:
     last_activity_at: str
     parent_session_id: str | None
     path: Path
+    fork_at: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
         return {
             "session_id": self.session_id, "key": self.key, "created_at": self.created_at,
             "reason": self.reason, "last_activity_at": self.last_activity_at,
-            "parent_session_id": self.parent_session_id, "path": str(self.path),
+            "parent_session_id": self.parent_session_id, "path": str(self.path), "fork_at": self.fork_at,
         }
 
 
@@ -181,12 +182,13 @@ class SessionStore:
         compaction_count: int = 0,
         archive_previous: bool = True,
         now: datetime | None = None,
+        fork_at: int | None = None,
     ) -> SessionRecord:
         """Create a fresh session for ``key`` and make it current.
 
         ``extra_events`` (already id'd, e.g. a compaction record and kept messages) are written right
         after the header in the same durable write, so the new transcript is complete before the
-        index points at it.
+        index points at it. ``fork_at`` (a fork) is the parent's event the history was copied up to.
         """
         self._check_writable()
         ts = (now or datetime.now(UTC)).isoformat()
@@ -198,6 +200,7 @@ class SessionStore:
             data={
                 "session_id": sid, "key": key, "created_at": ts, "parent_session_id": parent_session_id,
                 "reason": reason, "compaction_count": compaction_count, "config": cfg,
+                **({"fork_at": fork_at} if fork_at is not None else {}),
             },
         )
         events = [header, *(extra_events or [])]
@@ -210,7 +213,7 @@ class SessionStore:
         self._cache[sid] = list(events)
         rec = SessionRecord(
             key=key, session_id=sid, created_at=ts, last_activity_at=ts, parent_session_id=parent_session_id,
-            config=cfg, reason=reason, compaction_count=compaction_count,
+            config=cfg, reason=reason, compaction_count=compaction_count, fork_at=fork_at,
         )
         self.records[key] = rec
         try:
@@ -257,9 +260,10 @@ class SessionStore:
             parent_session_id=header.data.get("parent_session_id"),
             config=dict(header.data.get("config") or {}), reason=str(header.data.get("reason", "new")),
             compaction_count=int(header.data.get("compaction_count", 0)),
+            fork_at=_fork_at(header),
         )
         for ev in evs:
-            if ev.type == "message" and isinstance(ev.data.get("usage"), dict):
+            if counts_usage(ev):
                 rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
         self.unarchive_transcript(session_id)
         self.records[key] = rec
@@ -310,7 +314,7 @@ class SessionStore:
                 session_id=str(h.data.get("session_id", p.stem)), key=str(h.data.get("key", "")),
                 created_at=str(h.data.get("created_at", h.ts)), reason=str(h.data.get("reason", "")),
                 last_activity_at=last.ts if last else h.ts, parent_session_id=h.data.get("parent_session_id"),
-                path=p,
+                path=p, fork_at=_fork_at(h),
             ))
         out.sort(key=lambda a: a.created_at, reverse=True)
         return out
@@ -364,6 +368,12 @@ class SessionStore:
             for r in stale:
                 self.archive_transcript(r.session_id)
         return stale
+
+
+def _fork_at(header: Event) -> int | None:
+    """The fork point a session header names (``None`` for a session that is not a fork)."""
+    v = header.data.get("fork_at")
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _move(src: Path, dst: Path) -> Path:

@@ -97,6 +97,9 @@ def lineage_events(
 ) -> tuple[list[Event], list[str]]:
     """Primary events of a whole compaction lineage, oldest first, deduplicated by id.
 
+    A fork (header ``reason`` ``fork``) continues its parent's lineage up to its fork point: the
+    parent's events (and its ancestors') after ``fork_at`` belong to the other branch.
+
     Args:
         current: Events of the current session.
         load: Loads the events of a session id (archived transcripts included).
@@ -111,6 +114,7 @@ def lineage_events(
     evs: Sequence[Event] = current
     seen: set[str] = set()
     gone: set[int] = set()  # retired by /retry or /edit in any session of the lineage
+    cap: int | None = None  # past a fork: only the parent's events up to the fork point
     for _ in range(max_depth):
         header = evs[0] if evs and evs[0].type == "session" else None
         sid = str(header.data.get("session_id")) if header else ""
@@ -118,13 +122,21 @@ def lineage_events(
             break
         seen.add(sid)
         sessions.append(sid)
+        if cap is not None:
+            evs = [e for e in evs if e.type == "session" or e.id <= cap]  # a header's id may be above
         gone |= superseded_ids(evs)
         for ev in evs:
             if (is_context_event(ev) or ev.type == "state") and ev.id not in by_id:
                 by_id[ev.id] = ev
         parent = header.data.get("parent_session_id") if header else None
-        if not parent or header is None or header.data.get("reason") != "compaction":
+        reason = header.data.get("reason") if header else None
+        if not parent or header is None or reason not in ("compaction", "fork"):
             break
+        if reason == "fork":
+            at = header.data.get("fork_at")
+            if not isinstance(at, int) or isinstance(at, bool):
+                break
+            cap = at if cap is None else min(cap, at)
         try:
             evs = load(str(parent))
         except Exception:  # a missing ancestor: rebuild from what is left, and say so via sessions

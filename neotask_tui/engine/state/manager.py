@@ -108,16 +108,23 @@ class StateManager:
         except (OSError, ValueError, LookupError):
             return []
 
-    def _lineage_state_events(self, events: list[Event], depth: int = 0) -> list[Event]:
-        """State events of the sessions this one continues (a compaction keeps the lineage)."""
+    def _lineage_state_events(self, events: list[Event], depth: int = 0, cap: int | None = None) -> list[Event]:
+        """State events of the sessions this one continues (a compaction keeps the lineage; a fork
+        continues it as it was at the fork point: the parent's state events up to ``fork_at``)."""
         if not events or depth > 64:
             return []
         head = events[0]
         parent = head.data.get("parent_session_id")
-        if head.type != "session" or head.data.get("reason") != "compaction" or not parent:
+        reason = head.data.get("reason")
+        if head.type != "session" or reason not in ("compaction", "fork") or not parent:
             return []
-        pev = self._session_events(str(parent))
-        return [*self._lineage_state_events(pev, depth + 1), *(e for e in pev if e.type == "state")]
+        if reason == "fork":
+            at = head.data.get("fork_at")
+            if not isinstance(at, int) or isinstance(at, bool):
+                return []
+            cap = at if cap is None else min(cap, at)
+        pev = [e for e in self._session_events(str(parent)) if cap is None or e.type == "session" or e.id <= cap]
+        return [*self._lineage_state_events(pev, depth + 1, cap), *(e for e in pev if e.type == "state")]
 
     def _fold(self, key: str, now: datetime | None = None) -> StateFold:
         events = self.engine.events(key)

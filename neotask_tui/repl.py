@@ -15,7 +15,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
@@ -30,9 +30,10 @@ from rich.text import Text
 
 from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch
-from neotask_tui.commands.intents import ListThemes, Quit, ReviewCompaction, SwitchTheme
+from neotask_tui.commands.intents import EditLast, ListThemes, Quit, Regenerate, ReviewCompaction, SwitchTheme
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
+from neotask_tui.errors import UserError
 from neotask_tui.storage.index import Counters
 
 if TYPE_CHECKING:
@@ -147,14 +148,33 @@ class Repl:
                     self.print_md(done.text)
                 else:
                     self.console.print("compaction cancelled — nothing changed")
+            case Regenerate(text=text):
+                await self.turn(text, regenerate=True)
+            case EditLast(text=text, event_id=event_id):
+                self.say(f"editing your message e:{event_id} — Enter sends it (the old one stays, marked "
+                         "superseded); an empty line cancels", "dim")
+                try:
+                    edited = await self.session.prompt_async("edit› ", default=text)
+                except (KeyboardInterrupt, EOFError):
+                    edited = ""
+                if edited.strip():
+                    await self.turn(edited, regenerate=True)
+                else:
+                    self.say("edit cancelled — nothing changed", "dim")
             case _:
                 if res.text:
                     self.print_md(res.text)
         return None
 
-    async def turn(self, text: str) -> None:
-        """Stream one reply; Ctrl+C stops it and keeps the partial text."""
-        task = asyncio.ensure_future(self._stream(text))
+    async def turn(self, text: str | None, *, regenerate: bool = False) -> None:
+        """Stream one reply; Ctrl+C stops it and keeps the partial text. With ``regenerate`` the
+        reply replaces the last one: ``text`` None retries it, a text edits your last message."""
+        if regenerate:
+            gen = self.engine.retry(self.key) if text is None else self.engine.edit_last(text, self.key)
+        else:
+            assert text is not None
+            gen = self.engine.send(text, self.key)
+        task = asyncio.ensure_future(self._stream(gen))
         loop = asyncio.get_running_loop()
         installed = False
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -164,16 +184,17 @@ class Repl:
             await task
         except asyncio.CancelledError:
             self.say("\n⏸ interrupted — the partial reply is kept", "yellow")
+        except UserError as e:  # e.g. /retry with nothing to regenerate: one line, nothing written
+            self.say(str(e), "red")
         finally:
             if installed:
                 loop.remove_signal_handler(signal.SIGINT)
 
-    async def _stream(self, text: str) -> None:
+    async def _stream(self, gen: AsyncGenerator[ev.EngineEvent, None]) -> None:
         out = self.console.file
         ledger: Ledger | None = None
         totals: Counters | None = None
         streamed = False
-        gen = self.engine.send(text, self.key)
         try:
             async for e in gen:
                 if isinstance(e, ev.TokenDelta):
@@ -198,6 +219,9 @@ class Repl:
                 elif isinstance(e, ev.SessionReset):
                     self.say(f"new session {e.new_session_id} ({e.reason}); /undo-reset restores the previous one",
                              "yellow")
+                elif isinstance(e, ev.Superseded):
+                    ids = ", ".join(f"e:{i}" for i in e.superseded_ids)
+                    self.say(f"/{e.by}: {ids} superseded (kept in the transcript, out of the context)", "dim")
                 elif isinstance(e, ev.Compacted):
                     self.say(f"compacted {e.tokens_before:,} → {e.tokens_after:,} tokens", "dim")
                 elif isinstance(e, ev.Recalled) and e.items:

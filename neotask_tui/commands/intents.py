@@ -79,9 +79,28 @@ class ReviewCompaction:
     name: ClassVar[str] = "compact_review"
 
 
+@dataclass(frozen=True)
+class Regenerate:
+    """Stream a regenerated reply: :meth:`Engine.retry` (``text`` None, ``/retry``) or
+    :meth:`Engine.edit_last` with ``text`` (``/edit TEXT``)."""
+
+    text: str | None
+    name: ClassVar[str] = "regenerate"
+
+
+@dataclass(frozen=True)
+class EditLast:
+    """Put your last message (``text``, event ``event_id``) into the prompt to edit; sending it
+    replaces that message (:class:`Regenerate` with the edited text)."""
+
+    text: str
+    event_id: int
+    name: ClassVar[str] = "edit_last"
+
+
 Intent: TypeAlias = (Quit | ListThemes | SwitchTheme | OpenSessions | OpenInbox | ShowContext | ShowHelp
-                     | ReviewCompaction)
+                     | ReviewCompaction | Regenerate | EditLast)
 """Every UI intent a command can return."""
 
-__all__ = ["Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "ReviewCompaction", "ShowContext",
-           "ShowHelp", "SwitchTheme"]
+__all__ = ["EditLast", "Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "Regenerate",
+           "ReviewCompaction", "ShowContext", "ShowHelp", "SwitchTheme"]

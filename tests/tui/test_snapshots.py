@@ -163,6 +163,27 @@ def test_sessions_browser(snap_compare: Callable[..., bool], scene: tuple[Engine
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+def test_sessions_branch_tree(snap_compare: Callable[..., bool],
+                              scene: tuple[Engine, ScriptedProvider, Clock]) -> None:
+    """Forks sit under the session they were forked from, each with its fork point (#21 item 2)."""
+    engine, provider, clock = scene
+
+    async def seed() -> None:
+        key = engine.default_key()
+        for text in ("plan the parser", "use a Pratt parser", "add error recovery"):
+            clock.advance(minutes=1)
+            await drain(engine.send(text, key))
+        root = engine.current_record(key).session_id
+        clock.advance(minutes=1)
+        await engine.fork_session(key, 3)  # at the first reply
+        await drain(engine.send("use parser combinators instead", key))
+        clock.advance(minutes=1)
+        await engine.fork_session(key, 5, from_session=root)  # the root again, at the second reply
+
+    app, run_before = _with_screen(engine, provider, seed, "ctrl+o", SessionsScreen)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
 def test_inbox(snap_compare: Callable[..., bool], scene: tuple[Engine, ScriptedProvider, Clock]) -> None:
     engine, provider, _clock = scene
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from neotask_tui.errors import UserError
 from neotask_tui.storage.events import Event, without_superseded
@@ -97,3 +98,44 @@ def plan_regeneration(events: Sequence[Event]) -> Regeneration:
         raise UserError("nothing to regenerate: no message of yours in this session")
     after = [e.id for e in live if e.id > user.id and e.type in _CONVERSATION]
     return Regeneration(user=user, after=after)
+
+
+def tree_rows(rows: Sequence[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """Session rows (:meth:`Engine.list_sessions` dicts) ordered as the branch tree: each fork
+    right under the session it was forked from (oldest fork first), with its depth. A row whose
+    parent is not among ``rows``, or is not a fork's, keeps its place at depth 0."""
+    ids = {str(r.get("session_id")) for r in rows}
+    children: dict[str, list[dict[str, Any]]] = {}
+    roots: list[dict[str, Any]] = []
+    for r in rows:
+        parent = str(r.get("parent_session_id") or "")
+        if r.get("reason") == "fork" and parent in ids and parent != str(r.get("session_id")):
+            children.setdefault(parent, []).append(r)
+        else:
+            roots.append(r)
+    out: list[tuple[int, dict[str, Any]]] = []
+    seen: set[str] = set()
+
+    def walk(r: dict[str, Any], depth: int) -> None:
+        sid = str(r.get("session_id"))
+        if sid in seen:  # a corrupt cycle of headers
+            return
+        seen.add(sid)
+        out.append((depth, r))
+        for c in sorted(children.get(sid, []), key=lambda c: str(c.get("created_at", ""))):
+            walk(c, depth + 1)
+
+    for r in roots:
+        walk(r, 0)
+    for r in rows:  # only rows caught in a cycle are left: shown, flat
+        if str(r.get("session_id")) not in seen:
+            walk(r, 0)
+    return out
+
+
+def fork_label(row: dict[str, Any]) -> str:
+    """``fork of <parent> at e:N`` for a fork's row, else ""."""
+    if row.get("reason") != "fork" or not row.get("parent_session_id"):
+        return ""
+    at = row.get("fork_at")
+    return f"fork of {row['parent_session_id']}" + (f" at e:{at}" if isinstance(at, int) else "")

@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from neotask_tui.engine.session.branch import tree_rows
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.widgets.transcript import Transcript, entries_from_events
 
@@ -74,15 +75,20 @@ class SessionsScreen(Screen[tuple[str, str] | None]):
     def _fill(self, query: str) -> None:
         table = self.query_one(DataTable)
         table.clear()
-        self.shown = [r for r in self.rows if _row_matches(r, query)]
-        compacted = {str(r.get("parent_session_id")) for r in self.rows if r.get("parent_session_id")}
-        for r in self.shown:
+        tree = [(d, r) for d, r in tree_rows(self.rows) if _row_matches(r, query)]
+        self.shown = [r for _d, r in tree]
+        compacted = {str(r.get("parent_session_id")) for r in self.rows
+                     if r.get("parent_session_id") and r.get("reason") == "compaction"}
+        for depth, r in tree:
             c = r.get("counters") or {}
             # Why a session was archived is only known for compaction (its successor names it as
             # parent); the header's reason says how it *started*, which is not why it ended.
             state = "current" if not r.get("archived") else (
                 "archived (compacted)" if str(r.get("session_id")) in compacted else "archived")
-            cells = (inert(str(r.get("key", ""))), inert(str(r.get("session_id", ""))),
+            if r.get("reason") == "fork" and isinstance(r.get("fork_at"), int):
+                state += f" · fork at e:{r['fork_at']}"
+            branch = "  " * (depth - 1) + "└ " if depth else ""  # a fork sits under its parent
+            cells = (inert(str(r.get("key", ""))), inert(branch + str(r.get("session_id", ""))),
                      inert(str(r.get("last_activity_at") or "")[:16].replace("T", " ")),
                      f"{c.get('input', 0):,}", f"{c.get('output', 0):,}",
                      inert(str(r.get("compaction_count", 0))), inert(state))

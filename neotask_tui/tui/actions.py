@@ -10,10 +10,12 @@ from textual.binding import Binding
 
 from neotask_tui.commands import CommandResult, dispatch
 from neotask_tui.commands.intents import (
+    EditLast,
     ListThemes,
     OpenInbox,
     OpenSessions,
     Quit,
+    Regenerate,
     ReviewCompaction,
     ShowContext,
     ShowHelp,
@@ -21,6 +23,7 @@ from neotask_tui.commands.intents import (
 )
 from neotask_tui.engine import events as ev
 from neotask_tui.tui.main_view import ChatState, MainView
+from neotask_tui.tui.messages import EditRequested, RegenerateRequested
 from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.turns import TurnRenderer
 from neotask_tui.tui.widgets.transcript import Entry
@@ -71,7 +74,7 @@ class SlashCommands:
                 await self.turns.render_reset(r)
             if res.text and not res.error:
                 return
-        reloads = name in ("undo-compact", "undo-reset", "restore") and not res.error
+        reloads = name in ("undo-compact", "undo-reset", "restore", "fork") and not res.error
         if reloads:  # reload first: the confirmation must not be wiped by the transcript it brings back
             await self.panels.load_session()
         match None if res.error else res.intent:
@@ -98,6 +101,12 @@ class SlashCommands:
                 from neotask_tui.tui.screens.help import HelpScreen
 
                 await app.push_screen_wait(HelpScreen(groups, self.key_bindings()))
+            case Regenerate(text=text):
+                app.post_message(RegenerateRequested(text))
+                return
+            case EditLast(text=text, event_id=event_id):
+                app.post_message(EditRequested(text, event_id))
+                return
         if not reloads:  # /model NAME: the status line names the next turn's model (full re-reads the choice)
             await self.panels.refresh(full=name == "model" and not res.error)
 

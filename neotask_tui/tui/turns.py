@@ -11,7 +11,7 @@ from neotask_tui.engine import events as ev
 from neotask_tui.errors import NeotaskError
 from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.panels import Panels
-from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title
+from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title, entries_from_events
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
@@ -60,19 +60,26 @@ class TurnRenderer:
             self.reply = await self.transcript.add(Entry(kind="assistant", status="streaming"))
         return self.reply
 
-    async def run(self, text: str) -> None:
-        """Send ``text`` and render the turn; cancellation keeps the partial reply (marked)."""
+    async def run(self, text: str | None, *, regenerate: bool = False) -> None:
+        """Send ``text`` and render the turn; cancellation keeps the partial reply (marked).
+
+        With ``regenerate`` the turn replaces the last one: ``text`` None is ``/retry``, a text is
+        ``/edit`` (the transcript is reloaded once the old turn is marked superseded)."""
         app, state = self.app, self.state
         status = self.view.status
         self.reply = None
-        await self.transcript.add(Entry(kind="user", text=text))
+        if regenerate:
+            gen = self.engine.retry(state.key) if text is None else self.engine.edit_last(text, state.key)
+        else:
+            assert text is not None
+            await self.transcript.add(Entry(kind="user", text=text))
+            gen = self.engine.send(text, state.key)
         state.streaming = True
         app.refresh_bindings()
         status.activity = "thinking…"
         if state.undo_reset_available:
             state.undo_reset_available = False
             status.offer = ""
-        gen = self.engine.send(text, state.key)
         try:
             async for e in gen:
                 await self.handle(e)
@@ -147,6 +154,10 @@ class TurnRenderer:
                 e.tokens_before, e.tokens_after, e.old_session_id)))
         elif isinstance(e, ev.SessionReset):
             await self.render_reset(e)
+        elif isinstance(e, ev.Superseded):
+            # the old turn is kept, shown dimmed; an edit's new message is on disk with the marker
+            events = await asyncio.to_thread(lambda: list(self.engine.events(self.state.key)))
+            await self.transcript.load(entries_from_events(events))
 
     async def _close_reply(self) -> None:
         """Text before a tool call is its own (complete) message; the next text starts a new one."""

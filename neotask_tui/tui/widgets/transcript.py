@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from neotask_tui import tuning
+from neotask_tui.storage.events import superseded_ids
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:  # Markdown (markdown-it, pygments) loads with the first message, after the first paint
@@ -41,7 +42,8 @@ class Entry:
             (a slash command's output, Markdown).
         text: Markdown (assistant), plain text (user), or the body of a tool/marker.
         meta: Short right-hand detail (event id, usage, cost).
-        status: ``complete``, ``streaming``, ``interrupted`` or ``failed``.
+        status: ``complete``, ``streaming``, ``interrupted``, ``failed`` or ``superseded`` (replaced
+            by ``/retry`` or ``/edit``: kept, shown dimmed, out of the context).
         event_id: Transcript event id, when stored.
         title: Tool name, or a marker's headline.
         level: Notice level (info/warning/error).
@@ -57,7 +59,10 @@ class Entry:
 
 
 def entries_from_events(events: Iterable[Event]) -> list[Entry]:
-    """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries."""
+    """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries (events a
+    ``/retry`` or ``/edit`` replaced are kept, with the status ``superseded``)."""
+    events = list(events)
+    gone = superseded_ids(events)
     out: list[Entry] = []
     for e in events:
         d = e.data
@@ -66,15 +71,18 @@ def entries_from_events(events: Iterable[Event]) -> list[Entry]:
             u = d.get("usage")
             if isinstance(u, dict):
                 meta += f" · in {u.get('input', 0):,} out {u.get('output', 0):,}"
-            out.append(Entry(kind=str(e.role), text=e.content, meta=meta, event_id=e.id,
-                             status=str(d.get("status") or "complete")))
+            if isinstance(d.get("edited_from"), int):
+                meta += f" · edited (was e:{d['edited_from']})"
+            status = "superseded" if e.id in gone else str(d.get("status") or "complete")
+            out.append(Entry(kind=str(e.role), text=e.content, meta=meta, event_id=e.id, status=status))
         elif e.type == "tool_call":
             args = json.dumps(d.get("arguments", {}), ensure_ascii=False)
             out.append(Entry(kind="tool", title=f"→ {d.get('name', '?')}", text=args, event_id=e.id,
-                             meta=f"e:{e.id}"))
+                             meta=f"e:{e.id}", status="superseded" if e.id in gone else "complete"))
         elif e.type == "tool_result":
+            status = "superseded" if e.id in gone else ("failed" if d.get("is_error") else "complete")
             out.append(Entry(kind="tool", title=f"← {d.get('name', '?')}", text=e.content, event_id=e.id,
-                             meta=f"e:{e.id}", status="failed" if d.get("is_error") else "complete"))
+                             meta=f"e:{e.id}", status=status))
         elif e.type == "compaction":
             before, after = int(d.get("tokens_before") or 0), int(d.get("tokens_after") or 0)
             src = str(d.get("source_session_id") or "")
@@ -82,6 +90,10 @@ def entries_from_events(events: Iterable[Event]) -> list[Entry]:
                              text=str(d.get("summary", "")), event_id=e.id))
         elif e.type == "marker":
             out.append(Entry(kind="notice", text=str(d.get("text", "")), event_id=e.id))
+        elif e.type == "session" and d.get("reason") == "fork":
+            text = (f"branch forked from {d.get('parent_session_id')} at e:{d.get('fork_at')}: "
+                    "the messages up to there are its history")
+            out.append(Entry(kind="notice", text=text, event_id=e.id))
         elif e.type == "session" and d.get("reason") not in (None, "new", "compaction"):
             out.append(Entry(kind="notice", text=f"session started ({d.get('reason')})", event_id=e.id))
     return out
@@ -111,7 +123,7 @@ class MessageView(Vertical):
 
     def __init__(self, entry: Entry) -> None:
         classes = f"-{entry.kind}"
-        if entry.status in ("interrupted", "failed", "streaming"):
+        if entry.status in ("interrupted", "failed", "streaming", "superseded"):
             classes += f" -{entry.status}"
         if entry.kind == "notice":
             classes += f" -level-{entry.level}"
@@ -124,7 +136,8 @@ class MessageView(Vertical):
         e = self.entry
         label = ROLE_LABEL.get(e.kind, e.kind)
         status = {"interrupted": ("⏸ interrupted — partial reply kept", "bold"),
-                  "failed": ("✗ failed", "bold"), "streaming": ("…", "")}.get(e.status)
+                  "failed": ("✗ failed", "bold"), "streaming": ("…", ""),
+                  "superseded": ("superseded — kept, not sent", "italic")}.get(e.status)
         return Content.assemble((label, "bold"), *((" · ", status) if status else ()),
                                 *((" ", (inert(e.meta), "dim")) if e.meta else ()))
 

@@ -54,7 +54,13 @@ async def _send(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {"key": key, "notices": []}
         rc = 0
         console = None if args.json else _console()
-        async for e in engine.send(args.text, key):
+        if args.retry:
+            gen = engine.retry(key)
+        elif args.edit:
+            gen = engine.edit_last(args.text, key)
+        else:
+            gen = engine.send(args.text, key)
+        async for e in gen:
             if isinstance(e, ev.TokenDelta):
                 if console is not None:
                     sys.stdout.write(inert(e.text))
@@ -76,6 +82,11 @@ async def _send(args: argparse.Namespace) -> int:
                 out.update(error=e.error, error_kind=e.error_kind, partial=e.partial_text)
                 sys.stderr.write(inert(f"neotask: {e.error_kind}: {e.error}") + "\n")
                 rc = 1
+            elif isinstance(e, ev.Superseded):
+                out["superseded"] = e.superseded_ids
+                if console is not None:
+                    ids = ", ".join(f"e:{i}" for i in e.superseded_ids)
+                    sys.stderr.write(f"[{e.by}] superseded {ids} (kept in the transcript, out of the context)\n")
             elif isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted | ev.ProviderInfo):
                 out["notices"].append(e.to_dict())
                 if console is not None and isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted):
@@ -89,7 +100,14 @@ async def _send(args: argparse.Namespace) -> int:
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    """``neotask send TEXT``: one non-interactive turn."""
+    """``neotask send TEXT``: one non-interactive turn (``--retry``: the last reply again;
+    ``--edit TEXT``: replace your last message with TEXT and answer it)."""
+    from neotask_tui.errors import UserError
+
+    if args.retry and (args.edit or args.text is not None):
+        raise UserError("send --retry takes no text (--edit TEXT replaces your last message)")
+    if not args.retry and args.text is None:
+        raise UserError("send needs the message text ('-' reads stdin), or --retry")
     if args.text == "-":
         args.text = sys.stdin.read()
     return asyncio.run(_send(args))
@@ -97,7 +115,7 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------------------ sessions
 def cmd_sessions(args: argparse.Namespace) -> int:
-    """``neotask sessions list|show|new|reset|archive|restore|undo-reset``."""
+    """``neotask sessions list|show|new|reset|archive|restore|undo-reset|fork``."""
     action = args.action
     readonly = action in ("list", "show")
     engine = open_engine(readonly=readonly)
@@ -116,21 +134,27 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                 wide = console.width >= 110
                 keys = max((len(str(r["key"])) for r in rows), default=3)
                 ids = max((len(str(r["session_id"])) for r in rows), default=7)
+                ids += 4 if any(r.get("reason") == "fork" for r in rows) else 0  # room for the "└ " of a fork
                 cols = [Column("key", no_wrap=True, min_width=keys), Column("session", no_wrap=True, min_width=ids),
                         Column("last activity", overflow="fold")]
                 cols += [Column(h) for h in (("in", "out", "cache r/w", "compactions") if wide else ("in/out",))]
                 t = Table(*cols, Column("state", no_wrap=True), box=box.HEAVY_HEAD if wide else None,
                           pad_edge=wide)
-                for r in rows:
-                    c = r.get("counters") or {}
-                    when = str(r.get("last_activity_at", ""))[:19].replace("T", " ")
-                    state = "archived" if r["archived"] else "current"
+                from neotask_tui.engine.session.branch import tree_rows
+
+                for depth, row in tree_rows(rows):  # a fork right under the session it branched from
+                    c = row.get("counters") or {}
+                    when = str(row.get("last_activity_at", ""))[:19].replace("T", " ")
+                    state = "archived" if row["archived"] else "current"
+                    if row.get("reason") == "fork" and isinstance(row.get("fork_at"), int):
+                        state += f" · fork at e:{row['fork_at']}"
+                    sid = ("  " * (depth - 1) + "└ " if depth else "") + str(row["session_id"])
                     if wide:
-                        t.add_row(r["key"], r["session_id"], when, str(c.get("input", "")), str(c.get("output", "")),
+                        t.add_row(row["key"], sid, when, str(c.get("input", "")), str(c.get("output", "")),
                                   f"{c.get('cache_read', '')}/{c.get('cache_write', '')}" if c else "",
-                                  str(r.get("compaction_count", "")), state)
+                                  str(row.get("compaction_count", "")), state)
                     else:
-                        t.add_row(r["key"], r["session_id"], when, f"{c.get('input', 0)}/{c.get('output', 0)}", state)
+                        t.add_row(row["key"], sid, when, f"{c.get('input', 0)}/{c.get('output', 0)}", state)
                 console.print(t)
             return 0
         if action == "show":
@@ -150,6 +174,16 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         if action == "archive":
             done = asyncio.run(engine.cleanup(args.days))
             return _done(args, [r.to_dict() for r in done], f"archived {len(done)} session(s)")
+        if action == "fork":
+            from neotask_tui.commands.branch import parse_event_id
+
+            key = _key(args, engine)
+            at = parse_event_id(args.at) if args.at else None
+            old = engine.current_record(key, create=False).session_id if engine.store.get(key) else None
+            rec = asyncio.run(engine.fork_session(key, at, from_session=args.from_session))
+            data = {**rec.to_dict(), "archived": old}
+            return _done(args, data, f"forked {rec.parent_session_id} at e:{rec.fork_at}: {key} → {rec.session_id}"
+                                     + (f" ({old} archived)" if old else ""))
         if action == "restore":
             if not args.key:
                 from neotask_tui.errors import UserError
@@ -246,14 +280,21 @@ def register(sub: Any) -> None:
     from neotask_tui.config import setting_arg
 
     p = sub.add_parser("send", help="send one message and print the reply")
-    p.add_argument("text", help="message text ('-' reads stdin)")
+    p.add_argument("text", nargs="?", help="message text ('-' reads stdin)")
     p.add_argument("--session", "-s", dest="key", help="session key")
+    p.add_argument("--retry", action="store_true",
+                   help="ask again for the last reply (the old one stays in the transcript, marked superseded)")
+    p.add_argument("--edit", action="store_true",
+                   help="TEXT replaces your last message (kept, marked superseded) and is answered")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=cmd_send)
 
     p = sub.add_parser("sessions", help="list, show, create, reset, archive and restore sessions")
-    p.add_argument("action", choices=["list", "show", "new", "reset", "archive", "restore", "undo-reset"])
+    p.add_argument("action", choices=["list", "show", "new", "reset", "archive", "restore", "undo-reset", "fork"])
     p.add_argument("key", nargs="?", help="session key (or session id for restore)")
+    p.add_argument("--at", help="fork: the message to branch at, e:N (default: the last message)")
+    p.add_argument("--from", dest="from_session", metavar="SESSION_ID",
+                   help="fork: branch this session (e.g. an archived one) instead of the key's current one")
     p.add_argument("--all", action="store_true", help="include archived sessions in the list")
     p.add_argument("--days", type=setting_arg("session", "cleanup_days"), default=None,
                    help="archive sessions untouched this many days (1..36500, like session.cleanup_days)")

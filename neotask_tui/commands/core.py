@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, ShowHelp, SwitchTheme
 from neotask_tui.commands.registry import CommandResult, command, help_groups, help_text, split_args, usage_error
 from neotask_tui.errors import NeotaskError
-from neotask_tui.storage.events import Event
+from neotask_tui.storage.events import Event, superseded_ids
 
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import AssembledContext
@@ -124,13 +124,18 @@ async def _context(engine: Engine, key: str, args: str) -> CommandResult:
 
 
 def export_markdown(events: list[Event]) -> str:
-    """A readable Markdown export of a transcript."""
+    """A readable Markdown export of a transcript (what ``/retry`` or ``/edit`` replaced is marked)."""
     out: list[str] = []
+    gone = superseded_ids(events)
     for e in events:
         if e.type == "session":
             out.append(f"# Session {e.data.get('session_id')}\n\nkey `{e.data.get('key')}`, started {e.ts}\n")
+            if e.data.get("reason") == "fork":
+                out.append(f"_forked from {e.data.get('parent_session_id')} at e:{e.data.get('fork_at')}_\n")
         elif e.type == "message":
             mark = " _(interrupted)_" if e.data.get("status") == "interrupted" else ""
+            if e.id in gone:
+                mark += " _(superseded: kept, not sent)_"
             out.append(f"## {e.role} · e:{e.id} · {e.ts}{mark}\n\n{e.content}\n")
         elif e.type == "compaction":
             out.append(f"## compaction · e:{e.id}\n\n{e.data.get('summary', '')}\n")

@@ -160,7 +160,7 @@ async def test_fork_default_point_errors_and_archived_source() -> None:
     await turn(engine, "one")
     first = engine.current_record(KEY).session_id
     header_id = engine.events(KEY)[0].id
-    with pytest.raises(UserError, match="is a session|no event"):
+    with pytest.raises(UserError, match=r"is a session|no event"):
         await engine.fork_session(KEY, header_id)
     with pytest.raises(UserError, match="no event e:999"):
         await engine.fork_session(KEY, 999)

@@ -70,9 +70,10 @@ class NeotaskApp(App[int]):
         Binding("escape", "close_panel", "Close panel", id="close_panel", show=False),
         Binding("ctrl+c", "interrupt", "Stop reply", id="interrupt", priority=True, show=False),
         Binding("ctrl+n", "new_session", "New", id="new_session"),
-        Binding("ctrl+r", "retry", "Retry reply", id="retry"),
-        # Ctrl+E is the prompt's end-of-line; Ctrl+T is free in the TextArea and the terminals we test.
-        Binding("ctrl+t", "edit_last", "Edit last", id="edit_last"),
+        # Off the footer (it is full at 120 columns); F1 lists them. Ctrl+E is the prompt's end of
+        # line; Ctrl+R and Ctrl+T are free in the TextArea.
+        Binding("ctrl+r", "retry", "Retry reply", id="retry", show=False),
+        Binding("ctrl+t", "edit_last", "Edit last message", id="edit_last", show=False),
         Binding("escape", "cancel_edit", "Cancel edit", id="cancel_edit", show=False),
         Binding("ctrl+o", "sessions", "Sessions", id="sessions"),
         Binding("f5", "compact", "Compact", id="compact"),

@@ -184,6 +184,25 @@ def test_sessions_branch_tree(snap_compare: Callable[..., bool],
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+def test_superseded_reply_is_dimmed_and_labelled(snap_compare: Callable[..., bool],
+                                                 scene: tuple[Engine, ScriptedProvider, Clock]) -> None:
+    """After /retry the old reply stays in the transcript, labelled superseded (#21 item 3)."""
+    engine, provider, _clock = scene
+    app = make_app(engine.settings, engine=engine)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        key = engine.default_key()
+        provider.queue({"text": "The staging host is marmalade-7.", "usage": {"input": 60, "output": 9}})
+        await drain(engine.send("Which host runs staging?", key))
+        provider.queue({"text": "I don't know; check the inventory file.", "usage": {"input": 58, "output": 10}})
+        await drain(engine.retry(key))
+        await app.load_session()
+        await _settle(pilot, app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
 def test_inbox(snap_compare: Callable[..., bool], scene: tuple[Engine, ScriptedProvider, Clock]) -> None:
     engine, provider, _clock = scene
 

@@ -380,7 +380,7 @@ class Compactor:
         n = tokens.count_text(eng.settings.general.system_prompt)
         if prev is not None:
             n += tokens.count_text(str(prev.data.get("summary", "")))
-        return n + sum(eng.count_event(e) for e in events if is_context_event(e))
+        return n + sum(eng.count_event(e) for e in without_superseded(events) if is_context_event(e))
 
     def _flush_memory(self, key: str, source: Sequence[Event], candidates: list[dict[str, Any]]) -> None:
         """Propose durable facts to the promotion inbox before the range leaves the context."""

@@ -364,7 +364,8 @@ class Engine:
         key = validate_key(key)
         async with self.turn_lock:
             src = self.current_record(key, create=False).session_id if from_session is None else from_session
-            plan = plan_fork(src, self.store.events(src), at, self.store.events)
+            # reading an archived transcript and copying the history are file and CPU work: off the loop
+            plan = await asyncio.to_thread(lambda: plan_fork(src, self.store.events(src), at, self.store.events))
             rec = await asyncio.to_thread(
                 self.store.create_session, key, reason="fork", parent_session_id=plan.parent_session_id,
                 first_id=plan.header_id, extra_events=plan.events, now=self.now(), fork_at=plan.at)

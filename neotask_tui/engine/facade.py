@@ -354,10 +354,12 @@ class Engine:
             at: The event id to fork at, a message (yours or a reply); None: the last message. An
                 event compaction moved out of the session is found in the session that holds it.
             from_session: Fork this session (live or archived) instead of the key's current one,
-                e.g. "resume here" from a search hit in an archived transcript.
+                e.g. "resume here" from a search hit in an archived transcript. It must belong to
+                the key's agent: one agent's conversation never becomes another's.
 
         Raises:
-            UserError: no session, no such event, or the event is not a message.
+            UserError: no session, no such event, the event is not a message, or ``from_session``
+                belongs to another agent.
         """
         from neotask_tui.engine.session.branch import plan_fork
 
@@ -365,21 +367,18 @@ class Engine:
         async with self.turn_lock:
             src = self.current_record(key, create=False).session_id if from_session is None else from_session
             # reading an archived transcript and copying the history are file and CPU work: off the loop
-            plan = await asyncio.to_thread(lambda: plan_fork(src, self.store.events(src), at, self.store.events))
+            source = await asyncio.to_thread(self.store.events, src)
+            head = source[0] if source and source[0].type == "session" else None
+            owner = str(head.data.get("key", "")) if head is not None else ""
+            if from_session is not None and (not owner.startswith("agent:")
+                                             or parse_key(owner).agent_id != parse_key(key).agent_id):
+                raise UserError(f"session {src} belongs to {owner or 'no key'}, not to agent "
+                                f"{parse_key(key).agent_id!r}: fork it into a key of its own agent")
+            plan = await asyncio.to_thread(plan_fork, src, source, at, self.store.events)
             rec = await asyncio.to_thread(
                 self.store.create_session, key, reason="fork", parent_session_id=plan.parent_session_id,
                 first_id=plan.header_id, extra_events=plan.events, now=self.now(), fork_at=plan.at)
         return rec
-
-    def branches(self) -> dict[str, list[str]]:
-        """Every session id (live and archived) → the ids of the sessions forked from it, oldest first."""
-        rows = [(r.session_id, r.parent_session_id, r.reason, r.created_at) for r in self.store.records.values()]
-        rows += [(a.session_id, a.parent_session_id, a.reason, a.created_at) for a in self.store.list_archived()]
-        out: dict[str, list[str]] = {}
-        for sid, parent, reason, _created in sorted(rows, key=lambda r: r[3]):
-            if reason == "fork" and parent:
-                out.setdefault(str(parent), []).append(sid)
-        return out
 
     # ------------------------------------------------------------------ routing and lifecycle
     def next_reset(self, key: str) -> tuple[datetime, str] | None:

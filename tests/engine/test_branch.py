@@ -12,6 +12,7 @@ from neotask_tui import paths
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.session.branch import tree_rows
 from neotask_tui.errors import UserError
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.storage.events import superseded_ids
@@ -148,7 +149,8 @@ async def test_fork_copies_history_up_to_n_with_original_ids_and_links_the_paren
     rebuilt = load_index().records[KEY]
     assert rebuilt.parent_session_id == old.session_id and rebuilt.fork_at == beta_reply.id
     assert rebuilt.counters.output == engine.current_record(KEY).counters.output
-    assert engine.branches() == {old.session_id: [rec.session_id]}
+    tree = tree_rows(engine.list_sessions(include_archived=True))
+    assert [(d, r["session_id"]) for d, r in tree] == [(0, old.session_id), (1, rec.session_id)]
     await engine.aclose()
 
 
@@ -169,6 +171,10 @@ async def test_fork_default_point_errors_and_archived_source() -> None:
     # fork the archived first session ("resume here" from an archived transcript)
     again = await engine.fork_session(KEY, 2, from_session=first)
     assert again.parent_session_id == first and [e.content for e in engine.events(KEY)[1:]] == ["one"]
+    # never into another agent's key
+    with pytest.raises(UserError, match="belongs to"):
+        await engine.fork_session("agent:eve:tui:default", 2, from_session=first)
+    assert engine.store.get("agent:eve:tui:default") is None
     await engine.aclose()
 
 

@@ -180,8 +180,9 @@ async def regenerate(engine: TurnHost, key: str | None = None, text: str | None 
                                      "text": f"/{by}: your {what} e:{', e:'.join(map(str, gone))} superseded"}))
         if text is not None:
             items.append(("message", {"role": "user", "content": text, "edited_from": plan.user.id}))
-        written = await asyncio.to_thread(engine.store.append_many, rec.session_id, items, ts=engine.now_iso()) \
-            if items else []
+        written = []
+        if items:  # one durable write: an edit's marker never lands without its new message
+            written = await asyncio.to_thread(engine.store.append_many, rec.session_id, items, ts=engine.now_iso())
         if gone:
             yield ev.Superseded(key=key, session_id=rec.session_id, by=by, superseded_ids=gone,
                                 marker_id=written[0].id)

@@ -289,7 +289,7 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=cmd_send)
 
-    p = sub.add_parser("sessions", help="list, show, create, reset, archive and restore sessions")
+    p = sub.add_parser("sessions", help="list, show, create, reset, fork, archive and restore sessions")
     p.add_argument("action", choices=["list", "show", "new", "reset", "archive", "restore", "undo-reset", "fork"])
     p.add_argument("key", nargs="?", help="session key (or session id for restore)")
     p.add_argument("--at", help="fork: the message to branch at, e:N (default: the last message)")

@@ -119,6 +119,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     action = args.action
     readonly = action in ("list", "show")
     engine = open_engine(readonly=readonly)
+    # A damaged sessions.json (rebuilt from the transcripts) or a quarantined line is told on stderr, so
+    # a listing never looks normal over a repair (stdout stays the table or the JSON).
+    for note in engine.notices if readonly else ():
+        print(inert(f"notice: {note} (see `neotask doctor`)"), file=sys.stderr)
     try:
         if action == "list":
             rows = engine.list_sessions(include_archived=args.all)

@@ -131,7 +131,9 @@ def load_index(path: Path | None = None, *, repair: bool = True) -> IndexLoad:
     recs = rebuild_records()
     if repair:
         save_index(recs, path)
-    return IndexLoad(records=recs, rebuilt=True, problem=problem + f"; rebuilt {len(recs)} sessions from transcripts")
+    # Read-only (a listing beside the lock holder, `sessions list`): nothing is written, so say "read".
+    done = "rebuilt" if repair else "read"
+    return IndexLoad(records=recs, rebuilt=True, problem=problem + f"; {done} {len(recs)} sessions from transcripts")
 
 
 def rebuild_records() -> dict[str, SessionRecord]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 if TYPE_CHECKING:
     from neotask_tui.engine.compaction.compactor import CompactionResult
+    from neotask_tui.storage.search import SearchResult
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,14 @@ class OpenInbox:
 
 
 @dataclass(frozen=True)
+class ShowSearch:
+    """Show the hits of a content search; opening one shows its transcript at that message."""
+
+    result: SearchResult
+    name: ClassVar[str] = "search"
+
+
+@dataclass(frozen=True)
 class ShowContext:
     """Show what the next call sends (``data``: :func:`neotask_tui.commands.core.context_payload`)."""
 
@@ -80,8 +89,8 @@ class ReviewCompaction:
 
 
 Intent: TypeAlias = (Quit | ListThemes | SwitchTheme | OpenSessions | OpenInbox | ShowContext | ShowHelp
-                     | ReviewCompaction)
+                     | ReviewCompaction | ShowSearch)
 """Every UI intent a command can return."""
 
 __all__ = ["Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "ReviewCompaction", "ShowContext",
-           "ShowHelp", "SwitchTheme"]
+           "ShowHelp", "ShowSearch", "SwitchTheme"]

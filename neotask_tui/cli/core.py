@@ -217,11 +217,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         limit = parse_limit(args.limit)
     except ValueError as e:
         raise UserError(str(e)) from None
+    import contextlib
+
     lock = DataLock()
-    try:
+    with contextlib.suppress(LockedError):  # beside a writer: read what is indexed, scan the rest
         lock.acquire()
-    except LockedError:
-        pass
     try:
         index = SearchIndex(writable=lock.held)
         try:

@@ -273,6 +273,11 @@ and its last quarter (a 10 MB paste is stored whole but must not stall the turn 
 the redactor is linear, about 1 s per MB here). Words in the middle of a bigger paste are not found."""
 SEARCH_DEFAULT_LIMIT: Final = 20
 """Hits ``neotask search`` and ``/search`` show unless told otherwise (``--limit``)."""
+SEARCH_LIMIT_MAX: Final = 500
+"""The most hits one search returns (``--limit``; the sessions browser's content search reads this
+many and shows each session's best)."""
+SESSIONS_CONTENT_SEARCH_DELAY: Final = 0.3
+"""Seconds without typing before the sessions browser searches message text (a keystroke restarts it)."""
 SEARCH_LINE_CHARS: Final = 160
 """The matching line shown for a hit is cut to about this many characters around its first match."""
 

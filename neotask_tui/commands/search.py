@@ -11,6 +11,7 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from neotask_tui import tuning
 from neotask_tui.commands.intents import ShowSearch
 from neotask_tui.commands.registry import CommandResult, command, usage_error
 from neotask_tui.storage.search import MARK_CLOSE, MARK_OPEN, SearchHit, SearchResult
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
 
 _FLAG = re.compile(r"(?:^|\s)--(agent|since|limit)(?:=|\s+)(\S+)")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~])")
-LIMIT_MAX = 500
-"""The most hits one search shows (``--limit``)."""
 
 
 def parse_search_args(args: str) -> tuple[str, dict[str, str]]:
@@ -33,15 +32,15 @@ def parse_search_args(args: str) -> tuple[str, dict[str, str]]:
 
 
 def parse_limit(text: str | None) -> int | None:
-    """``--limit`` as an int in 1..:data:`LIMIT_MAX` (None when not given).
+    """``--limit`` as an int in 1..:data:`tuning.SEARCH_LIMIT_MAX` (None when not given).
 
     Raises:
         ValueError: for anything else (an inline error / a CLI user error).
     """
     if text is None:
         return None
-    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= LIMIT_MAX:
-        raise ValueError(f"--limit takes a whole number from 1 to {LIMIT_MAX}, not {text[:20]!r}")
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= tuning.SEARCH_LIMIT_MAX:
+        raise ValueError(f"--limit takes a whole number from 1 to {tuning.SEARCH_LIMIT_MAX}, not {text[:20]!r}")
     return int(text)
 
 

@@ -9,9 +9,10 @@ it is indexed again from the start). Keeping it up to date is therefore always "
 appended since": :meth:`SearchIndex.sync_session` after each append (the store calls it), and
 :meth:`SearchIndex.sync` before a search (a stat per transcript when nothing changed).
 
-Crash safety comes from SQLite: WAL journal, ``synchronous=FULL``, and each transcript's new rows
-and its new offset are one transaction, so a kill -9 leaves the index at the old offset or the new
-one, never between. A missing, damaged or out-of-date (schema) index is moved to ``quarantine/``
+Crash safety comes from SQLite: WAL journal, and each transcript's new rows and its new offset are
+one transaction, so a kill -9 leaves the index at the old offset or the new one, never between
+(``synchronous=NORMAL``: a commit that a power cut loses took its offset with it, so those lines
+are simply indexed again). A missing, damaged or out-of-date (schema) index is moved to ``quarantine/``
 and rebuilt from the transcripts, with a notice.
 
 Only the data-dir lock holder writes the index. A process beside it opens the database read-only
@@ -353,7 +354,10 @@ def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
         _create_private(path)
         con = sqlite3.connect(str(path), check_same_thread=False, timeout=5.0)
         con.execute("PRAGMA journal_mode=WAL")
-        con.execute("PRAGMA synchronous=FULL")
+        # NORMAL: in WAL mode a commit survives a process kill (the WAL is in the page cache) and the
+        # database stays consistent on power loss; a commit lost then is indexed again from the
+        # offsets, which were lost with it. FULL would add an fsync to every append of a turn.
+        con.execute("PRAGMA synchronous=NORMAL")
         con.executescript(_SCHEMA)
     got = con.execute("SELECT v FROM meta WHERE k='schema'").fetchone()
     if got is None or got[0] != SCHEMA_VERSION:
@@ -567,7 +571,12 @@ class SearchIndex:
                 found.extend((rank, db, rowid, sid, eid, ts, role) for rowid, sid, eid, ts, role, rank in
                              _query(db, match, agent, since, limit * 3 + 1))
             files.update(extra[1] if extra else {})
-            found.sort(key=lambda f: (f[0], f[5]))
+            archived: dict[str, bool] = {}
+            for f in found:
+                if f[3] not in archived:
+                    archived[f[3]] = _archived(f[3])
+            # best first; of a message's copies (compaction keeps some) the live session's is shown
+            found.sort(key=lambda f: (f[0], archived[f[3]], f[5]))
             seen: set[tuple[int, str, str]] = set()
             for rank, db, rowid, sid, eid, ts, role in found:
                 dedupe = (eid, ts, role)  # a message compaction kept is in the archived parent too
@@ -579,7 +588,7 @@ class SearchIndex:
                     break
                 info = files.get(sid)
                 result.hits.append(SearchHit(
-                    session_id=sid, key=info.key if info else "", archived=_archived(sid), ts=ts, role=role,
+                    session_id=sid, key=info.key if info else "", archived=archived[sid], ts=ts, role=role,
                     event_id=int(eid), line=_matching_line(_highlight(db, match, rowid)), rank=float(rank)))
             if extra:
                 extra[0].close()

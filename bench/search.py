@@ -63,7 +63,8 @@ TOPICS_RU = [
 ]
 REPLIES = [
     "Sure. First check the upstream block:\n```nginx\nupstream app {{ server {host}:{n}; }}\n```\nthen reload.",
-    "Here is a sketch:\n```python\ndef weekday(s: str) -> str:\n    return datetime.fromisoformat(s).strftime('%A')\n```",
+    "Here is a sketch:\n```python\ndef weekday(s: str) -> str:\n"
+    "    return datetime.fromisoformat(s).strftime('%A')\n```",
     "Based on what you said earlier, the decision was to retry {m} times with exponential backoff.",
     "I don't have access to your calendar, but {day} at {h}:{mm} works if the room is free.",
     "The lock comes from the ALTER TABLE; run it with a concurrent index build instead.",
@@ -176,7 +177,7 @@ def run_size(n: int, queries: int) -> dict[str, Any]:
             per_kind.setdefault(label, []).append(ms)
             hits[label] = len(res.hits)
         base: list[float] = []
-        for label, q, _kw in QUERIES[:3]:
+        for _label, q, _kw in QUERIES[:3]:
             t0 = time.perf_counter()
             _scan_baseline(q)
             base.append((time.perf_counter() - t0) * 1000)

@@ -84,7 +84,7 @@ class SearchHit:
         event_id: The event id (``e:N``) within the session.
         line: The matching line, redacted, with each match between :data:`MARK_OPEN` and
             :data:`MARK_CLOSE`.
-        rank: FTS5's BM25 rank (lower is better).
+        rank: FTS5's BM25 rank (lower is better; hits are shown newest first).
     """
 
     session_id: str
@@ -249,18 +249,45 @@ class _Row:
     agent: str
 
 
+@dataclass(slots=True)
+class _File:
+    """A transcript on disk: its session id, path, size and whether it is in the archive."""
+
+    sid: str
+    path: str
+    size: int
+    archived: bool
+
+
+def _listing() -> dict[str, _File]:
+    """Every transcript on disk (one ``scandir`` per folder), in session-id order, which is the
+    order sessions were created in: a first build inserts the oldest first, so row ids (the order
+    hits are shown in) follow time."""
+    out: dict[str, _File] = {}
+    for d, archived in ((paths.sessions_dir(), False), (paths.archive_dir(), True)):
+        if not d.is_dir() or paths.linked_part(d) is not None:
+            continue
+        with os.scandir(d) as it:
+            for e in it:
+                if not e.name.endswith(".jsonl") or not e.is_file(follow_symlinks=False):
+                    continue
+                sid = e.name[: -len(".jsonl")]
+                if sid not in out:  # a live transcript wins over an archived copy
+                    out[sid] = _File(sid, e.path, e.stat(follow_symlinks=False).st_size, archived)
+    return dict(sorted(out.items()))
+
+
 def _transcripts() -> Iterator[Path]:
-    """Every transcript on disk (live first, then archived)."""
-    for d in (paths.sessions_dir(), paths.archive_dir()):
-        if d.is_dir() and paths.linked_part(d) is None:
-            yield from sorted(d.glob("*.jsonl"))
+    """Every transcript on disk (see :func:`_listing`)."""
+    for f in _listing().values():
+        yield Path(f.path)
 
 
 def _digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
-def _read_tail_digest(path: Path, offset: int) -> str:
+def _read_tail_digest(path: Path | str, offset: int) -> str:
     if offset <= 0:
         return ""
     start = max(0, offset - _TAIL_BYTES)
@@ -392,19 +419,15 @@ def _insert(con: sqlite3.Connection, rows: list[_Row], state: _FileState) -> Non
                  state.tail, state.prev_user))
 
 
-def _needs(path: Path, state: _FileState | None) -> _FileState | None:
-    """The state to index ``path`` from (a fresh one when it changed under the index), or None when
-    the index already holds all of it."""
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return None
+def _needs(path: str, size: int, state: _FileState | None) -> _FileState | None:
+    """The state to index ``path`` (``size`` bytes) from (a fresh one when it changed under the
+    index), or None when the index already holds all of it."""
     if state is None:
-        return _fresh_state(path.stem)
+        return _fresh_state(Path(path).stem)
     if size == state.offset:
         return None
     if size < state.offset or _read_tail_digest(path, state.offset) != state.tail:
-        return _fresh_state(path.stem)  # rewritten under us: index it again from the start
+        return _fresh_state(Path(path).stem)  # rewritten under us: index it again from the start
     return state
 
 
@@ -481,27 +504,31 @@ class SearchIndex:
         :meth:`sync` catches up; a failure is logged and becomes a notice."""
         if not self.writable:
             return
-        live = paths.transcript_path(session_id)
-        path = live if live.exists() else paths.archived_transcript_path(session_id)
         try:
-            self._sync_paths([path])
+            live = paths.transcript_path(session_id)
+            archived = not live.exists()
+            path = paths.archived_transcript_path(session_id) if archived else live
+            self._sync_paths({session_id: _File(session_id, str(path), path.stat().st_size, archived)})
         except (sqlite3.Error, OSError, UserError) as e:
             self._fail(e)
 
     def sync(self) -> int:
         """Index everything not indexed yet (every transcript, live and archived); returns the
         messages added. A reader does nothing here (see :meth:`search`)."""
+        return self._sync_all(_listing())
+
+    def _sync_all(self, listing: dict[str, _File]) -> int:
         if not self.writable:
             return 0
         try:
-            return self._sync_paths(list(_transcripts()), prune=True)
+            return self._sync_paths(listing, prune=True)[0]
         except sqlite3.DatabaseError as e:
             if isinstance(e, sqlite3.OperationalError):
                 raise
             self.close()  # damaged while open: quarantine and rebuild once
             with self._mutex:
                 self._quarantine(paths.search_index(), str(e))
-            return self._sync_paths(list(_transcripts()), prune=True)
+            return self._sync_paths(listing, prune=True)[0]
 
     def _fail(self, e: Exception) -> None:
         msg = f"the search index could not be updated ({type(e).__name__}: {str(e)[:80]}); it catches up later"
@@ -513,35 +540,38 @@ class SearchIndex:
             with contextlib.suppress(OSError), self._mutex:
                 self._quarantine(paths.search_index(), str(e))
 
-    def _sync_paths(self, found: list[Path], *, prune: bool = False) -> int:
+    def _sync_paths(self, found: dict[str, _File], *, prune: bool = False) -> tuple[int, dict[str, _FileState]]:
+        """Index what ``found`` holds past the index's offsets; returns the rows added and the
+        index's file states (of ``found`` only, unless ``prune``)."""
         with self._mutex:
             con = self._open()
             assert con is not None
-            known = _load_files(con) if prune else _load_files(con, [p.stem for p in found])
+            known = _load_files(con) if prune else _load_files(con, list(found))
             added = 0
-            for path in found:
-                start = _needs(path, known.get(path.stem))
+            for sid, f in found.items():
+                start = _needs(f.path, f.size, known.get(sid))
                 if start is None:
                     continue
-                rows, state = _scan(path, start)
+                rows, state = _scan(Path(f.path), start)
                 with con:  # one transaction: the rows and the offset they bring the file to
-                    if start.offset == 0 and path.stem in known:
-                        con.execute("DELETE FROM msgs WHERE session_id = ?", (path.stem,))
+                    if start.offset == 0 and sid in known:
+                        con.execute("DELETE FROM msgs WHERE session_id = ?", (sid,))
                     _insert(con, rows, state)
-                known[path.stem] = state
+                known[sid] = state
                 added += len(rows)
             if prune:
-                gone = set(known) - {p.stem for p in found}
+                gone = set(known) - set(found)
                 for sid in gone:
                     with con:
                         con.execute("DELETE FROM msgs WHERE session_id = ?", (sid,))
                         con.execute("DELETE FROM files WHERE session_id = ?", (sid,))
-            return added
+                    known.pop(sid, None)
+            return added, known
 
     # ------------------------------------------------------------------ searching
     def search(self, query: str, *, agent: str | None = None, since: str | None = None,
                limit: int = tuning.SEARCH_DEFAULT_LIMIT) -> SearchResult:
-        """Find messages matching ``query`` in every session, best first.
+        """Find messages matching ``query`` in every session, newest first.
 
         Args:
             query: Words, ``"phrases"``, ``prefix*`` (see the module docstring).
@@ -555,28 +585,33 @@ class SearchIndex:
         match = fts_query(query)
         result = SearchResult(query=query)
         with self._mutex:
+            listing = _listing()
+            files: dict[str, _FileState] = {}
             if self.writable:
-                self.sync()
+                try:
+                    files = self._sync_paths(listing, prune=True)[1]
+                except sqlite3.DatabaseError as e:
+                    if isinstance(e, sqlite3.OperationalError):
+                        raise
+                    self._sync_all(listing)  # quarantines and rebuilds
             con = self._open()
-            files = _load_files(con) if con is not None else {}
-            extra = self._unindexed(files)
+            if con is not None and not files:
+                files = _load_files(con)
+            extra = self._unindexed(files, listing)
             if con is None:
                 result.indexed = False
                 result.notices.append(f"{self._broken}; searched the transcripts directly "
                                       "(the app or any writing command builds the index)")
             found: list[tuple[float, sqlite3.Connection, int, str, int, str, str]] = []
-            for db in (con, extra[0] if extra else None):
+            # Newest first: what is not indexed yet (a reader's in-memory rows) is newer than the
+            # index, and row ids follow time; a message's copies (compaction keeps some) come
+            # newest first too, so the live session's copy is the one shown.
+            for db in (extra[0] if extra else None, con):
                 if db is None:
                     continue
                 found.extend((rank, db, rowid, sid, eid, ts, role) for rowid, sid, eid, ts, role, rank in
                              _query(db, match, agent, since, limit * 3 + 1))
             files.update(extra[1] if extra else {})
-            archived: dict[str, bool] = {}
-            for f in found:
-                if f[3] not in archived:
-                    archived[f[3]] = _archived(f[3])
-            # best first; of a message's copies (compaction keeps some) the live session's is shown
-            found.sort(key=lambda f: (f[0], archived[f[3]], f[5]))
             seen: set[tuple[int, str, str]] = set()
             for rank, db, rowid, sid, eid, ts, role in found:
                 dedupe = (eid, ts, role)  # a message compaction kept is in the archived parent too
@@ -588,7 +623,8 @@ class SearchIndex:
                     break
                 info = files.get(sid)
                 result.hits.append(SearchHit(
-                    session_id=sid, key=info.key if info else "", archived=archived[sid], ts=ts, role=role,
+                    session_id=sid, key=info.key if info else "", archived=_is_archived(listing, sid), ts=ts,
+                    role=role,
                     event_id=int(eid), line=_matching_line(_highlight(db, match, rowid)), rank=float(rank)))
             if extra:
                 extra[0].close()
@@ -596,24 +632,25 @@ class SearchIndex:
         self.notices = []
         return result
 
-    def _unindexed(self, files: dict[str, _FileState]) -> tuple[sqlite3.Connection, dict[str, _FileState]] | None:
+    def _unindexed(self, files: dict[str, _FileState], listing: dict[str, _File]
+                   ) -> tuple[sqlite3.Connection, dict[str, _FileState]] | None:
         """For a reader: what the index does not hold yet, indexed in memory for this search."""
         if self.writable:
             return None
         mem: sqlite3.Connection | None = None
         states: dict[str, _FileState] = {}
-        for path in _transcripts():
-            start = _needs(path, files.get(path.stem))
+        for sid, f in listing.items():
+            start = _needs(f.path, f.size, files.get(sid))
             if start is None:
                 continue
-            if start.offset == 0 and path.stem in files:
+            if start.offset == 0 and sid in files:
                 continue  # rewritten under the index: its old rows would double up; the writer fixes it
-            rows, state = _scan(path, start)
-            if not state.key and path.stem in files:
-                state.key = files[path.stem].key
+            rows, state = _scan(Path(f.path), start)
+            if not state.key and sid in files:
+                state.key = files[sid].key
             mem = mem or _memory_db()
             _insert(mem, rows, state)
-            states[path.stem] = state
+            states[sid] = state
         return (mem, states) if mem is not None else None
 
     def stats(self) -> dict[str, int]:
@@ -627,8 +664,9 @@ class SearchIndex:
             return {"transcripts": int(n_files), "messages": int(n_msgs)}
 
 
-def _archived(session_id: str) -> bool:
-    return not paths.transcript_path(session_id).exists()
+def _is_archived(listing: dict[str, _File], session_id: str) -> bool:
+    f = listing.get(session_id)
+    return f.archived if f is not None else not paths.transcript_path(session_id).exists()
 
 
 def _query(con: sqlite3.Connection, match: str, agent: str | None, since: str | None,
@@ -641,7 +679,7 @@ def _query(con: sqlite3.Connection, match: str, agent: str | None, since: str | 
     if since:
         sql += " AND ts >= ?"
         args.append(since)
-    sql += " ORDER BY rank LIMIT ?"
+    sql += " ORDER BY rowid DESC LIMIT ?"
     args.append(limit)
     try:
         return con.execute(sql, args).fetchall()

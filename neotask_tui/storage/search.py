@@ -474,8 +474,6 @@ class SearchIndex:
                 self._con = None
             self._quarantine(path, str(e))
             self._con = _connect(path, readonly=False)
-        if not existed:
-            self.notices.append("built the search index from the transcripts")
         return self._con
 
     def _quarantine(self, path: Path, why: str) -> None:
@@ -559,6 +557,13 @@ class SearchIndex:
                     _insert(con, rows, state)
                 known[sid] = state
                 added += len(rows)
+            if prune and con.execute("SELECT 1 FROM meta WHERE k='complete'").fetchone() is None:
+                # the first full pass (a new or rebuilt index): say so when it had history to index
+                with con:
+                    con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('complete', '1')")
+                if added:
+                    self.notices.append(f"built the search index: {added:,} messages of {len(found):,} "
+                                        "transcript(s)")
             if prune:
                 gone = set(known) - set(found)
                 for sid in gone:

@@ -443,6 +443,10 @@ class SearchIndex:
         self.notices: list[str] = []
         self._con: sqlite3.Connection | None = None
         self._broken = ""
+        self._current = False
+        """A writer's index holds every transcript: it was caught up once in this process, and
+        since then the lock has kept every other process from writing, while this process's writes
+        went through :meth:`sync_session`. Searches then skip the per-transcript check."""
         self._mutex = threading.RLock()
 
     # ------------------------------------------------------------------ opening
@@ -483,6 +487,7 @@ class SearchIndex:
             p = Path(str(path) + suffix)
             if p.exists():
                 os.replace(p, qdir / f"search-index.corrupt-{stamp}.sqlite3{suffix}")
+        self._current = False
         self.notices.append(f"the search index was damaged ({why[:80]}); it was moved to quarantine and "
                             "rebuilt from the transcripts")
         log.warning("search index damaged (%s); rebuilt", why)
@@ -590,19 +595,23 @@ class SearchIndex:
         match = fts_query(query)
         result = SearchResult(query=query)
         with self._mutex:
-            listing = _listing()
+            listing: dict[str, _File] | None = None
             files: dict[str, _FileState] = {}
-            if self.writable:
+            if self.writable and not self._current:
+                listing = _listing()
                 try:
                     files = self._sync_paths(listing, prune=True)[1]
                 except sqlite3.DatabaseError as e:
                     if isinstance(e, sqlite3.OperationalError):
                         raise
                     self._sync_all(listing)  # quarantines and rebuilds
+                self._current = True
+            elif not self.writable:
+                listing = _listing()
             con = self._open()
-            if con is not None and not files:
+            if con is not None and not files and listing is not None:
                 files = _load_files(con)
-            extra = self._unindexed(files, listing)
+            extra = self._unindexed(files, listing or {})
             if con is None:
                 result.indexed = False
                 result.notices.append(f"{self._broken}; searched the transcripts directly "
@@ -617,6 +626,8 @@ class SearchIndex:
                 found.extend((rank, db, rowid, sid, eid, ts, role) for rowid, sid, eid, ts, role, rank in
                              _query(db, match, agent, since, limit * 3 + 1))
             files.update(extra[1] if extra else {})
+            if con is not None and listing is None:  # only the hits' sessions
+                files.update(_load_files(con, sorted({f[3] for f in found} - set(files))))
             seen: set[tuple[int, str, str]] = set()
             for rank, db, rowid, sid, eid, ts, role in found:
                 dedupe = (eid, ts, role)  # a message compaction kept is in the archived parent too
@@ -669,8 +680,8 @@ class SearchIndex:
             return {"transcripts": int(n_files), "messages": int(n_msgs)}
 
 
-def _is_archived(listing: dict[str, _File], session_id: str) -> bool:
-    f = listing.get(session_id)
+def _is_archived(listing: dict[str, _File] | None, session_id: str) -> bool:
+    f = listing.get(session_id) if listing is not None else None
     return f.archived if f is not None else not paths.transcript_path(session_id).exists()
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 class SearchScreen(Screen[None]):
     """The hits of a content search (``/search``); Enter shows the message in its transcript."""
 
-    CSS_PATH = "sessions.tcss"
+    CSS_PATH = "search.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back", id="search_close"),
         Binding("enter", "open", "Open at the message", id="search_open", show=True),

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from neotask_tui import paths, tuning
-from neotask_tui.errors import UserError
+from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.events import Event, now_iso
 from neotask_tui.text.secrets import redact
 
@@ -443,6 +443,7 @@ class SearchIndex:
         self.notices: list[str] = []
         self._con: sqlite3.Connection | None = None
         self._broken = ""
+        self._unreadable = False
         self._current = False
         """A writer's index holds every transcript: it was caught up once in this process, and
         since then the lock has kept every other process from writing, while this process's writes
@@ -457,6 +458,8 @@ class SearchIndex:
         path = paths.search_index()
         paths.refuse_links(paths.search_dir())
         if not self.writable:
+            if self._unreadable:
+                return None
             if not path.exists():
                 self._broken = "there is no search index yet"
                 return None
@@ -466,11 +469,8 @@ class SearchIndex:
                 self._broken = f"the search index could not be read ({e})"
                 return None
             return self._con
-        existed = path.exists()
-        try:
+        try:  # damage further in (no quick_check: it reads the whole file) surfaces in a query
             self._con = _connect(path, readonly=False)
-            if existed and self._con.execute("PRAGMA quick_check").fetchone() != ("ok",):
-                raise sqlite3.DatabaseError("quick_check failed")
         except sqlite3.DatabaseError as e:
             if self._con is not None:
                 with contextlib.suppress(sqlite3.Error):
@@ -593,6 +593,21 @@ class SearchIndex:
             UserError: for a query without a word.
         """
         match = fts_query(query)
+        try:
+            return self._search(query, match, agent, since, limit)
+        except sqlite3.DatabaseError as e:
+            self.close()
+            if isinstance(e, sqlite3.OperationalError) and self.writable:  # locked, I/O error: say so
+                raise StorageError(f"could not search: the search index: {str(e)[:120]}") from None
+            with self._mutex:
+                if self.writable:  # damaged: quarantine, rebuild from the transcripts, search again
+                    self._quarantine(paths.search_index(), str(e))
+                else:
+                    self._broken = f"the search index could not be read ({str(e)[:80]})"
+                    self._unreadable = True
+            return self._search(query, match, agent, since, limit)
+
+    def _search(self, query: str, match: str, agent: str | None, since: str | None, limit: int) -> SearchResult:
         result = SearchResult(query=query)
         with self._mutex:
             listing: dict[str, _File] | None = None

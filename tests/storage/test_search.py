@@ -216,3 +216,24 @@ def test_a_failed_index_update_never_fails_the_append() -> None:
     assert any("could not be updated" in n for n in store.search.notices)
     with pytest.raises(sqlite3.Error):
         sqlite3.connect(str(paths.search_index())).execute("SELECT 1 FROM msgs")
+
+
+def test_damage_inside_the_database_is_found_by_the_query_and_repaired() -> None:
+    store = SessionStore()
+    sid = store.create_session(KEY, reason="new").session_id
+    _chat(store, sid, *[f"message {i} about the lighthouse keeper and the harbour" for i in range(400)])
+    store.search.close()
+    db = paths.search_index()
+    data = bytearray(db.read_bytes())
+    assert len(data) > 5 * 4096
+    data[4096:len(data) - 4096] = b"\xff" * (len(data) - 8192)  # the header page stays valid
+    db.write_bytes(bytes(data))
+    reader = SearchIndex(writable=False)
+    res = reader.search("lighthouse", limit=500)
+    assert len(res.hits) == 400 and not res.indexed  # read from the transcripts instead
+    reader.close()
+    writer = SearchIndex(writable=True)
+    res = writer.search("lighthouse", limit=500)
+    assert len(res.hits) == 400 and res.indexed
+    assert any("damaged" in n for n in res.notices)
+    writer.close()

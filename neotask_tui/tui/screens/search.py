@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from neotask_tui import tuning
 from neotask_tui.commands.search import local_time
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.screens.sessions import TranscriptScreen, hit_text
@@ -45,7 +46,8 @@ class SearchScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("session", "when", "speaker", "event", "matching line")
+        # The matching line before the session, so a narrow terminal still shows it.
+        table.add_columns("when", "speaker", "event", "matching line", "session")
         self._fill()
         table.focus()
 
@@ -54,7 +56,9 @@ class SearchScreen(Screen[None]):
         table.clear()
         for h in self.result.hits:
             where = f"{h.key} (archived)" if h.archived else h.key
-            table.add_row(Text(inert(where)), Text(local_time(h.ts)), Text(h.role), Text(h.ref), hit_text(h))
+            line = hit_text(h)
+            line.truncate(tuning.SEARCH_LINE_CHARS // 2, overflow="ellipsis")
+            table.add_row(Text(local_time(h.ts)), Text(h.role), Text(h.ref), line, Text(inert(where)))
         n = len(self.result.hits)
         more = "+" if self.result.more else ""
         notes = f" · {inert(self.result.notices[0])}" if self.result.notices else ""

@@ -91,8 +91,8 @@ def result_markdown(res: SearchResult) -> str:
     return text
 
 
-@command("search", "/search QUERY [--agent A] [--since DATE] [--limit N]",
-         'Find messages in every session, archived too ("exact phrase", word*); Enter on a hit opens it')
+@command("search", "/search QUERY [--agent A] [--since D] [--limit N]",
+         'Find messages in every session, archived too ("a phrase", word*)')
 async def _search(engine: Engine, key: str, args: str) -> CommandResult:
     query, flags = parse_search_args(args)
     if not query:

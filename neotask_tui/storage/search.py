@@ -151,6 +151,8 @@ def fts_query(text: str) -> str:
     Raises:
         UserError: when the query holds no word.
     """
+    # Lone surrogates (a non-UTF-8 argv byte, a split pair) cannot reach SQLite: U+FFFD instead.
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     parts: list[str] = []
     for m in re.finditer(r'"([^"]*)"?|(\S+)', text):
         phrase, word = m.group(1), m.group(2)

@@ -113,6 +113,7 @@ def test_query_syntax_is_only_words_phrases_and_prefixes() -> None:
     assert fts_query('nginx "reverse proxy" kube*') == '"nginx" "reverse proxy" "kube"*'
     assert fts_query('a OR b NOT c') == '"a" "OR" "b" "NOT" "c"'  # operators are words
     assert fts_query('col:value "unclosed') == '"col:value" "unclosed"'
+    assert fts_query("caf\udce9 ok") == '"caf\ufffd" "ok"'  # a non-UTF-8 argv byte
     for bad in ("!!!", '""', "*", "   "):
         with pytest.raises(UserError):
             fts_query(bad)

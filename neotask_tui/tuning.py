@@ -263,6 +263,24 @@ LOCAL_CLOSE_WAIT_SECONDS: Final = 5.0
 """How long closing waits for a cancelled local generation to let go of the model before the
 model is left to the process exit (a quit never waits longer, and says it is finishing)."""
 
+# ---------------------------------------------------------------------------------------------
+# storage.search: the full-text index over every transcript (bench/search.py)
+# ---------------------------------------------------------------------------------------------
+
+SEARCH_MESSAGE_MAX_CHARS: Final = 65536
+"""At most this many characters of one message are indexed for search: its first three quarters
+and its last quarter (a 10 MB paste is stored whole but must not stall the turn that indexes it;
+the redactor is linear, about 1 s per MB here). Words in the middle of a bigger paste are not found."""
+SEARCH_DEFAULT_LIMIT: Final = 20
+"""Hits ``neotask search`` and ``/search`` show unless told otherwise (``--limit``)."""
+SEARCH_LIMIT_MAX: Final = 500
+"""The most hits one search returns (``--limit``; the sessions browser's content search reads this
+many and shows each session's best)."""
+SESSIONS_CONTENT_SEARCH_DELAY: Final = 0.3
+"""Seconds without typing before the sessions browser searches message text (a keystroke restarts it)."""
+SEARCH_LINE_CHARS: Final = 160
+"""The matching line shown for a hit is cut to about this many characters around its first match."""
+
 __all__ = ["Final"]
 
 # ---------------------------------------------------------------------------------------------

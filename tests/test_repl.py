@@ -106,3 +106,15 @@ def test_chat_plain_reads_a_redirected_file(tmp_path: Path) -> None:
     out = done.stdout.decode()
     assert "(scripted) hello from a file" in out and "(scripted) second line" in out
     assert "Session state" in out
+
+
+async def test_search_finds_messages_of_archived_sessions_too(engine: Engine) -> None:
+    key = engine.default_key()
+    async for _ in engine.send("where is the zeppelin hangar?", key):
+        pass
+    await engine.new_session(key)
+    out = await _drive(engine, '/search zeppelin\r/search "hangar zeppelin"\r/search !!\r/quit\r')
+    assert "2 messages match zeppelin" in out  # yours and the scripted echo
+    assert "(archived)" in out and "· user · e:2" in out and "where is the zeppelin hangar?" in out
+    assert "no message matches" in out  # the phrase keeps its order
+    assert "search needs at least one word" in out

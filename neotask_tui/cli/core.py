@@ -235,6 +235,64 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         engine.close()
 
 
+# -------------------------------------------------------------------------------------------- search
+def cmd_search(args: argparse.Namespace) -> int:
+    """``neotask search QUERY [--agent A] [--since DATE] [--limit N] [--json]``.
+
+    Takes the data-dir lock when it is free, to bring the index up to date first; beside a lock
+    holder (the app) it reads the index and searches what is not indexed yet directly.
+    """
+    from neotask_tui.commands.search import hit_label, parse_limit
+    from neotask_tui.errors import LockedError, UserError
+    from neotask_tui.storage.keys import validate_agent_id
+    from neotask_tui.storage.lock import DataLock
+    from neotask_tui.storage.search import MARK_CLOSE, MARK_OPEN, SearchIndex, parse_since
+
+    query = " ".join(args.query)
+    agent = validate_agent_id(args.agent) if args.agent else None
+    since = parse_since(args.since) if args.since else None
+    try:
+        limit = parse_limit(args.limit)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    import contextlib
+
+    lock = DataLock()
+    with contextlib.suppress(LockedError):  # beside a writer: read what is indexed, scan the rest
+        lock.acquire()
+    try:
+        index = SearchIndex(writable=lock.held)
+        try:
+            kw = {} if limit is None else {"limit": limit}
+            res = index.search(query, agent=agent, since=since, **kw)
+        finally:
+            index.close()
+    finally:
+        lock.release()
+    if args.json:
+        print_json(res.to_dict())
+        return 0
+    from rich.text import Text
+
+    console = _console()
+    for n in res.notices:
+        sys.stderr.write(inert(f"neotask: {n}") + "\n")
+    for h in res.hits:
+        console.print(Text(inert(hit_label(h)), style="dim"))
+        line = Text("  ")
+        inside = False
+        for part in h.line.replace(MARK_CLOSE, MARK_OPEN).split(MARK_OPEN):
+            if part:
+                line.append(inert(part), style="bold" if inside else "")
+            inside = not inside
+        console.print(line)
+    if not res.hits:
+        console.print(f"no message matches {inert(query)}")
+    elif res.more:
+        console.print(f"(more than {len(res.hits)} matched: narrow the query, or --limit N)", style="dim")
+    return 0
+
+
 # -------------------------------------------------------------------------------------------- doctor
 def cmd_doctor(args: argparse.Namespace) -> int:
     """``neotask doctor [--fix] [--json]``: integrity of index vs transcripts, torn lines, orphans."""
@@ -310,6 +368,14 @@ def register(sub: Any) -> None:
     p.add_argument("--archived", action="store_true", help="the key's archived (compacted/reset) transcripts")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_transcript)
+
+    p = sub.add_parser("search", help="find messages in every session, archived too, by content")
+    p.add_argument("query", nargs="+", help='words (all must match), "an exact phrase", prefix*')
+    p.add_argument("--agent", help="only sessions of this agent id")
+    p.add_argument("--since", help="only messages since a date (2026-11-30), a date-time or a span (7d, 12h)")
+    p.add_argument("--limit", help="at most this many hits (1..500, default 20)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_search)
 
     p = sub.add_parser("doctor", help="check integrity (and repair with --fix)")
     p.add_argument("--fix", action="store_true")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 if TYPE_CHECKING:
     from neotask_tui.engine.compaction.compactor import CompactionResult
+    from neotask_tui.storage.search import SearchResult
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,14 @@ class OpenInbox:
     """Review the memory candidates of the promotion inbox."""
 
     name: ClassVar[str] = "open_inbox"
+
+
+@dataclass(frozen=True)
+class ShowSearch:
+    """Show the hits of a content search; opening one shows its transcript at that message."""
+
+    result: SearchResult
+    name: ClassVar[str] = "search"
 
 
 @dataclass(frozen=True)
@@ -99,8 +108,8 @@ class EditLast:
 
 
 Intent: TypeAlias = (Quit | ListThemes | SwitchTheme | OpenSessions | OpenInbox | ShowContext | ShowHelp
-                     | ReviewCompaction | Regenerate | EditLast)
+                     | ReviewCompaction | Regenerate | EditLast | ShowSearch)
 """Every UI intent a command can return."""
 
 __all__ = ["EditLast", "Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "Regenerate",
-           "ReviewCompaction", "ShowContext", "ShowHelp", "SwitchTheme"]
+           "ReviewCompaction", "ShowContext", "ShowHelp", "ShowSearch", "SwitchTheme"]

@@ -102,7 +102,7 @@ def usage_error(name: str, detail: str = "") -> CommandResult:
 
 
 HELP_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("sessions", ("new", "reset", "undo-reset", "sessions", "fork", "retry", "edit", "export")),
+    ("sessions", ("new", "reset", "undo-reset", "sessions", "search", "fork", "retry", "edit", "export")),
     ("context & compaction", ("context", "compact", "undo-compact")),
     ("state", ("state", "goal", "pref", "event", "done")),
     ("memory", ("remember", "recall", "forget", "inbox")),

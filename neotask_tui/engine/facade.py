@@ -43,6 +43,7 @@ from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
 from neotask_tui.storage.lock import DataLock
+from neotask_tui.storage.search import SearchResult, parse_since
 from neotask_tui.storage.store import SessionStore, parse_ts
 from neotask_tui.text.clean import clean_text
 
@@ -113,16 +114,18 @@ class Engine:
 
     # ------------------------------------------------------------------ lifecycle of the engine
     async def aclose(self) -> None:
-        """Release the provider, memory service and lock."""
+        """Release the provider, memory service, search index and lock."""
         if self._provider is not None:
             with contextlib.suppress(Exception):
                 await self._provider.aclose()
         with contextlib.suppress(Exception):
             await self.memory_recall.close()
+        self.store.search.close()
         self._lock.release()
 
     def close(self) -> None:
-        """Synchronous close (releases the lock; for CLI paths without a loop)."""
+        """Synchronous close (releases the search index and the lock; for CLI paths without a loop)."""
+        self.store.search.close()
         self._lock.release()
 
     @property
@@ -507,6 +510,28 @@ class Engine:
                 raise UserError(f"no session for {key}")
             return list(self.events(key))
         return list(self.store.events(key_or_id))
+
+    async def search(self, query: str, *, agent: str | None = None, since: str | None = None,
+                     limit: int | None = None) -> SearchResult:
+        """Full-text search over every session's transcript, live and archived (see
+        :mod:`neotask_tui.storage.search`); the index catches up first when this engine writes.
+
+        Args:
+            query: Words, ``"a phrase"``, ``prefix*``.
+            agent: Only sessions of this agent id.
+            since: ``YYYY-MM-DD``, an ISO date-time or a span back from now (``7d``).
+            limit: At most this many hits (default ``tuning.SEARCH_DEFAULT_LIMIT``).
+
+        Raises:
+            UserError: for a query without a word, a bad agent id or a bad ``since``.
+        """
+        from neotask_tui import tuning
+        from neotask_tui.storage.keys import validate_agent_id
+
+        agent = validate_agent_id(agent) if agent else None
+        after = parse_since(since, self.now()) if since else None
+        n = tuning.SEARCH_DEFAULT_LIMIT if limit is None else limit
+        return await asyncio.to_thread(self.store.search.search, query, agent=agent, since=after, limit=n)
 
     def summary_of(self, key: str) -> tuple[str, int | None]:
         """The rolling summary at the head of the current session (text, compaction event id)."""

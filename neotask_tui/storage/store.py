@@ -25,6 +25,7 @@ from neotask_tui.storage.atomic import fsync_dir
 from neotask_tui.storage.events import Event, counts_usage, now_iso
 from neotask_tui.storage.index import Counters, SessionRecord, load_index, recount_from_transcript, save_index
 from neotask_tui.storage.keys import validate_session_id
+from neotask_tui.storage.search import SearchIndex
 from neotask_tui.storage.transcript import (
     LoadIssue,
     append_events,
@@ -83,6 +84,8 @@ class SessionStore:
         # until this store moves a transcript in or out (the data-dir lock makes us the only writer).
         self._archived: list[ArchivedInfo] | None = None
         self._archived_counters: dict[str, Counters] = {}
+        self.search = SearchIndex(writable=not readonly)
+        """The full-text index over every transcript; a writer keeps it as it appends."""
 
     # ----- reading
     def get(self, key: str) -> SessionRecord | None:
@@ -168,6 +171,7 @@ class SessionStore:
         except OSError as e:
             raise _wrap_os_error(e, f"append to transcript {session_id}") from e
         evs.extend(new)
+        self.search.sync_session(session_id)
         return new
 
     def create_session(
@@ -228,6 +232,7 @@ class SessionStore:
             raise
         if old is not None and archive_previous:
             self.archive_transcript(old.session_id)
+        self.search.sync_session(sid)
         return rec
 
     def archive_transcript(self, session_id: str) -> Path:

@@ -19,6 +19,7 @@ from neotask_tui.commands.intents import (
     ReviewCompaction,
     ShowContext,
     ShowHelp,
+    ShowSearch,
     SwitchTheme,
 )
 from neotask_tui.engine import events as ev
@@ -97,6 +98,10 @@ class SlashCommands:
                 from neotask_tui.tui.screens.context import ContextScreen
 
                 await app.push_screen_wait(ContextScreen(data))
+            case ShowSearch(result=result):
+                from neotask_tui.tui.screens.search import SearchScreen
+
+                await app.push_screen_wait(SearchScreen(self.engine, result))
             case ShowHelp(groups=groups):
                 from neotask_tui.tui.screens.help import HelpScreen
 

@@ -21,7 +21,9 @@ from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp, make_app
 from neotask_tui.tui.screens.compact_review import CompactReviewScreen
 from neotask_tui.tui.screens.inbox import InboxScreen
+from neotask_tui.tui.screens.search import SearchScreen
 from neotask_tui.tui.screens.sessions import SessionsScreen
+from neotask_tui.tui.widgets.prompt import Prompt
 from neotask_tui.tui.widgets.side import RecallSidebar
 from tests.doubles import Clock
 from tests.tui.support import SIZE, drain, ui_settings, wait_for
@@ -199,6 +201,48 @@ def test_superseded_reply_is_dimmed_and_labelled(snap_compare: Callable[..., boo
         await drain(engine.retry(key))
         await app.load_session()
         await _settle(pilot, app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.fixture
+def utc_zone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC (hits show local times), whatever the machine's zone."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_search_results(snap_compare: Callable[..., bool], scene: tuple[Engine, ScriptedProvider, Clock],
+                        utc_zone: None) -> None:
+    engine, provider, clock = scene
+
+    async def seed() -> None:
+        key = engine.default_key()
+        provider.queue("Check the upstream block, then reload **nginx**.")
+        await drain(engine.send("the nginx proxy on api-7 returns 502 after the deploy", key))
+        clock.advance(minutes=5)
+        await engine.new_session(key)
+        provider.queue("Встреча перенесена; nginx подождёт.")
+        await drain(engine.send("Когда встреча по релизу nginx?", "agent:ops:cli:night"))
+
+    app = make_app(engine.settings, engine=engine)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await seed()
+        await app.load_session()
+        await _settle(pilot, app)
+        app.main.query_one(Prompt).text = "/search nginx"
+        app.main.query_one("#prompt-input").focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen), "the results")
+        await wait_for(pilot, lambda: app.screen.query_one("#search-table").row_count, "the rows")  # type: ignore
+        await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 

@@ -460,6 +460,7 @@ class Compactor:
                 prev = ev.id
             await asyncio.to_thread(append_events, path, chain)
             store.drop_cache(parent_id)
+            await asyncio.to_thread(store.search.sync_session, parent_id)
         restored = await asyncio.to_thread(store.make_current, parent_id, key=key)
         restored.counters = rec.counters
         await asyncio.to_thread(store.save)

@@ -245,17 +245,33 @@ class Transcript(VerticalScroll):
         label.display = self._first > 0
         label.update(f"▲ {self._first:,} earlier message(s) — [@click=load_older]load more[/] or scroll up")
 
-    async def load(self, entries: list[Entry]) -> None:
-        """Replace everything with ``entries`` (only the newest page is mounted)."""
+    async def load(self, entries: list[Entry], *, focus_event: int | None = None) -> None:
+        """Replace everything with ``entries`` (only the newest page is mounted).
+
+        With ``focus_event`` (a search hit) every entry from that event on is mounted, the event's
+        message is marked (``-hit``) and scrolled into view instead of the end.
+        """
         await self.query(MessageView).remove()
         self.entries = list(entries)
         self._first = max(0, len(self.entries) - self.PAGE)
+        at = next((i for i, e in enumerate(self.entries) if e.event_id == focus_event), None)
+        if focus_event is not None and at is not None:
+            self._first = min(self._first, max(0, at - 2))
         views = [MessageView(e) for e in self.entries[self._first :]]
         if views:
             await self.mount_all(views)
         self._earlier_label()
-        self.scroll_end(animate=False, immediate=True)
-        self.anchor()
+        if at is None:
+            self.scroll_end(animate=False, immediate=True)
+            self.anchor()
+            return
+        target = views[at - self._first]
+        target.add_class("-hit")
+        self.call_after_refresh(self.scroll_to_widget, target, animate=False, top=True)
+
+    def hit_view(self) -> MessageView | None:
+        """The message a search hit opened (marked ``-hit``), if any."""
+        return next(iter(self.query("MessageView.-hit").results(MessageView)), None)
 
     async def add(self, entry: Entry) -> MessageView:
         """Append an entry and mount it at the bottom."""

@@ -18,6 +18,7 @@ no weights): the engine counts a local model's tokens exactly with it before the
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import re
@@ -77,6 +78,68 @@ def _fold(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
+class _KeepStdio:
+    """Stand-in for ``llama_cpp._utils.suppress_stdout_stderr`` that leaves stdio alone.
+
+    With ``verbose=False`` llama-cpp-python ``dup2``s /dev/null over file descriptors 1 and 2 while
+    it loads a model. That is process-wide: done from our loader thread it would swallow whatever
+    the TUI (or a CLI) writes meanwhile. llama.cpp's own logging already goes through the Python
+    log callback that ``verbose=False`` silences, so the redirect buys nothing for us.
+    """
+
+    def __init__(self, disable: bool = True) -> None:
+        self.disable = disable
+
+    def __enter__(self) -> _KeepStdio:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+
+def keep_stdio() -> None:
+    """Keep llama-cpp-python from redirecting the process's stdout/stderr while it loads."""
+    import llama_cpp._internals as internals
+    import llama_cpp.llama as llama_mod
+
+    for mod in (internals, llama_mod):
+        if getattr(mod, "suppress_stdout_stderr", None) is not None:
+            setattr(mod, "suppress_stdout_stderr", _KeepStdio)  # noqa: B010
+
+
+class _VocabOnly:
+    """A GGUF's tokenizer without its weights or a context: the part of ``llama_cpp.Llama`` that
+    :class:`ChatFormat` uses (a ``Llama(vocab_only=True)`` still makes a context and logs over the
+    terminal about it)."""
+
+    def __init__(self, path: str) -> None:
+        import llama_cpp
+        from llama_cpp._internals import LlamaModel
+
+        keep_stdio()
+        logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)  # no log over the TUI
+        params = llama_cpp.llama_model_default_params()
+        params.vocab_only = True
+        self.model_path = path
+        self._model = LlamaModel(path_model=path, params=params, verbose=False)
+        self.metadata: dict[str, str] = self._model.metadata()
+
+    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        return list(self._model.tokenize(text, add_bos, special))
+
+    def detokenize(self, tokens: list[int], special: bool = False) -> bytes:
+        return bytes(self._model.detokenize(tokens, special=special))
+
+    def token_bos(self) -> int:
+        return int(self._model.token_bos())
+
+    def token_eos(self) -> int:
+        return int(self._model.token_eos())
+
+    def close(self) -> None:
+        self._model.close()
+
+
 class TemplateError(ValueError):
     """The chat template failed to render the messages."""
 
@@ -100,17 +163,18 @@ class ChatFormat:
     """Renders and tokenizes chat messages the way one GGUF model expects.
 
     Args:
-        llm: A ``llama_cpp.Llama`` (loaded in full or ``vocab_only``).
+        llm: A ``llama_cpp.Llama`` (or the tokenizer alone, see :func:`vocab`).
+        template: A chat template to use instead of the file's own (None: the file's).
     """
 
-    def __init__(self, llm: Any) -> None:
+    def __init__(self, llm: Any, template: str | None = None) -> None:
         self._llm = llm
         self.name = f"gguf:{getattr(llm, 'model_path', '')}"
         """Keys count caches: one per GGUF file."""
         self.exact = True
         """Counts are the model's own (a :class:`~neotask_tui.text.tokens.TokenCounter`)."""
         meta: dict[str, str] = dict(getattr(llm, "metadata", {}) or {})
-        own = meta.get("tokenizer.chat_template") or ""
+        own = template if template is not None else meta.get("tokenizer.chat_template") or ""
         self.template = own or CHATML_TEMPLATE
         self.source = "gguf" if own else "chatml-fallback"
         """``gguf`` (the file's own template) or ``chatml-fallback`` (the file has none)."""
@@ -218,16 +282,22 @@ class ChatFormat:
         """Exact token count of the whole prompt for ``messages``."""
         return len(self.prompt_tokens(messages))
 
+    def close(self) -> None:
+        """Free the tokenizer (only for a format that owns its ``vocab_only`` model)."""
+        with self._lock:
+            self._llm.close()
+
 
 _vocab_lock = threading.Lock()
+_vocabs: dict[str, ChatFormat] = {}
 
 
-@functools.lru_cache(maxsize=4)
-def _load_vocab(path: str) -> ChatFormat:
-    from llama_cpp import Llama
-
+def _close_vocabs() -> None:
+    # Freed before the interpreter tears llama_cpp down (its __del__ then fails noisily).
     with _vocab_lock:
-        return ChatFormat(Llama(model_path=path, vocab_only=True, verbose=False))
+        for fmt in _vocabs.values():
+            fmt.close()
+        _vocabs.clear()
 
 
 def vocab(path: str) -> ChatFormat:
@@ -236,4 +306,10 @@ def vocab(path: str) -> ChatFormat:
     Raises:
         ValueError: the file cannot be read as a GGUF.
     """
-    return _load_vocab(path)
+    with _vocab_lock:
+        fmt = _vocabs.get(path)
+        if fmt is None:
+            if not _vocabs:
+                atexit.register(_close_vocabs)
+            fmt = _vocabs[path] = ChatFormat(_VocabOnly(path))
+        return fmt

@@ -42,7 +42,7 @@ from neotask_tui.providers.base import (
     ToolSpec,
     Usage,
 )
-from neotask_tui.providers.gguf import DEFAULT_SYSTEM, IM_END, IM_START, ChatFormat, turns
+from neotask_tui.providers.gguf import DEFAULT_SYSTEM, IM_END, IM_START, ChatFormat, keep_stdio, turns
 from neotask_tui.tuning import LOCAL_CLOSE_WAIT_SECONDS, LOCAL_PREFILL_CHUNK_TOKENS
 
 if TYPE_CHECKING:
@@ -55,34 +55,6 @@ STOP_TEXTS = (IM_END, "<|endoftext|>", "<|eot_id|>", "<end_of_turn>", "<|end|>")
 """End-of-turn markers of the common template families, stops when the model has them as one token."""
 
 Progress = Callable[[str], None]
-
-
-class _KeepStdio:
-    """Stand-in for ``llama_cpp._utils.suppress_stdout_stderr`` that leaves stdio alone.
-
-    With ``verbose=False`` llama-cpp-python ``dup2``s /dev/null over file descriptors 1 and 2 while
-    it loads a model. That is process-wide: done from our loader thread it would swallow whatever
-    the TUI (or a CLI) writes meanwhile. llama.cpp's own logging already goes through the Python
-    log callback that ``verbose=False`` silences, so the redirect buys nothing for us.
-    """
-
-    def __init__(self, disable: bool = True) -> None:
-        self.disable = disable
-
-    def __enter__(self) -> _KeepStdio:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        return None
-
-
-def _keep_stdio() -> None:
-    import llama_cpp._internals as internals
-    import llama_cpp.llama as llama_mod
-
-    for mod in (internals, llama_mod):
-        if getattr(mod, "suppress_stdout_stderr", None) is not None:
-            setattr(mod, "suppress_stdout_stderr", _KeepStdio)  # noqa: B010
 
 
 def bundled_model_path() -> Path:
@@ -231,7 +203,7 @@ class LocalProvider:
             try:
                 from llama_cpp import Llama  # lazy: ~0.8 s
 
-                _keep_stdio()
+                keep_stdio()
             except ImportError as e:
                 raise ProviderError("model", f"llama-cpp-python is not installed: {e}") from None
             size_mb = path.stat().st_size / 1e6

@@ -107,6 +107,7 @@ class Engine:
         self.tz = tz or local_zone()
         self._tok: dict[tuple[str, str, int], int] = {}
         self._counter: tuple[tuple[str, str, str], TokenCounter, PromptCounter | None] | None = None
+        self._counter_for: tuple[int, int] = (0, 0)
         self.turn_lock = asyncio.Lock()
         """Serialises turns, session switches and compactions of this engine."""
         self.memory_recall = MemoryRecall(self, memory)
@@ -191,6 +192,10 @@ class Engine:
         """
         from neotask_tui.text.tokens import counter
 
+        quick = (id(self._provider), id(self._switched))
+        if self._counter is not None and self._counter_for == quick:  # count_text runs per message
+            return self._counter[1], self._counter[2]
+        self._counter_for = quick
         if self._provider is not None:
             name, model = self._provider.name, self._provider.model
         else:

@@ -125,7 +125,20 @@ class _VocabOnly:
         self.metadata: dict[str, str] = self._model.metadata()
 
     def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
-        return list(self._model.tokenize(text, add_bos, special))
+        # LlamaModel.tokenize sizes its buffer by the training context, 0 without weights, and so
+        # tokenizes everything twice; a token is at least one byte (plus BOS and a space prefix).
+        import llama_cpp
+
+        size = len(text) + 16
+        buf = (llama_cpp.llama_token * size)()
+        n = llama_cpp.llama_tokenize(self._model.vocab, text, len(text), buf, size, add_bos, special)
+        if n < 0:
+            size = -n
+            buf = (llama_cpp.llama_token * size)()
+            n = llama_cpp.llama_tokenize(self._model.vocab, text, len(text), buf, size, add_bos, special)
+            if n < 0:
+                raise RuntimeError(f"llama.cpp could not tokenize {len(text)} bytes")
+        return list(buf[:n])
 
     def detokenize(self, tokens: list[int], special: bool = False) -> bytes:
         return bytes(self._model.detokenize(tokens, special=special))

@@ -168,7 +168,13 @@ def _compile(template: str) -> Any:
 
     env = ImmutableSandboxedEnvironment(loader=jinja2.BaseLoader(), trim_blocks=True, lstrip_blocks=True,
                                         extensions=[jinja2.ext.loopcontrols])
+    def strftime_now(fmt: str) -> str:  # Llama 3.x templates date their system turn with it
+        from datetime import datetime
+
+        return datetime.now().strftime(fmt)
+
     env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = strftime_now
     return env.from_string(template)
 
 

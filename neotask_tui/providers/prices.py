@@ -15,7 +15,6 @@ other. A model genai-prices does not list has no price here (None: "cost unknown
 from __future__ import annotations
 
 import functools
-import threading
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -25,8 +24,6 @@ from neotask_tui.providers.base import Usage
 PROVIDER_IDS = {"openai": "openai", "anthropic": "anthropic"}
 """Our provider names → genai-prices provider ids. Providers not listed (local, ollama) are free;
 a stand-in provider (``scripted``) is priced like whichever provider lists the model."""
-
-_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,13 +53,6 @@ class ListedPrice:
     context_window: int | None
 
 
-def _snapshot() -> Any:
-    with _lock:  # the first import takes ~1 s; two threads must not import it twice
-        from genai_prices import data_snapshot
-
-        return data_snapshot.get_snapshot()
-
-
 def _base(price: Any) -> tuple[float | None, bool]:
     if price is None:
         return None, False
@@ -71,18 +61,23 @@ def _base(price: Any) -> tuple[float | None, bool]:
     return float(price.base), True  # TieredPrices
 
 
+def _calc(usage: Any, model: str, provider: str | None) -> Any:
+    import genai_prices  # lazy: ~1 s the first time (callers run off the event loop)
+
+    return genai_prices.calc_price(usage, model, provider_id=provider)
+
+
 @functools.lru_cache(maxsize=256)
 def listed_price(provider: str | None, model: str) -> ListedPrice | None:
     """The listed prices of ``model`` at ``provider`` (a genai-prices provider id, or None for the
     provider whose match rules claim the model), or None when genai-prices does not list it."""
-    from datetime import UTC, datetime
+    from genai_prices import Usage as GpUsage
 
-    snap = _snapshot()
     try:
-        prov, info = snap.find_provider_model(model, None, provider, None)
+        calc = _calc(GpUsage(input_tokens=0, output_tokens=0), model, provider)
     except LookupError:
         return None
-    mp = info.get_prices(datetime.now(tz=UTC))
+    prov, info, mp = calc.provider, calc.model, calc.model_price
     fields = {k: _base(getattr(mp, k, None)) for k in ("input_mtok", "output_mtok", "cache_read_mtok",
                                                           "cache_write_mtok")}
     return ListedPrice(
@@ -103,12 +98,10 @@ def call_cost(usage: Usage, listed: ListedPrice) -> float:
     """
     from genai_prices import Usage as GpUsage
 
-    snap = _snapshot()
     gp = GpUsage(
         input_tokens=usage.prompt_tokens,  # genai-prices: all prompt tokens, cache included
         cache_read_tokens=usage.cache_read_tokens,
         cache_write_tokens=usage.cache_write_tokens,
         output_tokens=usage.output_tokens,
     )
-    calc = snap.calc(gp, listed.model_id, listed.provider_id, None, None)
-    return float(calc.total_price)
+    return float(_calc(gp, listed.model_id, listed.provider_id).total_price)

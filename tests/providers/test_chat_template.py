@@ -125,3 +125,14 @@ def test_llama3_template_renders_its_headers(smol: gguf.ChatFormat) -> None:
 def test_a_broken_template_falls_back_to_chatml(smol: gguf.ChatFormat) -> None:
     fmt = gguf.ChatFormat(smol._llm, template="{% for m in messages %}{{ m.content | no_such_filter }}{% endfor %}")
     assert fmt.render(CONVO) == render_chatml(CONVO)
+
+
+def test_templates_that_date_their_system_turn_render(smol: gguf.ChatFormat) -> None:
+    from datetime import datetime
+
+    fmt = gguf.ChatFormat(smol._llm, template=(  # Llama 3.1/3.2 templates call strftime_now
+        "{{ bos_token }}Today Date: {{ strftime_now('%Y') }}\n"
+        "{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}[assistant] "))
+    text = fmt.render(CONVO[1:2])
+    assert f"Today Date: {datetime.now().year}\n[user] What is 2+2?\n[assistant] " in text
+    assert "<|im_start|>user" not in text  # not the ChatML fallback

@@ -200,6 +200,7 @@ class ChatFormat:
         self.bos_text = self._piece(llm.token_bos())
         self.eos_text = self._piece(llm.token_eos())
         self._special: dict[int, bool] = {}
+        self._trim: dict[str, bool] = {}
         self._lock = threading.Lock()  # a llama.cpp vocab is used from several threads
 
     def _piece(self, token: int) -> str:
@@ -240,9 +241,24 @@ class ChatFormat:
                 log.info("chat template refused the messages (%s); trying the next form", e)
                 continue
             if [int(i) for i in _HOLE_RE.findall(text)] == list(range(len(form))):
-                return text, [c for _, c in form]
+                trim = self._trims(template)
+                return text, [c.strip() if trim else c for _, c in form]
             log.info("chat template did not keep every message in order; trying the next form")
         raise TemplateError("no chat template could render these messages")
+
+    def _trims(self, template: str) -> bool:
+        """Whether ``template`` trims each content (Gemma's and Llama 3's ``| trim``): then the
+        contents put back into the placeholders are trimmed too."""
+        known = self._trim.get(template)
+        if known is None:
+            probe = f" {_HOLE.format(0)} "
+            try:
+                text = self._render_items([("user", probe)], template)
+                known = probe not in text and _HOLE.format(0) in text
+            except TemplateError:
+                known = False
+            self._trim[template] = known
+        return known
 
     def render(self, messages: Sequence[ChatMessage]) -> str:
         """The prompt as text, ending with the assistant's turn (for display, benches and tests)."""

@@ -97,6 +97,12 @@ def test_a_gemma_template_is_used_with_its_rules(gemma: gguf.ChatFormat) -> None
     assert gemma.count_prompt(CONVO) == len(toks)
 
 
+def test_a_trimming_template_trims_the_content_too(gemma: gguf.ChatFormat, smol: gguf.ChatFormat) -> None:
+    msgs = [ChatMessage("user", "  padded question \n\n")]
+    assert "<start_of_turn>user\npadded question<end_of_turn>" in gemma.render(msgs)  # Gemma's `| trim`
+    assert "<|im_start|>user\n  padded question \n\n<|im_end|>" in smol.render(msgs)  # SmolLM2 keeps it
+
+
 def test_two_user_turns_in_a_row_are_joined_for_an_alternating_template(gemma: gguf.ChatFormat) -> None:
     msgs = [ChatMessage("user", "first"), ChatMessage("tool", "42", tool_call_id="c1", name="calc")]
     text = gemma.render(msgs)

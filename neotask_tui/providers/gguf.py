@@ -168,6 +168,7 @@ def _compile(template: str) -> Any:
 
     env = ImmutableSandboxedEnvironment(loader=jinja2.BaseLoader(), trim_blocks=True, lstrip_blocks=True,
                                         extensions=[jinja2.ext.loopcontrols])
+
     def strftime_now(fmt: str) -> str:  # Llama 3.x templates date their system turn with it
         from datetime import datetime
 

@@ -60,7 +60,9 @@ def status_line(ledger: Ledger | None, totals: Counters, last: Usage | None) -> 
     for it, session totals and cost."""
     parts = []
     if ledger:
-        parts.append(f"context {ledger.fill:.0%} ≈{ledger.total:,}/{ledger.window:,} (estimated)")
+        exact = ledger.source == "exact"
+        parts.append(f"context {ledger.fill:.0%} {'' if exact else '≈'}{ledger.total:,}/{ledger.window:,} "
+                     f"({ledger.source})")
     if last is not None:
         parts.append(f"call {last.prompt_tokens:,} in ({'reported' if last.reported else 'estimated: not reported'})")
     parts.append(f"in {totals.input:,} out {totals.output:,} cache r/w {totals.cache_read:,}/{totals.cache_write:,}")

@@ -88,6 +88,8 @@ def test_completer_and_status_line() -> None:
     assert line.startswith("context 50% ≈4,096/8,192 (estimated)") and "cost n/a" in line
     line = status_line(ledger, Counters(), Usage(input_tokens=300, cache_read_tokens=56, reported=True))
     assert "call 356 in (reported)" in line  # what the provider reported, apart from our estimate
+    exact = Ledger(sections={}, total=4096, budget=4096, window=8192, fill=0.5, strategy="summary", source="exact")
+    assert status_line(exact, Counters(), None).startswith("context 50% 4,096/8,192 (exact)")
 
 
 def test_chat_plain_reads_a_redirected_file(tmp_path: Path) -> None:

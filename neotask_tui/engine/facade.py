@@ -36,7 +36,7 @@ from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import UserError
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats
-from neotask_tui.providers.base import Provider, Usage
+from neotask_tui.providers.base import ChatMessage, Provider, Usage
 from neotask_tui.providers.models import ModelInfo
 from neotask_tui.providers.selection import ModelOption, ProviderChoice
 from neotask_tui.storage.events import Event, without_superseded
@@ -46,6 +46,10 @@ from neotask_tui.storage.lock import DataLock
 from neotask_tui.storage.search import SearchResult, parse_since
 from neotask_tui.storage.store import SessionStore, parse_ts
 from neotask_tui.text.clean import clean_text
+from neotask_tui.text.tokens import TokenCounter
+
+PromptCounter = Callable[[list[ChatMessage]], int]
+"""Exact token count of a whole prompt in the model's own chat format."""
 
 log = logging.getLogger("neotask.engine")
 
@@ -102,7 +106,9 @@ class Engine:
         """The ``/model NAME`` choice of this run and the settings it is built with."""
         self._clock = clock
         self.tz = tz or local_zone()
-        self._tok: dict[tuple[str, int], int] = {}
+        self._tok: dict[tuple[str, str, int], int] = {}
+        self._counter: tuple[tuple[str, str, str], TokenCounter, PromptCounter | None] | None = None
+        self._counter_for: tuple[int, int] = (0, 0)
         self.turn_lock = asyncio.Lock()
         """Serialises turns, session switches and compactions of this engine."""
         self.memory_recall = MemoryRecall(self, memory)
@@ -180,15 +186,55 @@ class Engine:
         sid = self.current_record(key).session_id
         return await asyncio.to_thread(self.store.append, sid, type_, data, ts=self.now_iso())
 
-    def count_text(self, text: str) -> int:
-        """Token estimate of ``text`` (tiktoken, offline)."""
-        from neotask_tui.text.tokens import count_text
+    def _counters(self) -> tuple[TokenCounter, PromptCounter | None]:
+        """The current model's token counter, and its whole-prompt counter when counts are exact.
 
-        return count_text(text)
+        A local GGUF is counted by its own tokenizer (loaded ``vocab_only`` on first use: call this
+        off the event loop first), through its own chat template; OpenAI's newer models with o200k,
+        everything else with cl100k (an estimate).
+        """
+        from neotask_tui.text.tokens import counter
+
+        quick = (id(self._provider), id(self._switched))
+        if self._counter is not None and self._counter_for == quick:  # count_text runs per message
+            return self._counter[1], self._counter[2]
+        self._counter_for = quick
+        if self._provider is not None:
+            name, model = self._provider.name, self._provider.model
+        else:
+            choice = self.choose_provider()
+            name, model = choice.name, choice.model
+        settings = self._switched[1] if self._switched is not None else self.settings
+        key = (name, model, settings.provider.local_model_path if name == "local" else "")
+        if self._counter is not None and self._counter[0] == key:
+            return self._counter[1], self._counter[2]
+        found: TokenCounter = counter(name, model)
+        prompt: PromptCounter | None = None
+        if name == "local":
+            from neotask_tui.providers import gguf
+            from neotask_tui.providers.local import bundled_model_path
+
+            try:
+                path = settings.provider.local_model_path or str(bundled_model_path())
+                fmt = gguf.vocab(str(os.path.expanduser(path)))
+                found, prompt = fmt, fmt.count_prompt
+            except Exception as e:  # no file / not a GGUF: the estimate, and the load will say why
+                log.info("exact token counts unavailable for %s (%s); estimating", model, e)
+        self._counter = (key, found, prompt)
+        return found, prompt
+
+    def count_text(self, text: str) -> int:
+        """Token count of ``text`` for the current model (exact for a local GGUF, else tiktoken)."""
+        return self._counters()[0].count(text)
+
+    def counts_exact(self) -> bool:
+        """Whether the context's total is the model's exact prompt size (a local GGUF)."""
+        return self._counters()[1] is not None
 
     def count_event(self, event: Event, session_id: str = "") -> int:
-        """Cached token estimate of one event's content."""
-        k = (session_id, event.id) if session_id else (str(id(event)), event.id)
+        """Cached token count of one event's content (per counter: a model switch recounts)."""
+        name = self._counters()[0].name
+        k = (name, session_id, event.id) if session_id else (name, str(id(event)), event.id)
         n = self._tok.get(k)
         if n is None:
             n = self.count_text(event.content)
@@ -567,7 +613,19 @@ class Engine:
         # recall of compacted-away turns (engine/recall/lineage.py)
         await asyncio.to_thread(self.lineage.augment, key, inp)
         # Counting tokens of a huge paste takes seconds: never on the event loop.
-        return await asyncio.to_thread(build_context, inp)
+        return await asyncio.to_thread(self._build_counted, inp)
+
+    def _build_counted(self, inp: ContextInputs) -> AssembledContext:
+        """Assemble, then, when the model's own tokenizer and template are at hand, replace the
+        estimated total by the exact size of the prompt as the model will read it."""
+        ctx = build_context(inp)
+        exact = self._counters()[1]
+        if exact is not None:
+            led = ctx.ledger
+            led.total = exact(ctx.messages)
+            led.fill = round(led.total / led.window, 4) if led.window else 0.0
+            led.source = "exact"
+        return ctx
 
     async def context(self, key: str, new_message: str | None = None) -> AssembledContext:
         """The next call's context without recall (cheap: the gauge before the first turn).

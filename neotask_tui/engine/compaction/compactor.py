@@ -262,8 +262,8 @@ class Compactor:
         text = summary.render()
         if tokens_before is None:
             tokens_before = self._tokens(events)
-        system = tokens.count_text(eng.settings.general.system_prompt)
-        tokens_after = system + tokens.count_text(text) + sum(eng.count_event(e) for e in split.kept
+        system = eng.count_text(eng.settings.general.system_prompt)
+        tokens_after = system + eng.count_text(text) + sum(eng.count_event(e) for e in split.kept
                                                                 if is_context_event(e))
         candidates = [{k: _scrub_text(v, known) if isinstance(v, str) else v for k, v in c.items()}
                       for c in memory_candidates(source)]
@@ -377,9 +377,9 @@ class Compactor:
     def _tokens(self, events: Sequence[Event]) -> int:
         eng = self.engine
         prev = head_summary(events)
-        n = tokens.count_text(eng.settings.general.system_prompt)
+        n = eng.count_text(eng.settings.general.system_prompt)
         if prev is not None:
-            n += tokens.count_text(str(prev.data.get("summary", "")))
+            n += eng.count_text(str(prev.data.get("summary", "")))
         return n + sum(eng.count_event(e) for e in without_superseded(events) if is_context_event(e))
 
     def _flush_memory(self, key: str, source: Sequence[Event], candidates: list[dict[str, Any]]) -> None:

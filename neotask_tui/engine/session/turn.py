@@ -283,7 +283,7 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
         reported = usage is not None
         if usage is None:
             usage = Usage(input_tokens=ctx.ledger.total, output_tokens=engine.count_text(reply), reported=False)
-        cost = _cost(engine, usage)
+        cost = await asyncio.to_thread(_cost, engine, usage)  # the first price lookup imports genai-prices
         if calls and rounds < MAX_TOOL_ROUNDS:
             items: list[tuple[str, dict[str, Any]]] = []
             if reply:

@@ -101,7 +101,10 @@ class SlashCommands:
             case ShowSearch(result=result):
                 from neotask_tui.tui.screens.search import SearchScreen
 
-                await app.push_screen_wait(SearchScreen(self.engine, result))
+                found = await app.push_screen_wait(SearchScreen(self.engine, result))
+                if found and found[0] == "resume":  # "resume here" forked at a hit: go on there
+                    self.state.key = found[1]
+                    await self.panels.load_session()
             case ShowHelp(groups=groups):
                 from neotask_tui.tui.screens.help import HelpScreen
 

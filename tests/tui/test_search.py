@@ -83,3 +83,30 @@ async def test_the_sessions_browser_finds_a_session_by_its_message_text(
         transcript = app.screen.query_one(Transcript)
         await wait_for(pilot, lambda: transcript.hit_view() is not None, "the marked message")
         assert transcript.hit_view().entry.event_id == 2  # type: ignore[union-attr]
+
+
+async def test_resume_here_forks_the_archived_session_at_the_hit(app_factory: Callable[..., NeotaskApp],
+                                                                 engine: Engine, provider: ScriptedProvider) -> None:
+    """`r` on a hit in an archived transcript: a new branch holding the history up to that message
+    becomes the key's current session (by key only), the archived transcript is untouched."""
+    archived = await _seed(engine, provider)
+    key = engine.default_key()
+    was_current = engine.current_record(key).session_id
+    before = [e.id for e in engine.store.events(archived)]
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        app.main.query_one(Prompt).text = "/search zeppelin"
+        app.main.query_one("#prompt-input").focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen), "the results")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SearchScreen), "back in the chat")
+        rec = engine.current_record(key)
+        assert rec.session_id not in (archived, was_current)
+        assert rec.parent_session_id == archived and rec.fork_at == 2
+        copied = [e for e in engine.store.events(rec.session_id) if e.type == "message"]
+        assert [e.id for e in copied] == [2] and "zeppelin" in str(copied[0].data["content"])
+        assert [e.id for e in engine.store.events(archived)] == before
+        entries = app.main.query_one(Transcript).entries  # the app shows the new branch
+        assert any("zeppelin" in getattr(x, "text", "") for x in entries)

@@ -21,13 +21,18 @@ if TYPE_CHECKING:
     from neotask_tui.storage.search import SearchHit, SearchResult
 
 
-class SearchScreen(Screen[None]):
-    """The hits of a content search (``/search``); Enter shows the message in its transcript."""
+class SearchScreen(Screen[tuple[str, str] | None]):
+    """The hits of a content search (``/search``); Enter shows the message in its transcript, ``r``
+    resumes the conversation from it (a fork at that message).
+
+    Dismisses with ``("resume", key)`` after a fork, else ``None``.
+    """
 
     CSS_PATH = "search.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back", id="search_close"),
         Binding("enter", "open", "Open at the message", id="search_open", show=True),
+        Binding("r", "resume_here", "Resume here (fork)", id="search_resume"),
         Binding("slash", "edit_query", "New search", id="search_query"),
     ]
 
@@ -63,7 +68,8 @@ class SearchScreen(Screen[None]):
         more = "+" if self.result.more else ""
         notes = f" · {inert(self.result.notices[0])}" if self.result.notices else ""
         self.query_one("#sessions-detail", Static).update(Text(
-            f"{n}{more} hit(s) · Enter opens the message in its transcript (read-only) · / searches again{notes}"
+            f"{n}{more} hit(s) · Enter opens the message in its transcript (read-only) · r resumes from it "
+            f"(a new branch; nothing is changed) · / searches again{notes}"
             if n else f"no message matches {inert(self.result.query)}{notes}"))
 
     def action_edit_query(self) -> None:
@@ -103,6 +109,22 @@ class SearchScreen(Screen[None]):
         if hit is not None:
             self.app.push_screen(TranscriptScreen(self.engine, hit.session_id, archived=hit.archived,
                                                   focus_event=hit.event_id))
+
+    @work(exclusive=True, group="search-resume")
+    async def action_resume_here(self) -> None:
+        """Fork the hit's session at the hit: the history up to that message becomes the key's
+        current session (the session that was current is archived, restorable), so the user goes on
+        from there. An archived transcript is never written to."""
+        hit = self.selected()
+        if hit is None:
+            return
+        try:
+            rec = await self.engine.fork_session(hit.key, hit.event_id, from_session=hit.session_id)
+        except Exception as e:  # surfaced, never swallowed (a non-message hit, another agent…)
+            self.notify(f"resume here: {inert(str(e).splitlines()[0])[:200]}", severity="error")
+            return
+        self.notify(f"resumed from {hit.ref} of {hit.session_id}: new branch {rec.session_id}")
+        self.dismiss(("resume", rec.key))
 
     def action_close(self) -> None:
         """Back to the chat."""

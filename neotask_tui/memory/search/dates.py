@@ -72,24 +72,24 @@ _UK_FORMS = (
     ("листопад", "листопада", "листопаду", "листопадом", "листопаді"),
     ("грудень", "грудня", "грудню", "груднем", "грудні"),
 )
-_SLAVIC_MONTHS: dict[str, int] = {}
-for _i, _name in enumerate(_RU_NAMES, 1):
-    _SLAVIC_MONTHS.update(dict.fromkeys(_ru_forms(_name), _i))
-    _SLAVIC_MONTHS.update(dict.fromkeys(_RU_ABBR[_i - 1], _i))
-for _i, _forms in enumerate(_UK_FORMS, 1):
-    _SLAVIC_MONTHS.update(dict.fromkeys(_forms, _i))
+_SLAVIC_MONTHS: dict[str, int] = {
+    **{form: i for i, name in enumerate(_RU_NAMES, 1) for form in (*_ru_forms(name), *_RU_ABBR[i - 1])},
+    **{form: i for i, forms in enumerate(_UK_FORMS, 1) for form in forms},
+}
 _MONTHS = {**_EN_MONTHS, **_SLAVIC_MONTHS}
 _ABBR = {a for a in _EN_MONTHS if a not in {m.lower() for m in calendar.month_name}} | {
     a for abbr in _RU_ABBR for a in abbr}
 
-_SEASONS: dict[str, str] = {}
-for _season, _words in (
-    ("spring", "spring весна весны весне весну весной весною навесні весни"),
-    ("summer", "summer лето лета лету летом лете влітку улітку літо літа літом"),
-    ("autumn", "autumn fall осень осени осенью восени осінь осені осінню"),
-    ("winter", "winter зима зимы зиме зиму зимой зимою взимку узимку зими"),
-):
-    _SEASONS.update(dict.fromkeys(_words.split(), _season))
+_SEASONS: dict[str, str] = {
+    word: name
+    for name, words in (
+        ("spring", "spring весна весны весне весну весной весною навесні весни"),
+        ("summer", "summer лето лета лету летом лете влітку улітку літо літа літом"),
+        ("autumn", "autumn fall осень осени осенью восени осінь осені осінню"),
+        ("winter", "winter зима зимы зиме зиму зимой зимою взимку узимку зими"),
+    )
+    for word in words.split()
+}
 _SEASON_MONTH = {"spring": 3, "summer": 6, "autumn": 9, "winter": 12}
 _BARE_SEASON_WORDS = "весной|весною|навесні|летом|влітку|улітку|осенью|восени|зимой|зимою|взимку|узимку"
 
@@ -137,7 +137,8 @@ _TO = r"\s*(?:-|–|—|to|through|thru|till|until|по|до)\s*"
 _FROM = r"(?:\b(?:from|between)\s+|(?<!\w)(?:с|со|з|із|від)\s+)?"
 _SEASON = rf"(?P<season>{_alt(_SEASONS)})"
 _N = rf"(?P<n>\d{{1,3}}|{_alt(_NUMBERS)})"
-_THIS = r"(?<!\w)(?P<rel>this|last|previous|прошл\w*|позапрошл\w*|эт(?:ого|ом|им|ой|а|о)|текущ\w*|минул\w*|ц(?:ього|ьому|ієї|ій|ей|е|я))"
+_THIS = (r"(?<!\w)(?P<rel>this|last|previous|прошл\w*|позапрошл\w*|эт(?:ого|ом|им|ой|а|о)|текущ\w*|минул\w*"
+         r"|ц(?:ього|ьому|ієї|ій|ей|е|я))")
 
 
 def _ts(d: date) -> float:
@@ -234,7 +235,7 @@ def _days(g: dict[str, str | None], _today: date) -> Window | None:
     m1 = _MONTHS[(g.get("mon2") or "").lower().rstrip(".")] if g.get("mon2") else m0
     d0 = int(g["day"] or 0)
     d1 = int(g.get("day2") or d0)
-    year = int(g["year"]) if g.get("year") else None
+    year = int(g.get("year") or 0) or None
     y1 = year or 2002  # any year: counted in common years (2001, 2002)
     y0 = y1 - (m0 > m1)  # "28 December to 3 January 2024" starts in 2023
     start, last = date(y0, m0, d0), date(y1, m1, d1)
@@ -291,12 +292,12 @@ def _rel_unit(g: dict[str, str | None], today: date) -> Window | None:
 
 
 def _ago(g: dict[str, str | None], today: date) -> Window | None:
-    n = _number(g["n"]) if g.get("n") else 1
+    n = _number(g.get("n") or "1")
     return _abs(*_back(today, n, _unit(g["unit"] or "")))
 
 
 def _past(g: dict[str, str | None], today: date) -> Window | None:
-    n = _number(g["n"]) if g.get("n") else 1
+    n = _number(g.get("n") or "1")
     return _abs(*_last_n(today, n, _unit(g["unit"] or "")))
 
 

@@ -155,6 +155,19 @@ def test_relative_weeks_months_years(query: str, expected: tuple[date, date]) ->
 
 
 @pytest.mark.parametrize(("query", "expected"), [
+    ("what did we do last weekend", (D(2026, 11, 28), D(2026, 11, 30))),
+    ("что мы делали в прошлые выходные", (D(2026, 11, 28), D(2026, 11, 30))),
+    ("что мы делали на прошлых выходных", (D(2026, 11, 28), D(2026, 11, 30))),
+    ("що ми робили на минулих вихідних", (D(2026, 11, 28), D(2026, 11, 30))),
+    ("что мы планируем на эти выходные", (D(2026, 12, 5), D(2026, 12, 7))),
+    ("what changed from 2020 to 2022", (D(2020, 1, 1), D(2023, 1, 1))),
+    ("что менялось с 2020 по 2022 год", (D(2020, 1, 1), D(2023, 1, 1))),
+])
+def test_weekends_and_ranges_of_years(query: str, expected: tuple[date, date]) -> None:
+    assert span(query) == [expected]
+
+
+@pytest.mark.parametrize(("query", "expected"), [
     ("what did we do last summer", (D(2026, 6, 1), D(2026, 9, 1))),  # the summer that has passed
     ("что мы делали прошлым летом", (D(2026, 6, 1), D(2026, 9, 1))),
     ("что мы делали этим летом", (D(2026, 6, 1), D(2026, 9, 1))),

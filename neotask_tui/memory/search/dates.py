@@ -137,8 +137,8 @@ _TO = r"\s*(?:-|–|—|to|through|thru|till|until|по|до)\s*"
 _FROM = r"(?:\b(?:from|between)\s+|(?<!\w)(?:с|со|з|із|від)\s+)?"
 _SEASON = rf"(?P<season>{_alt(_SEASONS)})"
 _N = rf"(?P<n>\d{{1,3}}|{_alt(_NUMBERS)})"
-_THIS = (r"(?<!\w)(?P<rel>this|last|previous|прошл\w*|позапрошл\w*|эт(?:ого|ом|им|ой|а|о)|текущ\w*|минул\w*"
-         r"|ц(?:ього|ьому|ієї|ій|ей|е|я))")
+_THIS = (r"(?<!\w)(?P<rel>this|last|previous|прошл\w*|позапрошл\w*|эт(?:ого|ому|ом|им|ой|их|и|а|о)|текущ\w*"
+         r"|минул\w*|ц(?:ього|ьому|ієї|ій|ей|их|і|е|я))")
 
 
 def _ts(d: date) -> float:
@@ -307,6 +307,18 @@ def _day_word(back: int) -> Handler:
     return handler
 
 
+def _years(g: dict[str, str | None], _today: date) -> Window | None:
+    """"from 2020 to 2022", "с 2020 по 2022 год": both years included."""
+    y0, y1 = int(g["year"] or 0), int(g["year2"] or 0)
+    return _abs(date(y0, 1, 1), date(y1 + 1, 1, 1)) if y0 <= y1 else None
+
+
+def _weekend(g: dict[str, str | None], today: date) -> Window | None:
+    """Saturday and Sunday of this week, or of the week before ("last weekend", "в прошлые выходные")."""
+    saturday = _week(today)[0] + timedelta(days=5 - 7 * _steps_back(g["rel"] or ""))
+    return _abs(saturday, saturday + timedelta(days=2))
+
+
 def _last_weekday(g: dict[str, str | None], today: date) -> Window | None:
     wd = _WEEKDAYS[(g["wd"] or "").lower()]
     d = today - timedelta(days=(today.weekday() - wd - 1) % 7 + 1)
@@ -318,56 +330,70 @@ _UNIT_SL = (r"(?P<unit>дн(?:я|ей|і|ів)|день|сутки|суток|н
             r"|місяць|місяці|місяців|год(?:а)?|лет|рік|роки|років)")
 _WD_EN = _alt(w for w in _WEEKDAYS if w.isascii())
 _WD_SL = _alt(w for w in _WEEKDAYS if not w.isascii())
-_PATTERNS: list[tuple[re.Pattern[str], Handler]] = [(re.compile(p, re.I), h) for p, h in (
+_PATTERNS: list[tuple[str, re.Pattern[str], Handler]] = [(need, re.compile(p, re.I), h) for need, p, h in (
     # numeric dates: "2023-05-03", "03.05.2023"
-    (r"(?<![\d-])(?P<year>(?:19|20)\d\d)-(?P<mm>[01]\d)-(?P<day>[0-3]\d)(?![\d-])", _numeric),
-    (r"(?<![\d.])(?P<day>[0-3]?\d)\.(?P<mm>[01]?\d)\.(?P<year>(?:19|20)\d\d)(?![\d.])", _numeric),
+    ("year", r"(?<![\d-])(?P<year>(?:19|20)\d\d)-(?P<mm>[01]\d)-(?P<day>[0-3]\d)(?![\d-])", _numeric),
+    ("year", r"(?<![\d.])(?P<day>[0-3]?\d)\.(?P<mm>[01]?\d)\.(?P<year>(?:19|20)\d\d)(?![\d.])", _numeric),
     # ranges of days: "с 28 февраля по 3 марта 2023", "1–5 March 2023", "from March 1 to 5, 2023"
-    (rf"{_FROM}{_DAY}\s+{_MON}{_TO}{_DAY2}\s+{_MON2}(?:,?\s+{_YEAR})?", _days),
-    (rf"{_FROM}{_DAY}{_TO}{_DAY2}\s+{_MON}(?:,?\s+{_YEAR})?", _days),
-    (rf"{_FROM}\b{_MON}\s+{_DAY}{_TO}(?:{_MON2}\s+)?{_DAY2}\b(?:,?\s+{_YEAR})?", _days),
+    ("mon", rf"{_FROM}{_DAY}\s+{_MON}{_TO}{_DAY2}\s+{_MON2}(?:,?\s+{_YEAR})?", _days),
+    ("mon", rf"{_FROM}{_DAY}{_TO}{_DAY2}\s+{_MON}(?:,?\s+{_YEAR})?", _days),
+    ("mon", rf"{_FROM}\b{_MON}\s+{_DAY}{_TO}(?:{_MON2}\s+)?{_DAY2}\b(?:,?\s+{_YEAR})?", _days),
     # a day: "13 October, 2023", "October 13, 2023", "13 октября 2023 года"
-    (rf"{_DAY}(?:\s+of)?\s+{_MON},?\s+{_YEAR}", _days),
-    (rf"\b{_MON}\s+{_DAY},?\s+{_YEAR}", _days),
+    ("mon", rf"{_DAY}(?:\s+of)?\s+{_MON},?\s+{_YEAR}", _days),
+    ("mon", rf"\b{_MON}\s+{_DAY},?\s+{_YEAR}", _days),
     # relative compounds: "May of last year", "в мае прошлого года", "last summer", "прошлым летом"
-    (rf"\b{_MON}\s+(?:of\s+)?{_THIS}\s+(?:year|года|году|року)(?!\w)", _rel_month_of_year),
-    (rf"{_THIS}\s+{_SEASON}(?!\w)", _rel_season),
+    ("mon", rf"\b{_MON}\s+(?:of\s+)?{_THIS}\s+(?:year|года|году|року)(?!\w)", _rel_month_of_year),
+    ("season", rf"{_THIS}\s+{_SEASON}(?!\w)", _rel_season),
     # a season of a year: "summer 2023", "in the summer of 2023", "весной 2023 года"
-    (rf"(?<!\w){_SEASON}(?:\s+of)?,?\s+{_YEAR}", _season_year),
+    ("season", rf"(?<!\w){_SEASON}(?:\s+of)?,?\s+{_YEAR}", _season_year),
     # a month of a year: "November 2022", "в мае 2023", "мая 2023 года", "у травні 2023"
-    (rf"\b{_MON},?\s+{_YEAR}", _month_year),
+    ("mon", rf"\b{_MON},?\s+{_YEAR}", _month_year),
+    # years: "from 2020 to 2022", "с 2020 по 2022 год", "2020–2022"
+    ("year", rf"{_FROM}{_YEAR}{_TO}{_YEAR.replace('?P<year>', '?P<year2>')}", _years),
     # a year: "in 2023", "в 2022 году", "у 2022 році", "2022 года"
-    (rf"\b(?:in|during|of|since|for)\s+{_YEAR}", _year),
-    (rf"(?<!\w)(?:в|во|за|с|со|у|з|від)\s+{_YEAR}", _year),
-    (r"(?<!\d)(?P<year>(?:19|20)\d\d)\s*(?:году|года|г\.|році|року)(?!\w)", _year),
+    ("year", rf"\b(?:in|during|of|since|for)\s+{_YEAR}", _year),
+    ("year", rf"(?<!\w)(?:в|во|за|с|со|у|з|від)\s+{_YEAR}", _year),
+    ("year", r"(?<!\d)(?P<year>(?:19|20)\d\d)\s*(?:году|года|г\.|році|року)(?!\w)", _year),
     # relative days
-    (r"\bthe day before yesterday\b|(?<!\w)(?:позавчера|позавчора)(?!\w)", _day_word(2)),
-    (r"\byesterday\b|(?<!\w)(?:вчера|вчора|учора)(?!\w)", _day_word(1)),
-    (r"\btoday\b|(?<!\w)(?:сегодня|сьогодні)(?!\w)", _day_word(0)),
-    (rf"\b(?:last|this past)\s+(?P<wd>{_WD_EN})\b", _last_weekday),
-    (rf"(?<!\w)(?:в|во|у)\s+(?:прошл\w+|минул\w+)\s+(?P<wd>{_WD_SL})(?!\w)", _last_weekday),
+    ("rel", r"\bthe day before yesterday\b|(?<!\w)(?:позавчера|позавчора)(?!\w)", _day_word(2)),
+    ("rel", r"\byesterday\b|(?<!\w)(?:вчера|вчора|учора)(?!\w)", _day_word(1)),
+    ("rel", r"\btoday\b|(?<!\w)(?:сегодня|сьогодні)(?!\w)", _day_word(0)),
+    ("rel", rf"\b(?:last|this past)\s+(?P<wd>{_WD_EN})\b", _last_weekday),
+    ("rel", rf"(?<!\w)(?:в|во|у)\s+(?:прошл\w+|минул\w+)\s+(?P<wd>{_WD_SL})(?!\w)", _last_weekday),
+    ("rel", rf"\b{_THIS}\s+weekend\b", _weekend),
+    ("rel", rf"(?<!\w)(?:в|на|у)\s+{_THIS}\s+(?:выходны[ех]|вихідних|вихідні)(?!\w)", _weekend),
     # "3 days ago", "a week ago", "3 дня назад", "неделю назад", "3 дні тому"
-    (rf"\b{_N}\s+{_UNIT_EN}\s+ago\b", _ago),
-    (rf"(?<!\w)(?:{_N}\s+)?{_UNIT_SL}\s+(?:назад|тому)(?!\w)", _ago),
+    ("rel", rf"\b{_N}\s+{_UNIT_EN}\s+ago\b", _ago),
+    ("rel", rf"(?<!\w)(?:{_N}\s+)?{_UNIT_SL}\s+(?:назад|тому)(?!\w)", _ago),
     # "the past 3 days", "over the last month", "за последние 3 дня", "за останній тиждень"
-    (rf"\bthe\s+(?:last|past)\s+(?:{_N}\s+)?{_UNIT_EN}\b", _past),
-    (rf"(?<!\w)за\s+(?:последн\w+|останн\w+)\s+(?:{_N}\s+)?{_UNIT_SL}(?!\w)", _past),
+    ("rel", rf"\bthe\s+(?:last|past)\s+(?:{_N}\s+)?{_UNIT_EN}\b", _past),
+    ("rel", rf"(?<!\w)за\s+(?:последн\w+|останн\w+)\s+(?:{_N}\s+)?{_UNIT_SL}(?!\w)", _past),
     # "last week", "the week before last", "на прошлой неделе", "в этом году", "минулого тижня", "торік"
-    (r"\bthe\s+(?P<unit>week|month|year)\s+before\s+last(?P<before>)\b", _rel_unit),
-    (rf"\b{_THIS}\s+(?P<unit>week|month|year)\b", _rel_unit),
-    (rf"{_THIS}\s+(?P<unit>недел[еиюя]|месяц[еау]?|год[ау]?|тижн[яі]|тиждень|місяц[іяь]|місяць|рок[уі]|рік)(?!\w)",
-     _rel_unit),
-    (r"(?<!\w)торік(?!\w)", lambda _g, t: _abs(*_back(t, 1, "year"))),
+    ("rel", r"\bthe\s+(?P<unit>week|month|year)\s+before\s+last(?P<before>)\b", _rel_unit),
+    ("rel", rf"\b{_THIS}\s+(?P<unit>week|month|year)\b", _rel_unit),
+    ("rel", rf"{_THIS}\s+(?P<unit>недел[еиюя]|месяц[еау]?|год[ау]?|тижн[яі]|тиждень|місяц[іяь]|місяць|рок[уі]|рік)"
+     r"(?!\w)", _rel_unit),
+    ("rel", r"(?<!\w)торік(?!\w)", lambda _g, t: _abs(*_back(t, 1, "year"))),
     # a day or a month in any year: "on May 3", "3 мая", "in June", "в мае", "у травні"
-    (rf"\bon\s+(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MON}(?!,?\s*\d)", _days),
-    (rf"\bon\s+{_MON}\s+{_DAY}\b(?!,?\s*\d)", _days),
-    (rf"{_DAY}\s+{_SMON}(?!,?\s*\d)", _days),
-    (rf"\b(?:in|during|of|since)\s+{_MON}(?!\s*\d)", _bare_month),
-    (rf"(?<!\w)(?:в|во|за|с|со|у|з|від)\s+{_FULL_MON}(?!\s*\d)", _bare_month),
+    ("mon", rf"\bon\s+(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MON}(?!,?\s*\d)", _days),
+    ("mon", rf"\bon\s+{_MON}\s+{_DAY}\b(?!,?\s*\d)", _days),
+    ("mon", rf"{_DAY}\s+{_SMON}(?!,?\s*\d)", _days),
+    ("mon", rf"\b(?:in|during|of|since)\s+{_MON}(?!\s*\d)", _bare_month),
+    ("mon", rf"(?<!\w)(?:в|во|за|с|со|у|з|від)\s+{_FULL_MON}(?!\s*\d)", _bare_month),
     # a season in any year: "in the summer", "летом", "восени"
-    (r"\b(?:in|during)\s+(?:the\s+)?(?P<season>spring|summer|autumn|fall|winter)\b(?!\s*\d)", _bare_season),
-    (rf"(?<!\w)(?P<season>{_BARE_SEASON_WORDS})(?!\w)(?!\s*\d)", _bare_season),
+    ("season", r"\b(?:in|during)\s+(?:the\s+)?(?P<season>spring|summer|autumn|fall|winter)\b(?!\s*\d)", _bare_season),
+    ("season", rf"(?<!\w)(?P<season>{_BARE_SEASON_WORDS})(?!\w)(?!\s*\d)", _bare_season),
 )]
+
+
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_YEAR_DIGITS = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_REL_STEMS = (
+    "today", "yesterday", "ago", "last", "this", "past", "previous", "week", "month", "year",
+    "сегодня", "вчера", "позавчера", "назад", "прошл", "позапрошл", "эт", "текущ", "последн", "торік",
+    "сьогодні", "вчора", "учора", "позавчора", "тому", "минул", "ц", "останн",
+)
+"""A word of every relative pattern starts with one of these (a cheap test before the patterns run)."""
 
 
 def query_windows(query: str, now: float | None = None) -> list[Window]:
@@ -380,9 +406,18 @@ def query_windows(query: str, now: float | None = None) -> list[Window]:
     """
     text = query.replace("ё", "е").replace("Ё", "Е").replace("’", "'")
     today = datetime.fromtimestamp(time.time() if now is None else now).date()
+    words = set(_WORD.findall(text.lower()))
+    present = {  # which kinds of pattern can match at all: most queries name no period
+        "mon": not words.isdisjoint(_MONTHS),
+        "season": not words.isdisjoint(_SEASONS),
+        "year": _YEAR_DIGITS.search(text) is not None,
+        "rel": any(w.startswith(_REL_STEMS) for w in words),
+    }
     out: list[Window] = []
     taken: list[tuple[int, int]] = []
-    for pat, handler in _PATTERNS:
+    for need, pat, handler in _PATTERNS:
+        if not present[need]:
+            continue
         for m in pat.finditer(text):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue

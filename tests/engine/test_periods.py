@@ -111,6 +111,7 @@ def test_describe() -> None:
 @pytest.mark.parametrize("text", [
     "Tomorrow is Friday.", "Завтра будет дождь.", "This week was hard.", "Эта неделя была тяжёлой.",
     "I was busy until Friday.", "We shipped it this month.", "He said he'd answer tomorrow?",
+    "Напомни завтра", "Remind me tomorrow.",  # a request for an action, not a preference
 ])
 def test_a_sentence_about_a_period_is_not_a_preference(text: str) -> None:
     assert classify(text) == []

@@ -357,7 +357,8 @@ def _classify_one(raw: str) -> Classification | None:
             reason="explicit lasting preference: proposed for long-term memory, not a session fact",
             markers=tuple(perm),
         )
-    if temp and (_DIRECTIVE.search(stmt) or _PERIOD_IMPERATIVE.match(strip_leading_period(stmt))):
+    after_period = strip_leading_period(stmt)
+    if temp and (_DIRECTIVE.search(stmt) or (after_period != stmt and _PERIOD_IMPERATIVE.match(after_period))):
         return mk(
             "temporary_preference", "temporary_preferences",
             # a period longer than today ("until Friday", "tomorrow", "до конца недели") stays in its text

@@ -137,6 +137,8 @@ async def test_until_friday_this_week_and_tomorrow_expire_in_the_engine(
     assert any(n.endswith("until the end of Friday") for n in notices)
     assert any(n.endswith("until the end of the week") for n in notices)
     assert any(n.endswith("until the end of tomorrow") for n in notices)
+    # the context's "Current session:" block gives each end in UTC (Friday midnight in Berlin: 23:00Z)
+    assert "Until Friday use the staging database (until 2026-03-06 23:00Z)" in st(engine).block(KEY)
 
     def active() -> set[object]:
         return {e.value for e in st(engine).get(KEY).active if e.field == "temporary_preferences"}

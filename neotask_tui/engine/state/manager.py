@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from neotask_tui.engine.language.periods import describe as describe_period
@@ -166,7 +166,7 @@ class StateManager:
                 if e.until_event:
                     hint.append(f"until {e.until_event}")
                 if e.expires_at:
-                    hint.append(f"until {e.expires_at.strftime('%Y-%m-%d %H:%M')}Z")
+                    hint.append(f"until {e.expires_at.astimezone(UTC).strftime('%Y-%m-%d %H:%M')}Z")
                 parts.append(_text(e.value) + (f" ({', '.join(hint)})" if hint else ""))
             lines.append(f"- {label}: {'; '.join(parts)}.".replace("..", "."))
         if view.session_expires_at:

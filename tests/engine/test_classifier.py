@@ -190,6 +190,7 @@ def test_a_lasting_preference_still_goes_to_the_inbox(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "She'd rather stay home.", "He said he'd rather wait.", "I would rather have stayed home.",
     "Would you rather work on the API?", "Она бы предпочла чай.",
+    "I'd rather not say.", "I'd rather you didn't.", "Я бы лучше не стал.", "I'd rather not.",
 ])
 def test_someone_elses_or_a_past_preference_is_not_one(text: str) -> None:
     assert classify(text) == []

@@ -121,6 +121,11 @@ _SOFT_PREF = _rx(
 )
 """A preference in the conditional ("I'd rather…", "I would prefer…", "я бы предпочёл…"): about this
 conversation, not a lasting profile preference (that needs "always", "from now on", "всегда"...)."""
+_SOFT_PREF_REPLY = re.compile(
+    r"(?:you |that )?(?:not|didn'?t|wouldn'?t|don'?t|не)(?:\s+\S+)?|\S*", re.I
+)
+"""What follows "I'd rather" in a reply that states no preference ("I'd rather not say", "I'd rather
+you didn't", "я бы лучше не стал")."""
 _PERIOD_IMPERATIVE = re.compile(
     r"^(?:(?:не|никогда не|больше не)\s+)?[а-яё]+(?:й|йте|и|ите|ь|ьте)(?![а-яё])", re.I
 )
@@ -367,7 +372,7 @@ def _classify_one(raw: str) -> Classification | None:
             markers=tuple(temp),
         )
     soft = _SOFT_PREF.search(stmt)
-    if soft:
+    if soft and not _SOFT_PREF_REPLY.fullmatch(stmt[soft.end():].strip(" ,.!…")):
         return mk(
             "temporary_preference", "temporary_preferences", text,
             reason="a preference for this conversation (conditional, no sign it is lasting): lives in "

@@ -18,11 +18,13 @@ LanceDB full-text index sees, so the index itself only splits on whitespace):
    Russian unless a letter marks another language (``і ї є ґ`` Ukrainian, ``ў`` Belarusian,
    ``ђ ј љ њ ћ џ ѓ ќ ѕ`` Serbian/Macedonian: no stemmer, left as they are); Greek, Arabic and
    Tamil have their own stemmers; a plain a–z word is English (the corpus this was tuned on); a
-   Latin word with other letters takes the one stemmer language every one of those letters
-   belongs to (``ß`` German, ``ñ`` Spanish, ``ı ğ ş`` Turkish, ``ã õ`` Portuguese, ``ő ű``
-   Hungarian, ``ă ș ț`` Romanian, ``æ ø`` Norwegian, whose Snowball rules Danish shares), and is
-   left unstemmed when the letters fit several languages (``café``) or only languages without a
-   stemmer (Polish ``ł``, Czech ``ř``). Every other script is left unstemmed.
+   Latin word with other letters takes a language that writes every one of them (``ñ`` Spanish,
+   ``ı ğ ş`` Turkish, ``ã õ`` Portuguese, ``ő ű`` Hungarian, ``ă ș ț`` Romanian, ``ì ò`` Italian,
+   ``æ ø`` Norwegian, ``å`` Swedish), the most widely written one when the letters fit several
+   (:data:`_LATIN_PRIORITY`: ``ä ö ü`` German, ``é è ç`` French), and is left unstemmed when no
+   stemmer language writes them all (Polish ``ł``, Czech ``ř``). Every other script is left
+   unstemmed. Dutch, Danish and Finnish words cannot be told from German, Norwegian or Swedish
+   ones by their letters, so those three stemmers are never chosen.
 
 Why per token and not per text: a term must be a function of the word form only, or the same word
 would be indexed under one term and queried under another. A text-level language detector sees a
@@ -81,9 +83,14 @@ LANGUAGES: Final = (
     "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek", "hungarian", "italian",
     "norwegian", "portuguese", "romanian", "russian", "spanish", "swedish", "tamil", "turkish",
 )
-"""The Snowball stemmers ``py_rust_stemmers`` ships (every one of them is used)."""
+"""The Snowball stemmers ``py_rust_stemmers`` ships (see the module docstring for which are chosen)."""
 
-_NORDIC = frozenset({"danish", "norwegian"})
+_LATIN_PRIORITY: Final = (
+    "german", "french", "spanish", "portuguese", "italian", "turkish", "hungarian", "romanian", "swedish",
+    "norwegian", "dutch", "danish", "finnish",
+)
+"""Which of several candidate languages a Latin word's letters allow takes it: the most widely
+written first (a German ``ü`` word is far likelier than a Spanish ``güe`` one)."""
 _LATIN_LETTERS: dict[str, frozenset[str]] = {
     k: frozenset(v.split()) for k, v in {
         "ß": "german",
@@ -156,9 +163,9 @@ def language(word: str) -> str | None:
         langs = got if langs is None else langs & got
         if not langs:
             return None
-    if langs == _NORDIC:  # the two Snowball stemmers agree on what both languages share
-        return "norwegian"
-    return next(iter(langs)) if langs is not None and len(langs) == 1 else None
+    if langs is None:  # no letter beyond a–z but a digit or a mark: Latin, not plain ASCII
+        return "english"
+    return min(langs, key=_LATIN_PRIORITY.index)
 
 
 @functools.lru_cache(maxsize=200_000)

@@ -214,16 +214,8 @@ class MemoryService:
             return
         phase = "rebuilding search terms"
 
-        def compute(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
-            total = len(rows)
-            if self.progress:
-                self.progress(phase, 0, total)
-            out = row_terms(rows)
-            if self.progress:
-                self.progress(phase, total, total)
-            return out
-
-        n = self._store.rewrite_terms(compute, lexical.VERSION)
+        n = self._store.rewrite_terms(lambda rows: row_terms(rows, progress=self._embed_progress(phase)),
+                                      lexical.VERSION)
         log.info("memory: search terms of %d rows rebuilt for lexical version %s", n, lexical.VERSION)
 
     def _embed_progress(self, phase: str) -> Callable[[int, int], None]:

@@ -60,6 +60,10 @@ message before it in ``etext`` (the embedder reads 256 tokens of it anyway) and 
 excerpt of each neighbour in ``ctx``. A pasted neighbour never puts its whole text into every row."""
 
 
+TERMS_PROGRESS_ROWS: Final = 1000
+"""How often :func:`row_terms` reports progress (rows)."""
+
+
 class Cancelled(Exception):
     """The service is closing: a long reindex stops at the next file or embedding batch."""
 
@@ -514,7 +518,9 @@ def neighbour_excerpts(messages: Sequence[str], k: int, context_turns: int = 1) 
     return [excerpt(messages[j]) for j in range(lo, hi) if j != k]
 
 
-def row_terms(rows: Sequence[dict[str, Any]], context_turns: int = 1) -> tuple[list[str], list[str]]:
+def row_terms(
+    rows: Sequence[dict[str, Any]], context_turns: int = 1, progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[str], list[str]]:
     """The ``lex`` and ``ctx`` values of stored rows, recomputed from their text (in row order).
 
     A file row's terms are those of its plain text and its heading path, as :meth:`Indexer.sync_files`
@@ -525,11 +531,14 @@ def row_terms(rows: Sequence[dict[str, Any]], context_turns: int = 1) -> tuple[l
     Args:
         rows: Dicts with the store's ``TERM_SOURCE_COLUMNS``.
         context_turns: As :meth:`Indexer.index_transcript`.
+        progress: ``(done, total)`` callback, every :data:`TERMS_PROGRESS_ROWS` rows and at the end.
     """
     lex: list[str] = []
     ctx: list[str] = [""] * len(rows)
     sessions: dict[tuple[str, str], dict[int, list[int]]] = {}
     for i, r in enumerate(rows):
+        if progress and i % TERMS_PROGRESS_ROWS == 0:
+            progress(i, len(rows))
         text = str(r["text"] or "")
         if r["source"] == "transcript":
             lex.append(lexical.normalize(text))
@@ -545,6 +554,8 @@ def row_terms(rows: Sequence[dict[str, Any]], context_turns: int = 1) -> tuple[l
             value = lexical.normalize(" ".join(neighbour_excerpts(visible, k, context_turns)))
             for i in by_event[e]:
                 ctx[i] = value
+    if progress:
+        progress(len(rows), len(rows))
     return lex, ctx
 
 

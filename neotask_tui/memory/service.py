@@ -208,7 +208,8 @@ class MemoryService:
     def _refresh_terms(self) -> None:
         """After a lexical upgrade: remake every row's ``lex``/``ctx`` terms with the current
         tokenizer (:data:`~neotask_tui.text.lexical.VERSION`), so documents and queries are
-        normalised alike. Texts are re-tokenised, nothing is re-embedded."""
+        normalised alike. Texts are re-tokenised, no chunk is re-embedded (only words new to the
+        word-vector vocabulary are)."""
         assert self._store is not None
         if self._store.terms_stamp() == lexical.VERSION:
             return
@@ -216,6 +217,10 @@ class MemoryService:
 
         n = self._store.rewrite_terms(lambda rows: row_terms(rows, progress=self._embed_progress(phase)),
                                       lexical.VERSION)
+        if self._terms is not None:  # the word vectors follow the vocabulary (stems of the new rules)
+            snap = self._store.snapshot()
+            self._terms.prune(snap.field_index("lex").vocab)
+            self._terms.add_texts([str(t or "") for t in snap.cols.get("text", [])])
         log.info("memory: search terms of %d rows rebuilt for lexical version %s", n, lexical.VERSION)
 
     def _embed_progress(self, phase: str) -> Callable[[int, int], None]:

@@ -161,7 +161,7 @@ _SENDER = re.compile(r"^\s*([A-Z][\w'’.-]{0,30}(?: [A-Z][\w'’.-]{0,30}){0,2}
 
 def _sender(text: str) -> str:
     m = _SENDER.match(text)
-    return m.group(1).lower() if m else ""
+    return lexical.fold(m.group(1)) if m else ""  # folded as the query's words are
 
 
 @dataclass
@@ -222,8 +222,8 @@ class Snapshot:
         return got
 
     def senders(self) -> tuple[npt.NDArray[np.int64], list[str]]:
-        """``(code per row, names)``: the lower-cased sender of every transcript row whose message
-        starts with one (``"Alice: ..."``, as bridged group chats and pasted logs write it); code -1
+        """``(code per row, names)``: the sender (folded as query words are) of every transcript row
+        whose message starts with one (``"Alice: ..."``, as bridged group chats and pasted logs write it); code -1
         where there is none."""
         got = self._senders
         if got is None:

@@ -65,6 +65,7 @@ def test_every_bundled_stemmer_is_reachable() -> None:
 
 NOTES = {
     "memory/berlin.md": "# Berlin\n\nDas Büro liegt in der Friedrichstraße 12, dritter Stock.\n",
+    "memory/street.md": "# Baustelle\n\nDie Straße vor dem Lager ist bis Mai gesperrt.\n",
     "memory/kyiv.md": "# Київ\n\nПривіт від команди з Києва: реліз у четвер.\n",
     "memory/athens.md": "# Αθήνα\n\nΗ συνάντηση με τους προμηθευτές είναι την Τρίτη στη θάλασσα.\n",
     "memory/beijing.md": "# 北京\n\n我们下周在北京讨论机器学习项目的预算。\n",
@@ -81,6 +82,7 @@ def _seed(mem: MemoryService) -> None:
 
 
 @pytest.mark.parametrize(("query", "path"), [
+    ("straße", "memory/street.md"),
     ("Friedrichstraße", "memory/berlin.md"),
     ("FRIEDRICHSTRASSE", "memory/berlin.md"),
     ("Привіт", "memory/kyiv.md"),

@@ -213,10 +213,8 @@ class MemoryService:
         assert self._store is not None
         if self._store.terms_stamp() == lexical.VERSION:
             return
-        phase = "rebuilding search terms"
-
-        n = self._store.rewrite_terms(lambda rows: row_terms(rows, progress=self._embed_progress(phase)),
-                                      lexical.VERSION)
+        progress = self._embed_progress("rebuilding search terms")
+        n = self._store.rewrite_terms(lambda rows: row_terms(rows, progress=progress), lexical.VERSION)
         if self._terms is not None:  # the word vectors follow the vocabulary (stems of the new rules)
             snap = self._store.snapshot()
             self._terms.prune(snap.field_index("lex").vocab)

@@ -26,6 +26,17 @@ BM25_B: Final = 0.75
 # ---------------------------------------------------------------------------------------------
 # memory: indexing, hybrid search, fusion, recall floors
 # ---------------------------------------------------------------------------------------------
+MEMORY_CHUNK_TOKENS: Final = 400
+"""Default ``memory.chunk_tokens``: the most tokens (cl100k) a memory chunk holds. A hard bound: a
+line longer than this is cut at spaces, a word longer than this (a pasted blob, a run of Han text
+or emoji without spaces) is cut between characters, each piece counted, so no chunk of a 200k-
+character line exceeds it (it did by 23% for Han text, 12% for emoji, when pieces were cut by
+characters)."""
+
+MEMORY_CHUNK_OVERLAP: Final = 80
+"""Default ``memory.chunk_overlap``: tokens of a full chunk's last lines repeated at the start of the
+next one."""
+
 
 # -- memory.search.hybrid: the defaults of RankParams (see its fields for what each does) --------
 
@@ -290,3 +301,4 @@ __all__ = ["Final"]
 RECALL_SHOWN_LINES: Final = 4
 """Lines of each ``/recall`` hit shown: the ones holding most of the query's terms, in passage
 order (the first lines when none does). A readability choice, not measured."""
+

@@ -73,7 +73,7 @@ def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | 
                 sys.stderr.write(inert(f"neotask: {note}") + "\n")
         from neotask_tui.memory.service import MemoryService  # after the lock: a refused writer exits fast
 
-        svc = MemoryService(settings.memory, progress=progress)
+        svc = MemoryService(settings.memory, progress=progress, writer=lock.held)
         try:
             yield svc, agent, lock.held
         finally:

@@ -68,8 +68,8 @@ class SearchScreen(Screen[tuple[str, str] | None]):
         more = "+" if self.result.more else ""
         notes = f" · {inert(self.result.notices[0])}" if self.result.notices else ""
         self.query_one("#sessions-detail", Static).update(Text(
-            f"{n}{more} hit(s) · Enter opens the message in its transcript (read-only) · r resumes from it "
-            f"(a new branch; nothing is changed) · / searches again{notes}"
+            f"{n}{more} hit(s) · Enter opens it in its transcript (read-only) · r resumes from it (a new branch)"
+            f" · / searches again{notes}"
             if n else f"no message matches {inert(self.result.query)}{notes}"))
 
     def action_edit_query(self) -> None:

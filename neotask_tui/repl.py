@@ -30,7 +30,7 @@ from rich.text import Text
 
 from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch
-from neotask_tui.commands.intents import ListThemes, Quit, ReviewCompaction, SwitchTheme
+from neotask_tui.commands.intents import CopyText, ListThemes, Quit, ReviewCompaction, SwitchTheme
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
 from neotask_tui.storage.index import Counters
@@ -147,10 +147,25 @@ class Repl:
                     self.print_md(done.text)
                 else:
                     self.console.print("compaction cancelled — nothing changed")
+            case CopyText() as copy:
+                await self.copy(copy)
             case _:
                 if res.text:
                     self.print_md(res.text)
         return None
+
+    async def copy(self, copy: CopyText) -> None:
+        """OSC 52 to the terminal when the output is one, then the fallbacks; say what was copied."""
+        from neotask_tui.commands.clipboard import deliver, osc52
+
+        out = self.console.file
+        sent = False
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            if out.isatty():
+                out.write(osc52(copy.text))  # base64: nothing in it reaches the terminal as a control
+                out.flush()
+                sent = True
+        self.say(await asyncio.to_thread(deliver, copy, osc52_sent=sent), "dim")
 
     async def turn(self, text: str) -> None:
         """Stream one reply; Ctrl+C stops it and keeps the partial text."""

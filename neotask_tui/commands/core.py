@@ -165,7 +165,7 @@ def export_target(target: Path | None, fmt: str, name: str) -> Path:
     from neotask_tui.errors import UserError
 
     if target is None:
-        return paths.refuse_links(paths.data_dir() / "exports") / f"{name}.{fmt}"
+        return paths.refuse_links(paths.exports_dir()) / f"{name}.{fmt}"
     out = target / f"{name}.{fmt}" if target.is_dir() else target
     if os.path.lexists(out):
         raise UserError(f"{out} exists — choose another path (nothing was written)")
@@ -173,7 +173,7 @@ def export_target(target: Path | None, fmt: str, name: str) -> Path:
         raise UserError(f"no folder {out.parent} (nothing was written)")
     data = paths.data_dir().resolve()
     where = out.parent.resolve()
-    exports = (data / "exports").resolve()
+    exports = paths.exports_dir().resolve()
     if where.is_relative_to(data) and not where.is_relative_to(exports):
         raise UserError(f"{out.parent} is inside Neotask's data dir; export to {exports} or outside it "
                         "(nothing was written)")

@@ -79,9 +79,20 @@ class ReviewCompaction:
     name: ClassVar[str] = "compact_review"
 
 
+@dataclass(frozen=True)
+class CopyText:
+    """Put ``text`` on the clipboard and say so: ``what`` names it ("code block 2 of 3 (python) of the
+    last reply, e:12"); :func:`neotask_tui.commands.clipboard.deliver` does the fallbacks."""
+
+    text: str
+    what: str
+    redacted: int = 0
+    name: ClassVar[str] = "copy"
+
+
 Intent: TypeAlias = (Quit | ListThemes | SwitchTheme | OpenSessions | OpenInbox | ShowContext | ShowHelp
-                     | ReviewCompaction)
+                     | ReviewCompaction | CopyText)
 """Every UI intent a command can return."""
 
-__all__ = ["Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "ReviewCompaction", "ShowContext",
+__all__ = ["CopyText", "Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "ReviewCompaction", "ShowContext",
            "ShowHelp", "SwitchTheme"]

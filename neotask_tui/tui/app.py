@@ -35,7 +35,7 @@ from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_alt_enter_as_ctrl_j
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
-from neotask_tui.tui.widgets.transcript import Transcript
+from neotask_tui.tui.widgets.transcript import MessageView, Transcript
 from neotask_tui.tuning import LOCAL_CLOSE_WAIT_SECONDS
 
 if TYPE_CHECKING:
@@ -291,6 +291,14 @@ class NeotaskApp(App[int]):
         await self.ready.wait()
         with self.view.tolerant():
             await self.commands.run(line)
+
+    @on(MessageView.CopyRequested)
+    @work(group="command")
+    async def on_copy_requested(self, message: MessageView.CopyRequested) -> None:
+        """``c`` on a focused message copies it."""
+        await self.ready.wait()
+        with self.view.tolerant():
+            await self.commands.copy_entry(message.entry)
 
     @on(PaletteCommandChosen)
     def on_palette_command_chosen(self, message: PaletteCommandChosen) -> None:

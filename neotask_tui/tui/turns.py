@@ -49,6 +49,7 @@ class TurnRenderer:
         self.panels = panels
         self.restore_key = restore_key
         self.reply: MessageView | None = None
+        self.asked: MessageView | None = None
 
     @property
     def transcript(self) -> Transcript:
@@ -65,7 +66,7 @@ class TurnRenderer:
         app, state = self.app, self.state
         status = self.view.status
         self.reply = None
-        await self.transcript.add(Entry(kind="user", text=text))
+        self.asked = await self.transcript.add(Entry(kind="user", text=text))
         state.streaming = True
         app.refresh_bindings()
         status.activity = "thinking…"
@@ -109,9 +110,13 @@ class TurnRenderer:
             gauge = self.view.gauge
             gauge.for_call = "this"
             gauge.ledger = e.ledger
+        elif isinstance(e, ev.TurnStarted):
+            if self.asked is not None:
+                self.asked.entry.event_id = e.user_event_id
         elif isinstance(e, ev.TurnDone):
             view = await self._reply_view()
             await view.finish()
+            view.entry.event_id = e.event_id
             view.set_status("complete", usage_meta(e.event_id, e.usage, e.cost_usd))
             gauge = self.view.gauge
             gauge.last_call = e.usage

@@ -11,13 +11,16 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from neotask_tui import tuning
+from neotask_tui.text.codeblocks import code_blocks
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:  # Markdown (markdown-it, pygments) loads with the first message, after the first paint
@@ -106,8 +109,23 @@ def preview(text: str) -> str:
     return head[: tuning.PASTE_PREVIEW_CHARS].rstrip() + " …"
 
 
+COPYABLE = frozenset({"user", "assistant", "command"})
+"""Entries that take focus (Tab / Shift+Tab from the prompt reach them) and copy with ``c``."""
+
+
 class MessageView(Vertical):
-    """One mounted transcript entry."""
+    """One mounted transcript entry (a message takes focus; ``c`` copies it)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "Copy message", id="copy_message"),
+    ]
+
+    class CopyRequested(Message):
+        """Copy this message (``entry``) to the clipboard."""
+
+        def __init__(self, entry: Entry) -> None:
+            super().__init__()
+            self.entry = entry
 
     def __init__(self, entry: Entry) -> None:
         classes = f"-{entry.kind}"
@@ -117,16 +135,24 @@ class MessageView(Vertical):
             classes += f" -level-{entry.level}"
         super().__init__(classes=classes)
         self.entry = entry
+        self.can_focus = entry.kind in COPYABLE
         self.body: Markdown | Static | None = None
         self._stream: MarkdownStream | None = None
+
+    def action_copy(self) -> None:
+        """``c``: ask the app to copy this message."""
+        self.post_message(self.CopyRequested(self.entry))
 
     def _header_text(self) -> Content:
         e = self.entry
         label = ROLE_LABEL.get(e.kind, e.kind)
         status = {"interrupted": ("⏸ interrupted — partial reply kept", "bold"),
                   "failed": ("✗ failed", "bold"), "streaming": ("…", "")}.get(e.status)
+        blocks = len(code_blocks(e.text)) if e.kind == "assistant" and e.status != "streaming" else 0
+        span = f"1–{blocks}" if blocks > 1 else "1"
+        hint = f" · {blocks} code block{'s' if blocks != 1 else ''} (/copy {span})" if blocks else ""
         return Content.assemble((label, "bold"), *((" · ", status) if status else ()),
-                                *((" ", (inert(e.meta), "dim")) if e.meta else ()))
+                                *((" ", (inert(e.meta), "dim")) if e.meta else ()), (hint, "dim"))
 
     def compose(self) -> Any:
         from textual.widgets import Collapsible

@@ -30,13 +30,16 @@ from rich.text import Text
 
 from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch
-from neotask_tui.commands.intents import CopyText, ListThemes, Quit, ReviewCompaction, SwitchTheme
+from neotask_tui.commands.attach import PendingFiles
+from neotask_tui.commands.intents import AttachFiles, CopyText, ListThemes, Quit, ReviewCompaction, SwitchTheme
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
+from neotask_tui.errors import NeotaskError
 from neotask_tui.storage.index import Counters
 
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import Ledger
+    from neotask_tui.engine.context.attachments import Attachment
     from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.base import Usage
 from neotask_tui.text.console import InertConsole, InertRenderHook, markdown, styled
@@ -44,14 +47,26 @@ from neotask_tui.text.terminal import inert
 
 
 class SlashCompleter(Completer):
-    """Completes ``/command`` names with their one-line help."""
+    """Completes ``/command`` names with their one-line help, and paths after ``@`` or ``/file``."""
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        from neotask_tui.engine.context.attachments import mention_at_end, path_completions
+
         text = document.text_before_cursor
-        if not text.startswith("/") or " " in text or "\n" in text:
+        if text.startswith("/file ") and "\n" not in text:
+            partial: str | None = text.rsplit(" ", 1)[-1]
+        elif text.startswith("/"):
+            partial = None
+            if " " not in text and "\n" not in text:
+                for name, help_ in completions(text[1:]):
+                    yield Completion(name, start_position=-len(text), display_meta=help_)
+        else:
+            partial = mention_at_end(text)
+        if partial is None or partial.startswith("--"):
             return
-        for name, help_ in completions(text[1:]):
-            yield Completion(name, start_position=-len(text), display_meta=help_)
+        for c in path_completions(partial):
+            yield Completion(c, start_position=-len(partial),
+                             display_meta="folder" if c.rstrip('"').endswith("/") else "file")
 
 
 def status_line(ledger: Ledger | None, totals: Counters, last: Usage | None) -> str:
@@ -94,6 +109,7 @@ class Repl:
             input=input, output=output,
         )
         self.last_call: Usage | None = None
+        self.pending = PendingFiles()
 
     def print_md(self, text: str) -> None:
         """Render Markdown (links show their target, never a hidden hyperlink)."""
@@ -124,7 +140,15 @@ class Repl:
                 if await self.command(text) == "quit":
                     return 0
             else:
-                await self.turn(line[1:] if text.startswith("//") else line)
+                message = line[1:] if text.startswith("//") else line
+                try:
+                    files = await asyncio.to_thread(self.pending.take, message)
+                except NeotaskError as e:
+                    self.say(f"not sent: {e}", "red")
+                    continue
+                for a in files:
+                    self.say(f"📎 {a.summary()}", "dim")
+                await self.turn(message, files)
 
     async def command(self, line: str) -> str | None:
         """Run a slash command; UI intents get a plain-text equivalent (screens show the command's text)."""
@@ -149,6 +173,8 @@ class Repl:
                     self.console.print("compaction cancelled — nothing changed")
             case CopyText() as copy:
                 await self.copy(copy)
+            case AttachFiles() as attach:
+                self.say(self.pending.apply(attach))
             case _:
                 if res.text:
                     self.print_md(res.text)
@@ -167,9 +193,9 @@ class Repl:
                 sent = True
         self.say(await asyncio.to_thread(deliver, copy, osc52_sent=sent), "dim")
 
-    async def turn(self, text: str) -> None:
-        """Stream one reply; Ctrl+C stops it and keeps the partial text."""
-        task = asyncio.ensure_future(self._stream(text))
+    async def turn(self, text: str, files: list[Attachment] | None = None) -> None:
+        """Stream one reply (``files`` attached to the message); Ctrl+C stops it and keeps the partial text."""
+        task = asyncio.ensure_future(self._stream(text, files or []))
         loop = asyncio.get_running_loop()
         installed = False
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -183,12 +209,12 @@ class Repl:
             if installed:
                 loop.remove_signal_handler(signal.SIGINT)
 
-    async def _stream(self, text: str) -> None:
+    async def _stream(self, text: str, files: list[Attachment]) -> None:
         out = self.console.file
         ledger: Ledger | None = None
         totals: Counters | None = None
         streamed = False
-        gen = self.engine.send(text, self.key)
+        gen = self.engine.send(text, self.key, files)
         try:
             async for e in gen:
                 if isinstance(e, ev.TokenDelta):

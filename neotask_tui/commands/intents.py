@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 if TYPE_CHECKING:
     from neotask_tui.engine.compaction.compactor import CompactionResult
+    from neotask_tui.engine.context.attachments import Attachment
 
 
 @dataclass(frozen=True)
@@ -90,9 +91,19 @@ class CopyText:
     name: ClassVar[str] = "copy"
 
 
+@dataclass(frozen=True)
+class AttachFiles:
+    """Change the files attached to the next message: add ``add`` (already read), or ``clear`` them;
+    with neither, list them."""
+
+    add: tuple[Attachment, ...] = ()
+    clear: bool = False
+    name: ClassVar[str] = "attach"
+
+
 Intent: TypeAlias = (Quit | ListThemes | SwitchTheme | OpenSessions | OpenInbox | ShowContext | ShowHelp
-                     | ReviewCompaction | CopyText)
+                     | ReviewCompaction | CopyText | AttachFiles)
 """Every UI intent a command can return."""
 
-__all__ = ["CopyText", "Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "ReviewCompaction", "ShowContext",
-           "ShowHelp", "SwitchTheme"]
+__all__ = ["AttachFiles", "CopyText", "Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit",
+           "ReviewCompaction", "ShowContext", "ShowHelp", "SwitchTheme"]

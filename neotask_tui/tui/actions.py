@@ -11,6 +11,7 @@ from textual.binding import Binding
 
 from neotask_tui.commands import CommandResult, dispatch
 from neotask_tui.commands.intents import (
+    AttachFiles,
     CopyText,
     ListThemes,
     OpenInbox,
@@ -102,6 +103,8 @@ class SlashCommands:
                 await app.push_screen_wait(HelpScreen(groups, self.key_bindings()))
             case CopyText() as copy:
                 await self.copy(copy)
+            case AttachFiles() as attach:
+                await self.view.add_entry(Entry(kind="notice", text=self.state.pending.apply(attach)))
         if not reloads:  # /model NAME: the status line names the next turn's model (full re-reads the choice)
             await self.panels.refresh(full=name == "model" and not res.error)
 

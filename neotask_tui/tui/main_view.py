@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from textual.app import App
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
+from neotask_tui.commands.attach import PendingFiles
 from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt, PromptArea
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
@@ -32,11 +33,13 @@ class ChatState:
         key: The session key the main screen shows.
         streaming: A reply is streaming (sending is refused, Esc stops it).
         undo_reset_available: An automatic reset can be undone with one key.
+        pending: The files ``/file`` attached to the next message.
     """
 
     key: str
     streaming: bool = False
     undo_reset_available: bool = False
+    pending: PendingFiles = field(default_factory=PendingFiles)
 
 
 class MainView:

@@ -14,6 +14,7 @@ from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title
 
 if TYPE_CHECKING:
+    from neotask_tui.engine.context.attachments import Attachment
     from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.base import Usage
 
@@ -61,19 +62,20 @@ class TurnRenderer:
             self.reply = await self.transcript.add(Entry(kind="assistant", status="streaming"))
         return self.reply
 
-    async def run(self, text: str) -> None:
-        """Send ``text`` and render the turn; cancellation keeps the partial reply (marked)."""
+    async def run(self, text: str, files: list[Attachment] | None = None) -> None:
+        """Send ``text`` (with the attached ``files``) and render the turn; cancellation keeps the
+        partial reply (marked)."""
         app, state = self.app, self.state
         status = self.view.status
         self.reply = None
-        self.asked = await self.transcript.add(Entry(kind="user", text=text))
+        self.asked = await self.transcript.add(Entry(kind="user", text=text, attachments=list(files or [])))
         state.streaming = True
         app.refresh_bindings()
         status.activity = "thinking…"
         if state.undo_reset_available:
             state.undo_reset_available = False
             status.offer = ""
-        gen = self.engine.send(text, state.key)
+        gen = self.engine.send(text, state.key, files or ())
         try:
             async for e in gen:
                 await self.handle(e)

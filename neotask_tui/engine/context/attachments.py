@@ -224,3 +224,46 @@ def read_mentioned(text: str, *, cwd: Path | None = None) -> list[Attachment]:
         UserError: for the first one that cannot be attached (nothing is sent; the text is kept).
     """
     return [read_attachment(raw, cwd=cwd) for raw in mentioned(text, cwd=cwd)]
+
+
+COMPLETION_LIMIT = 50
+"""Path completions offered at most (a folder with thousands of files lists its first ones)."""
+
+_WORD = re.compile(r'(?:(?<=\s)|^)@(?P<partial>"[^"\n]*|[^\s"]*)$')
+
+
+def mention_at_end(text: str) -> str | None:
+    """The partial path of an ``@path`` being typed at the end of ``text`` (without the ``@``), else None."""
+    m = _WORD.search(text)
+    return None if m is None else m["partial"]
+
+
+def path_completions(partial: str, *, cwd: Path | None = None) -> list[str]:
+    """Paths that complete ``partial`` (a file or folder name being typed; folders end in ``/``),
+    sorted, hidden entries only when ``partial``'s last part starts with a dot. A partial that
+    starts with a quote keeps it (``"my fi`` → ``"my file.txt"``)."""
+    quoted = partial.startswith('"')
+    raw = partial[1:] if quoted else partial
+    head, sep, prefix = raw.rpartition("/")
+    shown_head = head + sep
+    folder = _resolve(shown_head or ".", cwd)
+    out: list[str] = []
+    try:
+        with os.scandir(folder) as it:
+            for entry in it:
+                name = entry.name
+                if not name.startswith(prefix) or (name.startswith(".") and not prefix.startswith(".")):
+                    continue
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                full = shown_head + name + ("/" if is_dir else "")
+                if quoted or " " in full:
+                    full = '"' + full + ("" if is_dir else '"')
+                out.append(full)
+                if len(out) >= COMPLETION_LIMIT * 4:
+                    break
+    except OSError:
+        return []
+    return sorted(out)[:COMPLETION_LIMIT]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from neotask_tui import tuning
+from neotask_tui.engine.context.attachments import Attachment, attachments_of
 from neotask_tui.text.codeblocks import code_blocks
 from neotask_tui.text.terminal import inert
 
@@ -48,6 +49,7 @@ class Entry:
         event_id: Transcript event id, when stored.
         title: Tool name, or a marker's headline.
         level: Notice level (info/warning/error).
+        attachments: Files attached to a message of yours (shown folded under it).
     """
 
     kind: str
@@ -57,6 +59,7 @@ class Entry:
     event_id: int | None = None
     title: str = ""
     level: str = "info"
+    attachments: list[Attachment] = field(default_factory=list)
 
 
 def entries_from_events(events: Iterable[Event]) -> list[Entry]:
@@ -70,7 +73,7 @@ def entries_from_events(events: Iterable[Event]) -> list[Entry]:
             if isinstance(u, dict):
                 meta += f" · in {u.get('input', 0):,} out {u.get('output', 0):,}"
             out.append(Entry(kind=str(e.role), text=e.content, meta=meta, event_id=e.id,
-                             status=str(d.get("status") or "complete")))
+                             status=str(d.get("status") or "complete"), attachments=attachments_of(d)))
         elif e.type == "tool_call":
             args = json.dumps(d.get("arguments", {}), ensure_ascii=False)
             out.append(Entry(kind="tool", title=f"→ {d.get('name', '?')}", text=args, event_id=e.id,
@@ -191,6 +194,10 @@ class MessageView(Vertical):
                     yield Markdown(e.text)
         else:
             yield Static(Content(e.text), classes="notice")
+        for a in e.attachments:  # folded like a long paste: the title says what it is, Enter opens it
+            fold = Content(inert(f"📎 {a.summary()}"))  # a file name is never markup
+            with Collapsible(title=fold, collapsed=True, classes="attachment"):  # type: ignore[arg-type]
+                yield Static(inert(a.text), markup=False, classes="msg-body")
 
     def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
         if event.collapsible.has_class("paste"):  # the whole text replaces its head

@@ -77,3 +77,73 @@ async def test_c_on_a_focused_message_copies_it(app_factory: Callable[..., Neota
         user_id = next(e.id for e in engine.events(engine.default_key()) if e.role == "user")
         assert any(f"your message e:{user_id}" in v.entry.text for v in _views(app, "notice"))
         assert app.query_one(Prompt).text == ""  # "c" never reached the prompt
+
+
+async def test_file_then_a_message_carries_it_folded_and_counted_apart(
+        app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider, engine: Engine, tmp_path: Path) -> None:
+    from textual.widgets import Collapsible
+
+    notes = tmp_path / "notes.md"
+    notes.write_text("".join(f"- point {i} about the \x1b[2J migration\n" for i in range(120)))
+    provider.queue("Read it.")
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _send(pilot, app, f"/file {notes}")
+        await wait_for(pilot, lambda: any("attached to your next message" in v.entry.text
+                                          for v in _views(app, "notice")), "the attach notice")
+        await _turn(pilot, app, "summarise the notes")
+        view = _views(app, "user")[-1]
+        assert view.entry.text == "summarise the notes"
+        fold = view.query_one(".attachment", Collapsible)
+        assert fold.collapsed and str(notes) in str(fold.title) and "120 lines" in str(fold.title)
+        assert view.outer_size.height < 12  # folded: 120 lines are a one-line title
+        gauge = app.view.gauge
+        assert gauge.ledger is not None and gauge.ledger.sections["attachment"] > 500
+        assert "files" in str(gauge.legend())
+        stored = next(e for e in engine.events(engine.default_key()) if e.role == "user")
+        assert stored.data["attachments"][0]["path"] == str(notes)
+        assert not app.chat.pending.files  # used by this message, not the next one
+        fold.collapsed = False
+        await pilot.pause()
+        shown = str(fold.query_one(".msg-body").render())
+        assert "␛[2J" in shown and "\x1b" not in shown  # escape sequences inert
+
+
+async def test_an_at_path_that_cannot_be_attached_keeps_the_text(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _send(pilot, app, "what is in @logo.png")
+        await wait_for(pilot, lambda: any("not sent:" in v.entry.text for v in _views(app, "notice")), "the error")
+        assert "binary" in _views(app, "notice")[-1].entry.text
+        assert app.query_one(Prompt).text == "what is in @logo.png"
+        assert not [e for e in engine.events(engine.default_key()) if e.type == "message"]
+
+
+async def test_at_completes_paths_in_the_prompt(app_factory: Callable[..., NeotaskApp], tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import OptionList
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("print(1)\n")
+    (tmp_path / "setup.cfg").write_text("[x]\n")
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await pilot.press(*"read @s")
+        prompt = app.query_one(Prompt)
+        await wait_for(pilot, lambda: prompt.suggesting, "the path suggestions")
+        options = prompt.query_one("#suggestions", OptionList)
+        assert [str(options.get_option_at_index(i).prompt).split()[0] for i in range(options.option_count)] == \
+            ["setup.cfg", "src/"]
+        await pilot.press("down", "tab")  # the folder: completed, the list follows into it
+        assert prompt.text == "read @src/"
+        await wait_for(pilot, lambda: prompt.suggesting and options.option_count == 1, "the folder's files")
+        await pilot.press("tab")
+        assert prompt.text == "read @src/main.py "

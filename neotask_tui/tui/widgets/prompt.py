@@ -181,6 +181,7 @@ class Prompt(Vertical):
 
     def _update_suggestions(self, text: str) -> None:
         ol = self.query_one("#suggestions", OptionList)
+        before = (list(self._matches), ol.highlighted if ol.display else None)
         self._partial = None
         if text.startswith("/") and " " not in text and "\n" not in text:
             from neotask_tui.commands import completions  # the registry loads on the first "/"
@@ -201,7 +202,8 @@ class Prompt(Vertical):
         width = max(len(n) for n, _ in self._matches)
         ol.add_options([Option(Text.assemble((n.ljust(width + 2), "bold"), (h, "dim")))
                         for n, h in self._matches])
-        ol.highlighted = 0
+        # The same list again (Tab brings it up to date first): the choice made with Up/Down stays.
+        ol.highlighted = before[1] if before[0] == self._matches and before[1] is not None else 0
         ol.display = True
 
     def _path_being_typed(self, text: str) -> str | None:

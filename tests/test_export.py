@@ -107,3 +107,4 @@ async def test_cli_transcript_format_output_and_lineage(tmp_path: Path) -> None:
     assert json.loads((tmp_path / f"{child}.jsonl").read_text().splitlines()[0])["type"] == "session"
     r = _neotask("transcript", KEY, "--lineage", "--json")  # printed, not written
     assert r.returncode == 0 and list(json.loads(r.stdout)) == [parent, child]
+

@@ -49,15 +49,24 @@ def run_app(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------------- send
 async def _send(args: argparse.Namespace) -> int:
+    from neotask_tui.commands.attach import PendingFiles
+    from neotask_tui.commands.intents import AttachFiles
     from neotask_tui.engine import events as ev  # not at import time: `neotask` alone starts the app
+    from neotask_tui.engine.context.attachments import read_attachment
 
+    pending = PendingFiles()  # --file and @path, as /file and @path in the app (read before anything is stored)
+    pending.apply(AttachFiles(add=tuple(read_attachment(f) for f in args.file or [])))
+    files = pending.take(args.text)
     engine = open_engine()
     try:
         key = _key(args, engine)
-        out: dict[str, Any] = {"key": key, "notices": []}
+        out: dict[str, Any] = {"key": key, "notices": [], "attachments": [a.summary() for a in files]}
         rc = 0
         console = None if args.json else _console()
-        async for e in engine.send(args.text, key):
+        if console is not None:
+            for a in files:
+                sys.stderr.write(inert(f"attached {a.summary()}") + "\n")
+        async for e in engine.send(args.text, key, files):
             if isinstance(e, ev.TokenDelta):
                 if console is not None:
                     sys.stdout.write(inert(e.text))
@@ -314,6 +323,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("send", help="send one message and print the reply")
     p.add_argument("text", help="message text ('-' reads stdin)")
     p.add_argument("--session", "-s", dest="key", help="session key")
+    p.add_argument("--file", "-f", action="append", metavar="PATH",
+                   help="attach a text file to the message (repeatable; @path in the text does the same)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=cmd_send)
 

@@ -8,7 +8,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, ShowHelp, SwitchTheme
-from neotask_tui.commands.registry import CommandResult, command, help_groups, help_text, split_args, usage_error
+from neotask_tui.commands.registry import (
+    CommandResult,
+    command,
+    help_groups,
+    help_text,
+    inline_code,
+    split_args,
+    usage_error,
+)
+from neotask_tui.engine.context.attachments import attachments_of
 from neotask_tui.errors import NeotaskError
 from neotask_tui.storage.events import Event
 
@@ -133,6 +142,9 @@ def export_markdown(events: list[Event]) -> str:
         elif e.type == "message":
             mark = " _(interrupted)_" if e.data.get("status") == "interrupted" else ""
             out.append(f"## {e.role} · e:{e.id} · {e.ts}{mark}\n\n{e.content}\n")
+            for a in attachments_of(e.data):  # the file as it was attached (redacted), in a fence it cannot close
+                ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", a.text)), default=0) + 1)
+                out.append(f"attached: {inline_code(a.summary())}\n\n{ticks}\n{a.text.rstrip(chr(10))}\n{ticks}\n")
         elif e.type == "compaction":
             out.append(f"## compaction · e:{e.id}\n\n{e.data.get('summary', '')}\n")
         elif e.type in ("tool_call", "tool_result"):

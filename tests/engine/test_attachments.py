@@ -122,3 +122,18 @@ async def test_file_command_errors_are_inline(tmp_path: Path) -> None:
         assert isinstance(res.intent, AttachFiles) and res.intent.clear
     finally:
         await e.aclose()
+
+
+async def test_an_export_shows_the_attached_file(tmp_path: Path) -> None:
+    f = tmp_path / "snippet.md"
+    f.write_text("```js\nlet x = 1\n```\n")
+    e = Engine(plain_settings(), provider=ScriptedProvider())
+    try:
+        [x async for x in e.send("explain", KEY, [read_attachment(str(f))])]
+        out = tmp_path / "t.md"
+        res = await dispatch(e, KEY, f"/export {out}")
+        body = out.read_text()
+        assert not res.error and f"attached: `{f} (3 lines, 20 characters)`" in body
+        assert "````\n```js\nlet x = 1\n```\n````" in body  # a longer fence: the file's own cannot close it
+    finally:
+        await e.aclose()

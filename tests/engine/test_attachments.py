@@ -137,3 +137,20 @@ async def test_an_export_shows_the_attached_file(tmp_path: Path) -> None:
         assert "````\n```js\nlet x = 1\n```\n````" in body  # a longer fence: the file's own cannot close it
     finally:
         await e.aclose()
+
+
+async def test_a_file_longer_than_the_message_limit_is_trimmed_in_context_with_a_notice(tmp_path: Path) -> None:
+    f = tmp_path / "long.txt"
+    f.write_text("".join(f"row {i} of the report\n" for i in range(400)))
+    s = plain_settings()
+    s.context.max_message_tokens = 300
+    e = Engine(s, provider=ScriptedProvider())
+    try:
+        evs = [x async for x in e.send("short question", KEY, [read_attachment(str(f))])]
+        notices = [x.text for x in evs if type(x).__name__ == "Notice"]
+        assert any(f"{f} is longer than the per-message limit" in n for n in notices)
+        assert not any("your message is larger" in n for n in notices)  # the typed text was not cut
+        sent = e.provider.calls[-1][-1].content  # type: ignore[union-attr]
+        assert "row 0 of the report" in sent and "row 399 of the report" in sent and "row 200 of" not in sent
+    finally:
+        await e.aclose()

@@ -253,10 +253,14 @@ def build_context(inp: ContextInputs) -> AssembledContext:
         pinned_ev = hist[pinned_idx]
         pinned_after = hist[pinned_idx + 1 :]
         hist = hist[:pinned_idx]
-        text, trimmed, att = _user_content(pinned_ev, inp.max_message_tokens, count)
-        if trimmed:
+        text, _trimmed, att = _user_content(pinned_ev, inp.max_message_tokens, count)
+        long_files = [a for a in attachments_of(pinned_ev.data) if count(a.text) > inp.max_message_tokens]
+        if count(pinned_ev.content) > inp.max_message_tokens:
             notices.append("your message is larger than the per-message limit; it was trimmed in context "
                            "(stored in full)")
+        for a in long_files:
+            notices.append(f"{a.shown_path} is longer than the per-message limit (context.max_message_tokens = "
+                           f"{inp.max_message_tokens:,} tokens): its middle is left out in context (stored in full)")
         new_msg = ChatMessage(role="user", content=text)
         if att:
             att_of[id(new_msg)] = (new_msg, att)

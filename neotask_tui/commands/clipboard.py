@@ -89,7 +89,7 @@ def shown(text: str) -> tuple[str, int]:
 
 @command("copy", "/copy [e:ID] [N]",
          "Copy the last reply to the clipboard (e:ID: that message; N: its code block N, 1 = the first "
-         "from the top)")
+         "from the top; in the app c copies a focused message)")
 async def _copy(engine: Engine, key: str, args: str) -> CommandResult:
     which: int | None = None
     block: int | None = None

@@ -119,15 +119,18 @@ class SlashCommands:
             notice = f"copied {copy.what} to the terminal clipboard (OSC 52); the fallback failed: {e}"
         await self.view.add_entry(Entry(kind="notice", text=notice))
 
-    async def copy_entry(self, entry: Entry) -> None:
-        """``c`` on a focused message: a stored one by its id (as ``/copy e:ID``), else its text as shown."""
-        if entry.event_id is not None and entry.kind in ("user", "assistant"):
+    async def copy_entry(self, entry: Entry, *, current: bool = True) -> None:
+        """``c`` on a focused message: one of the current session by its id (as ``/copy e:ID``), else
+        (a command's output, a message in another session's transcript) its text as shown."""
+        if current and entry.event_id is not None and entry.kind in ("user", "assistant"):
             await self.run(f"/copy e:{entry.event_id}")
             return
         from neotask_tui.commands.clipboard import shown
 
         text, n = shown(entry.text)
-        await self.copy(CopyText(text, "this command's output" if entry.kind == "command" else "this message", n))
+        what = "this command's output" if entry.kind == "command" else (
+            f"message e:{entry.event_id} of the transcript shown" if entry.event_id is not None else "this message")
+        await self.copy(CopyText(text, what, n))
 
     def key_bindings(self) -> list[tuple[str, str]]:
         """The main screen's bindings with a description (remaps applied), for the help screen."""

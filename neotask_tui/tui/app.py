@@ -304,10 +304,10 @@ class NeotaskApp(App[int]):
     @on(MessageView.CopyRequested)
     @work(group="command")
     async def on_copy_requested(self, message: MessageView.CopyRequested) -> None:
-        """``c`` on a focused message copies it."""
+        """``c`` on a focused message copies it (one of another session's transcript, as shown there)."""
         await self.ready.wait()
         with self.view.tolerant():
-            await self.commands.copy_entry(message.entry)
+            await self.commands.copy_entry(message.entry, current=message.view.screen is self.main)
 
     @on(PaletteCommandChosen)
     def on_palette_command_chosen(self, message: PaletteCommandChosen) -> None:

@@ -147,3 +147,25 @@ async def test_at_completes_paths_in_the_prompt(app_factory: Callable[..., Neota
         await wait_for(pilot, lambda: prompt.suggesting and options.option_count == 1, "the folder's files")
         await pilot.press("tab")
         assert prompt.text == "read @src/main.py "
+
+
+async def test_c_in_an_archived_transcript_copies_what_it_shows(
+        app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider, engine: Engine) -> None:
+    from neotask_tui.tui.screens.sessions import TranscriptScreen
+
+    provider.queue("the archived answer")
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await _turn(pilot, app, "an old question")
+        old = engine.current_record(engine.default_key()).session_id
+        provider.queue("a new answer")
+        await _send(pilot, app, "/new")
+        await wait_for(pilot, lambda: engine.current_record(engine.default_key()).session_id != old, "/new")
+        await _turn(pilot, app, "a new question")  # e:ids of the new session overlap the old one's
+        await app.action_view_session(old)
+        await wait_for(pilot, lambda: isinstance(app.screen, TranscriptScreen)
+                       and len(app.screen.query(MessageView)) >= 2, "the archived transcript")
+        view = next(v for v in app.screen.query(MessageView) if v.entry.kind == "assistant")
+        view.focus()
+        await pilot.press("c")
+        await wait_for(pilot, lambda: app.clipboard == "the archived answer", "the archived reply copied")

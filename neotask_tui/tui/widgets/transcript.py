@@ -124,11 +124,12 @@ class MessageView(Vertical):
     ]
 
     class CopyRequested(Message):
-        """Copy this message (``entry``) to the clipboard."""
+        """Copy this message (``entry``, shown by ``view``) to the clipboard."""
 
-        def __init__(self, entry: Entry) -> None:
+        def __init__(self, view: MessageView) -> None:
             super().__init__()
-            self.entry = entry
+            self.view = view
+            self.entry = view.entry
 
     def __init__(self, entry: Entry) -> None:
         classes = f"-{entry.kind}"
@@ -144,7 +145,7 @@ class MessageView(Vertical):
 
     def action_copy(self) -> None:
         """``c``: ask the app to copy this message."""
-        self.post_message(self.CopyRequested(self.entry))
+        self.post_message(self.CopyRequested(self))
 
     def _header_text(self) -> Content:
         e = self.entry

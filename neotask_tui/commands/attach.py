@@ -23,9 +23,7 @@ def attached_line(atts: list[Attachment] | tuple[Attachment, ...]) -> str:
     return "\n".join(f"- {a.summary()}" for a in atts)
 
 
-@command("file", "/file [PATH…] [--clear]",
-         "Attach text files to your next message (quoted, capped, secrets redacted; @path in a message "
-         "does the same); no PATH lists them, --clear drops them")
+@command("file", "/file [PATH…] [--clear]", "Attach files to your next message (@path too; --clear drops them)")
 async def _file(engine: Engine, key: str, args: str) -> CommandResult:
     a = split_args(args)
     if a == ["--clear"]:

@@ -87,9 +87,7 @@ def shown(text: str) -> tuple[str, int]:
     return inert(red), n
 
 
-@command("copy", "/copy [e:ID] [N]",
-         "Copy the last reply to the clipboard (e:ID: that message; N: its code block N, 1 = the first "
-         "from the top; in the app c copies a focused message)")
+@command("copy", "/copy [e:ID] [N]", "Copy the last reply (N: its Nth code block; e:ID: that message; c in the app)")
 async def _copy(engine: Engine, key: str, args: str) -> CommandResult:
     which: int | None = None
     block: int | None = None

@@ -224,8 +224,7 @@ def export_groups(engine: Engine, session_id: str, lineage: bool) -> tuple[list[
 
 
 @command("export", "/export [md|jsonl] [PATH] [--lineage]",
-         "Export this session's transcript (--lineage: with its parent sessions, oldest first) to PATH, "
-         "a file or a folder; default the data dir's exports/")
+         "Export to PATH or exports/ (--lineage: with parent sessions)")
 async def _export(engine: Engine, key: str, args: str) -> CommandResult:
     from neotask_tui.storage.atomic import atomic_write_text
 

@@ -102,8 +102,7 @@ def usage_error(name: str, detail: str = "") -> CommandResult:
 
 
 HELP_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("sessions", ("new", "reset", "undo-reset", "sessions", "export")),
-    ("conversation", ("copy", "file")),
+    ("sessions", ("new", "reset", "undo-reset", "sessions", "export", "copy", "file")),
     ("context & compaction", ("context", "compact", "undo-compact")),
     ("state", ("state", "goal", "pref", "event", "done")),
     ("memory", ("remember", "recall", "forget", "inbox")),

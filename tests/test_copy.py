@@ -110,3 +110,14 @@ async def test_repl_copy_writes_osc52_to_a_tty_else_the_file(engine: Engine) -> 
         else:
             assert "\x1b]52" not in out and "not a terminal" in out
     assert os.stat(paths.clipboard_file()).st_mode & 0o777 == 0o600
+
+
+async def test_a_fallback_file_that_cannot_be_written_is_said_not_raised(engine: Engine) -> None:
+    target = paths.clipboard_file()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.symlink_to(target.parent / "elsewhere.txt")  # a link in the data dir is never followed
+    notice = deliver(CopyText("x", "the last reply (e:3)"), osc52_sent=True)
+    assert notice.startswith("copied the last reply (e:3): 1 character, 1 line → the terminal clipboard (OSC 52)")
+    assert "is a symbolic link" in notice and not (target.parent / "elsewhere.txt").exists()
+    notice = deliver(CopyText("x", "the last reply (e:3)"), osc52_sent=False)
+    assert notice.startswith("could not copy the last reply (e:3): not a terminal, no clipboard tool")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from neotask_tui.commands.intents import CopyText
 from neotask_tui.commands.registry import CommandResult, command, split_args, usage_error
+from neotask_tui.errors import NeotaskError
 from neotask_tui.text.codeblocks import code_blocks
 from neotask_tui.text.secrets import redact
 from neotask_tui.text.terminal import inert
@@ -138,10 +139,17 @@ def deliver(copy: CopyText, *, osc52_sent: bool) -> str:
         if done:
             where.append(tool[0])
     if not done:
-        out = paths.refuse_links(paths.clipboard_file())
-        atomic_write_text(out, copy.text)
-        where.append(f"{out}" + ("" if osc52_sent else " (no clipboard reached: not a terminal)"))
+        out = paths.clipboard_file()
+        try:
+            atomic_write_text(paths.refuse_links(out), copy.text)
+            where.append(f"{out}" + ("" if osc52_sent else " (no clipboard reached: not a terminal)"))
+        except (OSError, NeotaskError) as e:  # a full disk, a link: said, the copy itself is not lost
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            if not where:
+                return f"could not copy {copy.what}: not a terminal, no clipboard tool, and {out}: {why}"
+            where.append(f"(not {out}: {why})")
     lines = copy.text.count("\n") + 1
     secrets = f"; {copy.redacted} secret{'s' if copy.redacted != 1 else ''} redacted" if copy.redacted else ""
-    return (f"copied {copy.what}: {len(copy.text):,} characters, {lines:,} line{'s' if lines != 1 else ''} "
-            f"→ {' and '.join(where)}{secrets}")
+    chars = len(copy.text)
+    return (f"copied {copy.what}: {chars:,} character{'s' if chars != 1 else ''}, "
+            f"{lines:,} line{'s' if lines != 1 else ''} → {' and '.join(where)}{secrets}")

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from neotask_tui.cli.output import print_json
 from neotask_tui.errors import UserError
-from neotask_tui.storage.keys import validate_key
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:
@@ -223,6 +222,8 @@ def cmd_transcript(args: argparse.Namespace) -> int:
 
 def _session_of(engine: Engine, target: str) -> str:
     """The session id a transcript target names (a key's current session, or the id itself)."""
+    from neotask_tui.storage.keys import validate_key  # not at import time: `neotask` alone starts the app
+
     if target.startswith("agent:"):
         rec = engine.store.get(validate_key(target))
         if rec is None:

@@ -20,7 +20,6 @@ from textual.message import Message
 from textual.widgets import Static
 
 from neotask_tui import tuning
-from neotask_tui.engine.context.attachments import Attachment, attachments_of
 from neotask_tui.text.codeblocks import code_blocks
 from neotask_tui.text.terminal import inert
 
@@ -28,6 +27,7 @@ if TYPE_CHECKING:  # Markdown (markdown-it, pygments) loads with the first messa
     from textual.widgets import Collapsible, Markdown
     from textual.widgets.markdown import MarkdownStream
 
+    from neotask_tui.engine.context.attachments import Attachment
     from neotask_tui.storage.events import Event
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
@@ -64,6 +64,7 @@ class Entry:
 
 def entries_from_events(events: Iterable[Event]) -> list[Entry]:
     """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries."""
+    from neotask_tui.engine.context.attachments import attachments_of  # the redactor loads after the first paint
     out: list[Entry] = []
     for e in events:
         d = e.data

@@ -210,6 +210,16 @@ def migrate_workspace(agent_id: str) -> str | None:
             f"{old.name} before)")
 
 
+def search_dir() -> Path:
+    """The full-text search index over every transcript (``index.sqlite3``; rebuildable from them)."""
+    return data_dir() / "search"
+
+
+def search_index() -> Path:
+    """The SQLite FTS5 database of :mod:`neotask_tui.storage.search`."""
+    return search_dir() / "index.sqlite3"
+
+
 def memory_db_dir() -> Path:
     """Default LanceDB database location (the URI is configurable)."""
     return data_dir() / "lancedb"

@@ -15,7 +15,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
@@ -31,10 +31,19 @@ from rich.text import Text
 from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch
 from neotask_tui.commands.attach import PendingFiles
-from neotask_tui.commands.intents import AttachFiles, CopyText, ListThemes, Quit, ReviewCompaction, SwitchTheme
+from neotask_tui.commands.intents import (
+    AttachFiles,
+    CopyText,
+    EditLast,
+    ListThemes,
+    Quit,
+    Regenerate,
+    ReviewCompaction,
+    SwitchTheme,
+)
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
-from neotask_tui.errors import NeotaskError
+from neotask_tui.errors import NeotaskError, UserError
 from neotask_tui.storage.index import Counters
 
 if TYPE_CHECKING:
@@ -74,7 +83,9 @@ def status_line(ledger: Ledger | None, totals: Counters, last: Usage | None) -> 
     for it, session totals and cost."""
     parts = []
     if ledger:
-        parts.append(f"context {ledger.fill:.0%} ≈{ledger.total:,}/{ledger.window:,} (estimated)")
+        exact = ledger.source == "exact"
+        parts.append(f"context {ledger.fill:.0%} {'' if exact else '≈'}{ledger.total:,}/{ledger.window:,} "
+                     f"({ledger.source})")
     if last is not None:
         parts.append(f"call {last.prompt_tokens:,} in ({'reported' if last.reported else 'estimated: not reported'})")
     parts.append(f"in {totals.input:,} out {totals.output:,} cache r/w {totals.cache_read:,}/{totals.cache_write:,}")
@@ -175,6 +186,19 @@ class Repl:
                 await self.copy(copy)
             case AttachFiles() as attach:
                 self.say(self.pending.apply(attach))
+            case Regenerate(text=text):
+                await self.turn(text, regenerate=True)
+            case EditLast(text=text, event_id=event_id):
+                self.say(f"editing your message e:{event_id} — Enter sends it (the old one stays, marked "
+                         "superseded); an empty line cancels", "dim")
+                try:
+                    edited = await self.session.prompt_async("edit› ", default=text)
+                except (KeyboardInterrupt, EOFError):
+                    edited = ""
+                if edited.strip():
+                    await self.turn(edited, regenerate=True)
+                else:
+                    self.say("edit cancelled — nothing changed", "dim")
             case _:
                 if res.text:
                     self.print_md(res.text)
@@ -193,9 +217,17 @@ class Repl:
                 sent = True
         self.say(await asyncio.to_thread(deliver, copy, osc52_sent=sent), "dim")
 
-    async def turn(self, text: str, files: list[Attachment] | None = None) -> None:
-        """Stream one reply (``files`` attached to the message); Ctrl+C stops it and keeps the partial text."""
-        task = asyncio.ensure_future(self._stream(text, files or []))
+    async def turn(self, text: str | None, files: list[Attachment] | None = None, *,
+                   regenerate: bool = False) -> None:
+        """Stream one reply (``files`` attached to the message); Ctrl+C stops it and keeps the partial
+        text. With ``regenerate`` the reply replaces the last one: ``text`` None retries it, a text
+        edits your last message."""
+        if regenerate:
+            gen = self.engine.retry(self.key) if text is None else self.engine.edit_last(text, self.key)
+        else:
+            assert text is not None
+            gen = self.engine.send(text, self.key, files or [])
+        task = asyncio.ensure_future(self._stream(gen))
         loop = asyncio.get_running_loop()
         installed = False
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -205,16 +237,17 @@ class Repl:
             await task
         except asyncio.CancelledError:
             self.say("\n⏸ interrupted — the partial reply is kept", "yellow")
+        except UserError as e:  # e.g. /retry with nothing to regenerate: one line, nothing written
+            self.say(str(e), "red")
         finally:
             if installed:
                 loop.remove_signal_handler(signal.SIGINT)
 
-    async def _stream(self, text: str, files: list[Attachment]) -> None:
+    async def _stream(self, gen: AsyncGenerator[ev.EngineEvent, None]) -> None:
         out = self.console.file
         ledger: Ledger | None = None
         totals: Counters | None = None
         streamed = False
-        gen = self.engine.send(text, self.key, files)
         try:
             async for e in gen:
                 if isinstance(e, ev.TokenDelta):
@@ -239,6 +272,9 @@ class Repl:
                 elif isinstance(e, ev.SessionReset):
                     self.say(f"new session {e.new_session_id} ({e.reason}); /undo-reset restores the previous one",
                              "yellow")
+                elif isinstance(e, ev.Superseded):
+                    ids = ", ".join(f"e:{i}" for i in e.superseded_ids)
+                    self.say(f"/{e.by}: {ids} superseded (kept in the transcript, out of the context)", "dim")
                 elif isinstance(e, ev.Compacted):
                     self.say(f"compacted {e.tokens_before:,} → {e.tokens_after:,} tokens", "dim")
                 elif isinstance(e, ev.Recalled) and e.items:

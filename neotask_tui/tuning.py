@@ -26,6 +26,17 @@ BM25_B: Final = 0.75
 # ---------------------------------------------------------------------------------------------
 # memory: indexing, hybrid search, fusion, recall floors
 # ---------------------------------------------------------------------------------------------
+MEMORY_CHUNK_TOKENS: Final = 400
+"""Default ``memory.chunk_tokens``: the most tokens (cl100k) a memory chunk holds. A hard bound: a
+line longer than this is cut at spaces, a word longer than this (a pasted blob, a run of Han text
+or emoji without spaces) is cut between characters, each piece counted, so no chunk of a 200k-
+character line exceeds it (it did by 23% for Han text, 12% for emoji, when pieces were cut by
+characters)."""
+
+MEMORY_CHUNK_OVERLAP: Final = 80
+"""Default ``memory.chunk_overlap``: tokens of a full chunk's last lines repeated at the start of the
+next one."""
+
 
 # -- memory.search.hybrid: the defaults of RankParams (see its fields for what each does) --------
 
@@ -268,6 +279,24 @@ LOCAL_CLOSE_WAIT_SECONDS: Final = 5.0
 """How long closing waits for a cancelled local generation to let go of the model before the
 model is left to the process exit (a quit never waits longer, and says it is finishing)."""
 
+# ---------------------------------------------------------------------------------------------
+# storage.search: the full-text index over every transcript (bench/search.py)
+# ---------------------------------------------------------------------------------------------
+
+SEARCH_MESSAGE_MAX_CHARS: Final = 65536
+"""At most this many characters of one message are indexed for search: its first three quarters
+and its last quarter (a 10 MB paste is stored whole but must not stall the turn that indexes it;
+the redactor is linear, about 1 s per MB here). Words in the middle of a bigger paste are not found."""
+SEARCH_DEFAULT_LIMIT: Final = 20
+"""Hits ``neotask search`` and ``/search`` show unless told otherwise (``--limit``)."""
+SEARCH_LIMIT_MAX: Final = 500
+"""The most hits one search returns (``--limit``; the sessions browser's content search reads this
+many and shows each session's best)."""
+SESSIONS_CONTENT_SEARCH_DELAY: Final = 0.3
+"""Seconds without typing before the sessions browser searches message text (a keystroke restarts it)."""
+SEARCH_LINE_CHARS: Final = 160
+"""The matching line shown for a hit is cut to about this many characters around its first match."""
+
 __all__ = ["Final"]
 
 # ---------------------------------------------------------------------------------------------
@@ -277,3 +306,4 @@ __all__ = ["Final"]
 RECALL_SHOWN_LINES: Final = 4
 """Lines of each ``/recall`` hit shown: the ones holding most of the query's terms, in passage
 order (the first lines when none does). A readability choice, not measured."""
+

@@ -113,3 +113,15 @@ def test_an_unknown_provider_name_says_where_it_was_set(neotask_home: Path) -> N
     cfg.write_text('[provider]\nname = "nope"\n')
     r = neotask("doctor", "--json")
     assert "config.toml:2: provider.name: unknown provider 'nope'" in r.stdout
+
+
+def test_sessions_list_tells_a_corrupt_index_on_stderr(neotask_home: Path) -> None:
+    """A damaged sessions.json is rebuilt from the transcripts for the listing, and said so on stderr
+    (stdout stays parseable JSON); read-only, so the file is not rewritten."""
+    assert neotask("send", "hi", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
+    index = next(neotask_home.rglob("sessions.json"))
+    index.write_text("{bad")
+    r = neotask("sessions", "list", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)[0]["key"] == KEY
+    assert "sessions.json was corrupt" in r.stderr and "read 1 sessions from transcripts" in r.stderr
+    assert index.read_text() == "{bad"

@@ -88,6 +88,8 @@ def test_completer_and_status_line() -> None:
     assert line.startswith("context 50% ≈4,096/8,192 (estimated)") and "cost n/a" in line
     line = status_line(ledger, Counters(), Usage(input_tokens=300, cache_read_tokens=56, reported=True))
     assert "call 356 in (reported)" in line  # what the provider reported, apart from our estimate
+    exact = Ledger(sections={}, total=4096, budget=4096, window=8192, fill=0.5, strategy="summary", source="exact")
+    assert status_line(exact, Counters(), None).startswith("context 50% 4,096/8,192 (exact)")
 
 
 def test_chat_plain_reads_a_redirected_file(tmp_path: Path) -> None:
@@ -106,3 +108,15 @@ def test_chat_plain_reads_a_redirected_file(tmp_path: Path) -> None:
     out = done.stdout.decode()
     assert "(scripted) hello from a file" in out and "(scripted) second line" in out
     assert "Session state" in out
+
+
+async def test_search_finds_messages_of_archived_sessions_too(engine: Engine) -> None:
+    key = engine.default_key()
+    async for _ in engine.send("where is the zeppelin hangar?", key):
+        pass
+    await engine.new_session(key)
+    out = await _drive(engine, '/search zeppelin\r/search "hangar zeppelin"\r/search !!\r/quit\r')
+    assert "2 messages match zeppelin" in out  # yours and the scripted echo
+    assert "(archived)" in out and "· user · e:2" in out and "where is the zeppelin hangar?" in out
+    assert "no message matches" in out  # the phrase keeps its order
+    assert "search needs at least one word" in out

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from neotask_tui.commands.intents import CopyText
 from neotask_tui.commands.registry import CommandResult, command, split_args, usage_error
 from neotask_tui.errors import NeotaskError
+from neotask_tui.storage.events import superseded_ids
 from neotask_tui.text.codeblocks import code_blocks
 from neotask_tui.text.secrets import redact
 from neotask_tui.text.terminal import inert
@@ -49,8 +50,7 @@ def osc52(text: str) -> str:
 
 
 def _copyable(ev: Event) -> bool:
-    return (ev.type == "message" and ev.role in ("user", "assistant") and bool(ev.content.strip())
-            and not ev.data.get("superseded_by"))
+    return ev.type == "message" and ev.role in ("user", "assistant") and bool(ev.content.strip())
 
 
 def copy_target(events: list[Event], which: int | None, block: int | None) -> tuple[str, str]:
@@ -59,8 +59,9 @@ def copy_target(events: list[Event], which: int | None, block: int | None) -> tu
     Raises:
         ValueError: no such message or block (one line, saying what there is).
     """
-    if which is None:
-        ev = next((e for e in reversed(events) if _copyable(e) and e.role == "assistant"), None)
+    if which is None:  # the last reply that counts: one a /retry or /edit replaced is not it
+        gone = superseded_ids(events)
+        ev = next((e for e in reversed(events) if _copyable(e) and e.role == "assistant" and e.id not in gone), None)
         if ev is None:
             raise ValueError("no reply to copy yet")
         name = f"the last reply (e:{ev.id})"

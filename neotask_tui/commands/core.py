@@ -19,7 +19,7 @@ from neotask_tui.commands.registry import (
 )
 from neotask_tui.engine.context.attachments import attachments_of
 from neotask_tui.errors import NeotaskError
-from neotask_tui.storage.events import Event
+from neotask_tui.storage.events import Event, superseded_ids
 
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import AssembledContext
@@ -134,13 +134,18 @@ async def _context(engine: Engine, key: str, args: str) -> CommandResult:
 
 
 def export_markdown(events: list[Event]) -> str:
-    """A readable Markdown export of a transcript."""
+    """A readable Markdown export of a transcript (what ``/retry`` or ``/edit`` replaced is marked)."""
     out: list[str] = []
+    gone = superseded_ids(events)
     for e in events:
         if e.type == "session":
             out.append(f"# Session {e.data.get('session_id')}\n\nkey `{e.data.get('key')}`, started {e.ts}\n")
+            if e.data.get("reason") == "fork":
+                out.append(f"_forked from {e.data.get('parent_session_id')} at e:{e.data.get('fork_at')}_\n")
         elif e.type == "message":
             mark = " _(interrupted)_" if e.data.get("status") == "interrupted" else ""
+            if e.id in gone:
+                mark += " _(superseded: kept, not sent)_"
             out.append(f"## {e.role} · e:{e.id} · {e.ts}{mark}\n\n{e.content}\n")
             for a in attachments_of(e.data):  # the file as it was attached (redacted), in a fence it cannot close
                 ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", a.text)), default=0) + 1)

@@ -49,7 +49,7 @@ class CommandResult:
     @property
     def action(self) -> str | None:
         """The intent's name (``quit``, ``theme``, ``open_sessions``, ``open_inbox``, ``show_context``,
-        ``compact_review``), or None."""
+        ``compact_review``, ``regenerate``, ``edit_last``), or None."""
         return None if self.intent is None else self.intent.name
 
 
@@ -102,7 +102,8 @@ def usage_error(name: str, detail: str = "") -> CommandResult:
 
 
 HELP_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("sessions", ("new", "reset", "undo-reset", "sessions", "export", "copy", "file")),
+    ("sessions", ("new", "reset", "undo-reset", "sessions", "search", "fork", "retry", "edit", "export",
+                  "copy", "file")),
     ("context & compaction", ("context", "compact", "undo-compact")),
     ("state", ("state", "goal", "pref", "event", "done")),
     ("memory", ("remember", "recall", "forget", "inbox")),

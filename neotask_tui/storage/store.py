@@ -22,9 +22,10 @@ from typing import Any
 from neotask_tui import paths
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.atomic import fsync_dir
-from neotask_tui.storage.events import Event, now_iso
+from neotask_tui.storage.events import Event, counts_usage, now_iso
 from neotask_tui.storage.index import Counters, SessionRecord, load_index, recount_from_transcript, save_index
 from neotask_tui.storage.keys import validate_session_id
+from neotask_tui.storage.search import SearchIndex
 from neotask_tui.storage.transcript import (
     LoadIssue,
     append_events,
@@ -51,13 +52,14 @@ class ArchivedInfo:
     last_activity_at: str
     parent_session_id: str | None
     path: Path
+    fork_at: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
         return {
             "session_id": self.session_id, "key": self.key, "created_at": self.created_at,
             "reason": self.reason, "last_activity_at": self.last_activity_at,
-            "parent_session_id": self.parent_session_id, "path": str(self.path),
+            "parent_session_id": self.parent_session_id, "path": str(self.path), "fork_at": self.fork_at,
         }
 
 
@@ -82,6 +84,8 @@ class SessionStore:
         # until this store moves a transcript in or out (the data-dir lock makes us the only writer).
         self._archived: list[ArchivedInfo] | None = None
         self._archived_counters: dict[str, Counters] = {}
+        self.search = SearchIndex(writable=not readonly)
+        """The full-text index over every transcript; a writer keeps it as it appends."""
 
     # ----- reading
     def get(self, key: str) -> SessionRecord | None:
@@ -167,6 +171,7 @@ class SessionStore:
         except OSError as e:
             raise _wrap_os_error(e, f"append to transcript {session_id}") from e
         evs.extend(new)
+        self.search.sync_session(session_id)
         return new
 
     def create_session(
@@ -181,12 +186,13 @@ class SessionStore:
         compaction_count: int = 0,
         archive_previous: bool = True,
         now: datetime | None = None,
+        fork_at: int | None = None,
     ) -> SessionRecord:
         """Create a fresh session for ``key`` and make it current.
 
         ``extra_events`` (already id'd, e.g. a compaction record and kept messages) are written right
         after the header in the same durable write, so the new transcript is complete before the
-        index points at it.
+        index points at it. ``fork_at`` (a fork) is the parent's event the history was copied up to.
         """
         self._check_writable()
         ts = (now or datetime.now(UTC)).isoformat()
@@ -198,6 +204,7 @@ class SessionStore:
             data={
                 "session_id": sid, "key": key, "created_at": ts, "parent_session_id": parent_session_id,
                 "reason": reason, "compaction_count": compaction_count, "config": cfg,
+                **({"fork_at": fork_at} if fork_at is not None else {}),
             },
         )
         events = [header, *(extra_events or [])]
@@ -210,7 +217,7 @@ class SessionStore:
         self._cache[sid] = list(events)
         rec = SessionRecord(
             key=key, session_id=sid, created_at=ts, last_activity_at=ts, parent_session_id=parent_session_id,
-            config=cfg, reason=reason, compaction_count=compaction_count,
+            config=cfg, reason=reason, compaction_count=compaction_count, fork_at=fork_at,
         )
         self.records[key] = rec
         try:
@@ -225,6 +232,7 @@ class SessionStore:
             raise
         if old is not None and archive_previous:
             self.archive_transcript(old.session_id)
+        self.search.sync_session(sid)
         return rec
 
     def lineage(self, session_id: str, *, max_depth: int = 10_000) -> tuple[list[str], str | None]:
@@ -283,9 +291,10 @@ class SessionStore:
             parent_session_id=header.data.get("parent_session_id"),
             config=dict(header.data.get("config") or {}), reason=str(header.data.get("reason", "new")),
             compaction_count=int(header.data.get("compaction_count", 0)),
+            fork_at=_fork_at(header),
         )
         for ev in evs:
-            if ev.type == "message" and isinstance(ev.data.get("usage"), dict):
+            if counts_usage(ev):
                 rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
         self.unarchive_transcript(session_id)
         self.records[key] = rec
@@ -336,7 +345,7 @@ class SessionStore:
                 session_id=str(h.data.get("session_id", p.stem)), key=str(h.data.get("key", "")),
                 created_at=str(h.data.get("created_at", h.ts)), reason=str(h.data.get("reason", "")),
                 last_activity_at=last.ts if last else h.ts, parent_session_id=h.data.get("parent_session_id"),
-                path=p,
+                path=p, fork_at=_fork_at(h),
             ))
         out.sort(key=lambda a: a.created_at, reverse=True)
         return out
@@ -390,6 +399,12 @@ class SessionStore:
             for r in stale:
                 self.archive_transcript(r.session_id)
         return stale
+
+
+def _fork_at(header: Event) -> int | None:
+    """The fork point a session header names (``None`` for a session that is not a fork)."""
+    v = header.data.get("fork_at")
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _move(src: Path, dst: Path) -> Path:

@@ -13,17 +13,21 @@ from neotask_tui.commands import CommandResult, dispatch
 from neotask_tui.commands.intents import (
     AttachFiles,
     CopyText,
+    EditLast,
     ListThemes,
     OpenInbox,
     OpenSessions,
     Quit,
+    Regenerate,
     ReviewCompaction,
     ShowContext,
     ShowHelp,
+    ShowSearch,
     SwitchTheme,
 )
 from neotask_tui.engine import events as ev
 from neotask_tui.tui.main_view import ChatState, MainView
+from neotask_tui.tui.messages import EditRequested, RegenerateRequested
 from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.turns import TurnRenderer
 from neotask_tui.tui.widgets.transcript import Entry
@@ -74,7 +78,7 @@ class SlashCommands:
                 await self.turns.render_reset(r)
             if res.text and not res.error:
                 return
-        reloads = name in ("undo-compact", "undo-reset", "restore") and not res.error
+        reloads = name in ("undo-compact", "undo-reset", "restore", "fork") and not res.error
         if reloads:  # reload first: the confirmation must not be wiped by the transcript it brings back
             await self.panels.load_session()
         match None if res.error else res.intent:
@@ -97,6 +101,13 @@ class SlashCommands:
                 from neotask_tui.tui.screens.context import ContextScreen
 
                 await app.push_screen_wait(ContextScreen(data))
+            case ShowSearch(result=result):
+                from neotask_tui.tui.screens.search import SearchScreen
+
+                found = await app.push_screen_wait(SearchScreen(self.engine, result))
+                if found and found[0] == "resume":  # "resume here" forked at a hit: go on there
+                    self.state.key = found[1]
+                    await self.panels.load_session()
             case ShowHelp(groups=groups):
                 from neotask_tui.tui.screens.help import HelpScreen
 
@@ -105,6 +116,12 @@ class SlashCommands:
                 await self.copy(copy)
             case AttachFiles() as attach:
                 await self.view.add_entry(Entry(kind="notice", text=self.state.pending.apply(attach)))
+            case Regenerate(text=text):
+                app.post_message(RegenerateRequested(text))
+                return
+            case EditLast(text=text, event_id=event_id):
+                app.post_message(EditRequested(text, event_id))
+                return
         if not reloads:  # /model NAME: the status line names the next turn's model (full re-reads the choice)
             await self.panels.refresh(full=name == "model" and not res.error)
 

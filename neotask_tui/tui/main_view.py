@@ -35,11 +35,14 @@ class ChatState:
         key: The session key the main screen shows.
         streaming: A reply is streaming (sending is refused, Esc stops it).
         undo_reset_available: An automatic reset can be undone with one key.
+        editing: The id of your message the prompt is editing (``/edit``, Ctrl+T): sending
+            replaces it and regenerates the reply; None when the prompt sends a new message.
     """
 
     key: str
     streaming: bool = False
     undo_reset_available: bool = False
+    editing: int | None = None
     _pending: PendingFiles | None = field(default=None, repr=False)
 
     @property

@@ -11,7 +11,7 @@ from neotask_tui.engine import events as ev
 from neotask_tui.errors import NeotaskError
 from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.panels import Panels
-from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title
+from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title, entries_from_events
 
 if TYPE_CHECKING:
     from neotask_tui.engine.context.attachments import Attachment
@@ -62,20 +62,28 @@ class TurnRenderer:
             self.reply = await self.transcript.add(Entry(kind="assistant", status="streaming"))
         return self.reply
 
-    async def run(self, text: str, files: list[Attachment] | None = None) -> None:
+    async def run(self, text: str | None, files: list[Attachment] | None = None, *, regenerate: bool = False) -> None:
         """Send ``text`` (with the attached ``files``) and render the turn; cancellation keeps the
-        partial reply (marked)."""
+        partial reply (marked).
+
+        With ``regenerate`` the turn replaces the last one: ``text`` None is ``/retry``, a text is
+        ``/edit`` (the transcript is reloaded once the old turn is marked superseded)."""
         app, state = self.app, self.state
         status = self.view.status
         self.reply = None
-        self.asked = await self.transcript.add(Entry(kind="user", text=text, attachments=list(files or [])))
+        self.asked = None
+        if regenerate:
+            gen = self.engine.retry(state.key) if text is None else self.engine.edit_last(text, state.key)
+        else:
+            assert text is not None
+            self.asked = await self.transcript.add(Entry(kind="user", text=text, attachments=list(files or [])))
+            gen = self.engine.send(text, state.key, files or ())
         state.streaming = True
         app.refresh_bindings()
         status.activity = "thinking…"
         if state.undo_reset_available:
             state.undo_reset_available = False
             status.offer = ""
-        gen = self.engine.send(text, state.key, files or ())
         try:
             async for e in gen:
                 await self.handle(e)
@@ -154,6 +162,10 @@ class TurnRenderer:
                 e.tokens_before, e.tokens_after, e.old_session_id)))
         elif isinstance(e, ev.SessionReset):
             await self.render_reset(e)
+        elif isinstance(e, ev.Superseded):
+            # the old turn is kept, shown dimmed; an edit's new message is on disk with the marker
+            events = await asyncio.to_thread(lambda: list(self.engine.events(self.state.key)))
+            await self.transcript.load(entries_from_events(events))
 
     async def _close_reply(self) -> None:
         """Text before a tool call is its own (complete) message; the next text starts a new one."""

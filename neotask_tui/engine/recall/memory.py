@@ -7,6 +7,7 @@ sessions (:class:`~neotask_tui.engine.ports.Sessions`) and owns the memory servi
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -66,7 +67,9 @@ class MemoryRecall:
         if self._memory is not None or not settings.memory.enabled or self._failed:
             return self._memory
         try:
-            self._memory = await asyncio.to_thread(MemoryService, settings.memory)
+            # a read-only engine (no data-dir lock) leaves store migrations to the process that holds it
+            self._memory = await asyncio.to_thread(
+                functools.partial(MemoryService, settings.memory, writer=not self._sessions.readonly))
         except Exception as e:  # surfaced once, never breaks a turn
             self._failed = f"memory unavailable: {e}"
             log.warning(self._failed)

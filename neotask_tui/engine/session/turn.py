@@ -150,6 +150,67 @@ async def send(engine: TurnHost, text: str, key: str | None = None,
             yield out
 
 
+async def regenerate(engine: TurnHost, key: str | None = None, text: str | None = None
+                     ) -> AsyncGenerator[ev.EngineEvent, None]:
+    """``/retry`` (``text`` None): ask the model again for the reply to your last message.
+    ``/edit`` (``text``): replace your last message with ``text`` and answer it.
+
+    Nothing is rewritten: a ``superseded`` marker retires the old reply (and, for an edit, the old
+    message) — they stay in the transcript, shown marked, and leave the context, the compaction
+    input and the recall index. The marker (with the edited message) is durably appended before
+    the call; the superseded reply's usage stays counted (it was really sent), the new call's is
+    added. Yields :class:`~neotask_tui.engine.events.Superseded` first (when something was
+    retired), then the events of a turn.
+
+    Raises:
+        UserError: no session or no message of yours to regenerate, or an empty edit.
+    """
+    from neotask_tui.engine.session.branch import plan_regeneration
+    from neotask_tui.storage.events import SUPERSEDED
+
+    key = validate_key(key or engine.default_key())
+    if text is not None:
+        text = clean_text(text)
+        if not text.strip():
+            raise UserError("empty message: /edit needs the new text")
+    await engine.prepare_provider()
+    async with engine.turn_lock:
+        rec = engine.current_record(key, create=False)
+        plan = plan_regeneration(engine.events(key))
+        by = "retry" if text is None else "edit"
+        gone = plan.after if text is None else [plan.user.id, *plan.after]
+        items: list[tuple[str, dict[str, Any]]] = []
+        if gone:
+            what = "reply" if text is None else "message and its reply"
+            items.append(("marker", {"kind": SUPERSEDED, "by": by, "superseded": gone,
+                                     "text": f"/{by}: your {what} e:{', e:'.join(map(str, gone))} superseded"}))
+        if text is not None:
+            items.append(("message", {"role": "user", "content": text, "edited_from": plan.user.id}))
+        written = []
+        if items:  # one durable write: an edit's marker never lands without its new message
+            written = await asyncio.to_thread(engine.store.append_many, rec.session_id, items, ts=engine.now_iso())
+        if gone:
+            yield ev.Superseded(key=key, session_id=rec.session_id, by=by, superseded_ids=gone,
+                                marker_id=written[0].id)
+        user_ev = written[-1] if text is not None else plan.user
+        yield ev.TurnStarted(key=key, session_id=rec.session_id, user_event_id=user_ev.id)
+        if text is not None:
+            for n in await engine.state.on_user_message(key, user_ev):
+                yield ev.Notice(n.text)
+        recall: list[RecallItem] = []
+        try:
+            recall = await engine.recall(key, user_ev.content)
+        except Exception as e:  # recall must never break a turn
+            yield ev.Notice(f"memory recall failed: {e}", level="warning")
+        if recall:
+            yield ev.Recalled(query=user_ev.content, items=[
+                ev.RecallReceipt(id=r.id, text=r.text, source=r.source, score=r.score, scope=r.scope,
+                                 kind=r.kind, speaker=r.speaker, said_on=r.said_on)
+                for r in recall])
+        async for out in _answer(engine, key, user_ev.id, recall):
+            yield out
+
+
 async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallItem]) -> AsyncIterator[ev.EngineEvent]:
     """Context → (auto-compaction) → provider stream with tool rounds → stored reply."""
     ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
@@ -228,7 +289,7 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
         reported = usage is not None
         if usage is None:
             usage = Usage(input_tokens=ctx.ledger.total, output_tokens=engine.count_text(reply), reported=False)
-        cost = _cost(engine, usage)
+        cost = await asyncio.to_thread(_cost, engine, usage)  # the first price lookup imports genai-prices
         if calls and rounds < MAX_TOOL_ROUNDS:
             items: list[tuple[str, dict[str, Any]]] = []
             if reply:

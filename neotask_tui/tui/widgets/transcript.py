@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from neotask_tui import tuning
+from neotask_tui.storage.events import superseded_ids
 from neotask_tui.text.codeblocks import code_blocks
 from neotask_tui.text.terminal import inert
 
@@ -45,7 +46,8 @@ class Entry:
             (a slash command's output, Markdown).
         text: Markdown (assistant), plain text (user), or the body of a tool/marker.
         meta: Short right-hand detail (event id, usage, cost).
-        status: ``complete``, ``streaming``, ``interrupted`` or ``failed``.
+        status: ``complete``, ``streaming``, ``interrupted``, ``failed`` or ``superseded`` (replaced
+            by ``/retry`` or ``/edit``: kept, shown dimmed, out of the context).
         event_id: Transcript event id, when stored.
         title: Tool name, or a marker's headline.
         level: Notice level (info/warning/error).
@@ -63,8 +65,12 @@ class Entry:
 
 
 def entries_from_events(events: Iterable[Event]) -> list[Entry]:
-    """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries."""
+    """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries (events a
+    ``/retry`` or ``/edit`` replaced are kept, with the status ``superseded``)."""
     from neotask_tui.engine.context.attachments import attachments_of  # the redactor loads after the first paint
+
+    events = list(events)
+    gone = superseded_ids(events)
     out: list[Entry] = []
     for e in events:
         d = e.data
@@ -73,15 +79,19 @@ def entries_from_events(events: Iterable[Event]) -> list[Entry]:
             u = d.get("usage")
             if isinstance(u, dict):
                 meta += f" · in {u.get('input', 0):,} out {u.get('output', 0):,}"
-            out.append(Entry(kind=str(e.role), text=e.content, meta=meta, event_id=e.id,
-                             status=str(d.get("status") or "complete"), attachments=attachments_of(d)))
+            if isinstance(d.get("edited_from"), int):
+                meta += f" · edited (was e:{d['edited_from']})"
+            status = "superseded" if e.id in gone else str(d.get("status") or "complete")
+            out.append(Entry(kind=str(e.role), text=e.content, meta=meta, event_id=e.id, status=status,
+                             attachments=attachments_of(d)))
         elif e.type == "tool_call":
             args = json.dumps(d.get("arguments", {}), ensure_ascii=False)
             out.append(Entry(kind="tool", title=f"→ {d.get('name', '?')}", text=args, event_id=e.id,
-                             meta=f"e:{e.id}"))
+                             meta=f"e:{e.id}", status="superseded" if e.id in gone else "complete"))
         elif e.type == "tool_result":
+            status = "superseded" if e.id in gone else ("failed" if d.get("is_error") else "complete")
             out.append(Entry(kind="tool", title=f"← {d.get('name', '?')}", text=e.content, event_id=e.id,
-                             meta=f"e:{e.id}", status="failed" if d.get("is_error") else "complete"))
+                             meta=f"e:{e.id}", status=status))
         elif e.type == "compaction":
             before, after = int(d.get("tokens_before") or 0), int(d.get("tokens_after") or 0)
             src = str(d.get("source_session_id") or "")
@@ -89,6 +99,10 @@ def entries_from_events(events: Iterable[Event]) -> list[Entry]:
                              text=str(d.get("summary", "")), event_id=e.id))
         elif e.type == "marker":
             out.append(Entry(kind="notice", text=str(d.get("text", "")), event_id=e.id))
+        elif e.type == "session" and d.get("reason") == "fork":
+            text = (f"branch forked from {d.get('parent_session_id')} at e:{d.get('fork_at')}: "
+                    "the messages up to there are its history")
+            out.append(Entry(kind="notice", text=text, event_id=e.id))
         elif e.type == "session" and d.get("reason") not in (None, "new", "compaction"):
             out.append(Entry(kind="notice", text=f"session started ({d.get('reason')})", event_id=e.id))
     return out
@@ -134,7 +148,7 @@ class MessageView(Vertical):
 
     def __init__(self, entry: Entry) -> None:
         classes = f"-{entry.kind}"
-        if entry.status in ("interrupted", "failed", "streaming"):
+        if entry.status in ("interrupted", "failed", "streaming", "superseded"):
             classes += f" -{entry.status}"
         if entry.kind == "notice":
             classes += f" -level-{entry.level}"
@@ -152,7 +166,8 @@ class MessageView(Vertical):
         e = self.entry
         label = ROLE_LABEL.get(e.kind, e.kind)
         status = {"interrupted": ("⏸ interrupted — partial reply kept", "bold"),
-                  "failed": ("✗ failed", "bold"), "streaming": ("…", "")}.get(e.status)
+                  "failed": ("✗ failed", "bold"), "streaming": ("…", ""),
+                  "superseded": ("superseded — kept, not sent", "italic")}.get(e.status)
         blocks = len(code_blocks(e.text)) if e.kind == "assistant" and e.status != "streaming" else 0
         span = f"1–{blocks}" if blocks > 1 else "1"
         hint = f" · {blocks} code block{'s' if blocks != 1 else ''} (/copy {span})" if blocks else ""
@@ -267,17 +282,33 @@ class Transcript(VerticalScroll):
         label.display = self._first > 0
         label.update(f"▲ {self._first:,} earlier message(s) — [@click=load_older]load more[/] or scroll up")
 
-    async def load(self, entries: list[Entry]) -> None:
-        """Replace everything with ``entries`` (only the newest page is mounted)."""
+    async def load(self, entries: list[Entry], *, focus_event: int | None = None) -> None:
+        """Replace everything with ``entries`` (only the newest page is mounted).
+
+        With ``focus_event`` (a search hit) every entry from that event on is mounted, the event's
+        message is marked (``-hit``) and scrolled into view instead of the end.
+        """
         await self.query(MessageView).remove()
         self.entries = list(entries)
         self._first = max(0, len(self.entries) - self.PAGE)
+        at = next((i for i, e in enumerate(self.entries) if e.event_id == focus_event), None)
+        if focus_event is not None and at is not None:
+            self._first = min(self._first, max(0, at - 2))
         views = [MessageView(e) for e in self.entries[self._first :]]
         if views:
             await self.mount_all(views)
         self._earlier_label()
-        self.scroll_end(animate=False, immediate=True)
-        self.anchor()
+        if at is None:
+            self.scroll_end(animate=False, immediate=True)
+            self.anchor()
+            return
+        target = views[at - self._first]
+        target.add_class("-hit")
+        self.call_after_refresh(self.scroll_to_widget, target, animate=False, top=True)
+
+    def hit_view(self) -> MessageView | None:
+        """The message a search hit opened (marked ``-hit``), if any."""
+        return next(iter(self.query("MessageView.-hit").results(MessageView)), None)
 
     async def add(self, entry: Entry) -> MessageView:
         """Append an entry and mount it at the bottom."""

@@ -20,7 +20,6 @@ from textual.message import Message
 from textual.widgets import Static
 
 from neotask_tui import tuning
-from neotask_tui.storage.events import superseded_ids
 from neotask_tui.text.codeblocks import code_blocks
 from neotask_tui.text.terminal import inert
 
@@ -68,6 +67,7 @@ def entries_from_events(events: Iterable[Event]) -> list[Entry]:
     """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries (events a
     ``/retry`` or ``/edit`` replaced are kept, with the status ``superseded``)."""
     from neotask_tui.engine.context.attachments import attachments_of  # the redactor loads after the first paint
+    from neotask_tui.storage.events import superseded_ids  # storage loads with the engine, after the first paint
 
     events = list(events)
     gone = superseded_ids(events)

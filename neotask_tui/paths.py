@@ -78,6 +78,16 @@ def archived_transcript_path(session_id: str) -> Path:
     return archive_dir() / f"{session_id}.jsonl"
 
 
+def exports_dir() -> Path:
+    """Where ``/export`` writes by default, and the clipboard's fallback file."""
+    return data_dir() / "exports"
+
+
+def clipboard_file() -> Path:
+    """The copy of the last ``/copy`` when no clipboard tool is found (a terminal may ignore OSC 52)."""
+    return exports_dir() / "clipboard.txt"
+
+
 def quarantine_dir() -> Path:
     """Corrupt lines cut out of transcripts, and corrupt index files, kept for inspection."""
     return data_dir() / "quarantine"

@@ -30,14 +30,25 @@ from rich.text import Text
 
 from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch
-from neotask_tui.commands.intents import EditLast, ListThemes, Quit, Regenerate, ReviewCompaction, SwitchTheme
+from neotask_tui.commands.attach import PendingFiles
+from neotask_tui.commands.intents import (
+    AttachFiles,
+    CopyText,
+    EditLast,
+    ListThemes,
+    Quit,
+    Regenerate,
+    ReviewCompaction,
+    SwitchTheme,
+)
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
-from neotask_tui.errors import UserError
+from neotask_tui.errors import NeotaskError, UserError
 from neotask_tui.storage.index import Counters
 
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import Ledger
+    from neotask_tui.engine.context.attachments import Attachment
     from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.base import Usage
 from neotask_tui.text.console import InertConsole, InertRenderHook, markdown, styled
@@ -45,14 +56,26 @@ from neotask_tui.text.terminal import inert
 
 
 class SlashCompleter(Completer):
-    """Completes ``/command`` names with their one-line help."""
+    """Completes ``/command`` names with their one-line help, and paths after ``@`` or ``/file``."""
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        from neotask_tui.engine.context.attachments import mention_at_end, path_completions
+
         text = document.text_before_cursor
-        if not text.startswith("/") or " " in text or "\n" in text:
+        if text.startswith("/file ") and "\n" not in text:
+            partial: str | None = text.rsplit(" ", 1)[-1]
+        elif text.startswith("/"):
+            partial = None
+            if " " not in text and "\n" not in text:
+                for name, help_ in completions(text[1:]):
+                    yield Completion(name, start_position=-len(text), display_meta=help_)
+        else:
+            partial = mention_at_end(text)
+        if partial is None or partial.startswith("--"):
             return
-        for name, help_ in completions(text[1:]):
-            yield Completion(name, start_position=-len(text), display_meta=help_)
+        for c in path_completions(partial):
+            yield Completion(c, start_position=-len(partial),
+                             display_meta="folder" if c.rstrip('"').endswith("/") else "file")
 
 
 def status_line(ledger: Ledger | None, totals: Counters, last: Usage | None) -> str:
@@ -97,6 +120,7 @@ class Repl:
             input=input, output=output,
         )
         self.last_call: Usage | None = None
+        self.pending = PendingFiles()
 
     def print_md(self, text: str) -> None:
         """Render Markdown (links show their target, never a hidden hyperlink)."""
@@ -127,7 +151,15 @@ class Repl:
                 if await self.command(text) == "quit":
                     return 0
             else:
-                await self.turn(line[1:] if text.startswith("//") else line)
+                message = line[1:] if text.startswith("//") else line
+                try:
+                    files = await asyncio.to_thread(self.pending.take, message)
+                except NeotaskError as e:
+                    self.say(f"not sent: {e}", "red")
+                    continue
+                for a in files:
+                    self.say(f"📎 {a.summary()}", "dim")
+                await self.turn(message, files)
 
     async def command(self, line: str) -> str | None:
         """Run a slash command; UI intents get a plain-text equivalent (screens show the command's text)."""
@@ -150,6 +182,10 @@ class Repl:
                     self.print_md(done.text)
                 else:
                     self.console.print("compaction cancelled — nothing changed")
+            case CopyText() as copy:
+                await self.copy(copy)
+            case AttachFiles() as attach:
+                self.say(self.pending.apply(attach))
             case Regenerate(text=text):
                 await self.turn(text, regenerate=True)
             case EditLast(text=text, event_id=event_id):
@@ -168,14 +204,29 @@ class Repl:
                     self.print_md(res.text)
         return None
 
-    async def turn(self, text: str | None, *, regenerate: bool = False) -> None:
-        """Stream one reply; Ctrl+C stops it and keeps the partial text. With ``regenerate`` the
-        reply replaces the last one: ``text`` None retries it, a text edits your last message."""
+    async def copy(self, copy: CopyText) -> None:
+        """OSC 52 to the terminal when the output is one, then the fallbacks; say what was copied."""
+        from neotask_tui.commands.clipboard import deliver, osc52
+
+        out = self.console.file
+        sent = False
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            if out.isatty():
+                out.write(osc52(copy.text))  # base64: nothing in it reaches the terminal as a control
+                out.flush()
+                sent = True
+        self.say(await asyncio.to_thread(deliver, copy, osc52_sent=sent), "dim")
+
+    async def turn(self, text: str | None, files: list[Attachment] | None = None, *,
+                   regenerate: bool = False) -> None:
+        """Stream one reply (``files`` attached to the message); Ctrl+C stops it and keeps the partial
+        text. With ``regenerate`` the reply replaces the last one: ``text`` None retries it, a text
+        edits your last message."""
         if regenerate:
             gen = self.engine.retry(self.key) if text is None else self.engine.edit_last(text, self.key)
         else:
             assert text is not None
-            gen = self.engine.send(text, self.key)
+            gen = self.engine.send(text, self.key, files or [])
         task = asyncio.ensure_future(self._stream(gen))
         loop = asyncio.get_running_loop()
         installed = False

@@ -251,6 +251,11 @@ essential ones (help, focus, quit, the palette and the focused panel's keys); at
 columns (the snapshots at 60×20 and 80×24 show it)."""
 FOOTER_FULL_WIDTH: Final = 120
 """From this width the footer shows every key, the inbox's too (all of them take 105 columns)."""
+ATTACH_MAX_BYTES: Final = 64 * 1024
+"""Bytes of a file ``/file`` or ``@path`` attaches; a larger file is cut at the last line break
+before this and the notice says how much of it went in. 64 KiB is about 16k tokens of code or
+English: an eighth of a 128k window, so the sliding window keeps room for the conversation."""
+
 PASTE_FOLD_LINES: Final = 40
 """A message of yours with more lines than this is shown folded in the transcript: its first
 :data:`PASTE_PREVIEW_LINES` lines and a "show" toggle (a 1,500-line paste filled the transcript)."""

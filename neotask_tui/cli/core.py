@@ -8,10 +8,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.cli.output import print_json
+from neotask_tui.errors import UserError
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
+    from neotask_tui.storage.events import Event
 
 
 def open_engine(readonly: bool = False, **kw: Any) -> Any:
@@ -46,20 +48,33 @@ def run_app(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------------- send
 async def _send(args: argparse.Namespace) -> int:
+    from neotask_tui.commands.attach import PendingFiles
+    from neotask_tui.commands.intents import AttachFiles
     from neotask_tui.engine import events as ev  # not at import time: `neotask` alone starts the app
+    from neotask_tui.engine.context.attachments import read_attachment
 
+    pending = PendingFiles()  # --file and @path, as /file and @path in the app (read before anything is stored)
+    pending.apply(AttachFiles(add=tuple(read_attachment(f) for f in args.file or [])))
+    if (args.retry or args.edit) and pending.files:
+        from neotask_tui.errors import UserError
+
+        raise UserError("--file goes with a new message, not with --retry or --edit")
+    files = [] if args.retry or args.edit or args.text is None else pending.take(args.text)
     engine = open_engine()
     try:
         key = _key(args, engine)
-        out: dict[str, Any] = {"key": key, "notices": []}
+        out: dict[str, Any] = {"key": key, "notices": [], "attachments": [a.summary() for a in files]}
         rc = 0
         console = None if args.json else _console()
+        if console is not None:
+            for a in files:
+                sys.stderr.write(inert(f"attached {a.summary()}") + "\n")
         if args.retry:
             gen = engine.retry(key)
         elif args.edit:
             gen = engine.edit_last(args.text, key)
         else:
-            gen = engine.send(args.text, key)
+            gen = engine.send(args.text, key, files)
         async for e in gen:
             if isinstance(e, ev.TokenDelta):
                 if console is not None:
@@ -210,11 +225,23 @@ def _done(args: argparse.Namespace, data: Any, text: str) -> int:
 
 # ---------------------------------------------------------------------------------------- transcript
 def cmd_transcript(args: argparse.Namespace) -> int:
-    """``neotask transcript KEY|SESSION_ID [--archived] [--json]`` (read-only)."""
+    """``neotask transcript KEY|SESSION_ID [--archived] [--lineage] [--json] [--format md|jsonl --output PATH]``
+    (read-only; ``--output`` into the data dir's ``exports/`` takes the data-dir lock for the write)."""
+    if args.output is not None or args.format is not None:
+        return _transcript_export(args)
     engine = open_engine(readonly=True)
     try:
         target = args.target or engine.default_key()
-        res = engine.transcript(target, archived=args.archived)
+        res: list[Event] | dict[str, list[Event]]
+        if args.lineage:
+            from neotask_tui.commands.core import export_groups
+
+            groups, note = export_groups(engine, _session_of(engine, target), True)
+            if note:
+                print(note.lstrip("; "), file=sys.stderr)
+            res = {str(g[0].data.get("session_id")): g for g in groups if g}
+        else:
+            res = engine.transcript(target, archived=args.archived)
         if args.json:
             if isinstance(res, dict):
                 print_json({sid: [e.to_dict() for e in evs] for sid, evs in res.items()})
@@ -224,13 +251,66 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         from neotask_tui.commands.core import export_markdown
         from neotask_tui.text.console import markdown
 
-        groups = res.values() if isinstance(res, dict) else [res]
+        groups_ = res.values() if isinstance(res, dict) else [res]
         console = _console()
         if isinstance(res, dict) and not res:
             console.print(f"no archived sessions for {target}")
-        for evs in groups:
+        for evs in groups_:
             console.print(markdown(export_markdown(list(evs))))
         return 0
+    finally:
+        engine.close()
+
+
+def _session_of(engine: Engine, target: str) -> str:
+    """The session id a transcript target names (a key's current session, or the id itself)."""
+    from neotask_tui.storage.keys import validate_key  # not at import time: `neotask` alone starts the app
+
+    if target.startswith("agent:"):
+        rec = engine.store.get(validate_key(target))
+        if rec is None:
+            raise UserError(f"no session for {target}")
+        return rec.session_id
+    engine.store.transcript_path(target)  # an unknown id is a one-line error
+    return target
+
+
+def _transcript_export(args: argparse.Namespace) -> int:
+    """``neotask transcript KEY --format md|jsonl --output PATH [--lineage]``: the export ``/export``
+    writes, to a file or folder of your choice (same refusals: never into the data dir but its
+    ``exports/``, never over an existing file or a dangling link; written atomically)."""
+    from pathlib import Path
+
+    from neotask_tui import paths
+    from neotask_tui.commands.core import export_body, export_groups, export_target
+    from neotask_tui.storage.atomic import atomic_write_text
+    from neotask_tui.storage.lock import DataLock
+
+    if args.archived:
+        raise UserError("--archived lists transcripts; export one by its session id (or use --lineage)")
+    if args.output is None:
+        raise UserError("--format needs --output PATH (a .md/.jsonl file or a folder)")
+    target = Path(args.output).expanduser()
+    fmt = args.format or ("jsonl" if target.suffix.lower() == ".jsonl" else "md")
+    if not target.is_dir() and target.suffix.lower() not in (".md", ".jsonl"):
+        raise UserError("--output is a folder or a .md/.jsonl file")
+    engine = open_engine(readonly=True)
+    try:
+        sid = _session_of(engine, args.target or engine.default_key())
+        groups, note = export_groups(engine, sid, args.lineage)
+        out = export_target(target, fmt, sid + ("-lineage" if args.lineage else ""))
+        body = export_body(groups, fmt)
+        inside = out.parent.resolve().is_relative_to(paths.data_dir().resolve())
+        if inside:  # exports/ is the data dir's: written under the one-writer lock
+            with DataLock():
+                atomic_write_text(out, body)
+        else:
+            atomic_write_text(out, body)
+        n = sum(len(g) for g in groups)
+        data = {"path": str(out.resolve()), "events": n,
+                "sessions": [str(g[0].data.get("session_id")) for g in groups if g]}
+        return _done(args, data, f"exported {n} events from {len(groups)} session(s) to {out.resolve()}"
+                                 f"{note}")
     finally:
         engine.close()
 
@@ -344,6 +424,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("send", help="send one message and print the reply")
     p.add_argument("text", nargs="?", help="message text ('-' reads stdin)")
     p.add_argument("--session", "-s", dest="key", help="session key")
+    p.add_argument("--file", "-f", action="append", metavar="PATH",
+                   help="attach a text file to the message (repeatable; @path in the text does the same)")
     p.add_argument("--retry", action="store_true",
                    help="ask again for the last reply (the old one stays in the transcript, marked superseded)")
     p.add_argument("--edit", action="store_true",
@@ -366,6 +448,10 @@ def register(sub: Any) -> None:
     p = sub.add_parser("transcript", help="print a transcript")
     p.add_argument("target", nargs="?", help="session key or session id")
     p.add_argument("--archived", action="store_true", help="the key's archived (compacted/reset) transcripts")
+    p.add_argument("--lineage", action="store_true",
+                   help="the session and its parent sessions (compactions, forks), oldest first")
+    p.add_argument("--format", choices=["md", "jsonl"], help="write an export (with --output)")
+    p.add_argument("--output", "-o", help="export to this .md/.jsonl file or folder (never over an existing file)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_transcript)
 

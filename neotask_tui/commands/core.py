@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, ShowHelp, SwitchTheme
-from neotask_tui.commands.registry import CommandResult, command, help_groups, help_text, split_args, usage_error
+from neotask_tui.commands.registry import (
+    CommandResult,
+    command,
+    help_groups,
+    help_text,
+    inline_code,
+    split_args,
+    usage_error,
+)
+from neotask_tui.engine.context.attachments import attachments_of
 from neotask_tui.errors import NeotaskError
 from neotask_tui.storage.events import Event, superseded_ids
 
@@ -137,6 +147,9 @@ def export_markdown(events: list[Event]) -> str:
             if e.id in gone:
                 mark += " _(superseded: kept, not sent)_"
             out.append(f"## {e.role} · e:{e.id} · {e.ts}{mark}\n\n{e.content}\n")
+            for a in attachments_of(e.data):  # the file as it was attached (redacted), in a fence it cannot close
+                ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", a.text)), default=0) + 1)
+                out.append(f"attached: {inline_code(a.summary())}\n\n{ticks}\n{a.text.rstrip(chr(10))}\n{ticks}\n")
         elif e.type == "compaction":
             out.append(f"## compaction · e:{e.id}\n\n{e.data.get('summary', '')}\n")
         elif e.type in ("tool_call", "tool_result"):
@@ -145,51 +158,99 @@ def export_markdown(events: list[Event]) -> str:
     return "\n".join(out)
 
 
-@command("export", "/export [md|jsonl] [PATH]",
-         "Export this session's transcript (to PATH, a file or a folder; default the data dir's exports/)")
-async def _export(engine: Engine, key: str, args: str) -> CommandResult:
+def export_body(groups: list[list[Event]], fmt: str) -> str:
+    """The text of an export: ``md`` (readable, one part per session, oldest first) or ``jsonl``
+    (every transcript's lines as stored, one after another; each starts with its session header)."""
+    if fmt == "jsonl":
+        return "".join(e.to_line() for evs in groups for e in evs)
+    parts = [export_markdown(evs) for evs in groups]
+    return "\n---\n\n".join(parts)
+
+
+def export_target(target: Path | None, fmt: str, name: str) -> Path:
+    """Where an export of ``name`` goes: the data dir's ``exports/`` (no target), into a folder, or a file.
+
+    Raises:
+        UserError: one line, nothing written: the file exists (a dangling link too: it is not
+            replaced), its folder is missing, or it is inside the data dir but not in ``exports/``
+            (there an export would become something else: a memory file recalled as consented
+            memory, an "orphaned transcript", an index).
+    """
     import os
-    from pathlib import Path
 
     from neotask_tui import paths
-    from neotask_tui.storage.atomic import atomic_write_text
+    from neotask_tui.errors import UserError
 
-    a = split_args(args)
+    if target is None:
+        return paths.refuse_links(paths.exports_dir()) / f"{name}.{fmt}"
+    out = target / f"{name}.{fmt}" if target.is_dir() else target
+    if os.path.lexists(out):
+        raise UserError(f"{out} exists — choose another path (nothing was written)")
+    if not out.parent.is_dir():
+        raise UserError(f"no folder {out.parent} (nothing was written)")
+    data = paths.data_dir().resolve()
+    where = out.parent.resolve()
+    exports = paths.exports_dir().resolve()
+    if where.is_relative_to(data) and not where.is_relative_to(exports):
+        raise UserError(f"{out.parent} is inside Neotask's data dir; export to {exports} or outside it "
+                        "(nothing was written)")
+    return out
+
+
+def parse_export_args(args: list[str]) -> tuple[str | None, Path | None, bool]:
+    """``[md|jsonl] [PATH] [--lineage]`` → (format or None, target or None, lineage).
+
+    Raises:
+        ValueError: a usage problem (one line).
+    """
+    lineage = "--lineage" in args
+    a = [x for x in args if x != "--lineage"]
     fmt = None
     if a and a[0].lower() in ("md", "jsonl"):
         fmt, a = a[0].lower(), a[1:]
-    if len(a) > 1:
-        return usage_error("export", "a format (md or jsonl) and one path")
+    if len(a) > 1 or any(x.startswith("--") for x in a):
+        raise ValueError("a format (md or jsonl), one path and --lineage")
     target = Path(a[0]).expanduser() if a else None
     if target is not None and not target.is_dir() and target.suffix.lower() not in (".md", ".jsonl"):
-        return usage_error("export", "format must be md or jsonl; PATH is a folder or a .md/.jsonl file")
+        raise ValueError("format must be md or jsonl; PATH is a folder or a .md/.jsonl file")
     if fmt is None:
-        fmt = "jsonl" if target is not None and target.suffix.lower() == ".jsonl" else "md"
+        fmt = "jsonl" if target is not None and target.suffix.lower() == ".jsonl" else None
+    return fmt, target, lineage
+
+
+def export_groups(engine: Engine, session_id: str, lineage: bool) -> tuple[list[list[Event]], str]:
+    """The transcripts an export holds (the session, or its lineage oldest first) and a note on a
+    missing ancestor ("" when none)."""
+    if not lineage:
+        return [list(engine.store.events(session_id))], ""
+    chain, missing = engine.store.lineage(session_id)
+    note = f"; parent {missing} has no transcript, the lineage stops there" if missing else ""
+    return [list(engine.store.events(sid)) for sid in chain], note
+
+
+@command("export", "/export [md|jsonl] [PATH] [--lineage]",
+         "Export to PATH or exports/ (--lineage: with parent sessions)")
+async def _export(engine: Engine, key: str, args: str) -> CommandResult:
+    from neotask_tui.storage.atomic import atomic_write_text
+
+    try:
+        fmt, target, lineage = parse_export_args(split_args(args))
+    except ValueError as e:
+        return usage_error("export", str(e))
+    fmt = fmt or "md"
     rec = engine.current_record(key)
-    events = engine.events(key)
-    body = export_markdown(events) if fmt == "md" else "".join(e.to_line() for e in events)
-    if target is None:
-        out = paths.ensure_dir(paths.data_dir() / "exports") / f"{rec.session_id}.{fmt}"
-    elif target.is_dir():
-        out = target / f"{rec.session_id}.{fmt}"
-    else:
-        out = target
-    if target is not None:
-        if os.path.lexists(out):  # a dangling symbolic link too: it is not replaced
-            return CommandResult(text=f"/export: {out} exists — choose another path (nothing was written)",
-                                 error=True)
-        if not out.parent.is_dir():
-            return CommandResult(text=f"/export: no folder {out.parent} (nothing was written)", error=True)
-        data = paths.data_dir().resolve()
-        where = out.parent.resolve()
-        exports = (data / "exports").resolve()
-        if where.is_relative_to(data) and not where.is_relative_to(exports):
-            # Inside the data dir an export would become something else: a memory file recalled as
-            # consented memory, an "orphaned transcript", an index... Only exports/ takes one.
-            return CommandResult(text=f"/export: {out.parent} is inside Neotask's data dir; export to "
-                                      f"{exports} or outside it (nothing was written)", error=True)
-    atomic_write_text(out, body)
-    return CommandResult(text=f"exported {len(events)} events to {out.resolve()}", data={"path": str(out.resolve())})
+    groups, note = export_groups(engine, rec.session_id, lineage)
+    name = rec.session_id + ("-lineage" if lineage else "")
+    try:
+        out = export_target(target, fmt, name)
+    except NeotaskError as e:
+        return CommandResult(text=f"/export: {e}", error=True)
+    atomic_write_text(out, export_body(groups, fmt))
+    n = sum(len(g) for g in groups)
+    sessions = f" from {len(groups)} sessions" if lineage else ""
+    return CommandResult(text=f"exported {n} events{sessions} to {out.resolve()}{note}",
+                         data={"path": str(out.resolve()), "events": n,
+                               "sessions": [str(g[0].data.get("session_id")) for g in groups if g]})
 
 
 def _current(engine: Engine) -> tuple[str, str, str, bool]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 if TYPE_CHECKING:
     from neotask_tui.engine.compaction.compactor import CompactionResult
+    from neotask_tui.engine.context.attachments import Attachment
     from neotask_tui.storage.search import SearchResult
 
 
@@ -107,9 +108,30 @@ class EditLast:
     name: ClassVar[str] = "edit_last"
 
 
+@dataclass(frozen=True)
+class CopyText:
+    """Put ``text`` on the clipboard and say so: ``what`` names it ("code block 2 of 3 (python) of the
+    last reply, e:12"); :func:`neotask_tui.commands.clipboard.deliver` does the fallbacks."""
+
+    text: str
+    what: str
+    redacted: int = 0
+    name: ClassVar[str] = "copy"
+
+
+@dataclass(frozen=True)
+class AttachFiles:
+    """Change the files attached to the next message: add ``add`` (already read), or ``clear`` them;
+    with neither, list them."""
+
+    add: tuple[Attachment, ...] = ()
+    clear: bool = False
+    name: ClassVar[str] = "attach"
+
+
 Intent: TypeAlias = (Quit | ListThemes | SwitchTheme | OpenSessions | OpenInbox | ShowContext | ShowHelp
-                     | ReviewCompaction | Regenerate | EditLast | ShowSearch)
+                     | ReviewCompaction | Regenerate | EditLast | ShowSearch | CopyText | AttachFiles)
 """Every UI intent a command can return."""
 
-__all__ = ["EditLast", "Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "Regenerate",
-           "ReviewCompaction", "ShowContext", "ShowHelp", "ShowSearch", "SwitchTheme"]
+__all__ = ["AttachFiles", "CopyText", "EditLast", "Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit",
+           "Regenerate", "ReviewCompaction", "ShowContext", "ShowHelp", "ShowSearch", "SwitchTheme"]

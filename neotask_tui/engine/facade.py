@@ -19,7 +19,7 @@ import contextlib
 import dataclasses
 import logging
 import os
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
@@ -28,6 +28,7 @@ from neotask_tui.config import Settings, load_settings
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor, UndoResult
 from neotask_tui.engine.context.assembly import AssembledContext, ContextInputs, Ledger, RecallItem, build_context
+from neotask_tui.engine.context.attachments import Attachment
 from neotask_tui.engine.recall.lineage import LineageRecall
 from neotask_tui.engine.recall.memory import MemoryRecall, scope_admits
 from neotask_tui.engine.session import turn as _turn
@@ -356,13 +357,15 @@ class Engine:
         return self.memory_recall.kinds(key, hits)
 
     # ------------------------------------------------------------------ the turn (engine/session/turn.py)
-    def send(self, text: str, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
-        """Run one turn: store the user's message, assemble context, stream the reply, store it.
+    def send(self, text: str, key: str | None = None,
+             attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
+        """Run one turn: store the user's message (with the files attached to it, see
+        :mod:`~neotask_tui.engine.context.attachments`), assemble context, stream the reply, store it.
 
         Yields engine events. The user's message is durably on disk before :class:`TurnStarted`.
         If the consumer stops iterating (Esc/Ctrl+C) the partial reply is kept, marked interrupted.
         """
-        return _turn.send(self, text, key)
+        return _turn.send(self, text, key, attachments)
 
     def retry(self, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
         """Ask the model again for the reply to your last message (``/retry``).

@@ -235,6 +235,32 @@ class SessionStore:
         self.search.sync_session(sid)
         return rec
 
+    def lineage(self, session_id: str, *, max_depth: int = 10_000) -> tuple[list[str], str | None]:
+        """The session and its ancestors through ``parent_session_id`` (compactions and forks), oldest
+        first, and the id of a parent that has no transcript (the chain stops there), if any.
+
+        A corrupt chain that loops stops at the first session seen twice.
+        """
+        chain: list[str] = []
+        seen: set[str] = set()
+        sid: str | None = session_id
+        missing: str | None = None
+        while sid and sid not in seen and len(chain) < max_depth:
+            try:
+                path = self.transcript_path(sid)
+            except UserError:
+                if chain:  # the asked-for session itself missing is the caller's error, not a gap
+                    missing = sid
+                    break
+                raise
+            seen.add(sid)
+            chain.append(sid)
+            header = read_header(path)
+            parent = header.data.get("parent_session_id") if header is not None else None
+            sid = str(parent) if parent else None
+        chain.reverse()
+        return chain, missing
+
     def archive_transcript(self, session_id: str) -> Path:
         """Move a live transcript to the archive (idempotent)."""
         self._archived = None

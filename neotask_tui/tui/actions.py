@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +11,8 @@ from textual.binding import Binding
 
 from neotask_tui.commands import CommandResult, dispatch
 from neotask_tui.commands.intents import (
+    AttachFiles,
+    CopyText,
     EditLast,
     ListThemes,
     OpenInbox,
@@ -109,6 +112,10 @@ class SlashCommands:
                 from neotask_tui.tui.screens.help import HelpScreen
 
                 await app.push_screen_wait(HelpScreen(groups, self.key_bindings()))
+            case CopyText() as copy:
+                await self.copy(copy)
+            case AttachFiles() as attach:
+                await self.view.add_entry(Entry(kind="notice", text=self.state.pending.apply(attach)))
             case Regenerate(text=text):
                 app.post_message(RegenerateRequested(text))
                 return
@@ -117,6 +124,30 @@ class SlashCommands:
                 return
         if not reloads:  # /model NAME: the status line names the next turn's model (full re-reads the choice)
             await self.panels.refresh(full=name == "model" and not res.error)
+
+    async def copy(self, copy: CopyText) -> None:
+        """Put ``copy`` on the terminal clipboard (OSC 52), then the fallbacks; say what was copied."""
+        from neotask_tui.commands.clipboard import deliver
+
+        self.app.copy_to_clipboard(copy.text)
+        try:
+            notice = await asyncio.to_thread(deliver, copy, osc52_sent=True)
+        except Exception as e:  # the fallback file could not be written: OSC 52 was still sent
+            notice = f"copied {copy.what} to the terminal clipboard (OSC 52); the fallback failed: {e}"
+        await self.view.add_entry(Entry(kind="notice", text=notice))
+
+    async def copy_entry(self, entry: Entry, *, current: bool = True) -> None:
+        """``c`` on a focused message: one of the current session by its id (as ``/copy e:ID``), else
+        (a command's output, a message in another session's transcript) its text as shown."""
+        if current and entry.event_id is not None and entry.kind in ("user", "assistant"):
+            await self.run(f"/copy e:{entry.event_id}")
+            return
+        from neotask_tui.commands.clipboard import shown
+
+        text, n = shown(entry.text)
+        what = "this command's output" if entry.kind == "command" else (
+            f"message e:{entry.event_id} of the transcript shown" if entry.event_id is not None else "this message")
+        await self.copy(CopyText(text, what, n))
 
     def key_bindings(self) -> list[tuple[str, str]]:
         """The main screen's bindings with a description (remaps applied), for the help screen."""

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.worker import Worker
 
-from neotask_tui.errors import LockedError
+from neotask_tui.errors import LockedError, NeotaskError
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.commands import SlashCommandProvider
 from neotask_tui.tui.layout import WIDTH_CLASSES, SideLayout, side_classes
@@ -35,7 +35,7 @@ from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_alt_enter_as_ctrl_j
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
-from neotask_tui.tui.widgets.transcript import Transcript
+from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript
 from neotask_tui.tuning import LOCAL_CLOSE_WAIT_SECONDS
 
 if TYPE_CHECKING:
@@ -254,10 +254,21 @@ class NeotaskApp(App[int]):
     @work(exclusive=True, group="turn")
     async def send_message(self, text: str | None, *, regenerate: bool = False) -> None:
         """One turn: stream the engine's events into the transcript and panels (``regenerate``:
-        ``/retry`` when ``text`` is None, else ``/edit`` of your last message)."""
+        ``/retry`` when ``text`` is None, else ``/edit`` of your last message). The files attached
+        with ``/file`` and a new message's ``@path`` ones go with it; one that cannot be read stops
+        the send with a one-line error and the text goes back into the prompt."""
         await self.ready.wait()
         with self.view.tolerant():
-            await self.turns.run(text, regenerate=regenerate)
+            files = []
+            if not regenerate and text is not None:
+                try:
+                    files = await asyncio.to_thread(self.chat.pending.take, text)
+                except NeotaskError as e:
+                    await self.view.add_entry(Entry(kind="notice", text=f"not sent: {e}", level="error"))
+                    if not self.view.prompt.text:
+                        self.view.prompt.text = text
+                    return
+            await self.turns.run(text, files, regenerate=regenerate)
 
     @on(RegenerateRequested)
     def on_regenerate_requested(self, message: RegenerateRequested) -> None:
@@ -347,6 +358,14 @@ class NeotaskApp(App[int]):
         await self.ready.wait()
         with self.view.tolerant():
             await self.commands.run(line)
+
+    @on(MessageView.CopyRequested)
+    @work(group="command")
+    async def on_copy_requested(self, message: MessageView.CopyRequested) -> None:
+        """``c`` on a focused message copies it (one of another session's transcript, as shown there)."""
+        await self.ready.wait()
+        with self.view.tolerant():
+            await self.commands.copy_entry(message.entry, current=message.view.screen is self.main)
 
     @on(PaletteCommandChosen)
     def on_palette_command_chosen(self, message: PaletteCommandChosen) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.css.query import NoMatches
@@ -22,6 +22,9 @@ from neotask_tui.tui.widgets.prompt import Prompt, PromptArea
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
 from neotask_tui.tui.widgets.transcript import Entry, Transcript
+
+if TYPE_CHECKING:
+    from neotask_tui.commands.attach import PendingFiles
 
 
 @dataclass
@@ -40,6 +43,17 @@ class ChatState:
     streaming: bool = False
     undo_reset_available: bool = False
     editing: int | None = None
+    _pending: PendingFiles | None = field(default=None, repr=False)
+
+    @property
+    def pending(self) -> PendingFiles:
+        """The files ``/file`` attached to the next message (made on first use: the command registry
+        loads after the first paint)."""
+        if self._pending is None:
+            from neotask_tui.commands.attach import PendingFiles
+
+            self._pending = PendingFiles()
+        return self._pending
 
 
 class MainView:

@@ -14,6 +14,7 @@ from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title, entries_from_events
 
 if TYPE_CHECKING:
+    from neotask_tui.engine.context.attachments import Attachment
     from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.base import Usage
 
@@ -49,6 +50,7 @@ class TurnRenderer:
         self.panels = panels
         self.restore_key = restore_key
         self.reply: MessageView | None = None
+        self.asked: MessageView | None = None
 
     @property
     def transcript(self) -> Transcript:
@@ -60,20 +62,22 @@ class TurnRenderer:
             self.reply = await self.transcript.add(Entry(kind="assistant", status="streaming"))
         return self.reply
 
-    async def run(self, text: str | None, *, regenerate: bool = False) -> None:
-        """Send ``text`` and render the turn; cancellation keeps the partial reply (marked).
+    async def run(self, text: str | None, files: list[Attachment] | None = None, *, regenerate: bool = False) -> None:
+        """Send ``text`` (with the attached ``files``) and render the turn; cancellation keeps the
+        partial reply (marked).
 
         With ``regenerate`` the turn replaces the last one: ``text`` None is ``/retry``, a text is
         ``/edit`` (the transcript is reloaded once the old turn is marked superseded)."""
         app, state = self.app, self.state
         status = self.view.status
         self.reply = None
+        self.asked = None
         if regenerate:
             gen = self.engine.retry(state.key) if text is None else self.engine.edit_last(text, state.key)
         else:
             assert text is not None
-            await self.transcript.add(Entry(kind="user", text=text))
-            gen = self.engine.send(text, state.key)
+            self.asked = await self.transcript.add(Entry(kind="user", text=text, attachments=list(files or [])))
+            gen = self.engine.send(text, state.key, files or ())
         state.streaming = True
         app.refresh_bindings()
         status.activity = "thinking…"
@@ -116,9 +120,13 @@ class TurnRenderer:
             gauge = self.view.gauge
             gauge.for_call = "this"
             gauge.ledger = e.ledger
+        elif isinstance(e, ev.TurnStarted):
+            if self.asked is not None:
+                self.asked.entry.event_id = e.user_event_id
         elif isinstance(e, ev.TurnDone):
             view = await self._reply_view()
             await view.finish()
+            view.entry.event_id = e.event_id
             view.set_status("complete", usage_meta(e.event_id, e.usage, e.cost_usd))
             gauge = self.view.gauge
             gauge.last_call = e.usage

@@ -12,16 +12,17 @@ of the assembled messages (same counter), so the gauge never lies.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from neotask_tui.engine.context.attachments import attachment_block, attachments_of
 from neotask_tui.engine.context.fences import fence
 from neotask_tui.memory.types import RECALL_KINDS
 from neotask_tui.providers.base import ChatMessage, ToolCall
 from neotask_tui.storage.events import Event
 from neotask_tui.text.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, message_tokens
 
-SECTIONS = ("system", "state", "summary", "recall", "recent", "tool", "new_message")
+SECTIONS = ("system", "state", "summary", "recall", "recent", "tool", "attachment", "new_message")
 
 
 @dataclass(slots=True)
@@ -154,15 +155,43 @@ def fence_recall(items: list[RecallItem]) -> str:
     return "\n".join(parts)
 
 
+AttachmentTokens = dict[int, tuple[ChatMessage, int]]
+"""Attachment tokens of the messages that carry files, by ``id()`` (the message is kept with its count,
+so an id is never reused while the map lives)."""
+
+
+def _user_content(ev: Event, trim_msg: int, count: Callable[[str], int]) -> tuple[str, bool, int]:
+    """A stored user message as sent: its text (trimmed to ``trim_msg`` tokens), then its attached
+    files (each trimmed alike); whether anything was trimmed; the attachments' tokens."""
+    text, trimmed = trim_middle(ev.content, trim_msg, count)
+    atts = attachments_of(ev.data)
+    if not atts:
+        return text, trimmed, 0
+    cut = []
+    for a in atts:
+        body, t = trim_middle(a.text, trim_msg, count)
+        trimmed = trimmed or t
+        cut.append(replace(a, text=body))
+    full = f"{text}\n\n{attachment_block(cut)}"
+    return full, trimmed, count(full) - count(text)
+
+
 def _event_messages(
-    ev: Event, *, trim_tool: int, trim_msg: int, count: Callable[[str], int]
+    ev: Event, *, trim_tool: int, trim_msg: int, count: Callable[[str], int], att_of: AttachmentTokens | None = None
 ) -> tuple[list[ChatMessage], bool]:
-    """Provider messages for one history event (and whether it was trimmed)."""
+    """Provider messages for one history event (and whether it was trimmed); ``att_of`` collects the
+    attachment tokens of a message, by ``id()``, for the ledger's ``attachment`` section."""
     if ev.type == "message" and ev.role in ("user", "assistant"):
-        text, trimmed = trim_middle(ev.content, trim_msg, count)
+        if ev.role == "user":
+            text, trimmed, att = _user_content(ev, trim_msg, count)
+        else:
+            (text, trimmed), att = trim_middle(ev.content, trim_msg, count), 0
         if ev.data.get("status") == "interrupted":
             text += "\n[reply interrupted]"
-        return [ChatMessage(role=ev.role, content=text)], trimmed  # type: ignore[arg-type]
+        m = ChatMessage(role=ev.role, content=text)  # type: ignore[arg-type]
+        if att and att_of is not None:
+            att_of[id(m)] = (m, att)
+        return [m], trimmed
     if ev.type == "tool_call":
         call = ToolCall(id=str(ev.data.get("call_id", "")), name=str(ev.data.get("name", "")),
                         arguments=dict(ev.data.get("arguments") or {}))
@@ -182,11 +211,15 @@ def build_context(inp: ContextInputs) -> AssembledContext:
     section_of: list[str] = []
     sections = dict.fromkeys(SECTIONS, 0)
     sections["system"] = REPLY_PRIMING
+    att_of: AttachmentTokens = {}
 
     def add(m: ChatMessage, section: str) -> None:
         msgs.append(m)
         section_of.append(section)
-        sections[section] += message_tokens(m, count)
+        got = att_of.get(id(m))  # an attached file counts apart from the message it came with
+        att = got[1] if got is not None and got[0] is m else 0
+        sections[section] += message_tokens(m, count) - att
+        sections["attachment"] += att
 
     add(ChatMessage(role="system", content=inp.system, cache=not inp.summary), "system")
     if inp.state_block:
@@ -220,13 +253,19 @@ def build_context(inp: ContextInputs) -> AssembledContext:
         pinned_ev = hist[pinned_idx]
         pinned_after = hist[pinned_idx + 1 :]
         hist = hist[:pinned_idx]
-        text, trimmed = trim_middle(pinned_ev.content, inp.max_message_tokens, count)
-        if trimmed:
+        text, _trimmed, att = _user_content(pinned_ev, inp.max_message_tokens, count)
+        long_files = [a for a in attachments_of(pinned_ev.data) if count(a.text) > inp.max_message_tokens]
+        if count(pinned_ev.content) > inp.max_message_tokens:
             notices.append("your message is larger than the per-message limit; it was trimmed in context "
                            "(stored in full)")
+        for a in long_files:
+            notices.append(f"{a.shown_path} is longer than the per-message limit (context.max_message_tokens = "
+                           f"{inp.max_message_tokens:,} tokens): its middle is left out in context (stored in full)")
         new_msg = ChatMessage(role="user", content=text)
+        if att:
+            att_of[id(new_msg)] = (new_msg, att)
         after_msgs = [m for e in pinned_after for m in _event_messages(
-            e, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens, count=count)[0]]
+            e, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens, count=count, att_of=att_of)[0]]
         room -= message_tokens(new_msg, count) + sum(message_tokens(m, count) for m in after_msgs)
     full = False
     for ev in reversed(hist):
@@ -234,7 +273,7 @@ def build_context(inp: ContextInputs) -> AssembledContext:
             dropped.append(ev.id)
             continue
         ms, trimmed = _event_messages(ev, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens,
-                                      count=count)
+                                      count=count, att_of=att_of)
         cost = sum(message_tokens(m, count) for m in ms)
         if used + cost > room:
             full = True
@@ -258,7 +297,7 @@ def build_context(inp: ContextInputs) -> AssembledContext:
     for ev in pinned_after:
         included.append(ev.id)
         for m in _event_messages(ev, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens,
-                                 count=count)[0]:
+                                 count=count, att_of=att_of)[0]:
             add(m, "tool" if ev.type in ("tool_call", "tool_result") else "recent")
     total = sum(sections.values())
     ledger = Ledger(

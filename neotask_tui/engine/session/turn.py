@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any, Protocol
 
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor
 from neotask_tui.engine.context.assembly import AssembledContext, Ledger, RecallItem
+from neotask_tui.engine.context.attachments import Attachment
 from neotask_tui.engine.ports import MemorySource, ProviderSource, Sessions
 from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import LockedError, StorageError, UserError
@@ -105,8 +106,10 @@ async def _run_tool(engine: TurnHost, key: str, call: ToolCall) -> tuple[str, bo
         return f"tool error: {msg}", True
 
 
-async def send(engine: TurnHost, text: str, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
-    """Run one turn: store the user's message, assemble context, stream the reply, store it.
+async def send(engine: TurnHost, text: str, key: str | None = None,
+               attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
+    """Run one turn: store the user's message (with its ``attachments``, already read and redacted),
+    assemble context, stream the reply, store it.
 
     Yields engine events. The user's message is durably on disk before :class:`TurnStarted`.
     If the consumer stops iterating (Esc/Ctrl+C) the partial reply is kept, marked interrupted.
@@ -120,7 +123,10 @@ async def send(engine: TurnHost, text: str, key: str | None = None) -> AsyncGene
         rec, reset = await asyncio.to_thread(engine.route, key)
         if reset is not None:
             yield reset
-        user_ev = await engine.append(key, "message", {"role": "user", "content": text})
+        msg: dict[str, Any] = {"role": "user", "content": text}
+        if attachments:
+            msg["attachments"] = [a.to_data() for a in attachments]
+        user_ev = await engine.append(key, "message", msg)
         yield ev.TurnStarted(key=key, session_id=rec.session_id, user_event_id=user_ev.id)
         for note in engine.store.notices:
             yield ev.Notice(note, level="warning")

@@ -21,10 +21,12 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("recall", "recall", "$warning"),
     ("recent", "recent", "$primary"),
     ("tool", "tools", "$error"),
+    ("attachment", "files", "$secondary-lighten-2"),
     ("new_message", "new", "$foreground"),
 )
 _FALLBACK = {"$secondary": "grey62", "$accent": "dark_orange", "$success": "green", "$warning": "yellow",
-             "$primary": "dodger_blue2", "$error": "red", "$foreground": "white"}
+             "$primary": "dodger_blue2", "$error": "red", "$foreground": "white",
+             "$secondary-lighten-2": "plum2"}
 
 
 def fmt_tokens(n: int | float) -> str:

@@ -10,21 +10,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from neotask_tui import tuning
-from neotask_tui.storage.events import superseded_ids
+from neotask_tui.text.codeblocks import code_blocks
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:  # Markdown (markdown-it, pygments) loads with the first message, after the first paint
     from textual.widgets import Collapsible, Markdown
     from textual.widgets.markdown import MarkdownStream
 
+    from neotask_tui.engine.context.attachments import Attachment
     from neotask_tui.storage.events import Event
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
@@ -47,6 +50,7 @@ class Entry:
         event_id: Transcript event id, when stored.
         title: Tool name, or a marker's headline.
         level: Notice level (info/warning/error).
+        attachments: Files attached to a message of yours (shown folded under it).
     """
 
     kind: str
@@ -56,11 +60,15 @@ class Entry:
     event_id: int | None = None
     title: str = ""
     level: str = "info"
+    attachments: list[Attachment] = field(default_factory=list)
 
 
 def entries_from_events(events: Iterable[Event]) -> list[Entry]:
     """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries (events a
     ``/retry`` or ``/edit`` replaced are kept, with the status ``superseded``)."""
+    from neotask_tui.engine.context.attachments import attachments_of  # the redactor loads after the first paint
+    from neotask_tui.storage.events import superseded_ids  # storage loads with the engine, after the first paint
+
     events = list(events)
     gone = superseded_ids(events)
     out: list[Entry] = []
@@ -74,7 +82,8 @@ def entries_from_events(events: Iterable[Event]) -> list[Entry]:
             if isinstance(d.get("edited_from"), int):
                 meta += f" · edited (was e:{d['edited_from']})"
             status = "superseded" if e.id in gone else str(d.get("status") or "complete")
-            out.append(Entry(kind=str(e.role), text=e.content, meta=meta, event_id=e.id, status=status))
+            out.append(Entry(kind=str(e.role), text=e.content, meta=meta, event_id=e.id, status=status,
+                             attachments=attachments_of(d)))
         elif e.type == "tool_call":
             args = json.dumps(d.get("arguments", {}), ensure_ascii=False)
             out.append(Entry(kind="tool", title=f"→ {d.get('name', '?')}", text=args, event_id=e.id,
@@ -118,8 +127,24 @@ def preview(text: str) -> str:
     return head[: tuning.PASTE_PREVIEW_CHARS].rstrip() + " …"
 
 
+COPYABLE = frozenset({"user", "assistant", "command"})
+"""Entries that take focus (Tab / Shift+Tab from the prompt reach them) and copy with ``c``."""
+
+
 class MessageView(Vertical):
-    """One mounted transcript entry."""
+    """One mounted transcript entry (a message takes focus; ``c`` copies it)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "Copy message", id="copy_message"),
+    ]
+
+    class CopyRequested(Message):
+        """Copy this message (``entry``, shown by ``view``) to the clipboard."""
+
+        def __init__(self, view: MessageView) -> None:
+            super().__init__()
+            self.view = view
+            self.entry = view.entry
 
     def __init__(self, entry: Entry) -> None:
         classes = f"-{entry.kind}"
@@ -129,8 +154,13 @@ class MessageView(Vertical):
             classes += f" -level-{entry.level}"
         super().__init__(classes=classes)
         self.entry = entry
+        self.can_focus = entry.kind in COPYABLE
         self.body: Markdown | Static | None = None
         self._stream: MarkdownStream | None = None
+
+    def action_copy(self) -> None:
+        """``c``: ask the app to copy this message."""
+        self.post_message(self.CopyRequested(self))
 
     def _header_text(self) -> Content:
         e = self.entry
@@ -138,8 +168,11 @@ class MessageView(Vertical):
         status = {"interrupted": ("⏸ interrupted — partial reply kept", "bold"),
                   "failed": ("✗ failed", "bold"), "streaming": ("…", ""),
                   "superseded": ("superseded — kept, not sent", "italic")}.get(e.status)
+        blocks = len(code_blocks(e.text)) if e.kind == "assistant" and e.status != "streaming" else 0
+        span = f"1–{blocks}" if blocks > 1 else "1"
+        hint = f" · {blocks} code block{'s' if blocks != 1 else ''} (/copy {span})" if blocks else ""
         return Content.assemble((label, "bold"), *((" · ", status) if status else ()),
-                                *((" ", (inert(e.meta), "dim")) if e.meta else ()))
+                                *((" ", (inert(e.meta), "dim")) if e.meta else ()), (hint, "dim"))
 
     def compose(self) -> Any:
         from textual.widgets import Collapsible
@@ -178,6 +211,10 @@ class MessageView(Vertical):
                     yield Markdown(e.text)
         else:
             yield Static(Content(e.text), classes="notice")
+        for a in e.attachments:  # folded like a long paste: the title says what it is, Enter opens it
+            fold = Content(inert(f"📎 {a.summary()}"))  # a file name is never markup
+            with Collapsible(title=fold, collapsed=True, classes="attachment"):  # type: ignore[arg-type]
+                yield Static(inert(a.text), markup=False, classes="msg-body")
 
     def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
         if event.collapsible.has_class("paste"):  # the whole text replaces its head

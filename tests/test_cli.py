@@ -125,3 +125,18 @@ def test_sessions_list_tells_a_corrupt_index_on_stderr(neotask_home: Path) -> No
     assert r.returncode == 0 and json.loads(r.stdout)[0]["key"] == KEY
     assert "sessions.json was corrupt" in r.stderr and "read 1 sessions from transcripts" in r.stderr
     assert index.read_text() == "{bad"
+
+
+def test_doctor_reports_a_remap_that_would_never_fire(neotask_home: Path) -> None:
+    """Textual ignores an unknown binding id or key name silently; doctor names each one."""
+    cfg = neotask_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('[ui]\nbindings = { compactt = "ctrl+k", sessions = "f99", retry = "ctrl+kk,f8" }\n')
+    rep = json.loads(neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted"}).stdout)
+    problems = [p for p in rep["problems"] if "ui.bindings" in p]
+    assert len(problems) == 3, rep["problems"]
+    assert "'compactt'" in problems[0] and "did you mean 'compact'" in problems[0]
+    assert "'f99'" in problems[1] and "'ctrl+kk'" in problems[2]
+    cfg.write_text('[ui]\nbindings = { compact = "ctrl+k", sessions = "f9", search_query = "question_mark" }\n')
+    rep = json.loads(neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted"}).stdout)
+    assert not [p for p in rep["problems"] if "ui.bindings" in p], rep["problems"]

@@ -129,6 +129,7 @@ def _settings_problems(settings: Settings) -> list[str]:
     from neotask_tui.config import unknown_env
     from neotask_tui.errors import UserError
     from neotask_tui.storage.keys import parse_key, validate_agent_id
+    from neotask_tui.tui.keymap import keymap_problems
     from neotask_tui.tui.themes import theme_problem
 
     out: list[str] = list(unknown_env())
@@ -143,6 +144,8 @@ def _settings_problems(settings: Settings) -> list[str]:
     bad_theme = theme_problem(settings.ui.theme)
     if bad_theme:
         out.append(f"config: {bad_theme}")
+    if settings.ui.bindings:
+        out.extend(f"config: {p}" for p in keymap_problems(settings.ui.bindings))
     return out
 
 

@@ -206,6 +206,11 @@ class NeotaskApp(App[int]):
         engine = self.engine
         for note in list(engine.notices):
             self.notify(note, severity="warning", timeout=10)
+        if self.settings.ui.bindings:  # a remap Textual would ignore silently (unknown id, no such key)
+            from neotask_tui.tui.keymap import keymap_problems
+
+            for note in await asyncio.to_thread(keymap_problems, self.settings.ui.bindings):
+                self.notify(note, severity="warning", timeout=10)
         try:
             with self.view.tolerant():
                 await self.load_session()

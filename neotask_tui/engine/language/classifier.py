@@ -32,7 +32,8 @@ from typing import Any, Literal
 from neotask_tui.engine.language.periods import period_of
 from neotask_tui.text.secrets import has_secrets, redact_secrets
 
-Kind = Literal["temporary_preference", "session_choice", "project_rule", "promotion", "user_fact", "session_rule"]
+Kind = Literal["temporary_preference", "session_choice", "session_goal", "project_rule", "promotion", "user_fact",
+               "session_rule"]
 
 __all__ = [
     "Classification",
@@ -143,6 +144,20 @@ _CHOICE = _rx(
     r"\b(?:давай(?:те)?\s+)?(?:выберем|выбираем|выбери|выберу|берём|берем|возьмём|возьмем|"
     r"остановимся на|остановимся на варианте)\s+(?P<ru>.+)",
 )
+_GOAL = _rx(
+    # "My goal is to ship the tz fix", "Our main goal today: fix the importer", "The goal is …", "Goal: …"
+    r"^\s*(?:(?:so|ok(?:ay)?|now|today|this week|for (?:today|this session))[,\s]+)?"
+    r"(?:(?:my|our|the)\s+)?(?:(?:main|new|current|overall|immediate|next)\s+)?(?:goal|objective)"
+    r"(?:\s+(?:here|today|now|for (?:today|now|this session|this week)))?"
+    r"\s*(?:\bis\b\s*(?:to\s+)?|:\s*|\s[—–-]\s*)(?P<en>.+)",
+    # "Моя цель — выпустить исправление", "Наша главная цель на сегодня: …", "Цель: …"
+    r"^\s*(?:(?:итак|сейчас|сегодня|теперь)[,\s]+)?(?:(?:моя|наша)\s+)?"
+    r"(?:(?:главная|основная|новая|текущая|ближайшая)\s+)?цель"
+    r"(?:\s+(?:сейчас|сегодня|на сегодня|на эту неделю))?"
+    r"\s*(?:—|–|-|:|\bэто\b|\bтакая\b\s*:?)\s*(?P<ru>.+)",
+)
+"""An explicit statement of the current goal: it sets ``current_goal`` (the latest wins), it is not a
+fact about the user ("my goal is …" read as "my <thing> is …" went to the inbox as a lasting fact)."""
 _FACT = _rx(
     r"\bmy (?P<ek>[a-z][a-z \-]{1,40}?) (?:is|are) (?P<ev>.+)",
     r"\bcall me (?P<ecall>.+)",
@@ -347,6 +362,15 @@ def _classify_one(raw: str) -> Classification | None:
             "not the user profile",
             markers=(proj.group(0).lower(), *temp, *perm),
         )
+    goal = _GOAL.search(stmt)
+    if goal and not (perm and not temp):
+        obj = _clean(redact_secrets(_first_group(goal, "en", "ru")))
+        if obj:
+            return mk(
+                "session_goal", "current_goal", obj,
+                reason="the goal stated for this conversation: session state, not a fact about you",
+                markers=tuple(temp),
+            )
     choice = _CHOICE.search(stmt)
     if choice and not (perm and not temp):
         obj = _clean(redact_secrets(_first_group(choice, "en", "en2", "ru")))

@@ -62,4 +62,4 @@ def test_once_the_message_is_about_the_conversation_close_turns_clear_the_floor_
     assert {events[-2].id, events[-1].id} <= got
     assert not got & {e.id for e in events[:40]}
     # a message about nothing said before still recalls nothing
-    assert archive.relevant(events, "Write a haiku about autumn leaves.", own=True) == set()
+    assert archive.relevant(events, "thanks!", own=True) == set()

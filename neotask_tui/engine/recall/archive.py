@@ -211,7 +211,7 @@ def outliers(sims: Sequence[float], z: float) -> list[int]:
         return []
     mean = sum(sims) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in sims) / n)
-    if sd <= 0:
+    if sd < 1e-6:  # alike up to rounding
         return []
     return [j for j, x in enumerate(sims) if x >= mean + z * sd]
 

@@ -127,15 +127,14 @@ class LineageRecall:
         found = self._memory_turns(key, query, set(by_id), k=k)
         memory_ids = [*first, *(i for i in found if i not in first)]
         archive = self._archive_recall()
-        # One fused ranking (reciprocal-rank fusion of the memory service's hybrid search and this
-        # lineage's BM25, dense and feedback rankings): a turn two rankers agree on beats one that
-        # only the first ranker puts at its 50th place.
-        fused = archive.rank(archived, query, extra=[memory_ids], feedback=ARCHIVE_FEEDBACK_SEEDS)
+        fallback = archive.rank(archived, query, feedback=ARCHIVE_FEEDBACK_SEEDS)
+        seen = set(memory_ids)
         # Below the relevance floor nothing is recalled; a turn a consented memory already says is not
         # repeated (that memory is the one item for it).
         ok = archive.relevant(archived, query, own=True) | set(first)  # ``first``: past the memory service's floor
         consented = [r.text for r in kept if r.kind == "memory"]
-        ranked = [e for e in fused if e.id in ok and not any(covered(event_text(e), t) for t in consented)]
+        ranked = [e for e in [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
+                  if e.id in ok and not any(covered(event_text(e), t) for t in consented)]
         turns = select_turns(ranked, archived, budget, count)
         if turns:
             texts = [event_text(t) for t in turns]

@@ -114,6 +114,11 @@ class ArchiveRecall:
         an object — "When did Caroline go to the support group?" and the turn that says "I went to a
         support group yesterday") is evidence enough; other sessions' turns need most of the
         message's terms. A message with no distinctive term ("thanks!") still recalls nothing.
+        Once one of its own turns has cleared the floor (the message is about something said
+        earlier), a turn whose cosine stands out from the others' (:func:`outliers`, at
+        :data:`~neotask_tui.tuning.ARCHIVE_OWN_OUTLIER_Z` standard deviations) clears it too: an
+        absolute cosine belongs to one embedding model, standing out from the conversation's own
+        background does not.
         """
         if not events or not query.strip():
             return set()

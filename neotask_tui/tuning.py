@@ -211,6 +211,13 @@ share of the turns is *distinctive* (a name, a place, an object), and a turn tha
 relevance floor. A word in more than one turn in ten is the conversation's background (its people,
 its subject) and says nothing about which turn is meant. Chosen by that argument, not fitted; the
 floor for other sessions' turns and memory is unchanged."""
+ARCHIVE_OWN_OUTLIER_Z: Final = 1.0
+"""Recall of this conversation's own compacted turns, once a turn has cleared the absolute floor (the
+message is about something said earlier): a turn whose cosine to the message is this many standard
+deviations above the mean over all the compacted turns clears it too. One standard deviation is the
+conventional "stands out from the background", chosen by that argument, not fitted (see the CHANGELOG
+for its effect on the LoCoMo dev set); the gate stays the absolute floor, so a message about nothing
+said earlier still recalls nothing."""
 ARCHIVE_RRF_K: Final = 60
 """Reciprocal-rank fusion constant of the archive rankings (``1 / (k + rank)``; the usual 60)."""
 ARCHIVE_RRF_DEPTH: Final = 400

@@ -74,7 +74,8 @@ def describe_entry(e: StateEntry) -> str:
 
 def describe_view(view: StateView) -> str:
     """Markdown for ``/state``."""
-    lines = [f"**Session state** · `{view.key}`"]
+    # A blank line after the heading: Markdown would join "nothing active" onto the heading's line.
+    lines = [f"**Session state** · `{view.key}`", ""]
     lines += [describe_entry(e) for e in view.active] or ["_nothing active_"]
     if view.expired:
         # Struck-through entries under their own heading, so they never read as active (an empty

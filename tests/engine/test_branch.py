@@ -203,6 +203,22 @@ async def test_fork_keeps_the_state_as_of_the_fork_point() -> None:
     await engine.aclose()
 
 
+async def test_a_fork_at_your_message_keeps_what_that_message_set() -> None:
+    """"My goal is …" at e:2 sets the goal in a state record right after it (e:3, sourced e:2): a fork
+    at e:2 keeps the message, so it keeps the goal it stated (found on the newcomer walk: search,
+    `r` on the hit, and the branch had no goal); the reply's own records stay behind."""
+    engine, _ = make()
+    await turn(engine, "My goal is to fix the nginx 502 on api-7.")
+    first = next(e.id for e in engine.events(KEY) if e.type == "message" and e.role == "user")
+    await turn(engine, "The goal is to write the docs.")
+    rec = await engine.fork_session(KEY, first)
+    goals = [e.value for e in engine.state.get(KEY).active if e.field == "current_goal"]
+    assert goals == ["fix the nginx 502 on api-7"]
+    copied = [e for e in engine.store.events(rec.session_id) if e.type != "session"]
+    assert [e.type for e in copied] == ["message", "state"] and copied[1].data["source"] == f"e:{first}"
+    await engine.aclose()
+
+
 async def test_fork_of_a_compacted_session_reaches_into_its_parent() -> None:
     engine, _ = make()
     for i in range(6):

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from neotask_tui.engine.state.model import fork_end
 from neotask_tui.errors import UserError
 from neotask_tui.storage.events import Event, without_superseded
 
@@ -66,8 +67,9 @@ def plan_fork(
     copied: list[Event] = []
     header_id = max((e.id for e in evs), default=0) + 1
     parent_id: int | None = header_id
+    end = fork_end(evs, at)  # the message and the state records it made ("my goal is …")
     for e in evs:
-        if e.type == "session" or e.id > at:
+        if e.type == "session" or e.id > end:
             continue
         data = dict(e.data)
         if e.type == "message" and isinstance(data.get("usage"), dict):

@@ -36,6 +36,7 @@ from neotask_tui.engine.state.model import (
     StateView,
     admits,
     fold,
+    fork_end,
     parse_duration,
     parse_time,
     valid_field,
@@ -124,7 +125,8 @@ class StateManager:
             at = head.data.get("fork_at")
             if not isinstance(at, int) or isinstance(at, bool):
                 return []
-            cap = at if cap is None else min(cap, at)
+            end = fork_end(self._session_events(str(parent)), at)  # with the state its message made
+            cap = end if cap is None else min(cap, end)
         pev = [e for e in self._session_events(str(parent)) if cap is None or e.type == "session" or e.id <= cap]
         return [*self._lineage_state_events(pev, depth + 1, cap), *(e for e in pev if e.type == "state")]
 

@@ -436,3 +436,22 @@ class StateView:
             "session_expiry": self.session_expiry,
             "fired": {k: v.isoformat() for k, v in self.fired.items()},
         }
+
+
+def fork_end(events: list[Event] | tuple[Event, ...], at: int) -> int:
+    """The last event id a fork at message ``at`` takes: ``at`` itself and the ``state`` records that
+    message made, written right after it ("My goal is …" at e:2 sets the goal at e:3, sourced e:2).
+    A fork at that message keeps what the message said; the reply's own records stay behind."""
+    end = at
+    seen = False
+    for e in events:
+        if e.id == at:
+            seen = True
+            continue
+        if not seen or e.type == "session":
+            continue
+        if e.type == "state" and e.data.get("source") == f"e:{at}":
+            end = e.id
+            continue
+        break
+    return end

@@ -99,3 +99,49 @@ def test_date_periods_in_a_100kb_message_are_read_in_linear_time(unit: str) -> N
     # not May plus 2023), and distinct periods all count, in the order first named.
     assert query_windows("в мае 2023 и весной 2022, в мае 2023") == query_windows("в мае 2023 и весной 2022")
     assert len(query_windows("в мае 2023 и весной 2022")) == 2
+
+
+# ------------------------------------------------------------------------------ quarantine/ a link
+def test_a_symlinked_quarantine_is_not_followed_for_a_torn_transcript_line(data_dir: Path, tmp_path: Path) -> None:
+    """README *Security*: "A symbolic link inside the data dir is never followed". With
+    `quarantine/` a symlink to a folder outside, a torn transcript line (here holding a password)
+    was copied through the link at the next start, and `neotask doctor` still said "clean". Now
+    nothing goes through the link, the line stays in the transcript, and doctor reports the link."""
+    assert cli("send", "kilo lima", env=SCRIPTED).returncode == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (data_dir / "quarantine").symlink_to(outside)
+    [t] = list((data_dir / "sessions").glob("*.jsonl"))
+    with t.open("ab") as f:
+        f.write(b'{"torn line, the password is hunter2')
+    r = cli("send", "next", env=SCRIPTED)
+    assert list(outside.iterdir()) == []
+    assert r.returncode == 0, r.stderr
+    raw = t.read_bytes()
+    assert b'{"torn line, the password is hunter2\n' in raw  # kept in place, ended so appends stay clean
+    assert raw.endswith(b"\n") and b"next" in raw.split(b"hunter2")[1]
+    d = cli("doctor")
+    assert d.returncode == 1 and "clean" not in d.stdout.splitlines()[-1], d.stdout
+    assert "quarantine is a symbolic link" in d.stdout, d.stdout
+    assert list(outside.iterdir()) == []
+
+
+def test_a_symlinked_quarantine_is_not_followed_for_a_damaged_search_index(data_dir: Path, tmp_path: Path) -> None:
+    """README *Where it lives* / *Security*: a damaged search index "goes to `quarantine/`", and a
+    symbolic link inside the data dir is never followed. With `quarantine/` a symlink, the damaged
+    index was moved through it, out of the data dir. Now it stays where it is and the search says
+    why in one line."""
+    assert cli("send", "kilo lima", env=SCRIPTED).returncode == 0
+    assert cli("search", "kilo").returncode == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (data_dir / "quarantine").symlink_to(outside)
+    for p in (data_dir / "search").glob("index.sqlite3-*"):
+        p.unlink()
+    idx = data_dir / "search" / "index.sqlite3"
+    idx.write_bytes(b"garbage " * 8)
+    r = cli("search", "kilo")
+    assert list(outside.iterdir()) == []
+    assert idx.read_bytes() == b"garbage " * 8
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "symbolic link" in r.stderr and r.returncode == 2, (r.returncode, r.stderr)

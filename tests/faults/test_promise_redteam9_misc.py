@@ -89,7 +89,6 @@ def test_date_periods_in_a_100kb_message_are_read_in_linear_time(unit: str) -> N
     100 KB of dated phrases took ~10 s (``bench/date_windows.py``). Now the taken characters are a
     mask checked over each match's own span, and each period is returned once: the windows are the
     distinct periods named, whatever the paste's length."""
-    from neotask_tui.memory.search import dates
     from neotask_tui.memory.search.dates import query_windows
 
     short = query_windows(unit)

@@ -144,3 +144,17 @@ def test_a_symlinked_quarantine_is_not_followed_for_a_damaged_search_index(data_
     assert idx.read_bytes() == b"garbage " * 8
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "symbolic link" in r.stderr and r.returncode == 2, (r.returncode, r.stderr)
+
+
+def test_a_symlinked_quarantine_keeps_a_damaged_sessions_index_in_place(data_dir: Path, tmp_path: Path) -> None:
+    """The same for `sessions.json`: its damaged copy is not written through the link, so the file
+    is read from the transcripts but not overwritten (nothing of it is lost), and the notice says why."""
+    assert cli("send", "kilo lima", env=SCRIPTED).returncode == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (data_dir / "quarantine").symlink_to(outside)
+    (data_dir / "sessions.json").write_text("{not json", encoding="utf-8")
+    r = cli("send", "next", env=SCRIPTED)
+    assert r.returncode == 0, r.stderr
+    assert list(outside.iterdir()) == []
+    assert (data_dir / "sessions.json").read_text(encoding="utf-8") == "{not json"

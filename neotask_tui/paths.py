@@ -459,6 +459,31 @@ def refuse_links(path: Path) -> Path:
     return path
 
 
+def quarantine_problem() -> str | None:
+    """Why nothing may be written to ``quarantine/`` (it, or a folder above it inside the data dir,
+    is a symbolic link), else ``None``. A damaged copy moved through such a link would leave the
+    data dir (a torn transcript line may hold a password), so writers keep the data in place."""
+    link = linked_part(quarantine_dir())
+    if link is None:
+        return None
+    return (f"{link} is a symbolic link; Neotask does not follow links inside its data dir, so nothing "
+            "was moved to quarantine (the damaged data was kept in place)")
+
+
+def quarantine_target() -> Path:
+    """``quarantine/``, created if missing, for a writer to put a damaged copy in.
+
+    Raises:
+        UserError: :func:`quarantine_problem` (one line); nothing may be written there.
+    """
+    why = quarantine_problem()
+    if why is not None:
+        from neotask_tui.errors import UserError
+
+        raise UserError(why)
+    return ensure_dir(quarantine_dir())
+
+
 def ensure_dir(path: Path) -> Path:
     """Create ``path`` (and parents) with mode 0700 if missing; return it."""
     if path.is_dir():

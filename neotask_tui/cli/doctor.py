@@ -53,6 +53,9 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
         except Exception as e:
             problems.append(f"config: {e}")
             provider = "unknown (config error)"
+        refused = paths.quarantine_problem()
+        if refused is not None:  # reported, not repaired: what the link points to is not ours to touch
+            problems.append(refused.split(";")[0] + "; nothing can be quarantined until it is a folder")
         loaded = load_index(repair=fix)
         if loaded.problem:
             (fixed if fix else problems).append(loaded.problem)

@@ -156,7 +156,8 @@ class MemoryService:
         moved or recreated: the error is raised with the URI.
 
         Raises:
-            StoreError: for a remote store that cannot be opened.
+            StoreError: for a remote store that cannot be opened, or a damaged local one that
+                cannot be moved to ``quarantine/`` (a symbolic link: it is left as it is).
         """
         try:
             store = ChunkStore(uri, model_id, dim)
@@ -173,7 +174,10 @@ class MemoryService:
         name = table_name(model_id, dim)
         local = Path(uri)
         if (local / f"{name}.lance").exists():
-            damaged = paths.ensure_dir(paths.quarantine_dir()) / f"{name}.lance.{int(time.time())}"
+            refused = paths.quarantine_problem()
+            if refused is not None:
+                raise StoreError(f"memory store {uri} is damaged ({why}); {refused}")
+            damaged = paths.quarantine_target() / f"{name}.lance.{int(time.time())}"
             shutil.move(str(local / f"{name}.lance"), damaged)
         store = ChunkStore(uri, model_id, dim)
         store.snapshot()
@@ -683,7 +687,7 @@ class MemoryService:
         files and transcripts cannot rebuild: after a forget no copy may keep it.
         """
         qdir = paths.quarantine_dir()
-        if not qdir.is_dir():
+        if paths.linked_part(qdir) is not None or not qdir.is_dir():  # never deletes through a link
             return []
         dropped: list[str] = []
         for p in sorted(qdir.glob("*.lance.*")):

@@ -120,8 +120,12 @@ def load_index(path: Path | None = None, *, repair: bool = True) -> IndexLoad:
         # AttributeError: a record that is not an object (found by tests/faults).
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
             problem = f"sessions.json was corrupt ({str(e)[:80]})"
-            if repair:
-                qdir = paths.ensure_dir(paths.quarantine_dir())
+            refused = paths.quarantine_problem() if repair else None
+            if refused is not None:  # no copy can be kept, so the damaged file is not overwritten either
+                problem = f"{problem}; {refused}"
+                repair = False
+            elif repair:
+                qdir = paths.quarantine_target()
                 shutil.copy2(path, qdir / f"sessions.json.corrupt-{now_iso().replace(':', '')}")
     else:
         has_transcripts = paths.sessions_dir().exists() and any(paths.sessions_dir().glob("*.jsonl"))

@@ -483,7 +483,7 @@ class SearchIndex:
         return self._con
 
     def _quarantine(self, path: Path, why: str) -> None:
-        qdir = paths.ensure_dir(paths.quarantine_dir())
+        qdir = paths.quarantine_target()  # UserError (one line) when it is a link: the index stays put
         stamp = now_iso().replace(":", "")
         for suffix in ("", "-wal", "-shm"):
             p = Path(str(path) + suffix)

@@ -117,7 +117,8 @@ class SessionStore:
             self.load_issues[session_id] = loaded.issues
             for iss in loaded.issues:
                 self.notices.append(
-                    f"{path.name} line {iss.line_no}: {iss.reason}; saved to {iss.quarantined_to or 'quarantine'}"
+                    f"{path.name} line {iss.line_no}: {iss.reason}"
+                    + (f"; saved to {iss.quarantined_to}" if iss.quarantined_to else "")
                 )
         self._cache[session_id] = loaded.events
         return loaded.events

@@ -219,9 +219,12 @@ def encoding_for_model(provider: str, model: str) -> str:
     Args:
         provider: Our provider name (``openai``, ``anthropic``, ...); a stand-in counts like the
             model it names.
-        model: The model name (``gpt-4o-2024-08-06``, ``openai/o3-mini``, ...).
+        model: The model name (``gpt-4o-2024-08-06``, ``openai/o3-mini``, ...). A fine-tuned
+            model (``ft:gpt-4o-mini-2024-07-18:org::abc123``) counts like its base model.
     """
     name = model.strip().lower().rsplit("/", 1)[-1]
+    if name.startswith("ft:"):  # ft:BASE:ORG:SUFFIX:ID: a fine-tune keeps its base model's encoding
+        name = name[3:].split(":", 1)[0]
     if provider in ("openai", "scripted") and any(
         name == f or name.startswith((f + "-", f + ":", f + "_")) for f in O200K_FAMILIES
     ):

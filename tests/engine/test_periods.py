@@ -32,8 +32,8 @@ def berlin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def local_midnight(day: int, month: int = 3) -> datetime:
-    """Midnight at the start of ``day`` in Berlin, in UTC."""
-    return datetime(2026, month, day, tzinfo=UTC) - timedelta(hours=1)
+    """Midnight at the start of ``day`` in Berlin, in UTC (UTC+1, UTC+2 from 29 March's summer time)."""
+    return datetime(2026, month, day, tzinfo=UTC) - timedelta(hours=2 if (month, day) > (3, 29) else 1)
 
 
 @pytest.mark.parametrize(("text", "period", "ends"), [

@@ -89,8 +89,10 @@ def period_of(text: str) -> str | None:
     return None
 
 
-def _midnight(d: date, like: datetime) -> datetime:
-    return datetime.combine(d, time(0), tzinfo=like.tzinfo)
+def _midnight(d: date) -> datetime:
+    """Local midnight starting ``d``, with the UTC offset local time has *on that date* (not
+    today's: a period crossing a DST change would end an hour early or late)."""
+    return datetime.combine(d, time(0)).astimezone()
 
 
 def period_end(period: str, now: datetime) -> datetime:
@@ -103,11 +105,11 @@ def period_end(period: str, now: datetime) -> datetime:
     today = local.date()
     kind, _, rest = period.partition(":")
     if kind == "day" and rest.isdigit():
-        return _midnight(today + timedelta(days=int(rest) + 1), local)
+        return _midnight(today + timedelta(days=int(rest) + 1))
     if kind == "week":
-        return _midnight(today + timedelta(days=7 - today.weekday()), local)
+        return _midnight(today + timedelta(days=7 - today.weekday()))
     if kind == "month":
-        return _midnight(date(today.year + (today.month == 12), today.month % 12 + 1, 1), local)
+        return _midnight(date(today.year + (today.month == 12), today.month % 12 + 1, 1))
     if kind == "wd":
         wd, _, nxt = rest.partition(":")
         if wd.isdigit() and int(wd) < 7 and nxt in ("", "next"):
@@ -115,7 +117,7 @@ def period_end(period: str, now: datetime) -> datetime:
                 day = today + timedelta(days=7 - today.weekday() + int(wd))  # in next week
             else:
                 day = today + timedelta(days=(int(wd) - today.weekday()) % 7)
-            return _midnight(day + timedelta(days=1), local)
+            return _midnight(day + timedelta(days=1))
     raise ValueError(f"not a period: {period!r}")
 
 

@@ -337,8 +337,15 @@ def chunk_markdown(
 
     def flush(with_overlap: bool) -> None:
         nonlocal cur, cur_tokens, own_start, ts
+        spill: list[tuple[int, str, int]] = []
         if cur and any(t.strip() for _, t, _ in cur):
             body = "\n".join(t for _, t, _ in cur)
+            # The sum of the lines' counts plus one per newline is the estimate; the joined text is
+            # what is bounded (a tokenizer may merge across a line break): trailing lines that do
+            # not fit move on to the next chunk.
+            while len(cur) > 1 and count(body) > size:
+                spill.insert(0, cur.pop())
+                body = "\n".join(t for _, t, _ in cur)
             src, scope = attrs
             out.append(
                 ChunkDraft(
@@ -358,24 +365,28 @@ def chunk_markdown(
         if with_overlap and overlap > 0:
             total = 0
             for piece in reversed(cur):
-                if total + piece[2] > overlap or len(keep) + 1 >= len(cur):
+                if total + piece[2] + bool(keep) > overlap or len(keep) + 1 >= len(cur):
                     break
                 keep.insert(0, piece)
-                total += piece[2]
+                total += piece[2] + bool(keep[1:])
         cur = keep
-        cur_tokens = sum(p[2] for p in keep)
+        cur_tokens = sum(p[2] for p in keep) + max(len(keep) - 1, 0)
         own_start = 0
         if not keep:
             ts = None
+        for piece in spill:
+            add(piece)
+        if spill and not with_overlap:
+            flush(False)
 
     def add(piece: tuple[int, str, int]) -> None:
         nonlocal cur_tokens, own_start
-        if cur and cur_tokens + piece[2] > size:
+        if cur and cur_tokens + 1 + piece[2] > size:  # + 1: the newline that joins it on
             flush(True)
         if not own_start:
             own_start = piece[0]
+        cur_tokens += piece[2] + bool(cur)
         cur.append(piece)
-        cur_tokens += piece[2]
 
     for block in parse_blocks(text):
         if block.kind == "heading":
@@ -392,8 +403,8 @@ def chunk_markdown(
             attrs = battrs
         heading = block.heading
         pieces = [(n, t, count(t)) for n, t in block.lines]
-        btok = sum(p[2] for p in pieces)
-        if cur and cur_tokens + btok > size and btok <= size:
+        btok = sum(p[2] for p in pieces) + len(pieces) - 1  # and the newlines that join them
+        if cur and cur_tokens + 1 + btok > size and btok <= size:
             flush(True)
         if block.ts is not None:
             ts = max(ts or 0.0, block.ts)

@@ -413,13 +413,17 @@ def query_windows(query: str, now: float | None = None) -> list[Window]:
         "year": _YEAR_DIGITS.search(text) is not None,
         "rel": any(w.startswith(_REL_STEMS) for w in words),
     }
-    out: list[Window] = []
-    taken: list[tuple[int, int]] = []
+    out: dict[Window, None] = {}  # each period once, in the order first named
+    # The characters an earlier (longer-first) pattern's match took: a later match overlapping
+    # one is skipped. Checked and marked over the match's own characters only, so the scan stays
+    # linear in the text however many periods a pasted log names.
+    taken = bytearray(len(text))
     for need, pat, handler in _PATTERNS:
         if not present[need]:
             continue
         for m in pat.finditer(text):
-            if any(a < m.end() and m.start() < b for a, b in taken):
+            a, b = m.span()
+            if taken.find(1, a, b) != -1:
                 continue
             try:
                 window = handler(m.groupdict(), today)
@@ -427,9 +431,9 @@ def query_windows(query: str, now: float | None = None) -> list[Window]:
                 window = _month_of(m, today)
             if window is None:
                 continue
-            out.append(window)
-            taken.append((m.start(), m.end()))
-    return out
+            out.setdefault(window, None)
+            taken[a:b] = b"\x01" * (b - a)
+    return list(out)
 
 
 def _month_of(m: re.Match[str], today: date) -> Window | None:

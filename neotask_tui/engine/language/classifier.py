@@ -146,12 +146,12 @@ _CHOICE = _rx(
 )
 _GOAL = _rx(
     # "My goal is to ship the tz fix", "Our main goal today: fix the importer", "The goal is …", "Goal: …"
-    r"^\s*(?:(?:so|ok(?:ay)?|now|today|this week|for (?:today|this session))[,\s]+)?"
+    r"^\s*(?:(?:so|ok(?:ay)?|now|today|this week|from now on|for (?:today|this session))[,\s]+)?"
     r"(?:(?:my|our|the)\s+)?(?:(?:main|new|current|overall|immediate|next)\s+)?(?:goal|objective)"
     r"(?:\s+(?:here|today|now|for (?:today|now|this session|this week)))?"
     r"\s*(?:\bis\b\s*(?:to\s+)?|:\s*|\s[—–-]\s*)(?P<en>.+)",
     # "Моя цель — выпустить исправление", "Наша главная цель на сегодня: …", "Цель: …"
-    r"^\s*(?:(?:итак|сейчас|сегодня|теперь)[,\s]+)?(?:(?:моя|наша)\s+)?"
+    r"^\s*(?:(?:итак|сейчас|сегодня|теперь|отныне|с этого момента)[,\s]+)?(?:(?:моя|наша)\s+)?"
     r"(?:(?:главная|основная|новая|текущая|ближайшая)\s+)?цель"
     r"(?:\s+(?:сейчас|сегодня|на сегодня|на эту неделю))?"
     r"\s*(?:—|–|-|:|\bэто\b|\bтакая\b\s*:?)\s*(?P<ru>.+)",
@@ -363,7 +363,9 @@ def _classify_one(raw: str) -> Classification | None:
             markers=(proj.group(0).lower(), *temp, *perm),
         )
     goal = _GOAL.search(stmt)
-    if goal and not (perm and not temp):
+    # A stated goal is this conversation's goal even when it says "always" or "from now on" ("my goal
+    # is always to keep the build green"): a goal is session state, never a lasting preference.
+    if goal:
         obj = _clean(redact_secrets(_first_group(goal, "en", "ru")))
         if obj:
             return mk(

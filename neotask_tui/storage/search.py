@@ -36,6 +36,7 @@ import os
 import re
 import sqlite3
 import threading
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -45,11 +46,11 @@ from typing import Any
 from neotask_tui import paths, tuning
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.events import Event, now_iso
-from neotask_tui.text.secrets import redact
+from neotask_tui.text.secrets import MARKER_PREFIX, find_secrets
 
 log = logging.getLogger("neotask.search")
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 MARK_OPEN = "\ue000"
 """Starts a highlighted match in :attr:`SearchHit.line` (a private-use character, removed from
 indexed text so it only ever marks a match)."""
@@ -63,10 +64,11 @@ _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(
     session_id TEXT PRIMARY KEY, key TEXT NOT NULL, agent TEXT NOT NULL, created_at TEXT NOT NULL,
-    reason TEXT NOT NULL, offset INTEGER NOT NULL, tail TEXT NOT NULL, prev_user INTEGER NOT NULL);
+    reason TEXT NOT NULL, offset INTEGER NOT NULL, tail TEXT NOT NULL, prev_user INTEGER NOT NULL,
+    prev_user2 INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS msgs USING fts5(
-    body, session_id UNINDEXED, event_id UNINDEXED, ts UNINDEXED, role UNINDEXED, agent UNINDEXED,
-    tokenize = "unicode61 remove_diacritics 2");
+    folded, body UNINDEXED, session_id UNINDEXED, event_id UNINDEXED, ts UNINDEXED, role UNINDEXED,
+    agent UNINDEXED, tokenize = "unicode61 remove_diacritics 2");
 INSERT OR IGNORE INTO meta(k, v) VALUES ('schema', '{SCHEMA_VERSION}');
 """
 
@@ -145,6 +147,29 @@ class SearchResult:
                 "notices": list(self.notices), "indexed": self.indexed}
 
 
+def _fold_char(c: str) -> str:
+    f = c.casefold()
+    if len(f) != 1:
+        return c
+    bare = "".join(x for x in unicodedata.normalize("NFD", f) if not unicodedata.combining(x))
+    return bare if len(bare) == 1 else f
+
+
+_FOLD: dict[int, str] = {}
+
+
+def fold(text: str) -> str:
+    """``text`` case-folded character by character (the same length: a character whose full fold
+    is longer, ``ß``, stays), so Greek final sigma ``ς`` and ``Σ`` both become ``σ``, ``ſ`` ``s``...
+    The index matches on this form and the query is folded alike; accents are dropped here too
+    (``unicode61`` folds Latin ones only: ``ό`` becomes ``ο``)."""
+    for c in set(text):
+        o = ord(c)
+        if o not in _FOLD:
+            _FOLD[o] = _fold_char(c)
+    return text.translate(_FOLD)
+
+
 def fts_query(text: str) -> str:
     """The FTS5 MATCH expression for a user's query (see the module docstring for the syntax).
 
@@ -153,22 +178,41 @@ def fts_query(text: str) -> str:
     """
     # Lone surrogates (a non-UTF-8 argv byte, a split pair) cannot reach SQLite: U+FFFD instead.
     text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return _fts_query(text)[0]
+
+
+def _fts_query(text: str) -> tuple[str, int]:
+    """The MATCH expression and how many distinct terms were left out (over the cap)."""
+    text = fold(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\x00", " "))
     parts: list[str] = []
+    seen: set[str] = set()
+    dropped = 0
     for m in re.finditer(r'"([^"]*)"?|(\S+)', text):
         phrase, word = m.group(1), m.group(2)
         if phrase is not None:
             if any(c.isalnum() for c in phrase):
-                parts.append('"' + phrase.replace('"', "") + '"')
+                dropped += _add_term(parts, seen, '"' + phrase.replace('"', "") + '"')
             continue
         prefix = word.endswith("*") and len(word) > 1
         word = word.rstrip("*") if prefix else word
         word = word.replace('"', "")
         if not any(c.isalnum() for c in word):
             continue
-        parts.append('"' + word + '"' + ("*" if prefix else ""))
+        dropped += _add_term(parts, seen, '"' + word + '"' + ("*" if prefix else ""))
     if not parts:
         raise UserError("search needs at least one word (letters or digits)")
-    return " ".join(parts)
+    return " ".join(parts), dropped
+
+
+def _add_term(parts: list[str], seen: set[str], term: str) -> int:
+    """Add ``term`` unless it is there already; 1 when the cap left it out."""
+    if term in seen:
+        return 0
+    seen.add(term)
+    if len(parts) >= tuning.SEARCH_QUERY_MAX_TERMS:
+        return 1
+    parts.append(term)
+    return 0
 
 
 def parse_since(text: str, now: datetime | None = None) -> str:
@@ -187,15 +231,21 @@ def parse_since(text: str, now: datetime | None = None) -> str:
         n, unit = int(m.group(1)), m.group(2)
         delta = {"m": timedelta(minutes=n), "h": timedelta(hours=n), "d": timedelta(days=n),
                  "w": timedelta(weeks=n)}[unit]
-        return _utc(now - delta)
+        try:
+            return _utc(now - delta)
+        except OverflowError:
+            raise UserError(f"--since {s[:40]!r} reaches back before year 1") from None
     try:
         d = datetime.fromisoformat(s)
     except ValueError:
         raise UserError(f"--since takes a date (2026-11-30), a date-time or a span (7d, 12h), "
                         f"not {s[:40]!r}") from None
-    if d.tzinfo is None:
-        d = d.astimezone()  # a local date-time (or midnight) the user means in their zone
-    return _utc(d)
+    try:
+        if d.tzinfo is None:
+            d = d.astimezone()  # a local date-time (or midnight) the user means in their zone
+        return _utc(d)
+    except (OverflowError, ValueError):
+        raise UserError(f"--since {s[:40]!r} is out of range (before year 1 or after 9999)") from None
 
 
 def _utc(d: datetime) -> str:
@@ -220,6 +270,60 @@ def indexed_text(text: str) -> str:
     return text[:head] + "\n…\n" + text[len(text) - (cap - head):]
 
 
+_REDACT_MARGIN = 16384
+"""Characters redacted past each edge of a cut, so a secret the cut goes through (a PEM key is
+about 3 KiB) is found whole and replaced whole, never left as a fragment."""
+
+
+def redacted_indexed_text(text: str, context: str | None = None) -> tuple[str, list[str]]:
+    """:func:`indexed_text` of ``text`` redacted (``context``: the previous user message, see
+    :func:`~neotask_tui.text.secrets.find_secrets`), and the secret values found in what is kept.
+
+    The redactor sees each kept part with :data:`_REDACT_MARGIN` characters more on its cut side,
+    and a secret that reaches into a kept part is replaced whole: a cut never leaves a fragment
+    of a secret to be indexed, and a long message is not redacted whole (the redactor is linear,
+    about 1 s per MB).
+    """
+    cap = tuning.SEARCH_MESSAGE_MAX_CHARS
+    if len(text) <= cap:
+        matches = find_secrets(text, context=context)
+        return _replace(text, 0, len(text), matches), [text[m.start:m.end] for m in matches]
+    head = cap * 3 // 4
+    tail_start = len(text) - (cap - head)
+    head_w = text[:head + _REDACT_MARGIN]
+    m_head = [m for m in find_secrets(head_w, context=context) if m.start < head]
+    w0 = max(0, tail_start - _REDACT_MARGIN)
+    m_tail = [m for m in find_secrets(text[w0:]) if w0 + m.end > tail_start]
+    kept_head = _replace(head_w, 0, head, m_head)
+    kept_tail = _replace(text[w0:], tail_start - w0, len(text) - w0, m_tail)
+    values = [head_w[m.start:m.end] for m in m_head] + [text[w0 + m.start:w0 + m.end] for m in m_tail]
+    return kept_head + "\n…\n" + kept_tail, values
+
+
+def _replace(text: str, start: int, end: int, matches: list[Any]) -> str:
+    """``text[start:end]`` with each secret of ``matches`` replaced whole by its marker (a secret
+    that crosses ``start`` or ``end`` is replaced by the marker alone)."""
+    out: list[str] = []
+    pos = start
+    for m in matches:
+        if m.end <= start or m.start >= end:
+            continue
+        out.append(text[pos:max(pos, m.start)])
+        out.append(f"{MARKER_PREFIX}{m.kind}]")
+        pos = max(pos, m.end)
+    out.append(text[pos:end] if pos < end else "")
+    return "".join(out)
+
+
+def _redact_values(text: str, values: list[str]) -> str:
+    """``text`` with each literal occurrence of a secret value (a reply quoting the password the
+    user sent, which only the conversation marks as one) replaced by a marker."""
+    for v in sorted({v for v in values if len(v) >= 6}, key=len, reverse=True):
+        if v in text:
+            text = text.replace(v, f"{MARKER_PREFIX}password]")
+    return text
+
+
 def _agent_of(key: str) -> str:
     from neotask_tui.storage.keys import parse_key
 
@@ -239,11 +343,14 @@ class _FileState:
     offset: int
     tail: str
     prev_user: int
+    prev_user2: int
+    """The user message before :attr:`prev_user` (its context: a password announced there)."""
 
 
 @dataclass(slots=True)
 class _Row:
     body: str
+    folded: str
     session_id: str
     event_id: int
     ts: str
@@ -311,6 +418,14 @@ def _line_at(path: Path, offset: int) -> str | None:
     return ev.content
 
 
+def _user_secrets(path: Path, offset: int, context_offset: int) -> list[str]:
+    """The secret values of the user message at ``offset`` (read with its own context)."""
+    msg = _line_at(path, offset)
+    if not msg:
+        return []
+    return redacted_indexed_text(msg.translate(_MARKS), _line_at(path, context_offset))[1]
+
+
 def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
     """The rows of ``path`` past ``state.offset`` (complete lines only) and the state after them."""
     with open(path, "rb") as f:
@@ -322,6 +437,7 @@ def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
     new = dataclasses.replace(state)
     prev_user: str | None = None
     prev_user_loaded = False
+    quoted: list[str] | None = None  # the secret values of the last user message (a reply may quote one)
     pos = state.offset
     for raw in data.split(b"\n")[:-1] if data else []:
         line_start = pos
@@ -338,6 +454,7 @@ def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
             new.created_at = str(ev.data.get("created_at") or ev.ts)
             new.reason = str(ev.data.get("reason") or "")
             continue
+        is_user = False
         if ev.type == "message" and ev.role in _SPEAKERS:
             content = ev.content
             context: str | None = None
@@ -346,18 +463,25 @@ def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
                     prev_user, prev_user_loaded = _line_at(path, state.prev_user), True
                 context = prev_user
                 prev_user, prev_user_loaded = content, True
-                new.prev_user = line_start
+                new.prev_user2, new.prev_user = new.prev_user, line_start
+                is_user = True
             role = _SPEAKERS[ev.role or ""]
         elif ev.type == "tool_result":
             content, context, role = ev.content, None, "tool"
         else:
             continue
-        text = indexed_text(content.translate(_MARKS)).strip()
-        if not text:
+        text = content.translate(_MARKS)
+        if is_user:
+            body, quoted = redacted_indexed_text(text, context)
+        else:
+            if quoted is None:  # the reply's user message was indexed by an earlier scan
+                quoted = _user_secrets(path, state.prev_user, state.prev_user2)
+            body = _redact_values(redacted_indexed_text(text)[0], quoted)
+        body = body.strip()
+        if not body:
             continue
-        body, _ = redact(text, context=context[-tuning.SEARCH_MESSAGE_MAX_CHARS:] if context else None)
-        rows.append(_Row(body=body, session_id=state.session_id, event_id=ev.id, ts=_ts_utc(ev.ts), role=role,
-                         agent=new.agent))
+        rows.append(_Row(body=body, folded=fold(body), session_id=state.session_id, event_id=ev.id,
+                         ts=_ts_utc(ev.ts), role=role, agent=new.agent))
     new.offset = state.offset + end
     new.tail = _read_tail_digest(path, new.offset) if end else state.tail
     return rows, new
@@ -365,7 +489,7 @@ def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
 
 def _fresh_state(session_id: str) -> _FileState:
     return _FileState(session_id=session_id, key="", agent="", created_at="", reason="", offset=0, tail="",
-                      prev_user=-1)
+                      prev_user=-1, prev_user2=-1)
 
 
 def _create_private(path: Path) -> None:
@@ -377,7 +501,7 @@ def _create_private(path: Path) -> None:
 
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     if readonly:
-        con = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False,
+        con = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True, check_same_thread=False,
                               timeout=5.0)
     else:
         _create_private(path)
@@ -402,7 +526,7 @@ def _memory_db() -> sqlite3.Connection:
 
 
 def _load_files(con: sqlite3.Connection, only: list[str] | None = None) -> dict[str, _FileState]:
-    sql = "SELECT session_id, key, agent, created_at, reason, offset, tail, prev_user FROM files"
+    sql = "SELECT session_id, key, agent, created_at, reason, offset, tail, prev_user, prev_user2 FROM files"
     if only is None:
         return {r[0]: _FileState(*r) for r in con.execute(sql)}
     out: dict[str, _FileState] = {}
@@ -414,11 +538,11 @@ def _load_files(con: sqlite3.Connection, only: list[str] | None = None) -> dict[
 
 
 def _insert(con: sqlite3.Connection, rows: list[_Row], state: _FileState) -> None:
-    con.executemany("INSERT INTO msgs(body, session_id, event_id, ts, role, agent) VALUES (?,?,?,?,?,?)",
-                    [(r.body, r.session_id, r.event_id, r.ts, r.role, r.agent) for r in rows])
-    con.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?)",
+    con.executemany("INSERT INTO msgs(folded, body, session_id, event_id, ts, role, agent) VALUES (?,?,?,?,?,?,?)",
+                    [(r.folded, r.body, r.session_id, r.event_id, r.ts, r.role, r.agent) for r in rows])
+    con.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?)",
                 (state.session_id, state.key, state.agent, state.created_at, state.reason, state.offset,
-                 state.tail, state.prev_user))
+                 state.tail, state.prev_user, state.prev_user2))
 
 
 def _needs(path: str, size: int, state: _FileState | None) -> _FileState | None:
@@ -458,7 +582,8 @@ class SearchIndex:
         if self._con is not None:
             return self._con
         path = paths.search_index()
-        paths.refuse_links(paths.search_dir())
+        for p in (path, Path(str(path) + "-wal"), Path(str(path) + "-shm")):
+            paths.refuse_links(p)  # one line; never opened through a link
         if not self.writable:
             if self._unreadable:
                 return None
@@ -490,7 +615,8 @@ class SearchIndex:
             if p.exists():
                 os.replace(p, qdir / f"search-index.corrupt-{stamp}.sqlite3{suffix}")
         self._current = False
-        self.notices.append(f"the search index was damaged ({why[:80]}); it was moved to quarantine and "
+        what = "was made by another version" if why.startswith("schema ") else "was damaged"
+        self.notices.append(f"the search index {what} ({why[:80]}); it was moved to quarantine and "
                             "rebuilt from the transcripts")
         log.warning("search index damaged (%s); rebuilt", why)
 
@@ -594,7 +720,10 @@ class SearchIndex:
         Raises:
             UserError: for a query without a word.
         """
-        match = fts_query(query)
+        match, dropped = _fts_query(query)
+        if dropped:
+            self.notices.append(f"searched for the first {tuning.SEARCH_QUERY_MAX_TERMS} distinct words of the "
+                                f"query; {dropped:,} more were left out")
         try:
             return self._search(query, match, agent, since, limit)
         except sqlite3.DatabaseError as e:
@@ -645,12 +774,17 @@ class SearchIndex:
             files.update(extra[1] if extra else {})
             if con is not None and listing is None:  # only the hits' sessions
                 files.update(_load_files(con, sorted({f[3] for f in found} - set(files))))
-            seen: set[tuple[int, str, str]] = set()
-            for rank, db, rowid, sid, eid, ts, role in found:
-                dedupe = (eid, ts, role)  # a message compaction kept is in the archived parent too
-                if dedupe in seen:
-                    continue
-                seen.add(dedupe)
+            # Newest first by the message's time (a rebuild inserts transcripts in session order), and
+            # of a message's copies (a fork or compaction keeps it in its parent too) the live one.
+            found.sort(key=lambda f: f[5], reverse=True)
+            best: dict[tuple[int, str, str], int] = {}
+            for i, f in enumerate(found):
+                dedupe = (f[4], f[5], f[6])
+                j = best.get(dedupe)
+                if j is None or (_is_archived(listing, found[j][3]) and not _is_archived(listing, f[3])):
+                    best[dedupe] = i
+            keep = sorted(best.values())
+            for rank, db, rowid, sid, eid, ts, role in (found[i] for i in keep):
                 if len(result.hits) == limit:
                     result.more = True
                     break
@@ -712,7 +846,7 @@ def _query(con: sqlite3.Connection, match: str, agent: str | None, since: str | 
     if since:
         sql += " AND ts >= ?"
         args.append(since)
-    sql += " ORDER BY rowid DESC LIMIT ?"
+    sql += " ORDER BY ts DESC, rowid DESC LIMIT ?"
     args.append(limit)
     try:
         return con.execute(sql, args).fetchall()
@@ -723,9 +857,23 @@ def _query(con: sqlite3.Connection, match: str, agent: str | None, since: str | 
 
 
 def _highlight(con: sqlite3.Connection, match: str, rowid: int) -> str:
-    got = con.execute("SELECT highlight(msgs, 0, ?, ?) FROM msgs WHERE msgs MATCH ? AND rowid = ?",
+    """The message's text with its matches marked: FTS5 marks the folded column, which has the
+    text's length, so the marks go at the same places in the text itself."""
+    got = con.execute("SELECT highlight(msgs, 0, ?, ?), body FROM msgs WHERE msgs MATCH ? AND rowid = ?",
                       (MARK_OPEN, MARK_CLOSE, match, rowid)).fetchone()
-    return str(got[0]) if got else ""
+    if not got:
+        return ""
+    marked, body = str(got[0]), str(got[1])
+    out: list[str] = []
+    i = 0
+    for ch in marked:
+        if ch in (MARK_OPEN, MARK_CLOSE):
+            out.append(ch)
+        elif i < len(body):
+            out.append(body[i])
+            i += 1
+    out.append(body[i:])
+    return "".join(out)
 
 
 def _matching_line(body: str) -> str:

@@ -306,8 +306,8 @@ SEARCH_LINE_CHARS: Final = 160
 SEARCH_QUERY_MAX_TERMS: Final = 64
 """At most this many distinct words and phrases of a search query are matched (the first ones; a
 repeated word counts once). Each is one more AND term of one FTS5 expression, whose evaluation grows
-faster than linearly with them: a pasted 200 KB query of 100k words took over 5 s (bench/search.py
-``query_terms``); past the cap the search says which part it left out."""
+faster than linearly with them: a pasted 200 KB query of 100k words took 7.6 s, 0.54 s capped
+(bench/search_query_terms.py); past the cap the search says which part it left out."""
 
 __all__ = ["Final"]
 

@@ -181,38 +181,46 @@ def fts_query(text: str) -> str:
     return _fts_query(text)[0]
 
 
-def _fts_query(text: str) -> tuple[str, int]:
-    """The MATCH expression and how many distinct terms were left out (over the cap)."""
+def _fts_query(text: str) -> tuple[str, bool]:
+    """The MATCH expression, and whether part of the query was left out: at most
+    :data:`~neotask_tui.tuning.SEARCH_QUERY_MAX_TERMS` distinct terms are kept and at most
+    :data:`~neotask_tui.tuning.SEARCH_QUERY_MAX_WORDS` words are read, so a pasted page costs
+    the same as a short query."""
     text = fold(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\x00", " "))
     parts: list[str] = []
     seen: set[str] = set()
-    dropped = 0
+    budget = tuning.SEARCH_QUERY_MAX_WORDS
+    cut = False
     for m in re.finditer(r'"([^"]*)"?|(\S+)', text):
+        if budget <= 0:
+            cut = True
+            break
         phrase, word = m.group(1), m.group(2)
         if phrase is not None:
-            if any(c.isalnum() for c in phrase):
-                dropped += _add_term(parts, seen, '"' + phrase.replace('"', "") + '"')
+            words = phrase.replace('"', "").split(maxsplit=budget)
+            if len(words) > budget:
+                words, cut = words[:budget], True
+            budget -= max(1, len(words))
+            term = '"' + " ".join(words) + '"'
+            if not any(c.isalnum() for c in term):
+                continue
+        else:
+            budget -= 1
+            prefix = word.endswith("*") and len(word) > 1
+            word = (word.rstrip("*") if prefix else word).replace('"', "")
+            if not any(c.isalnum() for c in word):
+                continue
+            term = '"' + word + '"' + ("*" if prefix else "")
+        if term in seen:
             continue
-        prefix = word.endswith("*") and len(word) > 1
-        word = word.rstrip("*") if prefix else word
-        word = word.replace('"', "")
-        if not any(c.isalnum() for c in word):
-            continue
-        dropped += _add_term(parts, seen, '"' + word + '"' + ("*" if prefix else ""))
+        if len(parts) >= tuning.SEARCH_QUERY_MAX_TERMS:
+            cut = True
+            break
+        seen.add(term)
+        parts.append(term)
     if not parts:
         raise UserError("search needs at least one word (letters or digits)")
-    return " ".join(parts), dropped
-
-
-def _add_term(parts: list[str], seen: set[str], term: str) -> int:
-    """Add ``term`` unless it is there already; 1 when the cap left it out."""
-    if term in seen:
-        return 0
-    seen.add(term)
-    if len(parts) >= tuning.SEARCH_QUERY_MAX_TERMS:
-        return 1
-    parts.append(term)
-    return 0
+    return " ".join(parts), cut
 
 
 def parse_since(text: str, now: datetime | None = None) -> str:
@@ -501,7 +509,13 @@ def _create_private(path: Path) -> None:
 
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     if readonly:
-        con = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True, check_same_thread=False,
+        # No -wal/-shm: no writer has the index open and all of it is in the file; reading it
+        # "immutable" creates nothing in the data dir (a plain read-only open of a WAL database
+        # makes both). A writer that opens it meanwhile cannot be seen; a torn read is a
+        # DatabaseError, which the reader answers by searching the transcripts directly.
+        side = any(Path(str(path) + x).exists() for x in ("-wal", "-shm"))
+        uri = path.absolute().as_uri() + ("?mode=ro" if side else "?mode=ro&immutable=1")
+        con = sqlite3.connect(uri, uri=True, check_same_thread=False,
                               timeout=5.0)
     else:
         _create_private(path)
@@ -720,10 +734,10 @@ class SearchIndex:
         Raises:
             UserError: for a query without a word.
         """
-        match, dropped = _fts_query(query)
-        if dropped:
-            self.notices.append(f"searched for the first {tuning.SEARCH_QUERY_MAX_TERMS} distinct words of the "
-                                f"query; {dropped:,} more were left out")
+        match, cut = _fts_query(query)
+        if cut:
+            self.notices.append(f"the query is long: searched for its first {len(match.split(chr(34))) // 2:,} "
+                                "distinct words and phrases, the rest was left out")
         try:
             return self._search(query, match, agent, since, limit)
         except sqlite3.DatabaseError as e:

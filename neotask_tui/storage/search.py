@@ -16,12 +16,14 @@ are simply indexed again). A missing, damaged or out-of-date (schema) index is m
 and rebuilt from the transcripts, with a notice.
 
 Only the data-dir lock holder writes the index. A process beside it opens the database read-only
-(``mode=ro``; WAL lets it read while the holder writes) and searches what it cannot index yet —
+(``mode=ro``; WAL lets it read while the holder writes; ``immutable`` when there is no WAL, so it
+creates nothing) and searches what it cannot index yet —
 transcript bytes past the recorded offsets, or everything when there is no readable index — in an
 in-memory table built for that one search, so its results are complete all the same.
 
-Queries: words are matched exactly (case-insensitively, accents folded, any script: the
-``unicode61`` tokenizer), all of them must occur; ``"a quoted phrase"`` matches those words in that
+Queries: words are matched exactly (case-insensitively, accents folded, any script: the index
+matches on :func:`fold` of the text, the query is folded alike, then the ``unicode61`` tokenizer),
+all of them must occur; ``"a quoted phrase"`` matches those words in that
 order; ``word*`` matches a prefix. Nothing else in the query is syntax.
 """
 
@@ -378,8 +380,7 @@ class _File:
 
 def _listing() -> dict[str, _File]:
     """Every transcript on disk (one ``scandir`` per folder), in session-id order, which is the
-    order sessions were created in: a first build inserts the oldest first, so row ids (the order
-    hits are shown in) follow time."""
+    order sessions were created in (hits are shown by message time, whatever the insertion order)."""
     out: dict[str, _File] = {}
     for d, archived in ((paths.sessions_dir(), False), (paths.archive_dir(), True)):
         if not d.is_dir() or paths.linked_part(d) is not None:

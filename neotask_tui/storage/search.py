@@ -552,9 +552,15 @@ def _load_files(con: sqlite3.Connection, only: list[str] | None = None) -> dict[
     return out
 
 
-def _insert(con: sqlite3.Connection, rows: list[_Row], state: _FileState) -> None:
+def _insert_rows(con: sqlite3.Connection, rows: list[_Row]) -> None:
+    _insert(con, rows, None)
+
+
+def _insert(con: sqlite3.Connection, rows: list[_Row], state: _FileState | None) -> None:
     con.executemany("INSERT INTO msgs(folded, body, session_id, event_id, ts, role, agent) VALUES (?,?,?,?,?,?,?)",
                     [(r.folded, r.body, r.session_id, r.event_id, r.ts, r.role, r.agent) for r in rows])
+    if state is None:
+        return
     con.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?)",
                 (state.session_id, state.key, state.agent, state.created_at, state.reason, state.offset,
                  state.tail, state.prev_user, state.prev_user2))
@@ -694,17 +700,29 @@ class SearchIndex:
             assert con is not None
             known = _load_files(con) if prune else _load_files(con, list(found))
             added = 0
+            # Hits are shown in row-id order (newest first; ordering by time instead sorts every
+            # match), so one pass inserts the rows of all the transcripts it reads in time order (a
+            # rebuild reads them in session order), in one transaction with the offsets they bring
+            # the files to; a writer's later appends are newer still.
+            pending: list[tuple[str, bool, list[_Row], _FileState]] = []
             for sid, f in found.items():
                 start = _needs(f.path, f.size, known.get(sid))
                 if start is None:
                     continue
                 rows, state = _scan(Path(f.path), start)
-                with con:  # one transaction: the rows and the offset they bring the file to
-                    if start.offset == 0 and sid in known:
-                        con.execute("DELETE FROM msgs WHERE session_id = ?", (sid,))
-                    _insert(con, rows, state)
-                known[sid] = state
-                added += len(rows)
+                pending.append((sid, start.offset == 0 and sid in known, rows, state))
+            if pending:
+                with con:
+                    for sid, again, _, _ in pending:
+                        if again:
+                            con.execute("DELETE FROM msgs WHERE session_id = ?", (sid,))
+                    every = [r for _, _, rows, _ in pending for r in rows]
+                    every.sort(key=lambda r: r.ts)
+                    _insert_rows(con, every)
+                    for sid, _, rows, state in pending:
+                        _insert(con, [], state)
+                        known[sid] = state
+                        added += len(rows)
             if prune and con.execute("SELECT 1 FROM meta WHERE k='complete'").fetchone() is None:
                 # the first full pass (a new or rebuilt index): say so when it had history to index
                 with con:
@@ -821,6 +839,7 @@ class SearchIndex:
             return None
         mem: sqlite3.Connection | None = None
         states: dict[str, _FileState] = {}
+        every: list[_Row] = []
         for sid, f in listing.items():
             start = _needs(f.path, f.size, files.get(sid))
             if start is None:
@@ -831,8 +850,12 @@ class SearchIndex:
             if not state.key and sid in files:
                 state.key = files[sid].key
             mem = mem or _memory_db()
-            _insert(mem, rows, state)
+            every.extend(rows)
+            _insert(mem, [], state)
             states[sid] = state
+        if mem is not None:
+            every.sort(key=lambda r: r.ts)  # row ids in time order, as in the index
+            _insert_rows(mem, every)
         return (mem, states) if mem is not None else None
 
     def stats(self) -> dict[str, int]:
@@ -861,7 +884,7 @@ def _query(con: sqlite3.Connection, match: str, agent: str | None, since: str | 
     if since:
         sql += " AND ts >= ?"
         args.append(since)
-    sql += " ORDER BY ts DESC, rowid DESC LIMIT ?"
+    sql += " ORDER BY rowid DESC LIMIT ?"
     args.append(limit)
     try:
         return con.execute(sql, args).fetchall()

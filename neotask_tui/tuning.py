@@ -303,6 +303,15 @@ SESSIONS_CONTENT_SEARCH_DELAY: Final = 0.3
 """Seconds without typing before the sessions browser searches message text (a keystroke restarts it)."""
 SEARCH_LINE_CHARS: Final = 160
 """The matching line shown for a hit is cut to about this many characters around its first match."""
+SEARCH_QUERY_MAX_TERMS: Final = 64
+"""At most this many distinct words and phrases of a search query are matched (the first ones; a
+repeated word counts once). Each is one more AND term of one FTS5 expression, whose evaluation grows
+faster than linearly with them: a pasted 200 KB query of 100k words took 3.7-7.6 s (bench/search_query_terms.py);
+past the cap the search says it left the rest out."""
+SEARCH_QUERY_MAX_WORDS: Final = 4096
+"""At most this many words of a search query are read (repeats included; a phrase counts its words),
+so building the expression from a pasted 10 MB query costs what a short one does; past it the search
+says it left the rest out."""
 
 __all__ = ["Final"]
 

@@ -16,12 +16,14 @@ are simply indexed again). A missing, damaged or out-of-date (schema) index is m
 and rebuilt from the transcripts, with a notice.
 
 Only the data-dir lock holder writes the index. A process beside it opens the database read-only
-(``mode=ro``; WAL lets it read while the holder writes) and searches what it cannot index yet —
+(``mode=ro``; WAL lets it read while the holder writes; ``immutable`` when there is no WAL, so it
+creates nothing) and searches what it cannot index yet —
 transcript bytes past the recorded offsets, or everything when there is no readable index — in an
 in-memory table built for that one search, so its results are complete all the same.
 
-Queries: words are matched exactly (case-insensitively, accents folded, any script: the
-``unicode61`` tokenizer), all of them must occur; ``"a quoted phrase"`` matches those words in that
+Queries: words are matched exactly (case-insensitively, accents folded, any script: the index
+matches on :func:`fold` of the text, the query is folded alike, then the ``unicode61`` tokenizer),
+all of them must occur; ``"a quoted phrase"`` matches those words in that
 order; ``word*`` matches a prefix. Nothing else in the query is syntax.
 """
 
@@ -36,6 +38,7 @@ import os
 import re
 import sqlite3
 import threading
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -45,11 +48,11 @@ from typing import Any
 from neotask_tui import paths, tuning
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.events import Event, now_iso
-from neotask_tui.text.secrets import redact
+from neotask_tui.text.secrets import MARKER_PREFIX, find_secrets
 
 log = logging.getLogger("neotask.search")
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 MARK_OPEN = "\ue000"
 """Starts a highlighted match in :attr:`SearchHit.line` (a private-use character, removed from
 indexed text so it only ever marks a match)."""
@@ -63,10 +66,11 @@ _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(
     session_id TEXT PRIMARY KEY, key TEXT NOT NULL, agent TEXT NOT NULL, created_at TEXT NOT NULL,
-    reason TEXT NOT NULL, offset INTEGER NOT NULL, tail TEXT NOT NULL, prev_user INTEGER NOT NULL);
+    reason TEXT NOT NULL, offset INTEGER NOT NULL, tail TEXT NOT NULL, prev_user INTEGER NOT NULL,
+    prev_user2 INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS msgs USING fts5(
-    body, session_id UNINDEXED, event_id UNINDEXED, ts UNINDEXED, role UNINDEXED, agent UNINDEXED,
-    tokenize = "unicode61 remove_diacritics 2");
+    folded, body UNINDEXED, session_id UNINDEXED, event_id UNINDEXED, ts UNINDEXED, role UNINDEXED,
+    agent UNINDEXED, tokenize = "unicode61 remove_diacritics 2");
 INSERT OR IGNORE INTO meta(k, v) VALUES ('schema', '{SCHEMA_VERSION}');
 """
 
@@ -145,6 +149,29 @@ class SearchResult:
                 "notices": list(self.notices), "indexed": self.indexed}
 
 
+def _fold_char(c: str) -> str:
+    f = c.casefold()
+    if len(f) != 1:
+        return c
+    bare = "".join(x for x in unicodedata.normalize("NFD", f) if not unicodedata.combining(x))
+    return bare if len(bare) == 1 else f
+
+
+_FOLD: dict[int, str] = {}
+
+
+def fold(text: str) -> str:
+    """``text`` case-folded character by character (the same length: a character whose full fold
+    is longer, ``ß``, stays), so Greek final sigma ``ς`` and ``Σ`` both become ``σ``, ``ſ`` ``s``...
+    The index matches on this form and the query is folded alike; accents are dropped here too
+    (``unicode61`` folds Latin ones only: ``ό`` becomes ``ο``)."""
+    for c in set(text):
+        o = ord(c)
+        if o not in _FOLD:
+            _FOLD[o] = _fold_char(c)
+    return text.translate(_FOLD)
+
+
 def fts_query(text: str) -> str:
     """The FTS5 MATCH expression for a user's query (see the module docstring for the syntax).
 
@@ -153,22 +180,49 @@ def fts_query(text: str) -> str:
     """
     # Lone surrogates (a non-UTF-8 argv byte, a split pair) cannot reach SQLite: U+FFFD instead.
     text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return _fts_query(text)[0]
+
+
+def _fts_query(text: str) -> tuple[str, bool]:
+    """The MATCH expression, and whether part of the query was left out: at most
+    :data:`~neotask_tui.tuning.SEARCH_QUERY_MAX_TERMS` distinct terms are kept and at most
+    :data:`~neotask_tui.tuning.SEARCH_QUERY_MAX_WORDS` words are read, so a pasted page costs
+    the same as a short query."""
+    text = fold(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\x00", " "))
     parts: list[str] = []
+    seen: set[str] = set()
+    budget = tuning.SEARCH_QUERY_MAX_WORDS
+    cut = False
     for m in re.finditer(r'"([^"]*)"?|(\S+)', text):
+        if budget <= 0:
+            cut = True
+            break
         phrase, word = m.group(1), m.group(2)
         if phrase is not None:
-            if any(c.isalnum() for c in phrase):
-                parts.append('"' + phrase.replace('"', "") + '"')
+            words = phrase.replace('"', "").split(maxsplit=budget)
+            if len(words) > budget:
+                words, cut = words[:budget], True
+            budget -= max(1, len(words))
+            term = '"' + " ".join(words) + '"'
+            if not any(c.isalnum() for c in term):
+                continue
+        else:
+            budget -= 1
+            prefix = word.endswith("*") and len(word) > 1
+            word = (word.rstrip("*") if prefix else word).replace('"', "")
+            if not any(c.isalnum() for c in word):
+                continue
+            term = '"' + word + '"' + ("*" if prefix else "")
+        if term in seen:
             continue
-        prefix = word.endswith("*") and len(word) > 1
-        word = word.rstrip("*") if prefix else word
-        word = word.replace('"', "")
-        if not any(c.isalnum() for c in word):
-            continue
-        parts.append('"' + word + '"' + ("*" if prefix else ""))
+        if len(parts) >= tuning.SEARCH_QUERY_MAX_TERMS:
+            cut = True
+            break
+        seen.add(term)
+        parts.append(term)
     if not parts:
         raise UserError("search needs at least one word (letters or digits)")
-    return " ".join(parts)
+    return " ".join(parts), cut
 
 
 def parse_since(text: str, now: datetime | None = None) -> str:
@@ -187,15 +241,21 @@ def parse_since(text: str, now: datetime | None = None) -> str:
         n, unit = int(m.group(1)), m.group(2)
         delta = {"m": timedelta(minutes=n), "h": timedelta(hours=n), "d": timedelta(days=n),
                  "w": timedelta(weeks=n)}[unit]
-        return _utc(now - delta)
+        try:
+            return _utc(now - delta)
+        except OverflowError:
+            raise UserError(f"--since {s[:40]!r} reaches back before year 1") from None
     try:
         d = datetime.fromisoformat(s)
     except ValueError:
         raise UserError(f"--since takes a date (2026-11-30), a date-time or a span (7d, 12h), "
                         f"not {s[:40]!r}") from None
-    if d.tzinfo is None:
-        d = d.astimezone()  # a local date-time (or midnight) the user means in their zone
-    return _utc(d)
+    try:
+        if d.tzinfo is None:
+            d = d.astimezone()  # a local date-time (or midnight) the user means in their zone
+        return _utc(d)
+    except (OverflowError, ValueError):
+        raise UserError(f"--since {s[:40]!r} is out of range (before year 1 or after 9999)") from None
 
 
 def _utc(d: datetime) -> str:
@@ -220,6 +280,60 @@ def indexed_text(text: str) -> str:
     return text[:head] + "\n…\n" + text[len(text) - (cap - head):]
 
 
+_REDACT_MARGIN = 16384
+"""Characters redacted past each edge of a cut, so a secret the cut goes through (a PEM key is
+about 3 KiB) is found whole and replaced whole, never left as a fragment."""
+
+
+def redacted_indexed_text(text: str, context: str | None = None) -> tuple[str, list[str]]:
+    """:func:`indexed_text` of ``text`` redacted (``context``: the previous user message, see
+    :func:`~neotask_tui.text.secrets.find_secrets`), and the secret values found in what is kept.
+
+    The redactor sees each kept part with :data:`_REDACT_MARGIN` characters more on its cut side,
+    and a secret that reaches into a kept part is replaced whole: a cut never leaves a fragment
+    of a secret to be indexed, and a long message is not redacted whole (the redactor is linear,
+    about 1 s per MB).
+    """
+    cap = tuning.SEARCH_MESSAGE_MAX_CHARS
+    if len(text) <= cap:
+        matches = find_secrets(text, context=context)
+        return _replace(text, 0, len(text), matches), [text[m.start:m.end] for m in matches]
+    head = cap * 3 // 4
+    tail_start = len(text) - (cap - head)
+    head_w = text[:head + _REDACT_MARGIN]
+    m_head = [m for m in find_secrets(head_w, context=context) if m.start < head]
+    w0 = max(0, tail_start - _REDACT_MARGIN)
+    m_tail = [m for m in find_secrets(text[w0:]) if w0 + m.end > tail_start]
+    kept_head = _replace(head_w, 0, head, m_head)
+    kept_tail = _replace(text[w0:], tail_start - w0, len(text) - w0, m_tail)
+    values = [head_w[m.start:m.end] for m in m_head] + [text[w0 + m.start:w0 + m.end] for m in m_tail]
+    return kept_head + "\n…\n" + kept_tail, values
+
+
+def _replace(text: str, start: int, end: int, matches: list[Any]) -> str:
+    """``text[start:end]`` with each secret of ``matches`` replaced whole by its marker (a secret
+    that crosses ``start`` or ``end`` is replaced by the marker alone)."""
+    out: list[str] = []
+    pos = start
+    for m in matches:
+        if m.end <= start or m.start >= end:
+            continue
+        out.append(text[pos:max(pos, m.start)])
+        out.append(f"{MARKER_PREFIX}{m.kind}]")
+        pos = max(pos, m.end)
+    out.append(text[pos:end] if pos < end else "")
+    return "".join(out)
+
+
+def _redact_values(text: str, values: list[str]) -> str:
+    """``text`` with each literal occurrence of a secret value (a reply quoting the password the
+    user sent, which only the conversation marks as one) replaced by a marker."""
+    for v in sorted({v for v in values if len(v) >= 6}, key=len, reverse=True):
+        if v in text:
+            text = text.replace(v, f"{MARKER_PREFIX}password]")
+    return text
+
+
 def _agent_of(key: str) -> str:
     from neotask_tui.storage.keys import parse_key
 
@@ -239,11 +353,14 @@ class _FileState:
     offset: int
     tail: str
     prev_user: int
+    prev_user2: int
+    """The user message before :attr:`prev_user` (its context: a password announced there)."""
 
 
 @dataclass(slots=True)
 class _Row:
     body: str
+    folded: str
     session_id: str
     event_id: int
     ts: str
@@ -263,8 +380,7 @@ class _File:
 
 def _listing() -> dict[str, _File]:
     """Every transcript on disk (one ``scandir`` per folder), in session-id order, which is the
-    order sessions were created in: a first build inserts the oldest first, so row ids (the order
-    hits are shown in) follow time."""
+    order sessions were created in (hits are shown by message time, whatever the insertion order)."""
     out: dict[str, _File] = {}
     for d, archived in ((paths.sessions_dir(), False), (paths.archive_dir(), True)):
         if not d.is_dir() or paths.linked_part(d) is not None:
@@ -311,6 +427,14 @@ def _line_at(path: Path, offset: int) -> str | None:
     return ev.content
 
 
+def _user_secrets(path: Path, offset: int, context_offset: int) -> list[str]:
+    """The secret values of the user message at ``offset`` (read with its own context)."""
+    msg = _line_at(path, offset)
+    if not msg:
+        return []
+    return redacted_indexed_text(msg.translate(_MARKS), _line_at(path, context_offset))[1]
+
+
 def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
     """The rows of ``path`` past ``state.offset`` (complete lines only) and the state after them."""
     with open(path, "rb") as f:
@@ -322,6 +446,7 @@ def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
     new = dataclasses.replace(state)
     prev_user: str | None = None
     prev_user_loaded = False
+    quoted: list[str] | None = None  # the secret values of the last user message (a reply may quote one)
     pos = state.offset
     for raw in data.split(b"\n")[:-1] if data else []:
         line_start = pos
@@ -338,6 +463,7 @@ def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
             new.created_at = str(ev.data.get("created_at") or ev.ts)
             new.reason = str(ev.data.get("reason") or "")
             continue
+        is_user = False
         if ev.type == "message" and ev.role in _SPEAKERS:
             content = ev.content
             context: str | None = None
@@ -346,18 +472,25 @@ def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
                     prev_user, prev_user_loaded = _line_at(path, state.prev_user), True
                 context = prev_user
                 prev_user, prev_user_loaded = content, True
-                new.prev_user = line_start
+                new.prev_user2, new.prev_user = new.prev_user, line_start
+                is_user = True
             role = _SPEAKERS[ev.role or ""]
         elif ev.type == "tool_result":
             content, context, role = ev.content, None, "tool"
         else:
             continue
-        text = indexed_text(content.translate(_MARKS)).strip()
-        if not text:
+        text = content.translate(_MARKS)
+        if is_user:
+            body, quoted = redacted_indexed_text(text, context)
+        else:
+            if quoted is None:  # the reply's user message was indexed by an earlier scan
+                quoted = _user_secrets(path, state.prev_user, state.prev_user2)
+            body = _redact_values(redacted_indexed_text(text)[0], quoted)
+        body = body.strip()
+        if not body:
             continue
-        body, _ = redact(text, context=context[-tuning.SEARCH_MESSAGE_MAX_CHARS:] if context else None)
-        rows.append(_Row(body=body, session_id=state.session_id, event_id=ev.id, ts=_ts_utc(ev.ts), role=role,
-                         agent=new.agent))
+        rows.append(_Row(body=body, folded=fold(body), session_id=state.session_id, event_id=ev.id,
+                         ts=_ts_utc(ev.ts), role=role, agent=new.agent))
     new.offset = state.offset + end
     new.tail = _read_tail_digest(path, new.offset) if end else state.tail
     return rows, new
@@ -365,7 +498,7 @@ def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
 
 def _fresh_state(session_id: str) -> _FileState:
     return _FileState(session_id=session_id, key="", agent="", created_at="", reason="", offset=0, tail="",
-                      prev_user=-1)
+                      prev_user=-1, prev_user2=-1)
 
 
 def _create_private(path: Path) -> None:
@@ -377,7 +510,13 @@ def _create_private(path: Path) -> None:
 
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     if readonly:
-        con = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False,
+        # No -wal/-shm: no writer has the index open and all of it is in the file; reading it
+        # "immutable" creates nothing in the data dir (a plain read-only open of a WAL database
+        # makes both). A writer that opens it meanwhile cannot be seen; a torn read is a
+        # DatabaseError, which the reader answers by searching the transcripts directly.
+        side = any(Path(str(path) + x).exists() for x in ("-wal", "-shm"))
+        uri = path.absolute().as_uri() + ("?mode=ro" if side else "?mode=ro&immutable=1")
+        con = sqlite3.connect(uri, uri=True, check_same_thread=False,
                               timeout=5.0)
     else:
         _create_private(path)
@@ -402,7 +541,7 @@ def _memory_db() -> sqlite3.Connection:
 
 
 def _load_files(con: sqlite3.Connection, only: list[str] | None = None) -> dict[str, _FileState]:
-    sql = "SELECT session_id, key, agent, created_at, reason, offset, tail, prev_user FROM files"
+    sql = "SELECT session_id, key, agent, created_at, reason, offset, tail, prev_user, prev_user2 FROM files"
     if only is None:
         return {r[0]: _FileState(*r) for r in con.execute(sql)}
     out: dict[str, _FileState] = {}
@@ -413,12 +552,18 @@ def _load_files(con: sqlite3.Connection, only: list[str] | None = None) -> dict[
     return out
 
 
-def _insert(con: sqlite3.Connection, rows: list[_Row], state: _FileState) -> None:
-    con.executemany("INSERT INTO msgs(body, session_id, event_id, ts, role, agent) VALUES (?,?,?,?,?,?)",
-                    [(r.body, r.session_id, r.event_id, r.ts, r.role, r.agent) for r in rows])
-    con.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?)",
+def _insert_rows(con: sqlite3.Connection, rows: list[_Row]) -> None:
+    _insert(con, rows, None)
+
+
+def _insert(con: sqlite3.Connection, rows: list[_Row], state: _FileState | None) -> None:
+    con.executemany("INSERT INTO msgs(folded, body, session_id, event_id, ts, role, agent) VALUES (?,?,?,?,?,?,?)",
+                    [(r.folded, r.body, r.session_id, r.event_id, r.ts, r.role, r.agent) for r in rows])
+    if state is None:
+        return
+    con.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?)",
                 (state.session_id, state.key, state.agent, state.created_at, state.reason, state.offset,
-                 state.tail, state.prev_user))
+                 state.tail, state.prev_user, state.prev_user2))
 
 
 def _needs(path: str, size: int, state: _FileState | None) -> _FileState | None:
@@ -458,7 +603,8 @@ class SearchIndex:
         if self._con is not None:
             return self._con
         path = paths.search_index()
-        paths.refuse_links(paths.search_dir())
+        for p in (path, Path(str(path) + "-wal"), Path(str(path) + "-shm")):
+            paths.refuse_links(p)  # one line; never opened through a link
         if not self.writable:
             if self._unreadable:
                 return None
@@ -490,7 +636,8 @@ class SearchIndex:
             if p.exists():
                 os.replace(p, qdir / f"search-index.corrupt-{stamp}.sqlite3{suffix}")
         self._current = False
-        self.notices.append(f"the search index was damaged ({why[:80]}); it was moved to quarantine and "
+        what = "was made by another version" if why.startswith("schema ") else "was damaged"
+        self.notices.append(f"the search index {what} ({why[:80]}); it was moved to quarantine and "
                             "rebuilt from the transcripts")
         log.warning("search index damaged (%s); rebuilt", why)
 
@@ -553,17 +700,29 @@ class SearchIndex:
             assert con is not None
             known = _load_files(con) if prune else _load_files(con, list(found))
             added = 0
+            # Hits are shown in row-id order (newest first; ordering by time instead sorts every
+            # match), so one pass inserts the rows of all the transcripts it reads in time order (a
+            # rebuild reads them in session order), in one transaction with the offsets they bring
+            # the files to; a writer's later appends are newer still.
+            pending: list[tuple[str, bool, list[_Row], _FileState]] = []
             for sid, f in found.items():
                 start = _needs(f.path, f.size, known.get(sid))
                 if start is None:
                     continue
                 rows, state = _scan(Path(f.path), start)
-                with con:  # one transaction: the rows and the offset they bring the file to
-                    if start.offset == 0 and sid in known:
-                        con.execute("DELETE FROM msgs WHERE session_id = ?", (sid,))
-                    _insert(con, rows, state)
-                known[sid] = state
-                added += len(rows)
+                pending.append((sid, start.offset == 0 and sid in known, rows, state))
+            if pending:
+                with con:
+                    for sid, again, _, _ in pending:
+                        if again:
+                            con.execute("DELETE FROM msgs WHERE session_id = ?", (sid,))
+                    every = [r for _, _, rows, _ in pending for r in rows]
+                    every.sort(key=lambda r: r.ts)
+                    _insert_rows(con, every)
+                    for sid, _, rows, state in pending:
+                        _insert(con, [], state)
+                        known[sid] = state
+                        added += len(rows)
             if prune and con.execute("SELECT 1 FROM meta WHERE k='complete'").fetchone() is None:
                 # the first full pass (a new or rebuilt index): say so when it had history to index
                 with con:
@@ -594,7 +753,10 @@ class SearchIndex:
         Raises:
             UserError: for a query without a word.
         """
-        match = fts_query(query)
+        match, cut = _fts_query(query)
+        if cut:
+            self.notices.append(f"the query is long: searched for its first {len(match.split(chr(34))) // 2:,} "
+                                "distinct words and phrases, the rest was left out")
         try:
             return self._search(query, match, agent, since, limit)
         except sqlite3.DatabaseError as e:
@@ -645,12 +807,17 @@ class SearchIndex:
             files.update(extra[1] if extra else {})
             if con is not None and listing is None:  # only the hits' sessions
                 files.update(_load_files(con, sorted({f[3] for f in found} - set(files))))
-            seen: set[tuple[int, str, str]] = set()
-            for rank, db, rowid, sid, eid, ts, role in found:
-                dedupe = (eid, ts, role)  # a message compaction kept is in the archived parent too
-                if dedupe in seen:
-                    continue
-                seen.add(dedupe)
+            # Newest first by the message's time (a rebuild inserts transcripts in session order), and
+            # of a message's copies (a fork or compaction keeps it in its parent too) the live one.
+            found.sort(key=lambda f: f[5], reverse=True)
+            best: dict[tuple[int, str, str], int] = {}
+            for i, f in enumerate(found):
+                dedupe = (f[4], f[5], f[6])
+                j = best.get(dedupe)
+                if j is None or (_is_archived(listing, found[j][3]) and not _is_archived(listing, f[3])):
+                    best[dedupe] = i
+            keep = sorted(best.values())
+            for rank, db, rowid, sid, eid, ts, role in (found[i] for i in keep):
                 if len(result.hits) == limit:
                     result.more = True
                     break
@@ -672,6 +839,7 @@ class SearchIndex:
             return None
         mem: sqlite3.Connection | None = None
         states: dict[str, _FileState] = {}
+        every: list[_Row] = []
         for sid, f in listing.items():
             start = _needs(f.path, f.size, files.get(sid))
             if start is None:
@@ -682,8 +850,12 @@ class SearchIndex:
             if not state.key and sid in files:
                 state.key = files[sid].key
             mem = mem or _memory_db()
-            _insert(mem, rows, state)
+            every.extend(rows)
+            _insert(mem, [], state)
             states[sid] = state
+        if mem is not None:
+            every.sort(key=lambda r: r.ts)  # row ids in time order, as in the index
+            _insert_rows(mem, every)
         return (mem, states) if mem is not None else None
 
     def stats(self) -> dict[str, int]:
@@ -723,9 +895,23 @@ def _query(con: sqlite3.Connection, match: str, agent: str | None, since: str | 
 
 
 def _highlight(con: sqlite3.Connection, match: str, rowid: int) -> str:
-    got = con.execute("SELECT highlight(msgs, 0, ?, ?) FROM msgs WHERE msgs MATCH ? AND rowid = ?",
+    """The message's text with its matches marked: FTS5 marks the folded column, which has the
+    text's length, so the marks go at the same places in the text itself."""
+    got = con.execute("SELECT highlight(msgs, 0, ?, ?), body FROM msgs WHERE msgs MATCH ? AND rowid = ?",
                       (MARK_OPEN, MARK_CLOSE, match, rowid)).fetchone()
-    return str(got[0]) if got else ""
+    if not got:
+        return ""
+    marked, body = str(got[0]), str(got[1])
+    out: list[str] = []
+    i = 0
+    for ch in marked:
+        if ch in (MARK_OPEN, MARK_CLOSE):
+            out.append(ch)
+        elif i < len(body):
+            out.append(body[i])
+            i += 1
+    out.append(body[i:])
+    return "".join(out)
 
 
 def _matching_line(body: str) -> str:

@@ -111,7 +111,7 @@ def test_since_filters_by_message_time() -> None:
 
 def test_query_syntax_is_only_words_phrases_and_prefixes() -> None:
     assert fts_query('nginx "reverse proxy" kube*') == '"nginx" "reverse proxy" "kube"*'
-    assert fts_query('a OR b NOT c') == '"a" "OR" "b" "NOT" "c"'  # operators are words
+    assert fts_query('a OR b NOT c') == '"a" "or" "b" "not" "c"'  # operators are words (folded)
     assert fts_query('col:value "unclosed') == '"col:value" "unclosed"'
     assert fts_query("caf\udce9 ok") == '"caf\ufffd" "ok"'  # a non-UTF-8 argv byte
     for bad in ("!!!", '""', "*", "   "):

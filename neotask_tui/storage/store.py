@@ -238,29 +238,41 @@ class SessionStore:
 
     def lineage(self, session_id: str, *, max_depth: int = 10_000) -> tuple[list[str], str | None]:
         """The session and its ancestors through ``parent_session_id`` (compactions and forks), oldest
-        first, and the id of a parent that has no transcript (the chain stops there), if any.
+        first, and a parent the chain stops at, if any: one with no transcript, or one of another
+        agent (one agent never sees another's sessions; see :meth:`lineage_stop`).
 
         A corrupt chain that loops stops at the first session seen twice.
         """
+        chain, stop, _ = self.lineage_stop(session_id, max_depth=max_depth)
+        return chain, stop
+
+    def lineage_stop(self, session_id: str, *, max_depth: int = 10_000) -> tuple[list[str], str | None, str]:
+        """:meth:`lineage`, and why it stopped early: ``""`` (it did not), ``"missing"`` (the
+        parent has no transcript) or ``"agent"`` (the parent's header names another agent's key)."""
         chain: list[str] = []
         seen: set[str] = set()
         sid: str | None = session_id
-        missing: str | None = None
+        agent: str | None = None
         while sid and sid not in seen and len(chain) < max_depth:
             try:
                 path = self.transcript_path(sid)
             except UserError:
                 if chain:  # the asked-for session itself missing is the caller's error, not a gap
-                    missing = sid
-                    break
+                    chain.reverse()
+                    return chain, sid, "missing"
                 raise
+            header = read_header(path)
+            owner = header_agent(header.data if header is not None else {})
+            if chain and owner != agent:  # another agent's session: never part of this one's lineage
+                chain.reverse()
+                return chain, sid, "agent"
+            agent = owner
             seen.add(sid)
             chain.append(sid)
-            header = read_header(path)
             parent = header.data.get("parent_session_id") if header is not None else None
             sid = str(parent) if parent else None
         chain.reverse()
-        return chain, missing
+        return chain, None, ""
 
     def archive_transcript(self, session_id: str) -> Path:
         """Move a live transcript to the archive (idempotent)."""
@@ -445,3 +457,12 @@ def touch(rec: SessionRecord, when: str | None = None) -> None:
     when = when or now_iso()
     if not _newer(rec.last_activity_at, when):
         rec.last_activity_at = when
+
+
+def header_agent(header: dict[str, Any]) -> str | None:
+    """The agent a session header's ``key`` names (``agent:<agent>:…``), else ``None``."""
+    key = header.get("key")
+    if not isinstance(key, str):
+        return None
+    parts = key.split(":")
+    return parts[1] if len(parts) == 4 and parts[0] == "agent" and parts[1] else None

@@ -127,13 +127,13 @@ def _foreign_parents(live: dict[str, Path]) -> list[str]:
     files = dict(live)
     if adir.is_dir():
         files.update({p.stem: p for p in adir.glob("*.jsonl") if p.stem not in files})
-    heads = {sid: h.data for sid, p in files.items() if (h := read_header(p)) is not None}
+    heads = {sid: ev.data for sid, p in files.items() if (ev := read_header(p)) is not None}
     out: list[str] = []
-    for sid, h in sorted(heads.items()):
-        parent = h.get("parent_session_id")
+    for sid, head in sorted(heads.items()):
+        parent = head.get("parent_session_id")
         if not parent or str(parent) not in heads:
             continue
-        mine, theirs = header_agent(h), header_agent(heads[str(parent)])
+        mine, theirs = header_agent(head), header_agent(heads[str(parent)])
         if mine != theirs:
             out.append(f"{files[sid].name}: parent session {parent} belongs to agent {theirs}, not {mine} "
                        "(lineage stops there)")

@@ -20,6 +20,7 @@ from neotask_tui.engine.facade import Engine
 from neotask_tui.storage import atomic
 from tests.faults.helpers import KEY, cli, run_turn
 
+
 async def test_export_through_an_exports_link_never_writes_into_memory(engine: Engine, data_dir: Path) -> None:
     """README, Export: "An export ... never goes into the data dir except `exports/`" and Security:
     "A symbolic link inside the data dir is never followed". With `exports/` a link to the agent's
@@ -51,6 +52,7 @@ async def test_export_never_replaces_a_file_that_appears_before_the_write(engine
     atomic.io_hooks.before_write = None
     assert target.read_text() == "PRECIOUS USER FILE"
 
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mount") is None, reason="bind mounts need root")
 async def test_export_through_a_bind_mount_never_writes_into_sessions(engine: Engine, tmp_path: Path,
                                                                        data_dir: Path) -> None:
     """README, Export: an export "never goes into the data dir except `exports/`" (there it "would

@@ -121,7 +121,7 @@ def _foreign_parents(live: dict[str, Path]) -> list[str]:
     """Transcripts whose header names another agent's session as its parent (reported, not
     repaired: the header is the first line of an append-only file). Lineage stops there (one agent
     never sees another's sessions), so such a header is damage or tampering. Headers only: cheap."""
-    from neotask_tui.storage.store import header_agent
+    from neotask_tui.storage.keys import header_agent
 
     adir = paths.archive_dir()
     files = dict(live)

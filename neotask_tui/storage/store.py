@@ -24,7 +24,7 @@ from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.atomic import fsync_dir
 from neotask_tui.storage.events import Event, counts_usage, now_iso
 from neotask_tui.storage.index import Counters, SessionRecord, load_index, recount_from_transcript, save_index
-from neotask_tui.storage.keys import validate_session_id
+from neotask_tui.storage.keys import header_agent, validate_session_id
 from neotask_tui.storage.search import SearchIndex
 from neotask_tui.storage.transcript import (
     LoadIssue,
@@ -457,12 +457,3 @@ def touch(rec: SessionRecord, when: str | None = None) -> None:
     when = when or now_iso()
     if not _newer(rec.last_activity_at, when):
         rec.last_activity_at = when
-
-
-def header_agent(header: dict[str, Any]) -> str | None:
-    """The agent a session header's ``key`` names (``agent:<agent>:…``), else ``None``."""
-    key = header.get("key")
-    if not isinstance(key, str):
-        return None
-    parts = key.split(":")
-    return parts[1] if len(parts) == 4 and parts[0] == "agent" and parts[1] else None

@@ -166,3 +166,29 @@ async def test_export_file_that_appears_before_the_write_is_a_one_line_error(eng
     assert res.error and "exists" in res.text, res.text
     assert [p.name for p in out_dir.iterdir()] == ["report.md"]
     assert target.read_text() == "X"
+
+
+def test_context_lineage_never_crosses_into_another_agents_sessions(data_dir: Path) -> None:
+    """Agents: "One agent never sees another's state or memory". A header that says bob's session
+    was compacted from alice's must not bring alice's turns into bob's lineage (what compaction,
+    lineage recall and the archive read as this conversation)."""
+    import json
+
+    env = {"NEOTASK_PROVIDER": "scripted"}
+    assert cli("send", "alice private ALPHA-PLAN", "-s", "agent:alice:tui:default", env=env).returncode == 0
+    assert cli("send", "bob says hi", "-s", "agent:bob:tui:default", env=env).returncode == 0
+    index = json.loads(cli("sessions", "list", "--json", env=env).stdout)
+    sid = {s["key"]: s["session_id"] for s in index}
+    bob = data_dir / "sessions" / f"{sid['agent:bob:tui:default']}.jsonl"
+    lines = bob.read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head["parent_session_id"] = sid["agent:alice:tui:default"]
+    head["reason"] = "compaction"
+    bob.write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
+    from neotask_tui.engine.compaction.inputs import lineage_events
+    from neotask_tui.storage.store import SessionStore
+
+    store = SessionStore()
+    events, sessions = lineage_events(store.events(sid["agent:bob:tui:default"]), store.events)
+    assert sid["agent:alice:tui:default"] not in sessions, sessions
+    assert not any("ALPHA-PLAN" in (e.content or "") for e in events)

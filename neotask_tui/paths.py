@@ -459,6 +459,45 @@ def refuse_links(path: Path) -> Path:
     return path
 
 
+def data_dir_view(path: Path) -> Path | None:
+    """The data dir folder that ``path`` (an existing folder outside the data dir's real location)
+    or one of its parents *is*, by ``st_dev``/``st_ino``, else ``None``.
+
+    A bind mount (or any second view) of the data dir, or of a folder in it, is still the data dir:
+    comparing path strings cannot see that. Folders down to
+    :data:`~neotask_tui.tuning.EXPORT_DATA_DIR_DEPTH` below the data dir are compared, links not followed.
+    """
+    from neotask_tui.tuning import EXPORT_DATA_DIR_DEPTH
+
+    root = data_dir()
+    ids: dict[tuple[int, int], Path] = {}
+    level = [root]
+    for _ in range(EXPORT_DATA_DIR_DEPTH + 1):
+        below: list[Path] = []
+        for d in level:
+            try:
+                st = os.stat(d, follow_symlinks=d == root)
+            except OSError:
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                continue
+            ids[(st.st_dev, st.st_ino)] = d
+            try:
+                below += [Path(e.path) for e in os.scandir(d) if e.is_dir(follow_symlinks=False)]
+            except OSError:
+                continue
+        level = below
+    for p in (path, *path.parents):
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        hit = ids.get((st.st_dev, st.st_ino))
+        if hit is not None:
+            return hit
+    return None
+
+
 def quarantine_problem() -> str | None:
     """Why nothing may be written to ``quarantine/`` (it, or a folder above it inside the data dir,
     is a symbolic link), else ``None``. A damaged copy moved through such a link would leave the

@@ -323,3 +323,12 @@ RECALL_SHOWN_LINES: Final = 4
 """Lines of each ``/recall`` hit shown: the ones holding most of the query's terms, in passage
 order (the first lines when none does). A readability choice, not measured."""
 
+EXPORT_NAME_TRIES: Final = 1000
+"""The most names a default ``/export`` tries in ``exports/`` (``<session>.md``, then
+``<session>-2.md`` …) before it says the folder is full of them; an existing file is never replaced.
+A bound, not measured: a thousand exports of one session is far past any real use."""
+EXPORT_DATA_DIR_DEPTH: Final = 3
+"""How deep below the data dir the folders are that an export target is compared with by identity
+(``st_dev``/``st_ino``), so a second view of one of them (a bind mount) is still refused: deep
+enough for ``sessions/`` and ``agents/<name>/memory``; a bound on the folders listed, not measured."""
+

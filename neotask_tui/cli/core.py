@@ -282,8 +282,7 @@ def _transcript_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from neotask_tui import paths
-    from neotask_tui.commands.core import export_body, export_groups, export_target
-    from neotask_tui.storage.atomic import atomic_write_text
+    from neotask_tui.commands.core import export_body, export_groups, export_target, write_export
     from neotask_tui.storage.lock import DataLock
 
     if args.archived:
@@ -303,9 +302,9 @@ def _transcript_export(args: argparse.Namespace) -> int:
         inside = out.parent.resolve().is_relative_to(paths.data_dir().resolve())
         if inside:  # exports/ is the data dir's: written under the one-writer lock
             with DataLock():
-                atomic_write_text(out, body)
+                out = write_export(out, body, default=False)
         else:
-            atomic_write_text(out, body)
+            out = write_export(out, body, default=False)
         n = sum(len(g) for g in groups)
         data = {"path": str(out.resolve()), "events": n,
                 "sessions": [str(g[0].data.get("session_id")) for g in groups if g]}

@@ -168,13 +168,15 @@ def export_body(groups: list[list[Event]], fmt: str) -> str:
 
 
 def export_target(target: Path | None, fmt: str, name: str) -> Path:
-    """Where an export of ``name`` goes: the data dir's ``exports/`` (no target), into a folder, or a file.
+    """Where an export of ``name`` goes: the data dir's ``exports/`` (no target: the first free name
+    there is taken when written, see :func:`write_export`), into a folder, or a file.
 
     Raises:
         UserError: one line, nothing written: the file exists (a dangling link too: it is not
             replaced), its folder is missing, or it is inside the data dir but not in ``exports/``
             (there an export would become something else: a memory file recalled as consented
-            memory, an "orphaned transcript", an index).
+            memory, an "orphaned transcript", an index) — through a symbolic link inside the data
+            dir or a second view of it (a bind mount) too.
     """
     import os
 
@@ -188,13 +190,45 @@ def export_target(target: Path | None, fmt: str, name: str) -> Path:
         raise UserError(f"{out} exists — choose another path (nothing was written)")
     if not out.parent.is_dir():
         raise UserError(f"no folder {out.parent} (nothing was written)")
+    paths.refuse_links(out.parent.absolute())  # a link inside the data dir is not followed
     data = paths.data_dir().resolve()
     where = out.parent.resolve()
-    exports = paths.exports_dir().resolve()
-    if where.is_relative_to(data) and not where.is_relative_to(exports):
-        raise UserError(f"{out.parent} is inside Neotask's data dir; export to {exports} or outside it "
+    exports = data / "exports"  # its real place: an exports/ that is a link was refused above
+    refused = UserError(f"{out.parent} is inside Neotask's data dir; export to {exports} or outside it "
                         "(nothing was written)")
+    if where.is_relative_to(data):
+        if not where.is_relative_to(exports):
+            raise refused
+    elif paths.data_dir_view(where) is not None:  # the data dir seen a second time (a bind mount)
+        raise refused
     return out
+
+
+def write_export(out: Path, body: str, *, default: bool) -> Path:
+    """Write an export to ``out`` atomically, never replacing anything; returns where it went.
+
+    ``default`` (the data dir's ``exports/``): when ``out`` is taken, the next free name is used
+    (``<session>-2.md`` …, at most :data:`~neotask_tui.tuning.EXPORT_NAME_TRIES`).
+
+    Raises:
+        UserError: something appeared at ``out`` meanwhile (``default`` off), or no name was free.
+    """
+    from neotask_tui.errors import UserError
+    from neotask_tui.storage.atomic import atomic_create_bytes
+    from neotask_tui.tuning import EXPORT_NAME_TRIES
+
+    data = body.encode("utf-8")
+    for n in range(1, (EXPORT_NAME_TRIES if default else 1) + 1):
+        path = out if n == 1 else out.with_name(f"{out.stem}-{n}{out.suffix}")
+        try:
+            atomic_create_bytes(path, data)
+        except FileExistsError:
+            continue
+        return path
+    if default:
+        raise UserError(f"{EXPORT_NAME_TRIES} exports named {out.stem}… already in {out.parent}; "
+                        "export to a path of your choice (nothing was written)")
+    raise UserError(f"{out} exists — choose another path (nothing was written)")
 
 
 def parse_export_args(args: list[str]) -> tuple[str | None, Path | None, bool]:
@@ -219,20 +253,24 @@ def parse_export_args(args: list[str]) -> tuple[str | None, Path | None, bool]:
 
 
 def export_groups(engine: Engine, session_id: str, lineage: bool) -> tuple[list[list[Event]], str]:
-    """The transcripts an export holds (the session, or its lineage oldest first) and a note on a
-    missing ancestor ("" when none)."""
+    """The transcripts an export holds (the session, or its lineage oldest first, within its agent)
+    and a note on where the lineage stopped early ("" when it did not): a missing ancestor, or a
+    header naming another agent's session."""
     if not lineage:
         return [list(engine.store.events(session_id))], ""
-    chain, missing = engine.store.lineage(session_id)
-    note = f"; parent {missing} has no transcript, the lineage stops there" if missing else ""
+    chain, stop, why = engine.store.lineage_stop(session_id)
+    note = ""
+    if why == "missing":
+        note = f"; parent {stop} has no transcript, the lineage stops there"
+    elif why == "agent":
+        note = (f"; parent {stop} is another agent's session (one agent never sees another's), "
+                "the lineage stops there")
     return [list(engine.store.events(sid)) for sid in chain], note
 
 
 @command("export", "/export [md|jsonl] [PATH] [--lineage]",
          "Export to PATH or exports/ (--lineage: with parent sessions)")
 async def _export(engine: Engine, key: str, args: str) -> CommandResult:
-    from neotask_tui.storage.atomic import atomic_write_text
-
     try:
         fmt, target, lineage = parse_export_args(split_args(args))
     except ValueError as e:
@@ -242,10 +280,9 @@ async def _export(engine: Engine, key: str, args: str) -> CommandResult:
     groups, note = export_groups(engine, rec.session_id, lineage)
     name = rec.session_id + ("-lineage" if lineage else "")
     try:
-        out = export_target(target, fmt, name)
+        out = write_export(export_target(target, fmt, name), export_body(groups, fmt), default=target is None)
     except NeotaskError as e:
         return CommandResult(text=f"/export: {e}", error=True)
-    atomic_write_text(out, export_body(groups, fmt))
     n = sum(len(g) for g in groups)
     sessions = f" from {len(groups)} sessions" if lineage else ""
     return CommandResult(text=f"exported {n} events{sessions} to {out.resolve()}{note}",

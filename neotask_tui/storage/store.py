@@ -24,7 +24,7 @@ from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.atomic import fsync_dir
 from neotask_tui.storage.events import Event, counts_usage, now_iso
 from neotask_tui.storage.index import Counters, SessionRecord, load_index, recount_from_transcript, save_index
-from neotask_tui.storage.keys import validate_session_id
+from neotask_tui.storage.keys import header_agent, validate_session_id
 from neotask_tui.storage.search import SearchIndex
 from neotask_tui.storage.transcript import (
     LoadIssue,
@@ -238,29 +238,41 @@ class SessionStore:
 
     def lineage(self, session_id: str, *, max_depth: int = 10_000) -> tuple[list[str], str | None]:
         """The session and its ancestors through ``parent_session_id`` (compactions and forks), oldest
-        first, and the id of a parent that has no transcript (the chain stops there), if any.
+        first, and a parent the chain stops at, if any: one with no transcript, or one of another
+        agent (one agent never sees another's sessions; see :meth:`lineage_stop`).
 
         A corrupt chain that loops stops at the first session seen twice.
         """
+        chain, stop, _ = self.lineage_stop(session_id, max_depth=max_depth)
+        return chain, stop
+
+    def lineage_stop(self, session_id: str, *, max_depth: int = 10_000) -> tuple[list[str], str | None, str]:
+        """:meth:`lineage`, and why it stopped early: ``""`` (it did not), ``"missing"`` (the
+        parent has no transcript) or ``"agent"`` (the parent's header names another agent's key)."""
         chain: list[str] = []
         seen: set[str] = set()
         sid: str | None = session_id
-        missing: str | None = None
+        agent: str | None = None
         while sid and sid not in seen and len(chain) < max_depth:
             try:
                 path = self.transcript_path(sid)
             except UserError:
                 if chain:  # the asked-for session itself missing is the caller's error, not a gap
-                    missing = sid
-                    break
+                    chain.reverse()
+                    return chain, sid, "missing"
                 raise
+            header = read_header(path)
+            owner = header_agent(header.data if header is not None else {})
+            if chain and owner != agent:  # another agent's session: never part of this one's lineage
+                chain.reverse()
+                return chain, sid, "agent"
+            agent = owner
             seen.add(sid)
             chain.append(sid)
-            header = read_header(path)
             parent = header.data.get("parent_session_id") if header is not None else None
             sid = str(parent) if parent else None
         chain.reverse()
-        return chain, missing
+        return chain, None, ""
 
     def archive_transcript(self, session_id: str) -> Path:
         """Move a live transcript to the archive (idempotent)."""

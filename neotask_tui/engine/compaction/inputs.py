@@ -22,6 +22,7 @@ from neotask_tui.engine.compaction.guard import CriticalItem, identifiers_in, se
 from neotask_tui.engine.compaction.summary import Summary, event_text
 from neotask_tui.engine.language.constraints import constraint_kind
 from neotask_tui.storage.events import Event, superseded_ids
+from neotask_tui.storage.keys import header_agent
 
 CONTEXT_TYPES = frozenset({"message", "tool_call", "tool_result"})
 
@@ -115,11 +116,14 @@ def lineage_events(
     seen: set[str] = set()
     gone: set[int] = set()  # retired by /retry or /edit in any session of the lineage
     cap: int | None = None  # past a fork: only the parent's events up to the fork point
+    agent: str | None = None  # the lineage's agent (its current session's)
     for _ in range(max_depth):
         header = evs[0] if evs and evs[0].type == "session" else None
         sid = str(header.data.get("session_id")) if header else ""
-        if sid in seen:
+        owner = header_agent(header.data) if header else None
+        if sid in seen or (sessions and owner != agent):  # another agent's session: not this lineage
             break
+        agent = owner
         seen.add(sid)
         sessions.append(sid)
         if cap is not None:

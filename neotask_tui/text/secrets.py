@@ -169,7 +169,7 @@ _SECRET_SUBSTRINGS = ("password", "passwd", "apikey", "accesskey", "secretkey", 
                       "accountkey", "webhookurl", "connectionstring", "secret")
 """Substrings that make a name secret wherever they occur (``DBPASSWORD``, ``secret_key_base``)."""
 _RU_SECRET = re.compile(r"^(?:парол|токен|ключ|секрет)", re.I)
-_SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|sid|pat|mdp|contrase|"
+_SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|sid|pat|pin|salt|mdp|contrase|"
                         r"парол|токен|ключ|секрет|webhook|conn")
 """Cheap first test of an assignment's name (most names are not secret-ish at all)."""
 
@@ -457,12 +457,23 @@ def _secret_name(name: str) -> str | None:
     parts = [p.casefold() for p in _NAME_PARTS.findall(name)]
     if parts and parts[-1] in _SECRET_PARTS:
         return "strong"
+    if (len(parts) >= 2 and parts[-1] in _ENV_SECRET_ENDS and name.isupper() and parts[-2] not in _PLAIN_KEY_PREFIXES
+            and parts[-2] not in _PUBLIC_KEY_PREFIXES):
+        return "env"  # an environment variable: ENCRYPTION_KEY, GITHUB_PAT, BASIC_AUTH, ADMIN_PIN
     if parts and parts[-1] in ("key", "auth", "pat", "sig", "signature", "cookie", "sid"):
         if parts[-1] == "key" and len(parts) >= 2 and parts[-2] in _PLAIN_KEY_PREFIXES:
             return None  # primary_key, sort_key, cache_key: a key of a table or a map, no secret
         return "key"
     return None
 
+
+_ENV_SECRET_ENDS = frozenset({"key", "pat", "pin", "auth", "sig", "signature", "cookie", "sid", "salt"})
+"""Last parts of an UPPER_SNAKE environment name that hold a secret (``HMAC_KEY``, ``APP_KEY``,
+``GITHUB_PAT``, ``ADMIN_PIN``, ``BASIC_AUTH``); ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``, ``*_PASS``,
+``*_PWD``, ``*_CREDENTIALS`` are secret in any spelling (``_SECRET_PARTS``). ``KEY_ID``, ``KEY_PATH``,
+``AUTH_URL``, ``PIN_LENGTH`` end in another part and stay readable, as do ``PUBLIC_KEY`` and
+``PUBLISHABLE_KEY`` and table keys (``SORT_KEY``)."""
+_PUBLIC_KEY_PREFIXES = frozenset({"public", "publishable", "pub", "site", "recaptcha"})
 
 _PLAIN_KEY_PREFIXES = frozenset({
     "primary", "sort", "foreign", "cache", "partition", "unique", "composite", "index", "lookup", "dict", "map",
@@ -592,6 +603,9 @@ _WRAP_PREFIX = (r"gh[pousr]_|github_pat_|glpat-|gl(?:sa|c)_|AKIA|ASIA|sk-|sk_(?:
 _WRAP = re.compile(r"(?<![A-Za-z0-9_\-])(?:" + _WRAP_PREFIX + r")[A-Za-z0-9_\-.]{0,512}"
                    r"(?:\r?\n[ \t]{0,16}[A-Za-z0-9_\-]{1,512}){1,8}(?![A-Za-z0-9_\-])")
 _WRAP_BREAK = re.compile(r"\r?\n[ \t]{0,16}")
+# a line continued with a backslash right after a token or an "=" (``OPENAI_API_KEY=sk-…\``,
+# ``export DB_PASSWORD=\``): the view joins it, so the rules see one token or one assignment
+_BACKSLASH_BREAK = re.compile(r"(?<=[^\s\\])\\\r?\n[ \t]{0,16}(?=\S)")
 
 
 # A password cue word broken up, so the rules never see it: wrapped ("pass\nword", "pass-\nword",
@@ -717,6 +731,8 @@ def _view(text: str) -> _View:
                 r = _HYPHENS.get(c) or unicodedata.normalize("NFKC", c)
                 if r != c:
                     edits.append((i, i + 1, r))
+    if "\\\n" in text or "\\\r\n" in text:
+        edits.extend((m.start(), m.end(), "") for m in _BACKSLASH_BREAK.finditer(text))
     if "\n" in text:
         for m in _WRAP.finditer(text):
             pos = m.start()
@@ -854,7 +870,10 @@ def _assignments(text: str) -> Iterator[SecretMatch]:
             continue
         value = v[2]
         pw = bool(re.search(r"(?i)pass|pwd|пароль", m.group(1)))
-        if strength == "key":
+        if strength == "env":  # a value, not a switch or a word: "true", "enabled", "basic" stay
+            ok = (_plausible(value, strict=False) and not (value.isalpha() and value.islower())
+                  and value.casefold() not in _STOPWORDS)
+        elif strength == "key":
             ok = not _is_marker(value) and not _is_code(value) and len(value) >= 8 and (
                 _looks_random(value) or (len(value) >= 16 and _DIGIT.search(value) is not None
                                          and _ALPHA.search(value) is not None))

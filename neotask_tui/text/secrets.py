@@ -855,6 +855,50 @@ def _next_line_value(text: str, pos: int) -> tuple[int, int, str] | None:
 _LINE_END = re.compile(r"[^\S\n]*(?:\r?\n|$)")
 
 
+def _assigned_ok(strength: str, name: str, value: str) -> bool:
+    """Whether ``value``, stored under a name of this ``strength`` (see :func:`_secret_name`), is a secret."""
+    if strength == "env":  # a value, not a switch or a word: "true", "enabled", "basic" stay
+        return (_plausible(value, strict=False) and not (value.isalpha() and value.islower())
+                and value.casefold() not in _STOPWORDS)
+    if strength == "key":
+        return not _is_marker(value) and not _is_code(value) and len(value) >= 8 and (
+            _looks_random(value) or (len(value) >= 16 and _DIGIT.search(value) is not None
+                                     and _ALPHA.search(value) is not None))
+    pw = bool(_PW_NAME.search(name))
+    return _plausible(value, strict=False) or (pw and len(value) >= 1 and not _is_marker(value)
+                                               and not _is_code(value) and value.casefold() not in _STOPWORDS)
+
+
+_PW_NAME = re.compile(r"(?i)pass|pwd|пароль")
+# a string value continued on the next line: Python's implicit concatenation inside parentheses,
+# ``"…" +`` / ``"…" .`` (JS, PHP) or a backslash; the next line is that string alone
+_STR_CONT = re.compile(r"[^\S\n]{0,4}[+.\\]?[^\S\n]{0,4}\r?\n[ \t]{0,40}[+.]?[^\S\n]{0,4}"
+                       r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')(?=[^\S\n]{0,4}[)\];,+.\\]{0,3}[^\S\n]{0,4}(?:\r?\n|$))")
+# an unquoted value continued on a more indented line of one token (INI and YAML continuations:
+# ``aws_secret_access_key = wJalr…\n  /bPxR…``)
+_INDENT_CONT = re.compile(r"[^\S\n]{0,4}\r?\n([ \t]{1,40})([A-Za-z0-9+/=_\-.]{1,512})(?=[^\S\n]*(?:\r?\n|$))")
+_OPEN_PAREN = re.compile(r"[(\[][^\S\n]{0,4}(?=[\"'])")
+
+
+def _continued(text: str, found: SecretMatch, line_start: int) -> SecretMatch:
+    """``found`` with the continuation lines of its value (see ``_STR_CONT``, ``_INDENT_CONT``)."""
+    end = found.end
+    if text[found.start] in "\"'":
+        for _ in range(8):
+            c = _STR_CONT.match(text, end)
+            if c is None:
+                break
+            end = c.end(1)
+    else:
+        indent = len(text[line_start:found.start]) - len(text[line_start:found.start].lstrip())
+        for _ in range(8):
+            c = _INDENT_CONT.match(text, end)
+            if c is None or len(c.group(1).expandtabs(4)) <= indent or _is_marker(c.group(2)):
+                break
+            end = c.end(2)
+    return found if end == found.end else SecretMatch(found.kind, found.start, end)
+
+
 def _assignments(text: str) -> Iterator[SecretMatch]:
     covered = 0
     for m in _ASSIGN.finditer(text):
@@ -863,29 +907,47 @@ def _assignments(text: str) -> Iterator[SecretMatch]:
         strength = _secret_name(m.group(1))
         if strength is None:
             continue
-        v = _value_at(text, m.end())
+        pos = m.end()
+        paren = _OPEN_PAREN.match(text, pos)  # api_key = ("…"\n "…")
+        v = _value_at(text, paren.end() if paren else pos)
         if v is None and strength == "strong":
             v = _next_line_value(text, m.end())
-        if v is None:
+        if v is None or not _assigned_ok(strength, m.group(1), v[2]):
             continue
-        value = v[2]
-        pw = bool(re.search(r"(?i)pass|pwd|пароль", m.group(1)))
-        if strength == "env":  # a value, not a switch or a word: "true", "enabled", "basic" stay
-            ok = (_plausible(value, strict=False) and not (value.isalpha() and value.islower())
-                  and value.casefold() not in _STOPWORDS)
-        elif strength == "key":
-            ok = not _is_marker(value) and not _is_code(value) and len(value) >= 8 and (
-                _looks_random(value) or (len(value) >= 16 and _DIGIT.search(value) is not None
-                                         and _ALPHA.search(value) is not None))
-        else:
-            ok = _plausible(value, strict=False) or (pw and len(value) >= 1 and not _is_marker(value)
-                                                     and not _is_code(value) and value.casefold() not in _STOPWORDS)
-        if ok:
-            found = SecretMatch("password" if pw else "credential", v[0], v[1])
-            if value.endswith("-") and "\n" in text:  # PASSWORD=hunter2hun-\nter2: hyphenated by a wrap
+        found = SecretMatch("password" if _PW_NAME.search(m.group(1)) else "credential", v[0], v[1])
+        if "\n" in text:
+            if v[2].endswith("-"):  # PASSWORD=hunter2hun-\nter2: hyphenated by a wrap
                 found = _wrapped_rest(text, found)
-            covered = found.end
-            yield found
+            found = _continued(text, found, text.rfind("\n", 0, m.start()) + 1)
+        covered = found.end
+        yield found
+
+
+# <password>V</password>, <add key="…"/> aside: an element named like a secret holds one
+_XML_ELEMENT = re.compile(r"<([A-Za-z_][\w.\-:]{0,79})(?:[^\S\n][^<>\n]{0,256})?>[^\S\n]{0,8}"
+                          r"([^<>\s](?:[^<>\n]{0,254}[^<>\s])?)[^\S\n]{0,8}</\1>")
+# define('DB_PASSWORD', 'V'), setdefault("api_key", "V"), ("password", "V"): a quoted secret name,
+# a comma, a quoted value (one word that looks like a password)
+_CALL_PAIR = re.compile(r"([\"'])([^\W\d][\w.\-]{0,79})\1[^\S\n]{0,4},[^\S\n]{0,4}(?=[\"'])")
+
+
+def _markup(text: str) -> Iterator[SecretMatch]:
+    if "</" in text:
+        for m in _XML_ELEMENT.finditer(text):
+            name = m.group(1).rsplit(":", 1)[-1]
+            strength = _secret_name(name) if _SECRETISH.search(name) else None
+            if strength is not None and _assigned_ok(strength, name, m.group(2)):
+                yield SecretMatch("password" if _PW_NAME.search(name) else "credential", *m.span(2))
+    if "," in text and ("'" in text or '"' in text):
+        for m in _CALL_PAIR.finditer(text):
+            name = m.group(2)
+            strength = _secret_name(name) if _SECRETISH.search(name) else None
+            if strength is None:
+                continue
+            v = _value_at(text, m.end())
+            if (v is not None and text[v[0]] in "\"'" and not any(c.isspace() for c in v[2])
+                    and _plausible(v[2], strict=True) and _assigned_ok(strength, name, v[2])):
+                yield SecretMatch("password" if _PW_NAME.search(name) else "credential", v[0], v[1])
 
 
 def _prose_sep_is_symbol(m: re.Match[str]) -> bool:
@@ -1304,7 +1366,7 @@ def find_secrets(text: str, *, context: str | None = None) -> list[SecretMatch]:
         (-1, SecretMatch("marker", m.start(), m.end())) for m in _MARKER.finditer(vt)
     ] if MARKER_PREFIX in vt else []
     announced = _announced(vt, context) if context is not None or "\n" in vt else iter(())
-    for rank, gen in enumerate((_pem(vt), _formats(vt), _assignments(vt), _passwords(vt),
+    for rank, gen in enumerate((_pem(vt), _formats(vt), itertools.chain(_assignments(vt), _markup(vt)), _passwords(vt),
                                 itertools.chain(_entropy_tokens(vt), announced))):
         found.extend((rank, s) for s in gen if s.end > s.start)
     found.sort(key=lambda r: (r[0] >= 0, -(r[1].end - r[1].start), r[0], r[1].start))

@@ -230,8 +230,11 @@ _WRAP_SEP = r"(?:->|=>|[→⇒:=—–]|-(?=\s)|\b(?:is|was|are|это|есть)
 _WRAP_NL = r"[^\S\n]{0,4}\r?\n[ \t]{0,16}"
 _PW_WRAPPED = re.compile(
     r"(?i)(?<![\w-])(?:" + _PW_WORD + r"s?|(pass|pw|пасс))" + _PW_FOR + r"(?:[^\S\n]{0,4}(" + _WRAP_SEP + r"))?"
-    + _WRAP_NL + r"(?:(" + _WRAP_SEP + r")[^\S\n]{0,4})?"
+    + _WRAP_NL + r"(?:(#{1,3}|//|--|;{1,2}|\*|>{1,3})[^\S\n]{0,4})?(?:(" + _WRAP_SEP + r")[^\S\n]{0,4})?"
 )
+# a comment prefix on the value's line counts only when the cue's line has the same one: "# the staging
+# password is\n# V", "// password:\n// V"
+_COMMENT_LEAD = re.compile(r"[ \t]{0,16}(#{1,3}|//|--|;{1,2}|\*|>{1,3})")
 _PIN_WRAPPED = re.compile(
     r"(?i)(?<![\w-])" + _PIN_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
     r"(?:[^\S\n]{0,4}" + _WRAP_SEP + r")?" + _WRAP_NL + r"(?:" + _WRAP_SEP + r"[^\S\n]{0,4})?"
@@ -931,6 +934,67 @@ _XML_ELEMENT = re.compile(r"<([A-Za-z_][\w.\-:]{0,79})(?:[^\S\n][^<>\n]{0,256})?
 _CALL_PAIR = re.compile(r"([\"'])([^\W\d][\w.\-]{0,79})\1[^\S\n]{0,4},[^\S\n]{0,4}(?=[\"'])")
 
 
+# a Markdown table whose header names a secret column: "| service | user | password |", its separator
+# row, then each body row's cell in that column
+_TABLE_SEP = re.compile(r"[ \t]{0,16}\|?[ \t]{0,4}:?-{3,}:?[ \t]{0,4}(?:\|[ \t]{0,4}:?-{3,}:?[ \t]{0,4}){0,63}\|?[ \t]*\r?")
+_CELL = re.compile(r"(?:\\\||[^|\n])*+")
+_TABLE_STRONG = frozenset({"password", "passwd", "pwd", "passphrase", "passcode", "secret", "credential",
+                           "credentials", "creds", "pin", "passwort", "mdp", "contraseña", "пароль"})
+"""Header words whose column is a secret (``pass`` is not one: a test table's pass/fail column)."""
+_TABLE_TOKEN = frozenset({"token", "key", "apikey"})
+"""Header words whose column holds a secret only when the cell looks like one (``Token | Count``)."""
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The cell spans of the table row ``text[start:end]`` (outer pipes dropped)."""
+    spans = [(c.start(), c.end()) for c in _CELL.finditer(text, start, end)]
+    spans = [sp for i, sp in enumerate(spans) if sp[1] > sp[0] or i == 0 or spans[i - 1][1] != sp[0]]
+    if spans and not text[spans[0][0]:spans[0][1]].strip():
+        spans = spans[1:]
+    if spans and not text[spans[-1][0]:spans[-1][1]].strip():
+        spans = spans[:-1]
+    return spans
+
+
+def _column_kind(cell: str) -> str | None:
+    parts = [p.casefold() for p in _NAME_PARTS.findall(cell)] or [cell.strip().casefold()]
+    last = parts[-1]
+    if last in _TABLE_STRONG or _RU_SECRET.match(last):
+        return "strong"
+    if last in _TABLE_TOKEN and not (len(parts) >= 2 and parts[-2] in _PLAIN_KEY_PREFIXES | _PUBLIC_KEY_PREFIXES):
+        return "token"
+    return None
+
+
+def _tables(text: str) -> Iterator[SecretMatch]:
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    i = 1
+    while i < len(lines):
+        s0, e0 = lines[i]
+        if "|" not in text[lines[i - 1][0]:lines[i - 1][1]] or not _TABLE_SEP.fullmatch(text, s0, e0):
+            i += 1
+            continue
+        header = _cells(text, *lines[i - 1])
+        columns = {k: kind for k, (a, b) in enumerate(header) if (kind := _column_kind(text[a:b]))}
+        i += 1
+        while i < len(lines) and "|" in text[lines[i][0]:lines[i][1]]:
+            if columns:
+                for k, (a, b) in enumerate(_cells(text, *lines[i])):
+                    kind = columns.get(k)
+                    value = text[a:b].strip()
+                    if kind is None or not value or _is_marker(value) or value.casefold() in _STOPWORDS:
+                        continue
+                    if (_plausible(value, strict=False) if kind == "strong" else
+                            _bare_token(value) or (_plausible(value, strict=True) and " " not in value)):
+                        lead = len(text[a:b]) - len(text[a:b].lstrip())
+                        yield SecretMatch("password" if kind == "strong" else "credential", a + lead, a + lead + len(value))
+            i += 1
+
+
 def _markup(text: str) -> Iterator[SecretMatch]:
     if "</" in text:
         for m in _XML_ELEMENT.finditer(text):
@@ -948,6 +1012,8 @@ def _markup(text: str) -> Iterator[SecretMatch]:
             if (v is not None and text[v[0]] in "\"'" and not any(c.isspace() for c in v[2])
                     and _plausible(v[2], strict=True) and _assigned_ok(strength, name, v[2])):
                 yield SecretMatch("password" if _PW_NAME.search(name) else "credential", v[0], v[1])
+    if "|" in text and "---" in text:
+        yield from _tables(text)
 
 
 def _prose_sep_is_symbol(m: re.Match[str]) -> bool:
@@ -1017,7 +1083,11 @@ def _wrapped_passwords(text: str) -> Iterator[SecretMatch]:
     for m in _PW_WRAPPED.finditer(text):
         if m.start() < covered:
             continue
-        seps = [g for g in (m.group(2), m.group(3)) if g]
+        if m.group(3):
+            lead = _COMMENT_LEAD.match(text, text.rfind("\n", 0, m.start()) + 1)
+            if lead is None or lead.group(1) != m.group(3):
+                continue
+        seps = [g for g in (m.group(2), m.group(4)) if g]
         found = _passphrase(text, m) if seps and m.group(1) is None else None
         if found is None:
             v = _value_at(text, m.end())
@@ -1292,6 +1362,7 @@ _ANNOUNCE = re.compile(
 _LONE = re.compile(r"^[ \t]*[\"'`«]?([^\s\"'`«»]{6,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)
 _CODE_LINE = re.compile(r"[(){}\[\];=<>|]|^\s*(?:#|//|def |class |import |from |\$ )")
 _DOTTED = re.compile(r"[\w\-]+(?:\.[\w\-]+)+")
+_FENCE = re.compile(r"(?:```|~~~)[\w+\-]{0,20}")
 
 
 def _announces(line: str, *, colon: bool) -> str | None:
@@ -1324,7 +1395,10 @@ def _announced(text: str, context: str | None) -> Iterator[SecretMatch]:
     last = 0
     for m in _LONE.finditer(text):
         gap = text[last:m.start()]
-        before = gap.rstrip().rsplit("\n", 1)[-1] if gap.strip() else None
+        lines = gap.rstrip().split("\n")
+        if len(lines) >= 2 and _FENCE.fullmatch(lines[-1].strip()):  # the value opens a code block
+            lines.pop()
+        before = lines[-1] if gap.strip() and lines[-1].strip() else None
         last = m.end()
         how: str | None = None
         if before is not None:

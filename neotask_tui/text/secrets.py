@@ -936,7 +936,8 @@ _CALL_PAIR = re.compile(r"([\"'])([^\W\d][\w.\-]{0,79})\1[^\S\n]{0,4},[^\S\n]{0,
 
 # a Markdown table whose header names a secret column: "| service | user | password |", its separator
 # row, then each body row's cell in that column
-_TABLE_SEP = re.compile(r"[ \t]{0,16}\|?[ \t]{0,4}:?-{3,}:?[ \t]{0,4}(?:\|[ \t]{0,4}:?-{3,}:?[ \t]{0,4}){0,63}\|?[ \t]*\r?")
+_TABLE_SEP = re.compile(r"[ \t]{0,16}\|?[ \t]{0,4}:?-{3,}:?[ \t]{0,4}(?:\|[ \t]{0,4}:?-{3,}:?[ \t]{0,4}){0,63}"
+                        r"\|?[ \t]*\r?")
 _CELL = re.compile(r"(?:\\\||[^|\n])*+")
 _TABLE_STRONG = frozenset({"password", "passwd", "pwd", "passphrase", "passcode", "secret", "credential",
                            "credentials", "creds", "pin", "passwort", "mdp", "contraseña", "пароль"})
@@ -991,7 +992,8 @@ def _tables(text: str) -> Iterator[SecretMatch]:
                     if (_plausible(value, strict=False) if kind == "strong" else
                             _bare_token(value) or (_plausible(value, strict=True) and " " not in value)):
                         lead = len(text[a:b]) - len(text[a:b].lstrip())
-                        yield SecretMatch("password" if kind == "strong" else "credential", a + lead, a + lead + len(value))
+                        yield SecretMatch("password" if kind == "strong" else "credential",
+                                          a + lead, a + lead + len(value))
             i += 1
 
 

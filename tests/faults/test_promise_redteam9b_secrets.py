@@ -84,3 +84,21 @@ def test_attached_env_file_redacts_every_secret_name(tmp_path: Path, name: str) 
     f.write_text(f"APP_ENV=production\n{name}={PW}\nLOG_LEVEL=info\n")
     a = read_attachment(str(f))
     assert PW not in a.text, a.text
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("AWS_ACCESS_KEY_ID=example\nKEY_PATH=/etc/app/key.pem\nAUTH_URL=https://id.example.com\n",
+                 id="not-key-ends"),
+    pytest.param("STRIPE_PUBLISHABLE_KEY=pk_demo_42\nSORT_KEY=created_at\n", id="public-and-table-keys"),
+    pytest.param("FEATURE_AUTH=enabled\nREQUIRE_AUTH=true\nADMIN_PIN=\n", id="switches"),
+    pytest.param("| test | pass |\n|---|---|\n| login | Yes2day |\n", id="pass-fail-column"),
+    pytest.param("| token | count |\n|---|---|\n| hello | 12 |\n", id="token-column-of-words"),
+    pytest.param('field("password", "Password")\n', id="label-pair"),
+    pytest.param("password:\n# Zebra9Quokka1\n", id="comment-only-on-value-line"),
+    pytest.param("docker run \\\n  --name web \\\n  nginx:1.25\n", id="shell-continuation"),
+    pytest.param("Run this:\n```\nmake-test2\n```\n", id="block-after-a-colon"),
+])
+def test_ordinary_config_and_prose_are_left_readable(text: str) -> None:
+    """The new shapes do not over-redact: names that end in another part, public and table keys,
+    switches, a pass/fail or token column of words, a label, a comment that the cue line has not."""
+    assert redact_secrets(text) == text

@@ -15,13 +15,18 @@ What is found:
   Vault, Grafana, age, JWTs, PEM/PGP private-key blocks;
 - credentials in URLs (``postgres://user:pw@host``), ``Bearer``/``Authorization`` headers;
 - assignments whose name says "secret" (``.env`` lines, JSON/YAML keys, connection strings:
-  ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``);
+  ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``; an UPPER_SNAKE environment name
+  ending in ``_KEY``, ``_PAT``, ``_PIN``, ``_AUTH``, ``_SALT``… — see ``_ENV_SECRET_ENDS``), with the
+  value's continuation (a string split over lines, an indented INI/YAML continuation line); the
+  other shapes of config files: ``<password>…</password>``, ``define('DB_PASSWORD', '…')``, a
+  Markdown table's password/PIN/token column;
 - passwords in English and Russian prose ("my password for the box is …", "I log in with … as my
   password", "… is my password", "the pass is …", "пароль от сервера — …", "войти с паролем …",
   "mot de passe: …", "the password's …", "My password? It's …", "пароль такой: …", "пароль — это …";
   an aside after the word is skipped: "password (don't tell anyone): …", "my password, by the way,
   is …"), also with the separator and/or value on the next line
-  ("password:\\n…", "мой пароль\\n— …"; the value alone on its line), multi-word passphrases to
+  ("password:\\n…", "мой пароль\\n— …"; the value alone on its line, also after the cue line's own
+  comment prefix: "# password is\\n# …"), multi-word passphrases to
   the end of their clause ("the passphrase is: …", "кодовая фраза: …"), a new password after
   "I reset it to …" / "поменял его на …" (see ``_SET_TO``), PINs, door codes and lock combinations
   ("combination is …", "код замка …", "my pin number is …", "the code for the door is …"), Wi-Fi
@@ -35,13 +40,13 @@ What is found:
   glued into an identifier, file names with a UUID, ``sha512-`` digests or URL path segments).
 
 Every rule runs on a normalised view: NFKC, zero-width and other default-ignorable characters
-removed, confusable hyphens made ``-``, words mixing Latin, Cyrillic and Greek look-alike letters
-in their majority script (Latin or Cyrillic), a known-prefix token wrapped across lines
-joined, and a password word broken up ("pass\\nword", "p a s s w o r d", "p@ssw0rd", "пар0ль") read
-whole; the original span is what gets replaced. A secret longer than a rule's length cap is
-redacted whole. Values that are code (calls, attributes,
-paths, durations, versions, references) and ``*_key`` names of tables and maps
-(``primary_key``, ``cache_key``) are not secrets.
+removed, confusable hyphens made ``-``, a backslash-continued line joined (``KEY=sk-…\\``), words
+mixing Latin, Cyrillic and Greek look-alike letters in their majority script (Latin or Cyrillic), a
+known-prefix token wrapped across lines joined, and a password word broken up ("pass\\nword",
+"p a s s w o r d", "p@ssw0rd", "пар0ль") read whole; the original span is what gets replaced. A secret
+longer than a rule's length cap is redacted whole. Values that are code (calls, attributes, paths,
+durations, versions, references) and ``*_key`` names of tables and maps (``primary_key``,
+``cache_key``) are not secrets.
 
 Every pattern is linear in the input: literal prefixes, single character classes and bounded
 repeats, no nested quantifiers; keyword rules match the lead-in and the value in two steps so a
@@ -946,6 +951,10 @@ _TABLE_TOKEN = frozenset({"token", "key", "apikey"})
 """Header words whose column holds a secret only when the cell looks like one (``Token | Count``)."""
 
 
+_TABLE_MAX_PIPES = 66
+"""A row with more pipes than a 64-column table has (``_TABLE_SEP``) is not read as one."""
+
+
 def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The cell spans of the table row ``text[start:end]`` (outer pipes dropped)."""
     spans = [(c.start(), c.end()) for c in _CELL.finditer(text, start, end)]
@@ -976,14 +985,15 @@ def _tables(text: str) -> Iterator[SecretMatch]:
     i = 1
     while i < len(lines):
         s0, e0 = lines[i]
-        if "|" not in text[lines[i - 1][0]:lines[i - 1][1]] or not _TABLE_SEP.fullmatch(text, s0, e0):
+        if (not 0 < text.count("|", *lines[i - 1]) <= _TABLE_MAX_PIPES
+                or not _TABLE_SEP.fullmatch(text, s0, e0)):
             i += 1
             continue
         header = _cells(text, *lines[i - 1])
         columns = {k: kind for k, (a, b) in enumerate(header) if (kind := _column_kind(text[a:b]))}
         i += 1
         while i < len(lines) and "|" in text[lines[i][0]:lines[i][1]]:
-            if columns:
+            if columns and text.count("|", *lines[i]) <= _TABLE_MAX_PIPES:
                 for k, (a, b) in enumerate(_cells(text, *lines[i])):
                     kind = columns.get(k)
                     value = text[a:b].strip()

@@ -25,7 +25,7 @@ from neotask_tui.commands.registry import CommandResult, command, split_args, us
 from neotask_tui.errors import NeotaskError
 from neotask_tui.storage.events import superseded_ids
 from neotask_tui.text.codeblocks import code_blocks
-from neotask_tui.text.secrets import redact
+from neotask_tui.text.secrets import MARKER_PREFIX, redact
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:
@@ -80,13 +80,18 @@ def copy_target(events: list[Event], which: int | None, block: int | None) -> tu
                          f"(1–{len(blocks)}, counted from the top)")
     b = blocks[block - 1]
     lang = f" ({inert(b.lang)})" if b.lang else ""
-    return b.text, f"code block {block} of {len(blocks)}{lang} of {name}"
+    # the block as the transcript shows it: redacted with the message around it, so a password
+    # given after its cue ("the password is:" and then a block) is redacted in the block too
+    shown_blocks = code_blocks(redact(ev.content)[0])
+    text = shown_blocks[block - 1].text if len(shown_blocks) == len(blocks) else b.text
+    return text, f"code block {block} of {len(blocks)}{lang} of {name}"
 
 
 def shown(text: str) -> tuple[str, int]:
-    """``text`` as the transcript shows it: secrets redacted, controls visible (and how many secrets)."""
-    red, n = redact(text)
-    return inert(red), n
+    """``text`` as the transcript shows it: secrets redacted, controls visible (and how many secrets,
+    markers already in ``text`` counted: a code block comes redacted with its message)."""
+    red, _n = redact(text)
+    return inert(red), red.count(MARKER_PREFIX)
 
 
 @command("copy", "/copy [e:ID] [N]", "Copy the last reply (N: its Nth code block; e:ID: that message; c in the app)")

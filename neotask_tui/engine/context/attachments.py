@@ -115,16 +115,22 @@ def attachments_of(data: dict[str, Any]) -> list[Attachment]:
     return [a for a in (Attachment.from_data(x) for x in raw) if a is not None]
 
 
-def attachment_block(atts: list[Attachment]) -> str:
-    """What follows the typed text in the context: a note and one ``<attached-file>`` fence per file."""
+def attachment_block(atts: list[Attachment], bodies: list[str] | None = None) -> str:
+    """What follows the typed text in the context: a note and one ``<attached-file>`` fence per file.
+
+    ``bodies`` are the texts sent in place of the files' (trimmed in context): the fence keeps the
+    file's own line count and says ``trimmed``."""
     if not atts:
         return ""
     parts = [ATTACHMENT_NOTE]
-    for a in atts:
+    for i, a in enumerate(atts):
+        body = a.text if bodies is None else bodies[i]
         attrs = {"path": a.shown_path, "lines": str(a.lines)}
         if a.truncated:
             attrs["truncated"] = f"first {ATTACH_MAX_BYTES // 1024} KiB of {_size(a.size)}"
-        parts.append(fence("attached-file", a.text, **attrs))
+        if body != a.text:
+            attrs["trimmed"] = "its middle is left out in this context"
+        parts.append(fence("attached-file", body, **attrs))
     return "\n".join(parts)
 
 

@@ -375,10 +375,13 @@ class Engine:
         """
         return _turn.regenerate(self, key, None)
 
-    def edit_last(self, text: str, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
+    def edit_last(self, text: str, key: str | None = None,
+                  attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
         """Replace your last message with ``text`` and answer it (``/edit``); the old message and
-        its reply stay in the transcript, marked superseded, and leave the context."""
-        return _turn.regenerate(self, key, text)
+        its reply stay in the transcript, marked superseded, and leave the context. The new message
+        keeps the files of the one it replaces, with ``attachments`` (its ``@path`` ones; a file
+        attached again is the new read)."""
+        return _turn.regenerate(self, key, text, attachments)
 
     def last_user_message(self, key: str) -> Event | None:
         """Your last message in the key's current session that ``/edit`` would replace (None if none)."""

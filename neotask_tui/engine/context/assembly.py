@@ -12,7 +12,7 @@ of the assembled messages (same counter), so the gauge never lies.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from neotask_tui.engine.context.attachments import Attachment, attachment_block, attachments_of

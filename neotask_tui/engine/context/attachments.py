@@ -199,10 +199,7 @@ def _refuse_data_dir(fd: int, st: os.stat_result, path: Path, shown: str) -> Non
         if known is None:
             return
         files, dirs = known
-        if stat.S_ISDIR(st.st_mode):
-            hit = st.st_ino in dirs
-        else:
-            hit = linked and st.st_ino in files
+        hit = st.st_ino in dirs if stat.S_ISDIR(st.st_mode) else linked and st.st_ino in files
         if not hit:
             for parent in real.parents:
                 try:

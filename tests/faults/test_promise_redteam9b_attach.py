@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,78 @@ def test_edit_keeps_or_attaches_the_files_of_the_message_it_replaces(tmp_path: P
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["context"]["sections"]["attachment"] > 0, out["context"]["sections"]
+
+
+# --- The fixes' other edges ---------------------------------------------------------------------
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mount") is None, reason="bind mounts need root")
+def test_attach_refuses_a_data_dir_folder_mounted_elsewhere(tmp_path: Path, data_dir: Path) -> None:
+    """A second mount of ``sessions/`` alone (not the whole data dir) is still the data dir."""
+    _transcript_in_data_dir(data_dir)
+    view = tmp_path / "view"
+    view.mkdir()
+    if subprocess.run(["mount", "--bind", str(data_dir / "sessions"), str(view)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("mount --bind not permitted here")
+    try:
+        with pytest.raises(UserError, match="data dir"):
+            read_attachment(str(view / "20260101-000000-deadbeef.jsonl"))
+    finally:
+        subprocess.run(["umount", str(view)], capture_output=True)
+
+
+def test_attach_of_an_ordinary_file_beside_the_data_dir_still_works(tmp_path: Path, data_dir: Path) -> None:
+    """The inode checks refuse only the data dir's own files: a file of the same disk, and a hard
+    link between two files outside it, are attached."""
+    _transcript_in_data_dir(data_dir)
+    f = tmp_path / "notes.txt"
+    f.write_text("plain notes\n")
+    os.link(f, tmp_path / "notes-again.txt")
+    assert read_attachment(str(f)).text == "plain notes\n"
+    assert read_attachment(str(tmp_path / "notes-again.txt")).text == "plain notes\n"
+
+
+def test_stdin_is_not_called_a_broken_link() -> None:
+    """``/dev/stdin`` (a pipe here) is refused as not a regular file, never as "a broken symbolic link"."""
+    r = subprocess.run([sys.executable, "-c", "from neotask_tui.engine.context.attachments import read_attachment\n"
+                        "try:\n    read_attachment('/dev/stdin')\nexcept Exception as e:\n    print(e)"],
+                       input="x", capture_output=True, text=True, cwd=Path(__file__).parents[2], timeout=60)
+    assert "not a regular file" in r.stdout, r.stdout + r.stderr
+    assert "broken" not in r.stdout
+
+
+async def test_files_trimmed_together_keep_recall_share_say_so_and_keep_their_line_count(
+        engine: Engine, tmp_path: Path) -> None:
+    """Files held to the room left: recall's share and the reply reserve stay free, a notice says
+    so, and each fence gives the file's own line count and says ``trimmed``."""
+    from neotask_tui.engine.context.budget import recall_reserve
+    from neotask_tui.engine.events import ContextBuilt, Notice
+
+    files = []
+    for i in range(3):
+        f = tmp_path / f"part{i}.txt"
+        f.write_text("".join(f"line {i}-{n} alpha{n % 97} beta{n % 89}\n" for n in range(1500)))
+        files.append(read_attachment(str(f)))
+    events = [e async for e in engine.send("compare these", KEY, files)]
+    led = next(e.ledger for e in events if isinstance(e, ContextBuilt))
+    reserve = recall_reserve(engine.settings, led.window)
+    assert led.total - led.sections["recall"] + reserve <= led.budget, (led.sections, reserve, led.budget)
+    assert any(isinstance(e, Notice) and "attached files together" in e.text for e in events)
+    ctx = await engine.build(KEY, None, new_event_id=engine.last_user_message(KEY).id)  # type: ignore[union-attr]
+    sent = ctx.messages[[m.role for m in ctx.messages].index("user")].content
+    assert sent.count('lines="1500"') == 3, sent[:400]
+    assert sent.count("trimmed=") == 3
+
+
+async def test_edit_without_the_path_keeps_the_file_and_says_so(engine: Engine, tmp_path: Path) -> None:
+    """``/edit`` with new text that names no file still carries the replaced message's file, and a
+    notice names it."""
+    from neotask_tui.engine.events import ContextBuilt, Notice
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("the rollout is on Thursday\n" * 20)
+    [e async for e in engine.send("what day?", KEY, [read_attachment(str(notes))])]
+    events = [e async for e in engine.edit_last("which day exactly?", KEY)]
+    led = next(e.ledger for e in events if isinstance(e, ContextBuilt))
+    assert led.sections["attachment"] > 0, led.sections
+    assert any(isinstance(e, Notice) and "keeps the file" in e.text and "notes.txt" in e.text for e in events)

@@ -8,7 +8,9 @@ text is not something you typed, so the transcript keeps it redacted). A file in
 dir is refused: it holds other sessions' transcripts, consented memory and your input history, and
 quoting them into a message would mix scopes that never mix (``/recall`` and ``/export`` reach
 them on purpose). A symbolic link outside the data dir is followed, as ``cat`` does; one that
-resolves into the data dir, or dangles, is refused with a one-line error.
+resolves into the data dir, or dangles, is refused with a one-line error. The file is opened first
+and what was opened is checked (:func:`_refuse_data_dir`), so a hard link to a transcript, the data
+dir mounted a second time and a name swapped between a check and the open are refused too.
 
 The attachment is stored with the message (``data["attachments"]``, :meth:`Attachment.to_data`),
 apart from the typed text: session state, recall and the inbox read only what you wrote, never a

@@ -222,8 +222,16 @@ class Repl:
         """Stream one reply (``files`` attached to the message); Ctrl+C stops it and keeps the partial
         text. With ``regenerate`` the reply replaces the last one: ``text`` None retries it, a text
         edits your last message."""
+        if regenerate and text is not None and files is None:  # an edit carries /file's and its @path files
+            try:
+                files = await asyncio.to_thread(self.pending.take, text)
+            except NeotaskError as e:
+                self.say(f"not sent: {e}", "red")
+                return
+            for a in files:
+                self.say(f"📎 {a.summary()}", "dim")
         if regenerate:
-            gen = self.engine.retry(self.key) if text is None else self.engine.edit_last(text, self.key)
+            gen = self.engine.retry(self.key) if text is None else self.engine.edit_last(text, self.key, files or [])
         else:
             assert text is not None
             gen = self.engine.send(text, self.key, files or [])

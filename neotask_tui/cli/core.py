@@ -55,11 +55,11 @@ async def _send(args: argparse.Namespace) -> int:
 
     pending = PendingFiles()  # --file and @path, as /file and @path in the app (read before anything is stored)
     pending.apply(AttachFiles(add=tuple(read_attachment(f) for f in args.file or [])))
-    if (args.retry or args.edit) and pending.files:
+    if args.retry and pending.files:
         from neotask_tui.errors import UserError
 
-        raise UserError("--file goes with a new message, not with --retry or --edit")
-    files = [] if args.retry or args.edit or args.text is None else pending.take(args.text)
+        raise UserError("--file goes with a message (a new one or --edit), not with --retry")
+    files = [] if args.retry or args.text is None else pending.take(args.text)
     engine = open_engine()
     try:
         key = _key(args, engine)
@@ -72,7 +72,7 @@ async def _send(args: argparse.Namespace) -> int:
         if args.retry:
             gen = engine.retry(key)
         elif args.edit:
-            gen = engine.edit_last(args.text, key)
+            gen = engine.edit_last(args.text, key, files)
         else:
             gen = engine.send(args.text, key, files)
         async for e in gen:

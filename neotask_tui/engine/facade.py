@@ -375,10 +375,13 @@ class Engine:
         """
         return _turn.regenerate(self, key, None)
 
-    def edit_last(self, text: str, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
+    def edit_last(self, text: str, key: str | None = None,
+                  attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
         """Replace your last message with ``text`` and answer it (``/edit``); the old message and
-        its reply stay in the transcript, marked superseded, and leave the context."""
-        return _turn.regenerate(self, key, text)
+        its reply stay in the transcript, marked superseded, and leave the context. The new message
+        keeps the files of the one it replaces, with ``attachments`` (its ``@path`` ones; a file
+        attached again is the new read)."""
+        return _turn.regenerate(self, key, text, attachments)
 
     def last_user_message(self, key: str) -> Event | None:
         """Your last message in the key's current session that ``/edit`` would replace (None if none)."""
@@ -596,8 +599,12 @@ class Engine:
 
     # ------------------------------------------------------------------ context
     async def build(self, key: str, new_message: str | None, *, recall: list[RecallItem] | None = None,
-                    exclude_last: bool = False, new_event_id: int | None = None) -> AssembledContext:
-        """Assemble the context for the next call on ``key``."""
+                    exclude_last: bool = False, new_event_id: int | None = None,
+                    new_attachments: Sequence[Attachment] = ()) -> AssembledContext:
+        """Assemble the context for the next call on ``key`` (``new_attachments``: the files a draft
+        ``new_message`` would carry)."""
+        from neotask_tui.engine.context.budget import recall_reserve
+
         cs = self.settings.context
         sid = self.current_record(key).session_id
         hist = self.history(key)
@@ -611,7 +618,8 @@ class Engine:
             strategy=cs.strategy, state_block=state_block, summary=summary, summary_event_id=sum_id,
             recall=recall or [], tool_result_max_tokens=cs.tool_result_max_tokens,
             max_message_tokens=cs.max_message_tokens, count_event=lambda e: self.count_event(e, sid),
-            new_event_id=new_event_id,
+            new_event_id=new_event_id, new_attachments=list(new_attachments),
+            recall_reserve=recall_reserve(self.settings, self.window()),
         )
         # recall of compacted-away turns (engine/recall/lineage.py)
         await asyncio.to_thread(self.lineage.augment, key, inp)
@@ -660,7 +668,12 @@ class Engine:
             note = await self.memory_recall.preview_note(key)
         except Exception as e:  # a preview must show the rest even when memory fails
             recall, note = [], f"memory recall failed: {e}"
-        ctx = await self.build(key, draft, recall=recall)
+        files: list[Attachment] = []
+        if draft is not None:  # the draft's @path files go with it, as they would with the next call
+            from neotask_tui.engine.context.attachments import read_mentioned
+
+            files = await asyncio.to_thread(read_mentioned, draft)
+        ctx = await self.build(key, draft, recall=recall, new_attachments=files)
         ctx.recall_basis, ctx.recall_query, ctx.recall_note = basis, query, note
         from neotask_tui.engine.context.assembly import count_tools
         from neotask_tui.engine.session.turn import next_call_tools, tool_definitions

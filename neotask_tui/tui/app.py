@@ -265,7 +265,7 @@ class NeotaskApp(App[int]):
         await self.ready.wait()
         with self.view.tolerant():
             files = []
-            if not regenerate and text is not None:
+            if text is not None:  # an edit carries them too (and keeps the files of the message it replaces)
                 try:
                     files = await asyncio.to_thread(self.chat.pending.take, text)
                 except NeotaskError as e:

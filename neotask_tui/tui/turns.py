@@ -73,7 +73,7 @@ class TurnRenderer:
         self.reply = None
         self.asked = None
         if regenerate:
-            gen = self.engine.retry(state.key) if text is None else self.engine.edit_last(text, state.key)
+            gen = self.engine.retry(state.key) if text is None else self.engine.edit_last(text, state.key, files or ())
         else:
             assert text is not None
             self.asked = await self.transcript.add(Entry(kind="user", text=text, attachments=list(files or [])))

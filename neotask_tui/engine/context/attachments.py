@@ -8,7 +8,9 @@ text is not something you typed, so the transcript keeps it redacted). A file in
 dir is refused: it holds other sessions' transcripts, consented memory and your input history, and
 quoting them into a message would mix scopes that never mix (``/recall`` and ``/export`` reach
 them on purpose). A symbolic link outside the data dir is followed, as ``cat`` does; one that
-resolves into the data dir, or dangles, is refused with a one-line error.
+resolves into the data dir, or dangles, is refused with a one-line error. The file is opened first
+and what was opened is checked (:func:`_refuse_data_dir`), so a hard link to a transcript, the data
+dir mounted a second time and a name swapped between a check and the open are refused too.
 
 The attachment is stored with the message (``data["attachments"]``, :meth:`Attachment.to_data`),
 apart from the typed text: session state, recall and the inbox read only what you wrote, never a
@@ -115,22 +117,105 @@ def attachments_of(data: dict[str, Any]) -> list[Attachment]:
     return [a for a in (Attachment.from_data(x) for x in raw) if a is not None]
 
 
-def attachment_block(atts: list[Attachment]) -> str:
-    """What follows the typed text in the context: a note and one ``<attached-file>`` fence per file."""
+def attachment_block(atts: list[Attachment], bodies: list[str] | None = None) -> str:
+    """What follows the typed text in the context: a note and one ``<attached-file>`` fence per file.
+
+    ``bodies`` are the texts sent in place of the files' (trimmed in context): the fence keeps the
+    file's own line count and says ``trimmed``."""
     if not atts:
         return ""
     parts = [ATTACHMENT_NOTE]
-    for a in atts:
+    for i, a in enumerate(atts):
+        body = a.text if bodies is None else bodies[i]
         attrs = {"path": a.shown_path, "lines": str(a.lines)}
         if a.truncated:
             attrs["truncated"] = f"first {ATTACH_MAX_BYTES // 1024} KiB of {_size(a.size)}"
-        parts.append(fence("attached-file", a.text, **attrs))
+        if body != a.text:
+            attrs["trimmed"] = "its middle is left out in this context"
+        parts.append(fence("attached-file", body, **attrs))
     return "\n".join(parts)
 
 
 def _resolve(raw: str, cwd: Path | None) -> Path:
     p = Path(raw).expanduser()
     return p if p.is_absolute() else (cwd or Path.cwd()) / p
+
+
+def _opened_path(fd: int, path: Path) -> Path:
+    """The real path of the file open on ``fd`` (``/proc/self/fd`` where there is one, else the
+    name's real path)."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return Path(os.path.realpath(path))
+
+
+def _data_dir_inodes(root: Path, *, with_files: bool) -> tuple[set[int], set[int]] | None:
+    """Inode numbers of the data dir's files (only ``with_files``) and folders on its own device,
+    links not followed; None when there is no data dir. Folders on another device are skipped."""
+    try:
+        dev = os.stat(root).st_dev
+    except OSError:
+        return None
+    files: set[int] = set()
+    dirs: set[int] = {os.stat(root).st_ino}
+    todo = [root]
+    while todo:
+        d = todo.pop()
+        try:
+            with os.scandir(d) as it:
+                for entry in it:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            if entry.stat(follow_symlinks=False).st_dev == dev:
+                                dirs.add(entry.inode())
+                                todo.append(Path(entry.path))
+                        elif with_files and not entry.is_symlink():
+                            files.add(entry.inode())
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return files, dirs
+
+
+def _refuse_data_dir(fd: int, st: os.stat_result, path: Path, shown: str) -> None:
+    """Refuse the open file when it is the data dir or in it, by whatever name it was reached: a
+    link into it, a hard link to one of its files, the data dir mounted a second time (``mount
+    --bind``). The opened file's real path is checked, then — when it is on the data dir's device —
+    its inode and its folders' against the data dir's own."""
+    data_dir = Path(os.path.realpath(paths.data_dir()))
+    real = _opened_path(fd, path)
+    why = ""
+    if real == data_dir or real.is_relative_to(data_dir):
+        why = f" (through the link to {redact_path(str(real))})" if real != path else ""
+    else:
+        try:
+            dev = os.stat(data_dir).st_dev
+        except OSError:
+            return
+        if st.st_dev != dev:
+            return
+        linked = not stat.S_ISDIR(st.st_mode) and st.st_nlink > 1  # another name of a file: a hard link
+        known = _data_dir_inodes(data_dir, with_files=linked)
+        if known is None:
+            return
+        files, dirs = known
+        hit = st.st_ino in dirs if stat.S_ISDIR(st.st_mode) else linked and st.st_ino in files
+        if not hit:
+            for parent in real.parents:
+                try:
+                    ps = os.stat(parent)
+                except OSError:
+                    continue
+                if ps.st_dev == dev and ps.st_ino in dirs:
+                    hit = True
+                    break
+        if not hit:
+            return
+        why = " (another name of a file there: a hard link or a second mount)"
+    raise UserError(f"{shown} is inside Neotask's data dir{why}: transcripts, memory and history are not "
+                    "attached (/recall and /export reach them)")
 
 
 def read_attachment(raw: str, *, cwd: Path | None = None, max_bytes: int = ATTACH_MAX_BYTES) -> Attachment:
@@ -144,24 +229,19 @@ def read_attachment(raw: str, *, cwd: Path | None = None, max_bytes: int = ATTAC
     shown = redact_path(str(path))
     if not os.path.lexists(path):
         raise UserError(f"no file {shown}")
-    real = Path(os.path.realpath(path))
-    if not real.exists():
-        raise UserError(f"{shown} is a broken symbolic link (to {redact_path(os.readlink(path))})"
-                        if path.is_symlink() else f"no file {shown}")
-    data_dir = Path(os.path.realpath(paths.data_dir()))
-    if real == data_dir or real.is_relative_to(data_dir):
-        via = f" (through the link to {redact_path(str(real))})" if real != path else ""
-        raise UserError(f"{shown} is inside Neotask's data dir{via}: transcripts, memory and history are not "
-                        "attached (/recall and /export reach them)")
-    if real.is_dir():
-        raise UserError(f"{shown} is a folder; attach its files one by one")
-    try:
+    try:  # open first, then check what was opened: a name swapped after a check is never read
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
+        if e.errno == errno.ENOENT:
+            raise UserError(f"{shown} is a broken symbolic link (to {redact_path(os.readlink(path))})"
+                            if path.is_symlink() else f"no file {shown}") from None
         why = "permission denied" if e.errno in (errno.EACCES, errno.EPERM) else (e.strerror or str(e))
         raise UserError(f"cannot read {shown}: {why}") from None
     try:
         st = os.fstat(fd)
+        _refuse_data_dir(fd, st, path, shown)
+        if stat.S_ISDIR(st.st_mode):
+            raise UserError(f"{shown} is a folder; attach its files one by one")
         if not stat.S_ISREG(st.st_mode):
             raise UserError(f"{shown} is not a regular file (a device, a pipe or a socket)")
         chunks: list[bytes] = []

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor
 from neotask_tui.engine.context.assembly import AssembledContext, Ledger, RecallItem
-from neotask_tui.engine.context.attachments import Attachment
+from neotask_tui.engine.context.attachments import Attachment, attachments_of
 from neotask_tui.engine.ports import MemorySource, ProviderSource, Sessions
 from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import LockedError, StorageError, UserError
@@ -150,10 +150,12 @@ async def send(engine: TurnHost, text: str, key: str | None = None,
             yield out
 
 
-async def regenerate(engine: TurnHost, key: str | None = None, text: str | None = None
-                     ) -> AsyncGenerator[ev.EngineEvent, None]:
+async def regenerate(engine: TurnHost, key: str | None = None, text: str | None = None,
+                     attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
     """``/retry`` (``text`` None): ask the model again for the reply to your last message.
-    ``/edit`` (``text``): replace your last message with ``text`` and answer it.
+    ``/edit`` (``text``): replace your last message with ``text`` and answer it; the new message
+    carries the files the replaced one carried and ``attachments`` (a file attached again is the
+    new read), and a notice names the ones it kept.
 
     Nothing is rewritten: a ``superseded`` marker retires the old reply (and, for an edit, the old
     message) — they stay in the transcript, shown marked, and leave the context, the compaction
@@ -184,8 +186,14 @@ async def regenerate(engine: TurnHost, key: str | None = None, text: str | None 
             what = "reply" if text is None else "message and its reply"
             items.append(("marker", {"kind": SUPERSEDED, "by": by, "superseded": gone,
                                      "text": f"/{by}: your {what} e:{', e:'.join(map(str, gone))} superseded"}))
+        kept: list[Attachment] = []
         if text is not None:
-            items.append(("message", {"role": "user", "content": text, "edited_from": plan.user.id}))
+            msg: dict[str, Any] = {"role": "user", "content": text, "edited_from": plan.user.id}
+            new_paths = {a.path for a in attachments}
+            kept = [a for a in attachments_of(plan.user.data) if a.path not in new_paths]
+            if kept or attachments:
+                msg["attachments"] = [a.to_data() for a in (*kept, *attachments)]
+            items.append(("message", msg))
         written = []
         if items:  # one durable write: an edit's marker never lands without its new message
             written = await asyncio.to_thread(engine.store.append_many, rec.session_id, items, ts=engine.now_iso())
@@ -194,6 +202,9 @@ async def regenerate(engine: TurnHost, key: str | None = None, text: str | None 
                                 marker_id=written[0].id)
         user_ev = written[-1] if text is not None else plan.user
         yield ev.TurnStarted(key=key, session_id=rec.session_id, user_event_id=user_ev.id)
+        if kept:
+            yield ev.Notice("the edited message keeps the file" + ("s" if len(kept) > 1 else "")
+                            + " of the one it replaces: " + ", ".join(a.shown_path for a in kept))
         if text is not None:
             for n in await engine.state.on_user_message(key, user_ev):
                 yield ev.Notice(n.text)

@@ -459,20 +459,19 @@ def refuse_links(path: Path) -> Path:
     return path
 
 
-def data_dir_view(path: Path) -> Path | None:
+def data_dir_view(path: Path, depth: int) -> Path | None:
     """The data dir folder that ``path`` (an existing folder outside the data dir's real location)
     or one of its parents *is*, by ``st_dev``/``st_ino``, else ``None``.
 
     A bind mount (or any second view) of the data dir, or of a folder in it, is still the data dir:
-    comparing path strings cannot see that. Folders down to
-    :data:`~neotask_tui.tuning.EXPORT_DATA_DIR_DEPTH` below the data dir are compared, links not followed.
+    comparing path strings cannot see that. Folders down to ``depth`` levels below the data dir are
+    compared (callers pass :data:`~neotask_tui.tuning.EXPORT_DATA_DIR_DEPTH`; ``paths`` sits below
+    ``tuning`` in the layers), links not followed.
     """
-    from neotask_tui.tuning import EXPORT_DATA_DIR_DEPTH
-
     root = data_dir()
     ids: dict[tuple[int, int], Path] = {}
     level = [root]
-    for _ in range(EXPORT_DATA_DIR_DEPTH + 1):
+    for _ in range(depth + 1):
         below: list[Path] = []
         for d in level:
             try:

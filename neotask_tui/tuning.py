@@ -232,6 +232,12 @@ MAX_TOOL_ROUNDS: Final = 6
 stored even when it asks for more (a model looping on tools must not hold the turn forever)."""
 
 
+STATE_RECENTLY_EXPIRED_MINUTES: Final = 10
+"""How long an expired session-state entry is still listed (struck through, under "expired or
+cleared") in ``/state`` and the state panel, so a user sees what just ended and why; after that it
+is only in the audit (``/state audit``). Long enough to notice, short enough not to clutter."""
+
+
 STATE_CLASSIFY_MAX_CHARS: Final = 20_000
 """Only this much of a user message is classified (a huge paste is data, not statements).
 

@@ -20,6 +20,7 @@ from neotask_tui.commands.registry import (
 from neotask_tui.engine.context.attachments import attachments_of
 from neotask_tui.errors import NeotaskError
 from neotask_tui.storage.events import Event, superseded_ids
+from neotask_tui.tuning import EXPORT_DATA_DIR_DEPTH
 
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import AssembledContext
@@ -199,7 +200,7 @@ def export_target(target: Path | None, fmt: str, name: str) -> Path:
     if where.is_relative_to(data):
         if not where.is_relative_to(exports):
             raise refused
-    elif paths.data_dir_view(where) is not None:  # the data dir seen a second time (a bind mount)
+    elif paths.data_dir_view(where, EXPORT_DATA_DIR_DEPTH) is not None:  # the data dir seen again (a bind mount)
         raise refused
     return out
 

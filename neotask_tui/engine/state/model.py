@@ -40,6 +40,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from neotask_tui.storage.events import Event
+from neotask_tui.tuning import STATE_RECENTLY_EXPIRED_MINUTES
 
 SCOPES = ("session", "chat", "agent", "workspace", "project", "user", "team", "org")
 """Scopes from narrowest to widest."""
@@ -380,8 +381,9 @@ def fold(events: list[Event], now: datetime, *, as_of: bool = False) -> StateFol
 
 # ---- what the state API hands out ---------------------------------------------------------------
 
-RECENTLY_EXPIRED = timedelta(minutes=10)
-"""How long expired entries stay in :attr:`StateView.expired` (shown struck through)."""
+RECENTLY_EXPIRED = timedelta(minutes=STATE_RECENTLY_EXPIRED_MINUTES)
+"""How long expired entries stay in :attr:`StateView.expired` (shown struck through); the tunable is
+:data:`neotask_tui.tuning.STATE_RECENTLY_EXPIRED_MINUTES`."""
 
 
 class StateError(ValueError):

@@ -48,8 +48,9 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
-    """Atomically replace ``path`` with ``data`` (temp + fsync + os.replace + dir fsync)."""
+def _temp_copy(path: Path, data: bytes, mode: int) -> str:
+    """``data`` in a new fsynced temp file beside ``path`` (the storage hook checked first); removed
+    again if writing it fails. Returns the temp file's path."""
     ensure_dir(path.parent)
     io_hooks.check(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -59,6 +60,17 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Atomically replace ``path`` with ``data`` (temp + fsync + os.replace + dir fsync)."""
+    tmp = _temp_copy(path, data, mode)
+    try:
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -77,15 +89,8 @@ def atomic_create_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     Raises:
         FileExistsError: something is at ``path`` (nothing was written).
     """
-    ensure_dir(path.parent)
-    io_hooks.check(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = _temp_copy(path, data, mode)
     try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
         try:
             os.link(tmp, path, follow_symlinks=False)
         except FileExistsError:

@@ -152,13 +152,9 @@ class Repl:
                     return 0
             else:
                 message = line[1:] if text.startswith("//") else line
-                try:
-                    files = await asyncio.to_thread(self.pending.take, message)
-                except NeotaskError as e:
-                    self.say(f"not sent: {e}", "red")
+                files = await self.take_files(message)
+                if files is None:
                     continue
-                for a in files:
-                    self.say(f"📎 {a.summary()}", "dim")
                 await self.turn(message, files)
 
     async def command(self, line: str) -> str | None:
@@ -217,19 +213,27 @@ class Repl:
                 sent = True
         self.say(await asyncio.to_thread(deliver, copy, osc52_sent=sent), "dim")
 
+    async def take_files(self, text: str) -> list[Attachment] | None:
+        """The files for a message (pending ``/file`` ones and its ``@path`` ones), each announced;
+        ``None`` after a one-line error (nothing is sent)."""
+        try:
+            files = await asyncio.to_thread(self.pending.take, text)
+        except NeotaskError as e:
+            self.say(f"not sent: {e}", "red")
+            return None
+        for a in files:
+            self.say(f"📎 {a.summary()}", "dim")
+        return files
+
     async def turn(self, text: str | None, files: list[Attachment] | None = None, *,
                    regenerate: bool = False) -> None:
         """Stream one reply (``files`` attached to the message); Ctrl+C stops it and keeps the partial
         text. With ``regenerate`` the reply replaces the last one: ``text`` None retries it, a text
         edits your last message."""
         if regenerate and text is not None and files is None:  # an edit carries /file's and its @path files
-            try:
-                files = await asyncio.to_thread(self.pending.take, text)
-            except NeotaskError as e:
-                self.say(f"not sent: {e}", "red")
+            files = await self.take_files(text)
+            if files is None:
                 return
-            for a in files:
-                self.say(f"📎 {a.summary()}", "dim")
         if regenerate:
             gen = self.engine.retry(self.key) if text is None else self.engine.edit_last(text, self.key, files or [])
         else:

@@ -7,9 +7,11 @@ Every test drives real components (the slash commands, the CLI, the storage boun
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -94,23 +96,45 @@ async def test_default_export_never_replaces_a_dangling_link(engine: Engine, tmp
     await dispatch(engine, KEY, "/export md")
     assert link.is_symlink(), "the dangling link was replaced"
 
+SCRIPTED = {"NEOTASK_PROVIDER": "scripted"}
+
+
+def _sessions() -> dict[str, str]:
+    """Current session id per key."""
+    return {s["key"]: s["session_id"] for s in json.loads(cli("sessions", "list", "--json", env=SCRIPTED).stdout)}
+
+
+def assert_clean(env: dict[str, str]) -> None:
+    assert json.loads(cli("doctor", "--json", env=env).stdout)["clean"]
+
+
+def _bob_names_alice_as_parent(data_dir: Path, *, reason: str | None = None,
+                               before: Callable[[dict[str, str]], None] | None = None) -> dict[str, str]:
+    """One turn each for agents alice (a private plan) and bob, then bob's transcript header names
+    alice's session as its parent (and ``reason``, if given): the damage the lineage must not follow.
+    ``before`` runs on the undamaged data. Returns the current session id per key."""
+    assert cli("send", "alice private ALPHA-PLAN", "-s", "agent:alice:tui:default", env=SCRIPTED).returncode == 0
+    assert cli("send", "bob says hi", "-s", "agent:bob:tui:default", env=SCRIPTED).returncode == 0
+    if before is not None:
+        before(SCRIPTED)
+    sid = _sessions()
+    bob = data_dir / "sessions" / f"{sid['agent:bob:tui:default']}.jsonl"
+    lines = bob.read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head["parent_session_id"] = sid["agent:alice:tui:default"]
+    if reason is not None:
+        head["reason"] = reason
+    bob.write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
+    return sid
+
+
 def test_lineage_export_never_crosses_into_another_agents_sessions(tmp_path: Path, data_dir: Path) -> None:
     """README, Export: "`--lineage` adds the parent sessions (the ones compaction, and forks, started
     this one from)" and Agents: "One agent never sees another's state or memory". Forks refuse another
     agent's session, but lineage follows any `parent_session_id` a header names: a header pointing at
     another agent's session exports that agent's whole conversation (and `doctor` calls it clean)."""
-    import json
-
-    env = {"NEOTASK_PROVIDER": "scripted"}
-    assert cli("send", "alice private ALPHA-PLAN", "-s", "agent:alice:tui:default", env=env).returncode == 0
-    assert cli("send", "bob says hi", "-s", "agent:bob:tui:default", env=env).returncode == 0
-    index = json.loads(cli("sessions", "list", "--json", env=env).stdout)
-    sid = {s["key"]: s["session_id"] for s in index}
-    bob = data_dir / "sessions" / f"{sid['agent:bob:tui:default']}.jsonl"
-    lines = bob.read_text().splitlines(keepends=True)
-    head = json.loads(lines[0])
-    head["parent_session_id"] = sid["agent:alice:tui:default"]
-    bob.write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
+    _bob_names_alice_as_parent(data_dir)
+    env = SCRIPTED
     out = tmp_path / "bob.md"
     cli("transcript", "agent:bob:tui:default", "--format", "md", "--output", str(out), "--lineage", env=env)
     assert "ALPHA-PLAN" not in (out.read_text() if out.exists() else "")
@@ -119,19 +143,8 @@ def test_lineage_export_never_crosses_into_another_agents_sessions(tmp_path: Pat
 def test_doctor_reports_a_parent_header_of_another_agent(tmp_path: Path, data_dir: Path) -> None:
     """Agents: "One agent never sees another's state or memory". A transcript header naming another
     agent's session as its parent is damage (lineage stops there): ``doctor`` reports it."""
-    import json
-
-    env = {"NEOTASK_PROVIDER": "scripted"}
-    assert cli("send", "alice private ALPHA-PLAN", "-s", "agent:alice:tui:default", env=env).returncode == 0
-    assert cli("send", "bob says hi", "-s", "agent:bob:tui:default", env=env).returncode == 0
-    assert json.loads(cli("doctor", "--json", env=env).stdout)["clean"]
-    index = json.loads(cli("sessions", "list", "--json", env=env).stdout)
-    sid = {s["key"]: s["session_id"] for s in index}
-    bob = data_dir / "sessions" / f"{sid['agent:bob:tui:default']}.jsonl"
-    lines = bob.read_text().splitlines(keepends=True)
-    head = json.loads(lines[0])
-    head["parent_session_id"] = sid["agent:alice:tui:default"]
-    bob.write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
+    _bob_names_alice_as_parent(data_dir, before=assert_clean)
+    env = SCRIPTED
     report = json.loads(cli("doctor", "--json", env=env).stdout)
     assert not report["clean"]
     assert any("belongs to agent alice" in p for p in report["problems"]), report["problems"]
@@ -172,19 +185,7 @@ def test_context_lineage_never_crosses_into_another_agents_sessions(data_dir: Pa
     """Agents: "One agent never sees another's state or memory". A header that says bob's session
     was compacted from alice's must not bring alice's turns into bob's lineage (what compaction,
     lineage recall and the archive read as this conversation)."""
-    import json
-
-    env = {"NEOTASK_PROVIDER": "scripted"}
-    assert cli("send", "alice private ALPHA-PLAN", "-s", "agent:alice:tui:default", env=env).returncode == 0
-    assert cli("send", "bob says hi", "-s", "agent:bob:tui:default", env=env).returncode == 0
-    index = json.loads(cli("sessions", "list", "--json", env=env).stdout)
-    sid = {s["key"]: s["session_id"] for s in index}
-    bob = data_dir / "sessions" / f"{sid['agent:bob:tui:default']}.jsonl"
-    lines = bob.read_text().splitlines(keepends=True)
-    head = json.loads(lines[0])
-    head["parent_session_id"] = sid["agent:alice:tui:default"]
-    head["reason"] = "compaction"
-    bob.write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
+    sid = _bob_names_alice_as_parent(data_dir, reason="compaction")
     from neotask_tui.engine.compaction.inputs import lineage_events
     from neotask_tui.storage.store import SessionStore
 

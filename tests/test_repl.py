@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 import subprocess
 import sys
@@ -11,19 +10,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
-from rich.console import Console
 
 from neotask_tui import paths
 from neotask_tui.engine.context.assembly import Ledger
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.base import Usage
 from neotask_tui.providers.scripted import ScriptedProvider
-from neotask_tui.repl import Repl, SlashCompleter, status_line
+from neotask_tui.repl import SlashCompleter, status_line
 from neotask_tui.storage.index import Counters
-from tests.doubles import Clock, plain_settings
+from tests.doubles import Clock, drive_repl, plain_settings
 
 
 @pytest.fixture
@@ -35,13 +30,7 @@ async def engine() -> AsyncIterator[Engine]:
 
 
 async def _drive(engine: Engine, keys: str) -> str:
-    buf = io.StringIO()
-    console = Console(file=buf, width=100, force_terminal=False, color_system=None)
-    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
-        inp.send_text(keys)
-        repl = Repl(engine, engine.default_key(), console=console, input=inp, output=DummyOutput())
-        assert await repl.run() == 0
-    return buf.getvalue()
+    return await drive_repl(engine, keys, 100)
 
 
 async def test_message_streams_reply_and_status_line(engine: Engine) -> None:

@@ -3,32 +3,21 @@ path completion after ``@``."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.application import create_app_session
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
-from rich.console import Console
 
 from neotask_tui.engine.context.attachments import attachments_of
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
-from neotask_tui.repl import Repl, SlashCompleter
-from tests.doubles import plain_settings
+from neotask_tui.repl import SlashCompleter
+from tests.doubles import drive_repl, plain_settings
 
 
 async def _drive(engine: Engine, keys: str) -> str:
-    buf = io.StringIO()
-    console = Console(file=buf, width=200, force_terminal=False, color_system=None)
-    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
-        inp.send_text(keys)
-        repl = Repl(engine, engine.default_key(), console=console, input=inp, output=DummyOutput())
-        assert await repl.run() == 0
-    return buf.getvalue()
+    return await drive_repl(engine, keys, 200)
 
 
 async def test_repl_file_and_at_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

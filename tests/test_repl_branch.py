@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
-from rich.console import Console
 
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
-from neotask_tui.repl import Repl
 from neotask_tui.storage.events import superseded_ids
-from tests.doubles import Clock, plain_settings
+from tests.doubles import Clock, drive_repl, plain_settings
 
 
 @pytest.fixture
@@ -28,13 +22,7 @@ async def engine() -> AsyncIterator[Engine]:
 
 
 async def _drive(engine: Engine, keys: str) -> str:
-    buf = io.StringIO()
-    console = Console(file=buf, width=120, force_terminal=False, color_system=None)
-    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
-        inp.send_text(keys)
-        repl = Repl(engine, engine.default_key(), console=console, input=inp, output=DummyOutput())
-        assert await repl.run() == 0
-    return buf.getvalue()
+    return await drive_repl(engine, keys, 120)
 
 
 async def test_retry_streams_a_new_reply_and_marks_the_old_one(engine: Engine) -> None:

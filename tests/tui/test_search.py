@@ -4,6 +4,9 @@ sessions browser finds sessions by their message text."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
 
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
@@ -30,16 +33,21 @@ async def _seed(engine: Engine, provider: ScriptedProvider) -> str:
     return archived
 
 
+async def _search(pilot: Pilot[Any], app: NeotaskApp, query: str) -> None:
+    """Type ``/search QUERY`` in the prompt, press Enter, wait for the results screen."""
+    app.main.query_one(Prompt).text = f"/search {query}"
+    app.main.query_one("#prompt-input").focus()
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen), "the results")
+
+
 async def test_search_opens_the_archived_hit_at_its_message(app_factory: Callable[..., NeotaskApp], engine: Engine,
                                                             provider: ScriptedProvider) -> None:
     archived = await _seed(engine, provider)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")
-        app.main.query_one(Prompt).text = "/search zeppelin"
-        app.main.query_one("#prompt-input").focus()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen), "the results")
+        await _search(pilot, app, "zeppelin")
         screen = app.screen
         assert isinstance(screen, SearchScreen)
         hits = screen.result.hits
@@ -96,10 +104,7 @@ async def test_resume_here_forks_the_archived_session_at_the_hit(app_factory: Ca
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")
-        app.main.query_one(Prompt).text = "/search zeppelin"
-        app.main.query_one("#prompt-input").focus()
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen), "the results")
+        await _search(pilot, app, "zeppelin")
         await pilot.press("r")
         await wait_for(pilot, lambda: not isinstance(app.screen, SearchScreen), "back in the chat")
         rec = engine.current_record(key)

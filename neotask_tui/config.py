@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final, get_type_hints
 
-from neotask_tui import paths
+from neotask_tui import paths, tuning
 
 
 class ConfigError(ValueError):
@@ -144,9 +144,9 @@ class MemorySettings:
     (downloaded once when online); or ``name@/local/dir``. Changing it re-embeds the index."""
     db_uri: str = ""
     """LanceDB URI; empty = a local directory under the data dir."""
-    chunk_tokens: int = 400
-    """Chunk size in tokens."""
-    chunk_overlap: int = 80
+    chunk_tokens: int = tuning.MEMORY_CHUNK_TOKENS
+    """Chunk size in tokens (a hard bound, see ``tuning.MEMORY_CHUNK_TOKENS``)."""
+    chunk_overlap: int = tuning.MEMORY_CHUNK_OVERLAP
     """Overlap between consecutive chunks in tokens."""
     auto_recall: bool = True
     """Recall relevant memories at session start and on each user turn."""

@@ -78,6 +78,16 @@ def archived_transcript_path(session_id: str) -> Path:
     return archive_dir() / f"{session_id}.jsonl"
 
 
+def exports_dir() -> Path:
+    """Where ``/export`` writes by default, and the clipboard's fallback file."""
+    return data_dir() / "exports"
+
+
+def clipboard_file() -> Path:
+    """The copy of the last ``/copy`` when no clipboard tool is found (a terminal may ignore OSC 52)."""
+    return exports_dir() / "clipboard.txt"
+
+
 def quarantine_dir() -> Path:
     """Corrupt lines cut out of transcripts, and corrupt index files, kept for inspection."""
     return data_dir() / "quarantine"
@@ -198,6 +208,16 @@ def migrate_workspace(agent_id: str) -> str | None:
     return (f"moved the workspace of agent {agent_id!r} from {old} to {new} (agent ids now map to "
             f"folders one to one; ids that differed only in characters like . _ @ + or case shared "
             f"{old.name} before)")
+
+
+def search_dir() -> Path:
+    """The full-text search index over every transcript (``index.sqlite3``; rebuildable from them)."""
+    return data_dir() / "search"
+
+
+def search_index() -> Path:
+    """The SQLite FTS5 database of :mod:`neotask_tui.storage.search`."""
+    return search_dir() / "index.sqlite3"
 
 
 def memory_db_dir() -> Path:
@@ -437,6 +457,69 @@ def refuse_links(path: Path) -> Path:
 
         raise UserError(f"{link} is a symbolic link; Neotask does not follow links inside its data dir")
     return path
+
+
+def data_dir_view(path: Path, depth: int) -> Path | None:
+    """The data dir folder that ``path`` (an existing folder outside the data dir's real location)
+    or one of its parents *is*, by ``st_dev``/``st_ino``, else ``None``.
+
+    A bind mount (or any second view) of the data dir, or of a folder in it, is still the data dir:
+    comparing path strings cannot see that. Folders down to ``depth`` levels below the data dir are
+    compared (callers pass :data:`~neotask_tui.tuning.EXPORT_DATA_DIR_DEPTH`; ``paths`` sits below
+    ``tuning`` in the layers), links not followed.
+    """
+    root = data_dir()
+    ids: dict[tuple[int, int], Path] = {}
+    level = [root]
+    for _ in range(depth + 1):
+        below: list[Path] = []
+        for d in level:
+            try:
+                st = os.stat(d, follow_symlinks=d == root)
+            except OSError:
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                continue
+            ids[(st.st_dev, st.st_ino)] = d
+            try:
+                below += [Path(e.path) for e in os.scandir(d) if e.is_dir(follow_symlinks=False)]
+            except OSError:
+                continue
+        level = below
+    for p in (path, *path.parents):
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        hit = ids.get((st.st_dev, st.st_ino))
+        if hit is not None:
+            return hit
+    return None
+
+
+def quarantine_problem() -> str | None:
+    """Why nothing may be written to ``quarantine/`` (it, or a folder above it inside the data dir,
+    is a symbolic link), else ``None``. A damaged copy moved through such a link would leave the
+    data dir (a torn transcript line may hold a password), so writers keep the data in place."""
+    link = linked_part(quarantine_dir())
+    if link is None:
+        return None
+    return (f"{link} is a symbolic link; Neotask does not follow links inside its data dir, so nothing "
+            "was moved to quarantine (the damaged data was kept in place)")
+
+
+def quarantine_target() -> Path:
+    """``quarantine/``, created if missing, for a writer to put a damaged copy in.
+
+    Raises:
+        UserError: :func:`quarantine_problem` (one line); nothing may be written there.
+    """
+    why = quarantine_problem()
+    if why is not None:
+        from neotask_tui.errors import UserError
+
+        raise UserError(why)
+    return ensure_dir(quarantine_dir())
 
 
 def ensure_dir(path: Path) -> Path:

@@ -15,7 +15,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
@@ -30,13 +30,25 @@ from rich.text import Text
 
 from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch
-from neotask_tui.commands.intents import ListThemes, Quit, ReviewCompaction, SwitchTheme
+from neotask_tui.commands.attach import PendingFiles
+from neotask_tui.commands.intents import (
+    AttachFiles,
+    CopyText,
+    EditLast,
+    ListThemes,
+    Quit,
+    Regenerate,
+    ReviewCompaction,
+    SwitchTheme,
+)
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
+from neotask_tui.errors import NeotaskError, UserError
 from neotask_tui.storage.index import Counters
 
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import Ledger
+    from neotask_tui.engine.context.attachments import Attachment
     from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.base import Usage
 from neotask_tui.text.console import InertConsole, InertRenderHook, markdown, styled
@@ -44,14 +56,26 @@ from neotask_tui.text.terminal import inert
 
 
 class SlashCompleter(Completer):
-    """Completes ``/command`` names with their one-line help."""
+    """Completes ``/command`` names with their one-line help, and paths after ``@`` or ``/file``."""
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        from neotask_tui.engine.context.attachments import mention_at_end, path_completions
+
         text = document.text_before_cursor
-        if not text.startswith("/") or " " in text or "\n" in text:
+        if text.startswith("/file ") and "\n" not in text:
+            partial: str | None = text.rsplit(" ", 1)[-1]
+        elif text.startswith("/"):
+            partial = None
+            if " " not in text and "\n" not in text:
+                for name, help_ in completions(text[1:]):
+                    yield Completion(name, start_position=-len(text), display_meta=help_)
+        else:
+            partial = mention_at_end(text)
+        if partial is None or partial.startswith("--"):
             return
-        for name, help_ in completions(text[1:]):
-            yield Completion(name, start_position=-len(text), display_meta=help_)
+        for c in path_completions(partial):
+            yield Completion(c, start_position=-len(partial),
+                             display_meta="folder" if c.rstrip('"').endswith("/") else "file")
 
 
 def status_line(ledger: Ledger | None, totals: Counters, last: Usage | None) -> str:
@@ -59,7 +83,9 @@ def status_line(ledger: Ledger | None, totals: Counters, last: Usage | None) -> 
     for it, session totals and cost."""
     parts = []
     if ledger:
-        parts.append(f"context {ledger.fill:.0%} ≈{ledger.total:,}/{ledger.window:,} (estimated)")
+        exact = ledger.source == "exact"
+        parts.append(f"context {ledger.fill:.0%} {'' if exact else '≈'}{ledger.total:,}/{ledger.window:,} "
+                     f"({ledger.source})")
     if last is not None:
         parts.append(f"call {last.prompt_tokens:,} in ({'reported' if last.reported else 'estimated: not reported'})")
     parts.append(f"in {totals.input:,} out {totals.output:,} cache r/w {totals.cache_read:,}/{totals.cache_write:,}")
@@ -94,6 +120,7 @@ class Repl:
             input=input, output=output,
         )
         self.last_call: Usage | None = None
+        self.pending = PendingFiles()
 
     def print_md(self, text: str) -> None:
         """Render Markdown (links show their target, never a hidden hyperlink)."""
@@ -124,7 +151,11 @@ class Repl:
                 if await self.command(text) == "quit":
                     return 0
             else:
-                await self.turn(line[1:] if text.startswith("//") else line)
+                message = line[1:] if text.startswith("//") else line
+                files = await self.take_files(message)
+                if files is None:
+                    continue
+                await self.turn(message, files)
 
     async def command(self, line: str) -> str | None:
         """Run a slash command; UI intents get a plain-text equivalent (screens show the command's text)."""
@@ -147,14 +178,68 @@ class Repl:
                     self.print_md(done.text)
                 else:
                     self.console.print("compaction cancelled — nothing changed")
+            case CopyText() as copy:
+                await self.copy(copy)
+            case AttachFiles() as attach:
+                self.say(self.pending.apply(attach))
+            case Regenerate(text=text):
+                await self.turn(text, regenerate=True)
+            case EditLast(text=text, event_id=event_id):
+                self.say(f"editing your message e:{event_id} — Enter sends it (the old one stays, marked "
+                         "superseded); an empty line cancels", "dim")
+                try:
+                    edited = await self.session.prompt_async("edit› ", default=text)
+                except (KeyboardInterrupt, EOFError):
+                    edited = ""
+                if edited.strip():
+                    await self.turn(edited, regenerate=True)
+                else:
+                    self.say("edit cancelled — nothing changed", "dim")
             case _:
                 if res.text:
                     self.print_md(res.text)
         return None
 
-    async def turn(self, text: str) -> None:
-        """Stream one reply; Ctrl+C stops it and keeps the partial text."""
-        task = asyncio.ensure_future(self._stream(text))
+    async def copy(self, copy: CopyText) -> None:
+        """OSC 52 to the terminal when the output is one, then the fallbacks; say what was copied."""
+        from neotask_tui.commands.clipboard import deliver, osc52
+
+        out = self.console.file
+        sent = False
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            if out.isatty():
+                out.write(osc52(copy.text))  # base64: nothing in it reaches the terminal as a control
+                out.flush()
+                sent = True
+        self.say(await asyncio.to_thread(deliver, copy, osc52_sent=sent), "dim")
+
+    async def take_files(self, text: str) -> list[Attachment] | None:
+        """The files for a message (pending ``/file`` ones and its ``@path`` ones), each announced;
+        ``None`` after a one-line error (nothing is sent)."""
+        try:
+            files = await asyncio.to_thread(self.pending.take, text)
+        except NeotaskError as e:
+            self.say(f"not sent: {e}", "red")
+            return None
+        for a in files:
+            self.say(f"📎 {a.summary()}", "dim")
+        return files
+
+    async def turn(self, text: str | None, files: list[Attachment] | None = None, *,
+                   regenerate: bool = False) -> None:
+        """Stream one reply (``files`` attached to the message); Ctrl+C stops it and keeps the partial
+        text. With ``regenerate`` the reply replaces the last one: ``text`` None retries it, a text
+        edits your last message."""
+        if regenerate and text is not None and files is None:  # an edit carries /file's and its @path files
+            files = await self.take_files(text)
+            if files is None:
+                return
+        if regenerate:
+            gen = self.engine.retry(self.key) if text is None else self.engine.edit_last(text, self.key, files or [])
+        else:
+            assert text is not None
+            gen = self.engine.send(text, self.key, files or [])
+        task = asyncio.ensure_future(self._stream(gen))
         loop = asyncio.get_running_loop()
         installed = False
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -164,16 +249,17 @@ class Repl:
             await task
         except asyncio.CancelledError:
             self.say("\n⏸ interrupted — the partial reply is kept", "yellow")
+        except UserError as e:  # e.g. /retry with nothing to regenerate: one line, nothing written
+            self.say(str(e), "red")
         finally:
             if installed:
                 loop.remove_signal_handler(signal.SIGINT)
 
-    async def _stream(self, text: str) -> None:
+    async def _stream(self, gen: AsyncGenerator[ev.EngineEvent, None]) -> None:
         out = self.console.file
         ledger: Ledger | None = None
         totals: Counters | None = None
         streamed = False
-        gen = self.engine.send(text, self.key)
         try:
             async for e in gen:
                 if isinstance(e, ev.TokenDelta):
@@ -198,6 +284,9 @@ class Repl:
                 elif isinstance(e, ev.SessionReset):
                     self.say(f"new session {e.new_session_id} ({e.reason}); /undo-reset restores the previous one",
                              "yellow")
+                elif isinstance(e, ev.Superseded):
+                    ids = ", ".join(f"e:{i}" for i in e.superseded_ids)
+                    self.say(f"/{e.by}: {ids} superseded (kept in the transcript, out of the context)", "dim")
                 elif isinstance(e, ev.Compacted):
                     self.say(f"compacted {e.tokens_before:,} → {e.tokens_after:,} tokens", "dim")
                 elif isinstance(e, ev.Recalled) and e.items:

@@ -26,6 +26,17 @@ BM25_B: Final = 0.75
 # ---------------------------------------------------------------------------------------------
 # memory: indexing, hybrid search, fusion, recall floors
 # ---------------------------------------------------------------------------------------------
+MEMORY_CHUNK_TOKENS: Final = 400
+"""Default ``memory.chunk_tokens``: the most tokens (cl100k) a memory chunk holds. A hard bound: a
+line longer than this is cut at spaces, a word longer than this (a pasted blob, a run of Han text
+or emoji without spaces) is cut between characters, each piece counted, so no chunk of a 200k-
+character line exceeds it (it did by 23% for Han text, 12% for emoji, when pieces were cut by
+characters)."""
+
+MEMORY_CHUNK_OVERLAP: Final = 80
+"""Default ``memory.chunk_overlap``: tokens of a full chunk's last lines repeated at the start of the
+next one."""
+
 
 # -- memory.search.hybrid: the defaults of RankParams (see its fields for what each does) --------
 
@@ -200,6 +211,13 @@ share of the turns is *distinctive* (a name, a place, an object), and a turn tha
 relevance floor. A word in more than one turn in ten is the conversation's background (its people,
 its subject) and says nothing about which turn is meant. Chosen by that argument, not fitted; the
 floor for other sessions' turns and memory is unchanged."""
+ARCHIVE_OWN_OUTLIER_Z: Final = 1.0
+"""Recall of this conversation's own compacted turns, once a turn has cleared the absolute floor (the
+message is about something said earlier): a turn whose cosine to the message is this many standard
+deviations above the mean over all the compacted turns clears it too. One standard deviation is the
+conventional "stands out from the background", chosen by that argument, not fitted (see the CHANGELOG
+for its effect on the LoCoMo dev set); the gate stays the absolute floor, so a message about nothing
+said earlier still recalls nothing."""
 ARCHIVE_RRF_K: Final = 60
 """Reciprocal-rank fusion constant of the archive rankings (``1 / (k + rank)``; the usual 60)."""
 ARCHIVE_RRF_DEPTH: Final = 400
@@ -212,6 +230,12 @@ ARCHIVE_RRF_DEPTH: Final = 400
 MAX_TOOL_ROUNDS: Final = 6
 """Model calls one turn may make while the model keeps calling tools; the last round's reply is
 stored even when it asks for more (a model looping on tools must not hold the turn forever)."""
+
+
+STATE_RECENTLY_EXPIRED_MINUTES: Final = 10
+"""How long an expired session-state entry is still listed (struck through, under "expired or
+cleared") in ``/state`` and the state panel, so a user sees what just ended and why; after that it
+is only in the audit (``/state audit``). Long enough to notice, short enough not to clutter."""
 
 
 STATE_CLASSIFY_MAX_CHARS: Final = 20_000
@@ -240,6 +264,11 @@ essential ones (help, focus, quit, the palette and the focused panel's keys); at
 columns (the snapshots at 60×20 and 80×24 show it)."""
 FOOTER_FULL_WIDTH: Final = 120
 """From this width the footer shows every key, the inbox's too (all of them take 105 columns)."""
+ATTACH_MAX_BYTES: Final = 64 * 1024
+"""Bytes of a file ``/file`` or ``@path`` attaches; a larger file is cut at the last line break
+before this and the notice says how much of it went in. 64 KiB is about 16k tokens of code or
+English: an eighth of a 128k window, so the sliding window keeps room for the conversation."""
+
 PASTE_FOLD_LINES: Final = 40
 """A message of yours with more lines than this is shown folded in the transcript: its first
 :data:`PASTE_PREVIEW_LINES` lines and a "show" toggle (a 1,500-line paste filled the transcript)."""
@@ -263,6 +292,33 @@ LOCAL_CLOSE_WAIT_SECONDS: Final = 5.0
 """How long closing waits for a cancelled local generation to let go of the model before the
 model is left to the process exit (a quit never waits longer, and says it is finishing)."""
 
+# ---------------------------------------------------------------------------------------------
+# storage.search: the full-text index over every transcript (bench/search.py)
+# ---------------------------------------------------------------------------------------------
+
+SEARCH_MESSAGE_MAX_CHARS: Final = 65536
+"""At most this many characters of one message are indexed for search: its first three quarters
+and its last quarter (a 10 MB paste is stored whole but must not stall the turn that indexes it;
+the redactor is linear, about 1 s per MB here). Words in the middle of a bigger paste are not found."""
+SEARCH_DEFAULT_LIMIT: Final = 20
+"""Hits ``neotask search`` and ``/search`` show unless told otherwise (``--limit``)."""
+SEARCH_LIMIT_MAX: Final = 500
+"""The most hits one search returns (``--limit``; the sessions browser's content search reads this
+many and shows each session's best)."""
+SESSIONS_CONTENT_SEARCH_DELAY: Final = 0.3
+"""Seconds without typing before the sessions browser searches message text (a keystroke restarts it)."""
+SEARCH_LINE_CHARS: Final = 160
+"""The matching line shown for a hit is cut to about this many characters around its first match."""
+SEARCH_QUERY_MAX_TERMS: Final = 64
+"""At most this many distinct words and phrases of a search query are matched (the first ones; a
+repeated word counts once). Each is one more AND term of one FTS5 expression, whose evaluation grows
+faster than linearly with them: a pasted 200 KB query of 100k words took 3.7-7.6 s (bench/search_query_terms.py);
+past the cap the search says it left the rest out."""
+SEARCH_QUERY_MAX_WORDS: Final = 4096
+"""At most this many words of a search query are read (repeats included; a phrase counts its words),
+so building the expression from a pasted 10 MB query costs what a short one does; past it the search
+says it left the rest out."""
+
 __all__ = ["Final"]
 
 # ---------------------------------------------------------------------------------------------
@@ -272,3 +328,13 @@ __all__ = ["Final"]
 RECALL_SHOWN_LINES: Final = 4
 """Lines of each ``/recall`` hit shown: the ones holding most of the query's terms, in passage
 order (the first lines when none does). A readability choice, not measured."""
+
+EXPORT_NAME_TRIES: Final = 1000
+"""The most names a default ``/export`` tries in ``exports/`` (``<session>.md``, then
+``<session>-2.md`` …) before it says the folder is full of them; an existing file is never replaced.
+A bound, not measured: a thousand exports of one session is far past any real use."""
+EXPORT_DATA_DIR_DEPTH: Final = 3
+"""How deep below the data dir the folders are that an export target is compared with by identity
+(``st_dev``/``st_ino``), so a second view of one of them (a bind mount) is still refused: deep
+enough for ``sessions/`` and ``agents/<name>/memory``; a bound on the folders listed, not measured."""
+

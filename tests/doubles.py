@@ -64,3 +64,24 @@ def plain_settings() -> Settings:
     s.provider.name = "scripted"
     s.context.window_tokens = 8192
     return s
+
+
+async def drive_repl(engine: Engine, keys: str, width: int) -> str:
+    """Run the plain REPL on ``engine`` with ``keys`` typed into it (a pipe, no terminal) and return
+    what it printed, at ``width`` columns; the REPL must exit with 0."""
+    import io
+
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+    from rich.console import Console
+
+    from neotask_tui.repl import Repl
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, force_terminal=False, color_system=None)
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        inp.send_text(keys)
+        repl = Repl(engine, engine.default_key(), console=console, input=inp, output=DummyOutput())
+        assert await repl.run() == 0
+    return buf.getvalue()

@@ -113,3 +113,30 @@ def test_an_unknown_provider_name_says_where_it_was_set(neotask_home: Path) -> N
     cfg.write_text('[provider]\nname = "nope"\n')
     r = neotask("doctor", "--json")
     assert "config.toml:2: provider.name: unknown provider 'nope'" in r.stdout
+
+
+def test_sessions_list_tells_a_corrupt_index_on_stderr(neotask_home: Path) -> None:
+    """A damaged sessions.json is rebuilt from the transcripts for the listing, and said so on stderr
+    (stdout stays parseable JSON); read-only, so the file is not rewritten."""
+    assert neotask("send", "hi", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
+    index = next(neotask_home.rglob("sessions.json"))
+    index.write_text("{bad")
+    r = neotask("sessions", "list", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)[0]["key"] == KEY
+    assert "sessions.json was corrupt" in r.stderr and "read 1 sessions from transcripts" in r.stderr
+    assert index.read_text() == "{bad"
+
+
+def test_doctor_reports_a_remap_that_would_never_fire(neotask_home: Path) -> None:
+    """Textual ignores an unknown binding id or key name silently; doctor names each one."""
+    cfg = neotask_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('[ui]\nbindings = { compactt = "ctrl+k", sessions = "f99", retry = "ctrl+kk,f8" }\n')
+    rep = json.loads(neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted"}).stdout)
+    problems = [p for p in rep["problems"] if "ui.bindings" in p]
+    assert len(problems) == 3, rep["problems"]
+    assert "'compactt'" in problems[0] and "did you mean 'compact'" in problems[0]
+    assert "'f99'" in problems[1] and "'ctrl+kk'" in problems[2]
+    cfg.write_text('[ui]\nbindings = { compact = "ctrl+k", sessions = "f9", search_query = "question_mark" }\n')
+    rep = json.loads(neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted"}).stdout)
+    assert not [p for p in rep["problems"] if "ui.bindings" in p], rep["problems"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 import subprocess
 import sys
@@ -11,19 +10,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
-from rich.console import Console
 
 from neotask_tui import paths
 from neotask_tui.engine.context.assembly import Ledger
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.base import Usage
 from neotask_tui.providers.scripted import ScriptedProvider
-from neotask_tui.repl import Repl, SlashCompleter, status_line
+from neotask_tui.repl import SlashCompleter, status_line
 from neotask_tui.storage.index import Counters
-from tests.doubles import Clock, plain_settings
+from tests.doubles import Clock, drive_repl, plain_settings
 
 
 @pytest.fixture
@@ -35,13 +30,7 @@ async def engine() -> AsyncIterator[Engine]:
 
 
 async def _drive(engine: Engine, keys: str) -> str:
-    buf = io.StringIO()
-    console = Console(file=buf, width=100, force_terminal=False, color_system=None)
-    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
-        inp.send_text(keys)
-        repl = Repl(engine, engine.default_key(), console=console, input=inp, output=DummyOutput())
-        assert await repl.run() == 0
-    return buf.getvalue()
+    return await drive_repl(engine, keys, 100)
 
 
 async def test_message_streams_reply_and_status_line(engine: Engine) -> None:
@@ -88,6 +77,8 @@ def test_completer_and_status_line() -> None:
     assert line.startswith("context 50% ≈4,096/8,192 (estimated)") and "cost n/a" in line
     line = status_line(ledger, Counters(), Usage(input_tokens=300, cache_read_tokens=56, reported=True))
     assert "call 356 in (reported)" in line  # what the provider reported, apart from our estimate
+    exact = Ledger(sections={}, total=4096, budget=4096, window=8192, fill=0.5, strategy="summary", source="exact")
+    assert status_line(exact, Counters(), None).startswith("context 50% 4,096/8,192 (exact)")
 
 
 def test_chat_plain_reads_a_redirected_file(tmp_path: Path) -> None:
@@ -106,3 +97,15 @@ def test_chat_plain_reads_a_redirected_file(tmp_path: Path) -> None:
     out = done.stdout.decode()
     assert "(scripted) hello from a file" in out and "(scripted) second line" in out
     assert "Session state" in out
+
+
+async def test_search_finds_messages_of_archived_sessions_too(engine: Engine) -> None:
+    key = engine.default_key()
+    async for _ in engine.send("where is the zeppelin hangar?", key):
+        pass
+    await engine.new_session(key)
+    out = await _drive(engine, '/search zeppelin\r/search "hangar zeppelin"\r/search !!\r/quit\r')
+    assert "2 messages match zeppelin" in out  # yours and the scripted echo
+    assert "(archived)" in out and "· user · e:2" in out and "where is the zeppelin hangar?" in out
+    assert "no message matches" in out  # the phrase keeps its order
+    assert "search needs at least one word" in out

@@ -8,10 +8,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.cli.output import print_json
+from neotask_tui.errors import UserError
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
+    from neotask_tui.storage.events import Event
 
 
 def open_engine(readonly: bool = False, **kw: Any) -> Any:
@@ -46,15 +48,34 @@ def run_app(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------------- send
 async def _send(args: argparse.Namespace) -> int:
+    from neotask_tui.commands.attach import PendingFiles
+    from neotask_tui.commands.intents import AttachFiles
     from neotask_tui.engine import events as ev  # not at import time: `neotask` alone starts the app
+    from neotask_tui.engine.context.attachments import read_attachment
 
+    pending = PendingFiles()  # --file and @path, as /file and @path in the app (read before anything is stored)
+    pending.apply(AttachFiles(add=tuple(read_attachment(f) for f in args.file or [])))
+    if args.retry and pending.files:
+        from neotask_tui.errors import UserError
+
+        raise UserError("--file goes with a message (a new one or --edit), not with --retry")
+    files = [] if args.retry or args.text is None else pending.take(args.text)
     engine = open_engine()
     try:
         key = _key(args, engine)
-        out: dict[str, Any] = {"key": key, "notices": []}
+        out: dict[str, Any] = {"key": key, "notices": [], "attachments": [a.summary() for a in files]}
         rc = 0
         console = None if args.json else _console()
-        async for e in engine.send(args.text, key):
+        if console is not None:
+            for a in files:
+                sys.stderr.write(inert(f"attached {a.summary()}") + "\n")
+        if args.retry:
+            gen = engine.retry(key)
+        elif args.edit:
+            gen = engine.edit_last(args.text, key, files)
+        else:
+            gen = engine.send(args.text, key, files)
+        async for e in gen:
             if isinstance(e, ev.TokenDelta):
                 if console is not None:
                     sys.stdout.write(inert(e.text))
@@ -76,6 +97,11 @@ async def _send(args: argparse.Namespace) -> int:
                 out.update(error=e.error, error_kind=e.error_kind, partial=e.partial_text)
                 sys.stderr.write(inert(f"neotask: {e.error_kind}: {e.error}") + "\n")
                 rc = 1
+            elif isinstance(e, ev.Superseded):
+                out["superseded"] = e.superseded_ids
+                if console is not None:
+                    ids = ", ".join(f"e:{i}" for i in e.superseded_ids)
+                    sys.stderr.write(f"[{e.by}] superseded {ids} (kept in the transcript, out of the context)\n")
             elif isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted | ev.ProviderInfo):
                 out["notices"].append(e.to_dict())
                 if console is not None and isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted):
@@ -89,7 +115,14 @@ async def _send(args: argparse.Namespace) -> int:
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    """``neotask send TEXT``: one non-interactive turn."""
+    """``neotask send TEXT``: one non-interactive turn (``--retry``: the last reply again;
+    ``--edit TEXT``: replace your last message with TEXT and answer it)."""
+    from neotask_tui.errors import UserError
+
+    if args.retry and (args.edit or args.text is not None):
+        raise UserError("send --retry takes no text (--edit TEXT replaces your last message)")
+    if not args.retry and args.text is None:
+        raise UserError("send needs the message text ('-' reads stdin), or --retry")
     if args.text == "-":
         args.text = sys.stdin.read()
     return asyncio.run(_send(args))
@@ -97,10 +130,14 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------------------ sessions
 def cmd_sessions(args: argparse.Namespace) -> int:
-    """``neotask sessions list|show|new|reset|archive|restore|undo-reset``."""
+    """``neotask sessions list|show|new|reset|archive|restore|undo-reset|fork``."""
     action = args.action
     readonly = action in ("list", "show")
     engine = open_engine(readonly=readonly)
+    # A damaged sessions.json (rebuilt from the transcripts) or a quarantined line is told on stderr, so
+    # a listing never looks normal over a repair (stdout stays the table or the JSON).
+    for note in engine.notices if readonly else ():
+        print(inert(f"notice: {note} (see `neotask doctor`)"), file=sys.stderr)
     try:
         if action == "list":
             rows = engine.list_sessions(include_archived=args.all)
@@ -116,21 +153,27 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                 wide = console.width >= 110
                 keys = max((len(str(r["key"])) for r in rows), default=3)
                 ids = max((len(str(r["session_id"])) for r in rows), default=7)
+                ids += 4 if any(r.get("reason") == "fork" for r in rows) else 0  # room for the "└ " of a fork
                 cols = [Column("key", no_wrap=True, min_width=keys), Column("session", no_wrap=True, min_width=ids),
                         Column("last activity", overflow="fold")]
                 cols += [Column(h) for h in (("in", "out", "cache r/w", "compactions") if wide else ("in/out",))]
                 t = Table(*cols, Column("state", no_wrap=True), box=box.HEAVY_HEAD if wide else None,
                           pad_edge=wide)
-                for r in rows:
-                    c = r.get("counters") or {}
-                    when = str(r.get("last_activity_at", ""))[:19].replace("T", " ")
-                    state = "archived" if r["archived"] else "current"
+                from neotask_tui.engine.session.branch import tree_rows
+
+                for depth, row in tree_rows(rows):  # a fork right under the session it branched from
+                    c = row.get("counters") or {}
+                    when = str(row.get("last_activity_at", ""))[:19].replace("T", " ")
+                    state = "archived" if row["archived"] else "current"
+                    if row.get("reason") == "fork" and isinstance(row.get("fork_at"), int):
+                        state += f" · fork at e:{row['fork_at']}"
+                    sid = ("  " * (depth - 1) + "└ " if depth else "") + str(row["session_id"])
                     if wide:
-                        t.add_row(r["key"], r["session_id"], when, str(c.get("input", "")), str(c.get("output", "")),
+                        t.add_row(row["key"], sid, when, str(c.get("input", "")), str(c.get("output", "")),
                                   f"{c.get('cache_read', '')}/{c.get('cache_write', '')}" if c else "",
-                                  str(r.get("compaction_count", "")), state)
+                                  str(row.get("compaction_count", "")), state)
                     else:
-                        t.add_row(r["key"], r["session_id"], when, f"{c.get('input', 0)}/{c.get('output', 0)}", state)
+                        t.add_row(row["key"], sid, when, f"{c.get('input', 0)}/{c.get('output', 0)}", state)
                 console.print(t)
             return 0
         if action == "show":
@@ -150,6 +193,16 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         if action == "archive":
             done = asyncio.run(engine.cleanup(args.days))
             return _done(args, [r.to_dict() for r in done], f"archived {len(done)} session(s)")
+        if action == "fork":
+            from neotask_tui.commands.branch import parse_event_id
+
+            key = _key(args, engine)
+            at = parse_event_id(args.at) if args.at else None
+            old = engine.current_record(key, create=False).session_id if engine.store.get(key) else None
+            rec = asyncio.run(engine.fork_session(key, at, from_session=args.from_session))
+            data = {**rec.to_dict(), "archived": old}
+            return _done(args, data, f"forked {rec.parent_session_id} at e:{rec.fork_at}: {key} → {rec.session_id}"
+                                     + (f" ({old} archived)" if old else ""))
         if action == "restore":
             if not args.key:
                 from neotask_tui.errors import UserError
@@ -172,11 +225,23 @@ def _done(args: argparse.Namespace, data: Any, text: str) -> int:
 
 # ---------------------------------------------------------------------------------------- transcript
 def cmd_transcript(args: argparse.Namespace) -> int:
-    """``neotask transcript KEY|SESSION_ID [--archived] [--json]`` (read-only)."""
+    """``neotask transcript KEY|SESSION_ID [--archived] [--lineage] [--json] [--format md|jsonl --output PATH]``
+    (read-only; ``--output`` into the data dir's ``exports/`` takes the data-dir lock for the write)."""
+    if args.output is not None or args.format is not None:
+        return _transcript_export(args)
     engine = open_engine(readonly=True)
     try:
         target = args.target or engine.default_key()
-        res = engine.transcript(target, archived=args.archived)
+        res: list[Event] | dict[str, list[Event]]
+        if args.lineage:
+            from neotask_tui.commands.core import export_groups
+
+            groups, note = export_groups(engine, _session_of(engine, target), True)
+            if note:
+                print(note.lstrip("; "), file=sys.stderr)
+            res = {str(g[0].data.get("session_id")): g for g in groups if g}
+        else:
+            res = engine.transcript(target, archived=args.archived)
         if args.json:
             if isinstance(res, dict):
                 print_json({sid: [e.to_dict() for e in evs] for sid, evs in res.items()})
@@ -186,15 +251,125 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         from neotask_tui.commands.core import export_markdown
         from neotask_tui.text.console import markdown
 
-        groups = res.values() if isinstance(res, dict) else [res]
+        groups_ = res.values() if isinstance(res, dict) else [res]
         console = _console()
         if isinstance(res, dict) and not res:
             console.print(f"no archived sessions for {target}")
-        for evs in groups:
+        for evs in groups_:
             console.print(markdown(export_markdown(list(evs))))
         return 0
     finally:
         engine.close()
+
+
+def _session_of(engine: Engine, target: str) -> str:
+    """The session id a transcript target names (a key's current session, or the id itself)."""
+    from neotask_tui.storage.keys import validate_key  # not at import time: `neotask` alone starts the app
+
+    if target.startswith("agent:"):
+        rec = engine.store.get(validate_key(target))
+        if rec is None:
+            raise UserError(f"no session for {target}")
+        return rec.session_id
+    engine.store.transcript_path(target)  # an unknown id is a one-line error
+    return target
+
+
+def _transcript_export(args: argparse.Namespace) -> int:
+    """``neotask transcript KEY --format md|jsonl --output PATH [--lineage]``: the export ``/export``
+    writes, to a file or folder of your choice (same refusals: never into the data dir but its
+    ``exports/``, never over an existing file or a dangling link; written atomically)."""
+    from pathlib import Path
+
+    from neotask_tui import paths
+    from neotask_tui.commands.core import export_body, export_groups, export_target, write_export
+    from neotask_tui.storage.lock import DataLock
+
+    if args.archived:
+        raise UserError("--archived lists transcripts; export one by its session id (or use --lineage)")
+    if args.output is None:
+        raise UserError("--format needs --output PATH (a .md/.jsonl file or a folder)")
+    target = Path(args.output).expanduser()
+    fmt = args.format or ("jsonl" if target.suffix.lower() == ".jsonl" else "md")
+    if not target.is_dir() and target.suffix.lower() not in (".md", ".jsonl"):
+        raise UserError("--output is a folder or a .md/.jsonl file")
+    engine = open_engine(readonly=True)
+    try:
+        sid = _session_of(engine, args.target or engine.default_key())
+        groups, note = export_groups(engine, sid, args.lineage)
+        out = export_target(target, fmt, sid + ("-lineage" if args.lineage else ""))
+        body = export_body(groups, fmt)
+        inside = out.parent.resolve().is_relative_to(paths.data_dir().resolve())
+        if inside:  # exports/ is the data dir's: written under the one-writer lock
+            with DataLock():
+                out = write_export(out, body, default=False)
+        else:
+            out = write_export(out, body, default=False)
+        n = sum(len(g) for g in groups)
+        data = {"path": str(out.resolve()), "events": n,
+                "sessions": [str(g[0].data.get("session_id")) for g in groups if g]}
+        return _done(args, data, f"exported {n} events from {len(groups)} session(s) to {out.resolve()}"
+                                 f"{note}")
+    finally:
+        engine.close()
+
+
+# -------------------------------------------------------------------------------------------- search
+def cmd_search(args: argparse.Namespace) -> int:
+    """``neotask search QUERY [--agent A] [--since DATE] [--limit N] [--json]``.
+
+    Takes the data-dir lock when it is free, to bring the index up to date first; beside a lock
+    holder (the app) it reads the index and searches what is not indexed yet directly.
+    """
+    from neotask_tui.commands.search import hit_label, parse_limit
+    from neotask_tui.errors import LockedError, UserError
+    from neotask_tui.storage.keys import validate_agent_id
+    from neotask_tui.storage.lock import DataLock
+    from neotask_tui.storage.search import MARK_CLOSE, MARK_OPEN, SearchIndex, parse_since
+
+    query = " ".join(args.query)
+    agent = validate_agent_id(args.agent) if args.agent else None
+    since = parse_since(args.since) if args.since else None
+    try:
+        limit = parse_limit(args.limit)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    import contextlib
+
+    lock = DataLock()
+    with contextlib.suppress(LockedError):  # beside a writer: read what is indexed, scan the rest
+        lock.acquire()
+    try:
+        index = SearchIndex(writable=lock.held)
+        try:
+            kw = {} if limit is None else {"limit": limit}
+            res = index.search(query, agent=agent, since=since, **kw)
+        finally:
+            index.close()
+    finally:
+        lock.release()
+    if args.json:
+        print_json(res.to_dict())
+        return 0
+    from rich.text import Text
+
+    console = _console()
+    for n in res.notices:
+        sys.stderr.write(inert(f"neotask: {n}") + "\n")
+    for h in res.hits:
+        console.print(Text(inert(hit_label(h)), style="dim"))
+        line = Text("  ")
+        inside = False
+        for part in h.line.replace(MARK_CLOSE, MARK_OPEN).split(MARK_OPEN):
+            if part:
+                line.append(inert(part), style="bold" if inside else "")
+            inside = not inside
+        console.print(line)
+    if not res.hits:
+        console.print(f"no message matches {inert(query)}")
+    elif res.more:
+        console.print(f"(more than {len(res.hits)} matched: narrow the query, or --limit N)", style="dim")
+    return 0
 
 
 # -------------------------------------------------------------------------------------------- doctor
@@ -246,14 +421,23 @@ def register(sub: Any) -> None:
     from neotask_tui.config import setting_arg
 
     p = sub.add_parser("send", help="send one message and print the reply")
-    p.add_argument("text", help="message text ('-' reads stdin)")
+    p.add_argument("text", nargs="?", help="message text ('-' reads stdin)")
     p.add_argument("--session", "-s", dest="key", help="session key")
+    p.add_argument("--file", "-f", action="append", metavar="PATH",
+                   help="attach a text file to the message (repeatable; @path in the text does the same)")
+    p.add_argument("--retry", action="store_true",
+                   help="ask again for the last reply (the old one stays in the transcript, marked superseded)")
+    p.add_argument("--edit", action="store_true",
+                   help="TEXT replaces your last message (kept, marked superseded) and is answered")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=cmd_send)
 
-    p = sub.add_parser("sessions", help="list, show, create, reset, archive and restore sessions")
-    p.add_argument("action", choices=["list", "show", "new", "reset", "archive", "restore", "undo-reset"])
+    p = sub.add_parser("sessions", help="list, show, create, reset, fork, archive and restore sessions")
+    p.add_argument("action", choices=["list", "show", "new", "reset", "archive", "restore", "undo-reset", "fork"])
     p.add_argument("key", nargs="?", help="session key (or session id for restore)")
+    p.add_argument("--at", help="fork: the message to branch at, e:N (default: the last message)")
+    p.add_argument("--from", dest="from_session", metavar="SESSION_ID",
+                   help="fork: branch this session (e.g. an archived one) instead of the key's current one")
     p.add_argument("--all", action="store_true", help="include archived sessions in the list")
     p.add_argument("--days", type=setting_arg("session", "cleanup_days"), default=None,
                    help="archive sessions untouched this many days (1..36500, like session.cleanup_days)")
@@ -263,8 +447,20 @@ def register(sub: Any) -> None:
     p = sub.add_parser("transcript", help="print a transcript")
     p.add_argument("target", nargs="?", help="session key or session id")
     p.add_argument("--archived", action="store_true", help="the key's archived (compacted/reset) transcripts")
+    p.add_argument("--lineage", action="store_true",
+                   help="the session and its parent sessions (compactions, forks), oldest first")
+    p.add_argument("--format", choices=["md", "jsonl"], help="write an export (with --output)")
+    p.add_argument("--output", "-o", help="export to this .md/.jsonl file or folder (never over an existing file)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_transcript)
+
+    p = sub.add_parser("search", help="find messages in every session, archived too, by content")
+    p.add_argument("query", nargs="+", help='words (all must match), "an exact phrase", prefix*')
+    p.add_argument("--agent", help="only sessions of this agent id")
+    p.add_argument("--since", help="only messages since a date (2026-11-30), a date-time or a span (7d, 12h)")
+    p.add_argument("--limit", help="at most this many hits (1..500, default 20)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_search)
 
     p = sub.add_parser("doctor", help="check integrity (and repair with --fix)")
     p.add_argument("--fix", action="store_true")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui import paths
@@ -53,6 +54,9 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
         except Exception as e:
             problems.append(f"config: {e}")
             provider = "unknown (config error)"
+        refused = paths.quarantine_problem()
+        if refused is not None:  # reported, not repaired: what the link points to is not ours to touch
+            problems.append(refused.split(";")[0] + "; nothing can be quarantined until it is a folder")
         loaded = load_index(repair=fix)
         if loaded.problem:
             (fixed if fix else problems).append(loaded.problem)
@@ -103,6 +107,7 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
                 else:
                     problems.append(msg)
         # --- end of fault-suite fixes
+        problems.extend(_foreign_parents(live))
     finally:
         lock.release()
     clean = not problems
@@ -110,6 +115,29 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
             "problems": problems, "fixed": fixed, "quarantined": quarantined, "clean": clean,
             "memory_skipped": _memory_skipped(), "permissions": loose, "usable": True,
             "memory_workspace": memory_workspace()}
+
+
+def _foreign_parents(live: dict[str, Path]) -> list[str]:
+    """Transcripts whose header names another agent's session as its parent (reported, not
+    repaired: the header is the first line of an append-only file). Lineage stops there (one agent
+    never sees another's sessions), so such a header is damage or tampering. Headers only: cheap."""
+    from neotask_tui.storage.keys import header_agent
+
+    adir = paths.archive_dir()
+    files = dict(live)
+    if adir.is_dir():
+        files.update({p.stem: p for p in adir.glob("*.jsonl") if p.stem not in files})
+    heads = {sid: ev.data for sid, p in files.items() if (ev := read_header(p)) is not None}
+    out: list[str] = []
+    for sid, head in sorted(heads.items()):
+        parent = head.get("parent_session_id")
+        if not parent or str(parent) not in heads:
+            continue
+        mine, theirs = header_agent(head), header_agent(heads[str(parent)])
+        if mine != theirs:
+            out.append(f"{files[sid].name}: parent session {parent} belongs to agent {theirs}, not {mine} "
+                       "(lineage stops there)")
+    return out
 
 
 def memory_workspace() -> str:
@@ -129,6 +157,7 @@ def _settings_problems(settings: Settings) -> list[str]:
     from neotask_tui.config import unknown_env
     from neotask_tui.errors import UserError
     from neotask_tui.storage.keys import parse_key, validate_agent_id
+    from neotask_tui.tui.keymap import keymap_problems
     from neotask_tui.tui.themes import theme_problem
 
     out: list[str] = list(unknown_env())
@@ -143,6 +172,8 @@ def _settings_problems(settings: Settings) -> list[str]:
     bad_theme = theme_problem(settings.ui.theme)
     if bad_theme:
         out.append(f"config: {bad_theme}")
+    if settings.ui.bindings:
+        out.extend(f"config: {p}" for p in keymap_problems(settings.ui.bindings))
     return out
 
 

@@ -73,7 +73,7 @@ def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | 
                 sys.stderr.write(inert(f"neotask: {note}") + "\n")
         from neotask_tui.memory.service import MemoryService  # after the lock: a refused writer exits fast
 
-        svc = MemoryService(settings.memory, progress=progress)
+        svc = MemoryService(settings.memory, progress=progress, writer=lock.held)
         try:
             yield svc, agent, lock.held
         finally:
@@ -98,7 +98,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         from neotask_tui.text.console import styled  # the file name is shown literally
 
         _console().print(styled(
-            "remembered in ", (f"{rec.path}:{rec.line_start}-{rec.line_end}", "bold"),
+            "remembered in ", (f"{rec.shown_path}:{rec.line_start}-{rec.line_end}", "bold"),
             f" ({rec.stats.chunks_embedded} chunk(s) embedded"
             + (f"; {rec.redacted} secret(s) redacted: [REDACTED:…] in their place" if rec.redacted else "") + ")"
         ))
@@ -189,13 +189,13 @@ def cmd_forget(args: argparse.Namespace) -> int:
     from neotask_tui.text.terminal import inert
 
     if rec.tombstoned:
-        con.print(Text.assemble("forgot from ", (inert(rec.path), "bold"), " (tombstoned):"))
+        con.print(Text.assemble("forgot from ", (inert(rec.shown_path), "bold"), " (tombstoned):"))
         for t in rec.removed:
             con.print(Text("  " + inert(t), style="dim"))
         if rec.rewritten_ids:
             con.print(f"re-indexed {len(rec.rewritten_ids)} neighbouring message(s) without it")
     else:  # every line that lost text, and exactly what it lost: a cut you did not mean is visible
-        con.print(Text.assemble("removed from ", (inert(rec.path), "bold"),
+        con.print(Text.assemble("removed from ", (inert(rec.shown_path), "bold"),
                                 f" ({len(rec.removed_lines)} line(s)):"))
         for n, t in rec.removed_lines:
             part = " (part of the line)" if n in rec.partial_lines else ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import errno
 from typing import TYPE_CHECKING
 
-from neotask_tui.commands import compaction, core, memory, state
+from neotask_tui.commands import attach, branch, clipboard, compaction, core, memory, search, state
 from neotask_tui.commands.registry import (
     REGISTRY,
     Command,
@@ -33,7 +33,7 @@ from neotask_tui.errors import NeotaskError
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
 
-_MODULES = (core, memory, state, compaction)
+_MODULES = (core, branch, memory, state, compaction, search, clipboard, attach)
 """The command modules; importing this package registers every command."""
 
 

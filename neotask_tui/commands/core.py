@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands.intents import ListThemes, OpenSessions, Quit, ShowContext, ShowHelp, SwitchTheme
-from neotask_tui.commands.registry import CommandResult, command, help_groups, help_text, split_args, usage_error
+from neotask_tui.commands.registry import (
+    CommandResult,
+    command,
+    help_groups,
+    help_text,
+    inline_code,
+    split_args,
+    usage_error,
+)
+from neotask_tui.engine.context.attachments import attachments_of
 from neotask_tui.errors import NeotaskError
-from neotask_tui.storage.events import Event
+from neotask_tui.storage.events import Event, superseded_ids
+from neotask_tui.tuning import EXPORT_DATA_DIR_DEPTH
 
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import AssembledContext
@@ -124,14 +135,22 @@ async def _context(engine: Engine, key: str, args: str) -> CommandResult:
 
 
 def export_markdown(events: list[Event]) -> str:
-    """A readable Markdown export of a transcript."""
+    """A readable Markdown export of a transcript (what ``/retry`` or ``/edit`` replaced is marked)."""
     out: list[str] = []
+    gone = superseded_ids(events)
     for e in events:
         if e.type == "session":
             out.append(f"# Session {e.data.get('session_id')}\n\nkey `{e.data.get('key')}`, started {e.ts}\n")
+            if e.data.get("reason") == "fork":
+                out.append(f"_forked from {e.data.get('parent_session_id')} at e:{e.data.get('fork_at')}_\n")
         elif e.type == "message":
             mark = " _(interrupted)_" if e.data.get("status") == "interrupted" else ""
+            if e.id in gone:
+                mark += " _(superseded: kept, not sent)_"
             out.append(f"## {e.role} · e:{e.id} · {e.ts}{mark}\n\n{e.content}\n")
+            for a in attachments_of(e.data):  # the file as it was attached (redacted), in a fence it cannot close
+                ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", a.text)), default=0) + 1)
+                out.append(f"attached: {inline_code(a.summary())}\n\n{ticks}\n{a.text.rstrip(chr(10))}\n{ticks}\n")
         elif e.type == "compaction":
             out.append(f"## compaction · e:{e.id}\n\n{e.data.get('summary', '')}\n")
         elif e.type in ("tool_call", "tool_result"):
@@ -140,51 +159,136 @@ def export_markdown(events: list[Event]) -> str:
     return "\n".join(out)
 
 
-@command("export", "/export [md|jsonl] [PATH]",
-         "Export this session's transcript (to PATH, a file or a folder; default the data dir's exports/)")
-async def _export(engine: Engine, key: str, args: str) -> CommandResult:
+def export_body(groups: list[list[Event]], fmt: str) -> str:
+    """The text of an export: ``md`` (readable, one part per session, oldest first) or ``jsonl``
+    (every transcript's lines as stored, one after another; each starts with its session header)."""
+    if fmt == "jsonl":
+        return "".join(e.to_line() for evs in groups for e in evs)
+    parts = [export_markdown(evs) for evs in groups]
+    return "\n---\n\n".join(parts)
+
+
+def export_target(target: Path | None, fmt: str, name: str) -> Path:
+    """Where an export of ``name`` goes: the data dir's ``exports/`` (no target: the first free name
+    there is taken when written, see :func:`write_export`), into a folder, or a file.
+
+    Raises:
+        UserError: one line, nothing written: the file exists (a dangling link too: it is not
+            replaced), its folder is missing, or it is inside the data dir but not in ``exports/``
+            (there an export would become something else: a memory file recalled as consented
+            memory, an "orphaned transcript", an index) — through a symbolic link inside the data
+            dir or a second view of it (a bind mount) too.
+    """
     import os
-    from pathlib import Path
 
     from neotask_tui import paths
-    from neotask_tui.storage.atomic import atomic_write_text
+    from neotask_tui.errors import UserError
 
-    a = split_args(args)
+    if target is None:
+        return paths.refuse_links(paths.exports_dir()) / f"{name}.{fmt}"
+    out = target / f"{name}.{fmt}" if target.is_dir() else target
+    if os.path.lexists(out):
+        raise UserError(f"{out} exists — choose another path (nothing was written)")
+    if not out.parent.is_dir():
+        raise UserError(f"no folder {out.parent} (nothing was written)")
+    paths.refuse_links(out.parent.absolute())  # a link inside the data dir is not followed
+    data = paths.data_dir().resolve()
+    where = out.parent.resolve()
+    exports = data / "exports"  # its real place: an exports/ that is a link was refused above
+    refused = UserError(f"{out.parent} is inside Neotask's data dir; export to {exports} or outside it "
+                        "(nothing was written)")
+    if where.is_relative_to(data):
+        if not where.is_relative_to(exports):
+            raise refused
+    elif paths.data_dir_view(where, EXPORT_DATA_DIR_DEPTH) is not None:  # the data dir seen again (a bind mount)
+        raise refused
+    return out
+
+
+def write_export(out: Path, body: str, *, default: bool) -> Path:
+    """Write an export to ``out`` atomically, never replacing anything; returns where it went.
+
+    ``default`` (the data dir's ``exports/``): when ``out`` is taken, the next free name is used
+    (``<session>-2.md`` …, at most :data:`~neotask_tui.tuning.EXPORT_NAME_TRIES`).
+
+    Raises:
+        UserError: something appeared at ``out`` meanwhile (``default`` off), or no name was free.
+    """
+    from neotask_tui.errors import UserError
+    from neotask_tui.storage.atomic import atomic_create_bytes
+    from neotask_tui.tuning import EXPORT_NAME_TRIES
+
+    data = body.encode("utf-8")
+    for n in range(1, (EXPORT_NAME_TRIES if default else 1) + 1):
+        path = out if n == 1 else out.with_name(f"{out.stem}-{n}{out.suffix}")
+        try:
+            atomic_create_bytes(path, data)
+        except FileExistsError:
+            continue
+        return path
+    if default:
+        raise UserError(f"{EXPORT_NAME_TRIES} exports named {out.stem}… already in {out.parent}; "
+                        "export to a path of your choice (nothing was written)")
+    raise UserError(f"{out} exists — choose another path (nothing was written)")
+
+
+def parse_export_args(args: list[str]) -> tuple[str | None, Path | None, bool]:
+    """``[md|jsonl] [PATH] [--lineage]`` → (format or None, target or None, lineage).
+
+    Raises:
+        ValueError: a usage problem (one line).
+    """
+    lineage = "--lineage" in args
+    a = [x for x in args if x != "--lineage"]
     fmt = None
     if a and a[0].lower() in ("md", "jsonl"):
         fmt, a = a[0].lower(), a[1:]
-    if len(a) > 1:
-        return usage_error("export", "a format (md or jsonl) and one path")
+    if len(a) > 1 or any(x.startswith("--") for x in a):
+        raise ValueError("a format (md or jsonl), one path and --lineage")
     target = Path(a[0]).expanduser() if a else None
     if target is not None and not target.is_dir() and target.suffix.lower() not in (".md", ".jsonl"):
-        return usage_error("export", "format must be md or jsonl; PATH is a folder or a .md/.jsonl file")
+        raise ValueError("format must be md or jsonl; PATH is a folder or a .md/.jsonl file")
     if fmt is None:
-        fmt = "jsonl" if target is not None and target.suffix.lower() == ".jsonl" else "md"
+        fmt = "jsonl" if target is not None and target.suffix.lower() == ".jsonl" else None
+    return fmt, target, lineage
+
+
+def export_groups(engine: Engine, session_id: str, lineage: bool) -> tuple[list[list[Event]], str]:
+    """The transcripts an export holds (the session, or its lineage oldest first, within its agent)
+    and a note on where the lineage stopped early ("" when it did not): a missing ancestor, or a
+    header naming another agent's session."""
+    if not lineage:
+        return [list(engine.store.events(session_id))], ""
+    chain, stop, why = engine.store.lineage_stop(session_id)
+    note = ""
+    if why == "missing":
+        note = f"; parent {stop} has no transcript, the lineage stops there"
+    elif why == "agent":
+        note = (f"; parent {stop} is another agent's session (one agent never sees another's), "
+                "the lineage stops there")
+    return [list(engine.store.events(sid)) for sid in chain], note
+
+
+@command("export", "/export [md|jsonl] [PATH] [--lineage]",
+         "Export to PATH or exports/ (--lineage: with parent sessions)")
+async def _export(engine: Engine, key: str, args: str) -> CommandResult:
+    try:
+        fmt, target, lineage = parse_export_args(split_args(args))
+    except ValueError as e:
+        return usage_error("export", str(e))
+    fmt = fmt or "md"
     rec = engine.current_record(key)
-    events = engine.events(key)
-    body = export_markdown(events) if fmt == "md" else "".join(e.to_line() for e in events)
-    if target is None:
-        out = paths.ensure_dir(paths.data_dir() / "exports") / f"{rec.session_id}.{fmt}"
-    elif target.is_dir():
-        out = target / f"{rec.session_id}.{fmt}"
-    else:
-        out = target
-    if target is not None:
-        if os.path.lexists(out):  # a dangling symbolic link too: it is not replaced
-            return CommandResult(text=f"/export: {out} exists — choose another path (nothing was written)",
-                                 error=True)
-        if not out.parent.is_dir():
-            return CommandResult(text=f"/export: no folder {out.parent} (nothing was written)", error=True)
-        data = paths.data_dir().resolve()
-        where = out.parent.resolve()
-        exports = (data / "exports").resolve()
-        if where.is_relative_to(data) and not where.is_relative_to(exports):
-            # Inside the data dir an export would become something else: a memory file recalled as
-            # consented memory, an "orphaned transcript", an index... Only exports/ takes one.
-            return CommandResult(text=f"/export: {out.parent} is inside Neotask's data dir; export to "
-                                      f"{exports} or outside it (nothing was written)", error=True)
-    atomic_write_text(out, body)
-    return CommandResult(text=f"exported {len(events)} events to {out.resolve()}", data={"path": str(out.resolve())})
+    groups, note = export_groups(engine, rec.session_id, lineage)
+    name = rec.session_id + ("-lineage" if lineage else "")
+    try:
+        out = write_export(export_target(target, fmt, name), export_body(groups, fmt), default=target is None)
+    except NeotaskError as e:
+        return CommandResult(text=f"/export: {e}", error=True)
+    n = sum(len(g) for g in groups)
+    sessions = f" from {len(groups)} sessions" if lineage else ""
+    return CommandResult(text=f"exported {n} events{sessions} to {out.resolve()}{note}",
+                         data={"path": str(out.resolve()), "events": n,
+                               "sessions": [str(g[0].data.get("session_id")) for g in groups if g]})
 
 
 def _current(engine: Engine) -> tuple[str, str, str, bool]:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 if TYPE_CHECKING:
     from neotask_tui.engine.compaction.compactor import CompactionResult
+    from neotask_tui.engine.context.attachments import Attachment
+    from neotask_tui.storage.search import SearchResult
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,14 @@ class OpenInbox:
 
 
 @dataclass(frozen=True)
+class ShowSearch:
+    """Show the hits of a content search; opening one shows its transcript at that message."""
+
+    result: SearchResult
+    name: ClassVar[str] = "search"
+
+
+@dataclass(frozen=True)
 class ShowContext:
     """Show what the next call sends (``data``: :func:`neotask_tui.commands.core.context_payload`)."""
 
@@ -79,9 +89,49 @@ class ReviewCompaction:
     name: ClassVar[str] = "compact_review"
 
 
+@dataclass(frozen=True)
+class Regenerate:
+    """Stream a regenerated reply: :meth:`Engine.retry` (``text`` None, ``/retry``) or
+    :meth:`Engine.edit_last` with ``text`` (``/edit TEXT``)."""
+
+    text: str | None
+    name: ClassVar[str] = "regenerate"
+
+
+@dataclass(frozen=True)
+class EditLast:
+    """Put your last message (``text``, event ``event_id``) into the prompt to edit; sending it
+    replaces that message (:class:`Regenerate` with the edited text)."""
+
+    text: str
+    event_id: int
+    name: ClassVar[str] = "edit_last"
+
+
+@dataclass(frozen=True)
+class CopyText:
+    """Put ``text`` on the clipboard and say so: ``what`` names it ("code block 2 of 3 (python) of the
+    last reply, e:12"); :func:`neotask_tui.commands.clipboard.deliver` does the fallbacks."""
+
+    text: str
+    what: str
+    redacted: int = 0
+    name: ClassVar[str] = "copy"
+
+
+@dataclass(frozen=True)
+class AttachFiles:
+    """Change the files attached to the next message: add ``add`` (already read), or ``clear`` them;
+    with neither, list them."""
+
+    add: tuple[Attachment, ...] = ()
+    clear: bool = False
+    name: ClassVar[str] = "attach"
+
+
 Intent: TypeAlias = (Quit | ListThemes | SwitchTheme | OpenSessions | OpenInbox | ShowContext | ShowHelp
-                     | ReviewCompaction)
+                     | ReviewCompaction | Regenerate | EditLast | ShowSearch | CopyText | AttachFiles)
 """Every UI intent a command can return."""
 
-__all__ = ["Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit", "ReviewCompaction", "ShowContext",
-           "ShowHelp", "SwitchTheme"]
+__all__ = ["AttachFiles", "CopyText", "EditLast", "Intent", "ListThemes", "OpenInbox", "OpenSessions", "Quit",
+           "Regenerate", "ReviewCompaction", "ShowContext", "ShowHelp", "ShowSearch", "SwitchTheme"]

@@ -31,9 +31,9 @@ async def _remember(engine: Engine, key: str, args: str) -> CommandResult:
     agent = engine.parse_key(key).agent_id
     r = await asyncio.to_thread(mem.add, agent, args.strip(), source="user")
     if r.existing:
-        return CommandResult(text=f"already remembered in {r.path}:{r.line_start} — nothing added", data=r)
+        return CommandResult(text=f"already remembered in {r.shown_path}:{r.line_start} — nothing added", data=r)
     note = f" ({r.redacted} secret(s) redacted: [REDACTED:…] in their place)" if r.redacted else ""
-    return CommandResult(text=f"remembered in {r.path}{note}", data=r)
+    return CommandResult(text=f"remembered in {r.shown_path}{note}", data=r)
 
 
 @command("recall", "/recall QUERY", "Search long-term memory")
@@ -92,10 +92,10 @@ async def _forget(engine: Engine, key: str, args: str) -> CommandResult:
 def describe_forget(r: ForgetReceipt) -> str:
     """Markdown for a forget receipt: the file, every line that lost text and what it lost, the check."""
     if r.tombstoned:
-        head = f"**Forgot** from `{r.path}` (the passage is tombstoned in the index):"
+        head = f"**Forgot** from `{r.shown_path}` (the passage is tombstoned in the index):"
         body = [f"- {t}" for t in r.removed]
     else:
-        head = f"**Forgot** from `{r.path}`, {len(r.removed_lines)} line(s):"
+        head = f"**Forgot** from `{r.shown_path}`, {len(r.removed_lines)} line(s):"
         body = [f"- line {n}{' (part of it)' if n in r.partial_lines else ''}: {t}" for n, t in r.removed_lines]
     check = ("verified: a search no longer returns it" if r.verified
              else "**warning**: the same text still exists elsewhere in memory")

@@ -49,7 +49,7 @@ class CommandResult:
     @property
     def action(self) -> str | None:
         """The intent's name (``quit``, ``theme``, ``open_sessions``, ``open_inbox``, ``show_context``,
-        ``compact_review``), or None."""
+        ``compact_review``, ``regenerate``, ``edit_last``), or None."""
         return None if self.intent is None else self.intent.name
 
 
@@ -102,7 +102,8 @@ def usage_error(name: str, detail: str = "") -> CommandResult:
 
 
 HELP_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("sessions", ("new", "reset", "undo-reset", "sessions", "export")),
+    ("sessions", ("new", "reset", "undo-reset", "sessions", "search", "fork", "retry", "edit", "export",
+                  "copy", "file")),
     ("context & compaction", ("context", "compact", "undo-compact")),
     ("state", ("state", "goal", "pref", "event", "done")),
     ("memory", ("remember", "recall", "forget", "inbox")),
@@ -126,7 +127,7 @@ def help_groups() -> list[tuple[str, list[Command]]]:
     return out
 
 
-def _code(text: str) -> str:
+def inline_code(text: str) -> str:
     """``text`` as inline Markdown code, whatever backticks it holds."""
     run = max((len(m) for m in re.findall(r"`+", text)), default=0)
     ticks = "`" * (run + 1)
@@ -141,10 +142,10 @@ def help_text(name: str | None = None) -> str:
         cmd = REGISTRY.get(name.lstrip("/").lower())
         if cmd is None:
             return ""
-        return f"{_code(cmd.usage)} — {cmd.help}"
+        return f"{inline_code(cmd.usage)} — {cmd.help}"
     blocks = []
     for title, cmds in help_groups():
-        lines = [f"**{title}**"] + [f"{_code(c.usage)} — {c.help}" for c in cmds]
+        lines = [f"**{title}**"] + [f"{inline_code(c.usage)} — {c.help}" for c in cmds]
         blocks.append("  \n".join(lines))
     blocks.append("`/help NAME` shows one command; in the app F1 opens this list and `k` shows the keys.")
     return "\n\n".join(blocks)

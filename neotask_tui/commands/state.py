@@ -74,9 +74,14 @@ def describe_entry(e: StateEntry) -> str:
 
 def describe_view(view: StateView) -> str:
     """Markdown for ``/state``."""
-    lines = [f"**Session state** · `{view.key}`"]
+    # A blank line after the heading: Markdown would join "nothing active" onto the heading's line.
+    lines = [f"**Session state** · `{view.key}`", ""]
     lines += [describe_entry(e) for e in view.active] or ["_nothing active_"]
-    lines += [describe_entry(e) for e in view.expired]
+    if view.expired:
+        # Struck-through entries under their own heading, so they never read as active (an empty
+        # "nothing active" followed by entries looked like a contradiction).
+        lines += ["", f"_expired or cleared ({len(view.expired)})_"]
+        lines += [describe_entry(e) for e in view.expired]
     if view.session_expires_at:
         lines.append(f"Session state expires at {view.session_expires_at.isoformat(timespec='minutes')}")
     elif view.session_expiry and view.session_expiry.get("after_event"):

@@ -58,6 +58,18 @@ class SessionReset(EngineEvent):
 
 
 @dataclass(slots=True)
+class Superseded(EngineEvent):
+    """``/retry`` or ``/edit`` retired events of the key's session (they stay in the transcript,
+    marked by the ``superseded`` marker ``marker_id``, and leave the context)."""
+
+    key: str
+    session_id: str
+    by: str  # retry | edit
+    superseded_ids: list[int]
+    marker_id: int
+
+
+@dataclass(slots=True)
 class TurnStarted(EngineEvent):
     """The user's message is durably on disk."""
 

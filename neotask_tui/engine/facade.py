@@ -19,7 +19,7 @@ import contextlib
 import dataclasses
 import logging
 import os
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
@@ -28,6 +28,7 @@ from neotask_tui.config import Settings, load_settings
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor, UndoResult
 from neotask_tui.engine.context.assembly import AssembledContext, ContextInputs, Ledger, RecallItem, build_context
+from neotask_tui.engine.context.attachments import Attachment
 from neotask_tui.engine.recall.lineage import LineageRecall
 from neotask_tui.engine.recall.memory import MemoryRecall, scope_admits
 from neotask_tui.engine.session import turn as _turn
@@ -36,15 +37,20 @@ from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import UserError
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats
-from neotask_tui.providers.base import Provider, Usage
+from neotask_tui.providers.base import ChatMessage, Provider, Usage
 from neotask_tui.providers.models import ModelInfo
 from neotask_tui.providers.selection import ModelOption, ProviderChoice
-from neotask_tui.storage.events import Event
+from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
 from neotask_tui.storage.lock import DataLock
+from neotask_tui.storage.search import SearchResult, parse_since
 from neotask_tui.storage.store import SessionStore, parse_ts
 from neotask_tui.text.clean import clean_text
+from neotask_tui.text.tokens import TokenCounter
+
+PromptCounter = Callable[[list[ChatMessage]], int]
+"""Exact token count of a whole prompt in the model's own chat format."""
 
 log = logging.getLogger("neotask.engine")
 
@@ -101,7 +107,9 @@ class Engine:
         """The ``/model NAME`` choice of this run and the settings it is built with."""
         self._clock = clock
         self.tz = tz or local_zone()
-        self._tok: dict[tuple[str, int], int] = {}
+        self._tok: dict[tuple[str, str, int], int] = {}
+        self._counter: tuple[tuple[str, str, str], TokenCounter, PromptCounter | None] | None = None
+        self._counter_for: tuple[int, int] = (0, 0)
         self.turn_lock = asyncio.Lock()
         """Serialises turns, session switches and compactions of this engine."""
         self.memory_recall = MemoryRecall(self, memory)
@@ -113,16 +121,18 @@ class Engine:
 
     # ------------------------------------------------------------------ lifecycle of the engine
     async def aclose(self) -> None:
-        """Release the provider, memory service and lock."""
+        """Release the provider, memory service, search index and lock."""
         if self._provider is not None:
             with contextlib.suppress(Exception):
                 await self._provider.aclose()
         with contextlib.suppress(Exception):
             await self.memory_recall.close()
+        self.store.search.close()
         self._lock.release()
 
     def close(self) -> None:
-        """Synchronous close (releases the lock; for CLI paths without a loop)."""
+        """Synchronous close (releases the search index and the lock; for CLI paths without a loop)."""
+        self.store.search.close()
         self._lock.release()
 
     @property
@@ -177,15 +187,55 @@ class Engine:
         sid = self.current_record(key).session_id
         return await asyncio.to_thread(self.store.append, sid, type_, data, ts=self.now_iso())
 
-    def count_text(self, text: str) -> int:
-        """Token estimate of ``text`` (tiktoken, offline)."""
-        from neotask_tui.text.tokens import count_text
+    def _counters(self) -> tuple[TokenCounter, PromptCounter | None]:
+        """The current model's token counter, and its whole-prompt counter when counts are exact.
 
-        return count_text(text)
+        A local GGUF is counted by its own tokenizer (loaded ``vocab_only`` on first use: call this
+        off the event loop first), through its own chat template; OpenAI's newer models with o200k,
+        everything else with cl100k (an estimate).
+        """
+        from neotask_tui.text.tokens import counter
+
+        quick = (id(self._provider), id(self._switched))
+        if self._counter is not None and self._counter_for == quick:  # count_text runs per message
+            return self._counter[1], self._counter[2]
+        self._counter_for = quick
+        if self._provider is not None:
+            name, model = self._provider.name, self._provider.model
+        else:
+            choice = self.choose_provider()
+            name, model = choice.name, choice.model
+        settings = self._switched[1] if self._switched is not None else self.settings
+        key = (name, model, settings.provider.local_model_path if name == "local" else "")
+        if self._counter is not None and self._counter[0] == key:
+            return self._counter[1], self._counter[2]
+        found: TokenCounter = counter(name, model)
+        prompt: PromptCounter | None = None
+        if name == "local":
+            from neotask_tui.providers import gguf
+            from neotask_tui.providers.local import bundled_model_path
+
+            try:
+                path = settings.provider.local_model_path or str(bundled_model_path())
+                fmt = gguf.vocab(str(os.path.expanduser(path)))
+                found, prompt = fmt, fmt.count_prompt
+            except Exception as e:  # no file / not a GGUF: the estimate, and the load will say why
+                log.info("exact token counts unavailable for %s (%s); estimating", model, e)
+        self._counter = (key, found, prompt)
+        return found, prompt
+
+    def count_text(self, text: str) -> int:
+        """Token count of ``text`` for the current model (exact for a local GGUF, else tiktoken)."""
+        return self._counters()[0].count(text)
+
+    def counts_exact(self) -> bool:
+        """Whether the context's total is the model's exact prompt size (a local GGUF)."""
+        return self._counters()[1] is not None
 
     def count_event(self, event: Event, session_id: str = "") -> int:
-        """Cached token estimate of one event's content."""
-        k = (session_id, event.id) if session_id else (str(id(event)), event.id)
+        """Cached token count of one event's content (per counter: a model switch recounts)."""
+        name = self._counters()[0].name
+        k = (name, session_id, event.id) if session_id else (name, str(id(event)), event.id)
         n = self._tok.get(k)
         if n is None:
             n = self.count_text(event.content)
@@ -307,13 +357,83 @@ class Engine:
         return self.memory_recall.kinds(key, hits)
 
     # ------------------------------------------------------------------ the turn (engine/session/turn.py)
-    def send(self, text: str, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
-        """Run one turn: store the user's message, assemble context, stream the reply, store it.
+    def send(self, text: str, key: str | None = None,
+             attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
+        """Run one turn: store the user's message (with the files attached to it, see
+        :mod:`~neotask_tui.engine.context.attachments`), assemble context, stream the reply, store it.
 
         Yields engine events. The user's message is durably on disk before :class:`TurnStarted`.
         If the consumer stops iterating (Esc/Ctrl+C) the partial reply is kept, marked interrupted.
         """
-        return _turn.send(self, text, key)
+        return _turn.send(self, text, key, attachments)
+
+    def retry(self, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
+        """Ask the model again for the reply to your last message (``/retry``).
+
+        The old reply stays in the transcript, marked superseded, and leaves the context; its cost
+        stays counted. Yields :class:`~neotask_tui.engine.events.Superseded`, then a turn's events.
+        """
+        return _turn.regenerate(self, key, None)
+
+    def edit_last(self, text: str, key: str | None = None,
+                  attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
+        """Replace your last message with ``text`` and answer it (``/edit``); the old message and
+        its reply stay in the transcript, marked superseded, and leave the context. The new message
+        keeps the files of the one it replaces, with ``attachments`` (its ``@path`` ones; a file
+        attached again is the new read)."""
+        return _turn.regenerate(self, key, text, attachments)
+
+    def last_user_message(self, key: str) -> Event | None:
+        """Your last message in the key's current session that ``/edit`` would replace (None if none)."""
+        rec = self.store.get(validate_key(key))
+        if rec is None:
+            return None
+        live = without_superseded(self.store.events(rec.session_id))
+        return next((e for e in reversed(live) if e.type == "message" and e.role == "user"), None)
+
+    # ------------------------------------------------------------------ branches
+    async def fork_session(self, key: str, at: int | None = None, *,
+                           from_session: str | None = None) -> SessionRecord:
+        """Branch the conversation at event ``at``: a new session for ``key`` whose transcript holds
+        the history up to that event with its original ids.
+
+        Like ``/new``, the fork becomes the key's current session and the one that was current is
+        archived (viewable, and ``restore`` brings it back); the fork's header names its parent
+        (``parent_session_id``) and the point (``fork_at``). The session state is the state as it
+        was at the fork point (its ``state`` records up to there are part of the copied history;
+        entries then expire by time as they would have). Token counters start at zero: nothing has
+        been sent in the fork yet.
+
+        Args:
+            key: The session key the fork belongs to.
+            at: The event id to fork at, a message (yours or a reply); None: the last message. An
+                event compaction moved out of the session is found in the session that holds it.
+            from_session: Fork this session (live or archived) instead of the key's current one,
+                e.g. "resume here" from a search hit in an archived transcript. It must belong to
+                the key's agent: one agent's conversation never becomes another's.
+
+        Raises:
+            UserError: no session, no such event, the event is not a message, or ``from_session``
+                belongs to another agent.
+        """
+        from neotask_tui.engine.session.branch import plan_fork
+
+        key = validate_key(key)
+        async with self.turn_lock:
+            src = self.current_record(key, create=False).session_id if from_session is None else from_session
+            # reading an archived transcript and copying the history are file and CPU work: off the loop
+            source = await asyncio.to_thread(self.store.events, src)
+            head = source[0] if source and source[0].type == "session" else None
+            owner = str(head.data.get("key", "")) if head is not None else ""
+            if from_session is not None and (not owner.startswith("agent:")
+                                             or parse_key(owner).agent_id != parse_key(key).agent_id):
+                raise UserError(f"session {src} belongs to {owner or 'no key'}, not to agent "
+                                f"{parse_key(key).agent_id!r}: fork it into a key of its own agent")
+            plan = await asyncio.to_thread(plan_fork, src, source, at, self.store.events)
+            rec = await asyncio.to_thread(
+                self.store.create_session, key, reason="fork", parent_session_id=plan.parent_session_id,
+                first_id=plan.header_id, extra_events=plan.events, now=self.now(), fork_at=plan.at)
+        return rec
 
     # ------------------------------------------------------------------ routing and lifecycle
     def next_reset(self, key: str) -> tuple[datetime, str] | None:
@@ -443,6 +563,28 @@ class Engine:
             return list(self.events(key))
         return list(self.store.events(key_or_id))
 
+    async def search(self, query: str, *, agent: str | None = None, since: str | None = None,
+                     limit: int | None = None) -> SearchResult:
+        """Full-text search over every session's transcript, live and archived (see
+        :mod:`neotask_tui.storage.search`); the index catches up first when this engine writes.
+
+        Args:
+            query: Words, ``"a phrase"``, ``prefix*``.
+            agent: Only sessions of this agent id.
+            since: ``YYYY-MM-DD``, an ISO date-time or a span back from now (``7d``).
+            limit: At most this many hits (default ``tuning.SEARCH_DEFAULT_LIMIT``).
+
+        Raises:
+            UserError: for a query without a word, a bad agent id or a bad ``since``.
+        """
+        from neotask_tui import tuning
+        from neotask_tui.storage.keys import validate_agent_id
+
+        agent = validate_agent_id(agent) if agent else None
+        after = parse_since(since, self.now()) if since else None
+        n = tuning.SEARCH_DEFAULT_LIMIT if limit is None else limit
+        return await asyncio.to_thread(self.store.search.search, query, agent=agent, since=after, limit=n)
+
     def summary_of(self, key: str) -> tuple[str, int | None]:
         """The rolling summary at the head of the current session (text, compaction event id)."""
         for e in self.events(key):
@@ -451,13 +593,18 @@ class Engine:
         return "", None
 
     def history(self, key: str) -> list[Event]:
-        """Events eligible for the sliding window (everything after the compaction record)."""
-        return [e for e in self.events(key) if e.type in ("message", "tool_call", "tool_result")]
+        """Events eligible for the sliding window (everything after the compaction record), less the
+        ones ``/retry`` or ``/edit`` superseded (they stay in the transcript, marked)."""
+        return [e for e in without_superseded(self.events(key)) if e.type in ("message", "tool_call", "tool_result")]
 
     # ------------------------------------------------------------------ context
     async def build(self, key: str, new_message: str | None, *, recall: list[RecallItem] | None = None,
-                    exclude_last: bool = False, new_event_id: int | None = None) -> AssembledContext:
-        """Assemble the context for the next call on ``key``."""
+                    exclude_last: bool = False, new_event_id: int | None = None,
+                    new_attachments: Sequence[Attachment] = ()) -> AssembledContext:
+        """Assemble the context for the next call on ``key`` (``new_attachments``: the files a draft
+        ``new_message`` would carry)."""
+        from neotask_tui.engine.context.budget import recall_reserve
+
         cs = self.settings.context
         sid = self.current_record(key).session_id
         hist = self.history(key)
@@ -471,12 +618,25 @@ class Engine:
             strategy=cs.strategy, state_block=state_block, summary=summary, summary_event_id=sum_id,
             recall=recall or [], tool_result_max_tokens=cs.tool_result_max_tokens,
             max_message_tokens=cs.max_message_tokens, count_event=lambda e: self.count_event(e, sid),
-            new_event_id=new_event_id,
+            new_event_id=new_event_id, new_attachments=list(new_attachments),
+            recall_reserve=recall_reserve(self.settings, self.window()),
         )
         # recall of compacted-away turns (engine/recall/lineage.py)
         await asyncio.to_thread(self.lineage.augment, key, inp)
         # Counting tokens of a huge paste takes seconds: never on the event loop.
-        return await asyncio.to_thread(build_context, inp)
+        return await asyncio.to_thread(self._build_counted, inp)
+
+    def _build_counted(self, inp: ContextInputs) -> AssembledContext:
+        """Assemble, then, when the model's own tokenizer and template are at hand, replace the
+        estimated total by the exact size of the prompt as the model will read it."""
+        ctx = build_context(inp)
+        exact = self._counters()[1]
+        if exact is not None:
+            led = ctx.ledger
+            led.total = exact(ctx.messages)
+            led.fill = round(led.total / led.window, 4) if led.window else 0.0
+            led.source = "exact"
+        return ctx
 
     async def context(self, key: str, new_message: str | None = None) -> AssembledContext:
         """The next call's context without recall (cheap: the gauge before the first turn).
@@ -508,7 +668,12 @@ class Engine:
             note = await self.memory_recall.preview_note(key)
         except Exception as e:  # a preview must show the rest even when memory fails
             recall, note = [], f"memory recall failed: {e}"
-        ctx = await self.build(key, draft, recall=recall)
+        files: list[Attachment] = []
+        if draft is not None:  # the draft's @path files go with it, as they would with the next call
+            from neotask_tui.engine.context.attachments import read_mentioned
+
+            files = await asyncio.to_thread(read_mentioned, draft)
+        ctx = await self.build(key, draft, recall=recall, new_attachments=files)
         ctx.recall_basis, ctx.recall_query, ctx.recall_note = basis, query, note
         from neotask_tui.engine.context.assembly import count_tools
         from neotask_tui.engine.session.turn import next_call_tools, tool_definitions

@@ -23,7 +23,7 @@ from neotask_tui.config import MemorySettings
 from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFile, read_text, read_tombstones
 from neotask_tui.memory.forget import forget_chunk
 from neotask_tui.memory.index.chunking import ENTRY_RE, find_entry, format_entry, place_entry, token_counter
-from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope
+from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope, row_terms
 from neotask_tui.memory.index.store import ROW_COLUMNS, ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
 from neotask_tui.memory.search.relevance import covered, relevant
@@ -84,11 +84,15 @@ class MemoryService:
     Args:
         settings: Memory settings.
         progress: Optional ``(phase, done, total)`` callback for long (re)indexing.
+        writer: Whether this process holds the data-dir lock. Only a writer migrates the store
+            when it opens it (rows of another embedding model, terms of another lexical version);
+            a reader reads the store as the writer keeps it.
     """
 
-    def __init__(self, settings: MemorySettings, *, progress: Progress | None = None) -> None:
+    def __init__(self, settings: MemorySettings, *, progress: Progress | None = None, writer: bool = True) -> None:
         self.settings = settings
         self.progress = progress
+        self.writer = writer
         self.params = RankParams(min_score=0.0)
         self._lock = threading.RLock()
         self._embedder: Embedder | None = None
@@ -131,7 +135,9 @@ class MemoryService:
                     self._store, emb, self.settings.chunk_tokens, self.settings.chunk_overlap, terms=self._terms,
                     max_file_bytes=self.settings.max_file_bytes,
                 )
-                self._migrate_stale_tables()
+                if self.writer:
+                    self._migrate_stale_tables()
+                    self._refresh_terms()
             return self._store
 
     @property
@@ -150,7 +156,8 @@ class MemoryService:
         moved or recreated: the error is raised with the URI.
 
         Raises:
-            StoreError: for a remote store that cannot be opened.
+            StoreError: for a remote store that cannot be opened, or a damaged local one that
+                cannot be moved to ``quarantine/`` (a symbolic link: it is left as it is).
         """
         try:
             store = ChunkStore(uri, model_id, dim)
@@ -167,7 +174,10 @@ class MemoryService:
         name = table_name(model_id, dim)
         local = Path(uri)
         if (local / f"{name}.lance").exists():
-            damaged = paths.ensure_dir(paths.quarantine_dir()) / f"{name}.lance.{int(time.time())}"
+            refused = paths.quarantine_problem()
+            if refused is not None:
+                raise StoreError(f"memory store {uri} is damaged ({why}); {refused}")
+            damaged = paths.quarantine_target() / f"{name}.lance.{int(time.time())}"
             shutil.move(str(local / f"{name}.lance"), damaged)
         store = ChunkStore(uri, model_id, dim)
         store.snapshot()
@@ -192,9 +202,28 @@ class MemoryService:
                 vecs = self.embedder.embed(texts, progress=self._embed_progress("migrating transcripts"))
                 for r, v in zip(olds, vecs, strict=True):
                     r["vector"] = v.tolist()
+                # the old table's terms may be of an older lexical version: made afresh
+                for r, lex, ctx in zip(olds, *row_terms(olds), strict=True):
+                    r["lex"], r["ctx"] = lex, ctx
                 self._store.add(olds)
             log.info("memory: dropped table %s (%d rows) after an embedding model change", name, len(rows))
             self._store.drop_table(name)
+
+    def _refresh_terms(self) -> None:
+        """After a lexical upgrade: remake every row's ``lex``/``ctx`` terms with the current
+        tokenizer (:data:`~neotask_tui.text.lexical.VERSION`), so documents and queries are
+        normalised alike. Texts are re-tokenised, no chunk is re-embedded (only words new to the
+        word-vector vocabulary are)."""
+        assert self._store is not None
+        if self._store.terms_stamp() == lexical.VERSION:
+            return
+        progress = self._embed_progress("rebuilding search terms")
+        n = self._store.rewrite_terms(lambda rows: row_terms(rows, progress=progress), lexical.VERSION)
+        if self._terms is not None:  # the word vectors follow the vocabulary (stems of the new rules)
+            snap = self._store.snapshot()
+            self._terms.prune(snap.field_index("lex").vocab)
+            self._terms.add_texts([str(t or "") for t in snap.cols.get("text", [])])
+        log.info("memory: search terms of %d rows rebuilt for lexical version %s", n, lexical.VERSION)
 
     def _embed_progress(self, phase: str) -> Callable[[int, int], None]:
         def cb(done: int, total: int) -> None:
@@ -662,7 +691,7 @@ class MemoryService:
         files and transcripts cannot rebuild: after a forget no copy may keep it.
         """
         qdir = paths.quarantine_dir()
-        if not qdir.is_dir():
+        if paths.linked_part(qdir) is not None or not qdir.is_dir():  # never deletes through a link
             return []
         dropped: list[str] = []
         for p in sorted(qdir.glob("*.lance.*")):

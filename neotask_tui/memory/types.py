@@ -152,9 +152,16 @@ class AddReceipt:
     stats: ReindexStats
     existing: bool = False
 
+    @property
+    def shown_path(self) -> str:
+        """The file as shown to people (a secret in a file name is redacted, as in recall receipts)."""
+        return redact_path(self.path)
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        return asdict(self)
+        """JSON-able form (the path as shown)."""
+        d = asdict(self)
+        d["path"] = self.shown_path
+        return d
 
 
 @dataclass
@@ -188,12 +195,17 @@ class ForgetReceipt:
     dropped_copies: list[str] = field(default_factory=list)
 
     @property
+    def shown_path(self) -> str:
+        """The file as shown to people (a secret in a file name is redacted, as in recall receipts)."""
+        return redact_path(self.path)
+
+    @property
     def summary(self) -> str:
         """What was removed, line by line (for ``/forget`` and logs)."""
         if self.tombstoned:
-            head = [f"forgot from {self.path} (tombstoned):", *(f"  {t}" for t in self.removed)]
+            head = [f"forgot from {self.shown_path} (tombstoned):", *(f"  {t}" for t in self.removed)]
         else:
-            head = [f"forgot from {self.path}, {len(self.removed_lines)} line(s):"]
+            head = [f"forgot from {self.shown_path}, {len(self.removed_lines)} line(s):"]
             for n, t in self.removed_lines:
                 head.append(f"  {n}{' (part)' if n in self.partial_lines else ''}: {t}")
         head.append("verified: a search no longer returns it" if self.verified
@@ -201,8 +213,10 @@ class ForgetReceipt:
         return "\n".join(head)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        return asdict(self)
+        """JSON-able form (the path as shown)."""
+        d = asdict(self)
+        d["path"] = self.shown_path
+        return d
 
 
 @dataclass

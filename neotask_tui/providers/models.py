@@ -1,8 +1,11 @@
 """Model table: context window and prices per model, shipped and user-overridable.
 
 The shipped table is ``neotask_tui/data/models.toml``; the user's ``<config dir>/models.toml`` (same
-layout) is merged over it field by field, by model name. Unknown models never get a made-up price:
-:func:`cost_usd` returns None ("cost unknown") unless the model runs locally, where it is 0.
+layout) is merged over it field by field, by model name. Prices of remote models come from the
+``genai-prices`` package (:mod:`neotask_tui.providers.prices`: bundled data, its own match rules,
+tiers and cache prices); the table's prices are for what it does not list (models that run
+locally: free) and the user's own. Unknown models never get a made-up price: :func:`cost_usd`
+returns None ("cost unknown") unless the model runs locally, where it is 0.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 from neotask_tui import paths
 from neotask_tui.config import DEFAULT_CONTEXT_WINDOW
 from neotask_tui.providers.base import Usage
+from neotask_tui.providers.prices import PROVIDER_IDS, ListedPrice, call_cost, listed_price
 
 """Context window assumed for a model the table does not know (conservative)."""
 FREE_PROVIDERS = frozenset({"local", "ollama"})
@@ -51,6 +55,11 @@ class ModelInfo:
         summaries: Whether the model writes a usable compaction summary (table field
             ``summaries``, default true). False where it was measured not to (``bench/summarizer.py``):
             compaction then uses the extractive summary without asking the model.
+        listed: The model as genai-prices lists it (None when it does not, or the provider runs
+            locally). When set and :attr:`priced_by` is ``"genai-prices"``, :func:`cost_usd`
+            applies its tiers and cache prices; the four price fields show its first tier.
+        priced_by: Where the prices come from: ``"genai-prices"``, ``"table"`` (the shipped table
+            or the user's override file) or None (unknown).
     """
 
     name: str
@@ -63,6 +72,8 @@ class ModelInfo:
     known: bool = False
     entry: str | None = None
     summaries: bool = True
+    listed: ListedPrice | None = None
+    priced_by: str | None = None
 
 
 def _validate(where: str, table: Any, *, partial: bool) -> dict[str, dict[str, Any]]:
@@ -163,51 +174,90 @@ def _find(table: dict[str, dict[str, Any]], model: str) -> str | None:
     return None
 
 
+def _listed(provider: str, model: str) -> ListedPrice | None:
+    """genai-prices' entry for ``model`` under our ``provider`` (any provider for a stand-in)."""
+    if provider in FREE_PROVIDERS:
+        return None
+    if provider in STAND_IN_PROVIDERS:
+        gp_provider = None
+    elif provider in PROVIDER_IDS:
+        gp_provider = PROVIDER_IDS[provider]
+    else:
+        return None
+    found = listed_price(gp_provider, model)
+    if found is None and "/" in model:  # OpenRouter-style "vendor/model"
+        found = listed_price(gp_provider, model.rsplit("/", 1)[1])
+    return found
+
+
 def lookup_model(provider: str, model: str) -> ModelInfo:
     """Look up a model's context window and prices.
 
     Args:
         provider: The provider name (``openai``, ``anthropic``, ``ollama``, ``local``, ``scripted``).
-        model: The model name; dated and tagged variants resolve to the listed base name.
+        model: The model name; dated and tagged variants resolve to the listed base name for the
+            context window, and by genai-prices' own match rules for prices.
 
     Returns:
         A :class:`ModelInfo`. Unknown models get ``known=False``, a conservative
         :data:`DEFAULT_CONTEXT_WINDOW` and no prices (0 for providers that run locally). A model
         listed under a different provider (e.g. a Llama served by vLLM through ``openai``) keeps
-        its context window but not its prices.
+        its context window but not its prices. Prices the table gives for the matched entry (the
+        user's override) win over genai-prices when the entry is the model genai-prices found, or
+        when genai-prices does not list it; a prefix match never lends its prices to a different
+        model (``o1-pro`` is not ``o1``).
 
     Raises:
         ModelTableError: the user's override file is invalid.
     """
     table = model_table()
-    key = _find(table, model.strip().lower())
+    name = model.strip().lower()
+    key = _find(table, name)
     free = provider in FREE_PROVIDERS
-    zero: dict[str, float | None] = dict.fromkeys(_PRICE_FIELDS, 0.0 if free else None)
-    if key is None:
-        if provider in STAND_IN_PROVIDERS:
-            zero = dict.fromkeys(_PRICE_FIELDS, 0.0)
-        return ModelInfo(
-            name=model, provider=provider, context_window=DEFAULT_CONTEXT_WINDOW, input=zero["input"],
-            output=zero["output"], cache_read=zero["cache_read"], cache_write=zero["cache_write"],
-        )
-    entry = table[key]
-    same = entry.get("provider") == provider or provider in STAND_IN_PROVIDERS
-    prices: dict[str, float | None] = {
-        f: (float(entry[f]) if f in entry and same else zero[f]) for f in _PRICE_FIELDS
-    }
+    listed = _listed(provider, name)
+    entry = table[key] if key is not None else {}
+    same = key is not None and (entry.get("provider") == provider or provider in STAND_IN_PROVIDERS)
+    exact = key is not None and (key == name or ("/" in name and key == name.rsplit("/", 1)[1]))
+    own = {f: float(entry[f]) for f in _PRICE_FIELDS if f in entry} if same else {}
+    if own and listed is not None and not exact and key != listed.model_id:
+        own = {}  # the prefix matched another model than the one genai-prices found
+    prices: dict[str, float | None]
+    priced_by: str | None
     if free:
-        prices = dict.fromkeys(_PRICE_FIELDS, 0.0)
+        prices, priced_by = dict.fromkeys(_PRICE_FIELDS, 0.0), "table"
+    elif listed is not None:
+        base = {"input": listed.input, "output": listed.output,
+                # no cache price: genai-prices bills those tokens as input
+                "cache_read": listed.cache_read if listed.cache_read is not None else listed.input,
+                "cache_write": listed.cache_write if listed.cache_write is not None else listed.input}
+        prices = {f: own.get(f, base[f]) for f in _PRICE_FIELDS}
+        priced_by = "table" if own else "genai-prices"
+    elif same:
+        prices = {f: own.get(f) for f in _PRICE_FIELDS}
+        priced_by = "table" if own else None
+    elif key is None and provider in STAND_IN_PROVIDERS:
+        prices, priced_by = dict.fromkeys(_PRICE_FIELDS, 0.0), "table"  # never billed for an unknown model
+    else:
+        prices, priced_by = dict.fromkeys(_PRICE_FIELDS, None), None
+    if exact or (key is not None and (listed is None or free or not listed.context_window)):
+        window = int(entry.get("context_window", DEFAULT_CONTEXT_WINDOW))
+    elif listed is not None and listed.context_window:
+        window = listed.context_window
+    else:
+        window = DEFAULT_CONTEXT_WINDOW
     return ModelInfo(
         name=model,
         provider=provider,
-        context_window=int(entry.get("context_window", DEFAULT_CONTEXT_WINDOW)),
+        context_window=window,
         input=prices["input"],
         output=prices["output"],
         cache_read=prices["cache_read"],
         cache_write=prices["cache_write"],
-        known=same,
-        entry=key,
+        known=same or listed is not None,
+        entry=key if key is not None else (listed.model_id if listed is not None else None),
         summaries=bool(entry.get("summaries", True)),  # a property of the model, whoever serves it
+        listed=listed,
+        priced_by=priced_by,
     )
 
 
@@ -221,8 +271,11 @@ def cost_usd(usage: Usage, info: ModelInfo) -> float | None:
 
     Returns:
         The cost, ``0.0`` for local models, or None when a needed price is unknown (shown as
-        "cost unknown", never a guess).
+        "cost unknown", never a guess). A model priced by genai-prices gets its tiered and cache
+        prices applied exactly.
     """
+    if info.priced_by == "genai-prices" and info.listed is not None:
+        return call_cost(usage, info.listed)
     total = 0.0
     for count, price in (
         (usage.input_tokens, info.input),

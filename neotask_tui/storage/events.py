@@ -22,11 +22,18 @@ Event types and their payload keys (all in ``data``):
   ``source_session_id``, ``repaired`` (list), ``cited`` (list of ids), ``instructions``.
 - ``state``: ``op`` (set/clear/expire/...), ``field``, ``value``, ``scope``, ``source``, ``ttl``...
 - ``marker``: informational notices shown inline (e.g. an automatic reset), ``kind``, ``text``.
+  A marker of kind ``superseded`` (``/retry``, ``/edit``) lists in ``superseded`` the ids of the
+  events it replaces (``by``: ``retry``/``edit``): they stay in the transcript, shown marked, and
+  leave the context, the compaction input and the recall index (:func:`superseded_ids`).
+
+A session header may also carry ``fork_at`` (the id of the parent's event a fork was taken at,
+``reason`` ``fork``); readers that do not know it ignore it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -35,6 +42,34 @@ EVENT_TYPES = frozenset(
     {"session", "message", "tool_call", "tool_result", "compaction", "state", "marker"}
 )
 _RESERVED = ("id", "parent", "ts", "type")
+
+
+SUPERSEDED = "superseded"
+"""The ``kind`` of the marker that retires events replaced by ``/retry`` or ``/edit``."""
+
+
+def superseded_ids(events: Iterable[Event]) -> set[int]:
+    """Ids of the events a ``superseded`` marker among ``events`` retired (append-only: the events
+    stay on disk; every reader that builds a context, a summary or an index leaves them out)."""
+    out: set[int] = set()
+    for e in events:
+        if e.type == "marker" and e.data.get("kind") == SUPERSEDED:
+            ids = e.data.get("superseded")
+            if isinstance(ids, list):
+                out.update(i for i in ids if isinstance(i, int) and not isinstance(i, bool))
+    return out
+
+
+def without_superseded(events: Sequence[Event]) -> list[Event]:
+    """``events`` less the ones a ``superseded`` marker retired (the markers themselves stay)."""
+    gone = superseded_ids(events)
+    return [e for e in events if e.id not in gone] if gone else list(events)
+
+
+def counts_usage(e: Event) -> bool:
+    """Whether a recount of a transcript adds this event's ``usage``: a reply's, not the copy a
+    fork holds of its parent's reply (``copied_from``: that call was paid for in the parent)."""
+    return e.type == "message" and isinstance(e.data.get("usage"), dict) and not e.data.get("copied_from")
 
 
 def now_iso() -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from neotask_tui import paths
 from neotask_tui.storage.atomic import atomic_write_text
-from neotask_tui.storage.events import now_iso
+from neotask_tui.storage.events import counts_usage, now_iso
 from neotask_tui.storage.transcript import read_header, read_last_event
 
 INDEX_VERSION = 1
@@ -66,6 +66,8 @@ class SessionRecord:
     reason: str = "new"
     auto_reset: dict[str, Any] | None = None
     """Set after an automatic reset: {reason, previous_session_id, at} — lets the user undo it."""
+    fork_at: int | None = None
+    """For a fork (``reason`` ``fork``): the id of the parent's event the fork was taken at."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -86,7 +88,13 @@ class SessionRecord:
             config=dict(d.get("config") or {}),
             reason=str(d.get("reason", "new")),
             auto_reset=d.get("auto_reset"),
+            fork_at=_int_or_none(d.get("fork_at")),
         )
+
+
+def _int_or_none(v: Any) -> int | None:
+    """An event id from a file (``None`` when absent or not an integer)."""
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 @dataclass
@@ -112,8 +120,12 @@ def load_index(path: Path | None = None, *, repair: bool = True) -> IndexLoad:
         # AttributeError: a record that is not an object (found by tests/faults).
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
             problem = f"sessions.json was corrupt ({str(e)[:80]})"
-            if repair:
-                qdir = paths.ensure_dir(paths.quarantine_dir())
+            refused = paths.quarantine_problem() if repair else None
+            if refused is not None:  # no copy can be kept, so the damaged file is not overwritten either
+                problem = f"{problem}; {refused}"
+                repair = False
+            elif repair:
+                qdir = paths.quarantine_target()
                 shutil.copy2(path, qdir / f"sessions.json.corrupt-{now_iso().replace(':', '')}")
     else:
         has_transcripts = paths.sessions_dir().exists() and any(paths.sessions_dir().glob("*.jsonl"))
@@ -123,7 +135,9 @@ def load_index(path: Path | None = None, *, repair: bool = True) -> IndexLoad:
     recs = rebuild_records()
     if repair:
         save_index(recs, path)
-    return IndexLoad(records=recs, rebuilt=True, problem=problem + f"; rebuilt {len(recs)} sessions from transcripts")
+    # Read-only (a listing beside the lock holder, `sessions list`): nothing is written, so say "read".
+    done = "rebuilt" if repair else "read"
+    return IndexLoad(records=recs, rebuilt=True, problem=problem + f"; {done} {len(recs)} sessions from transcripts")
 
 
 def rebuild_records() -> dict[str, SessionRecord]:
@@ -152,6 +166,7 @@ def rebuild_records() -> dict[str, SessionRecord]:
             reason=str(header.data.get("reason", "new")),
             compaction_count=int(header.data.get("compaction_count", 0)),
             config=dict(header.data.get("config") or {}),
+            fork_at=_int_or_none(header.data.get("fork_at")),
         )
         recount_from_transcript(tp, rec)
         prev = recs.get(key)
@@ -165,7 +180,7 @@ def recount_from_transcript(path: Path, rec: SessionRecord) -> None:
     from neotask_tui.storage.transcript import read_transcript
 
     for ev in read_transcript(path, repair=False).events:
-        if ev.type == "message" and isinstance(ev.data.get("usage"), dict):
+        if counts_usage(ev):
             rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
 
 

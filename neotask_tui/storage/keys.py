@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from neotask_tui.errors import UserError
@@ -67,3 +68,14 @@ def validate_session_id(session_id: str) -> str:
     if not isinstance(session_id, str) or not _SESSION_ID.fullmatch(session_id):
         raise UserError(f"bad session id {str(session_id)[:80]!r}: expected one like 20261129-225432-3f2a9c1b")
     return session_id
+
+
+def header_agent(header: Mapping[str, object]) -> str | None:
+    """The agent a session header's ``key`` names (``agent:<agent>:…``), else ``None``. Lineage
+    (export, context, recall) follows ``parent_session_id`` only while this stays the same: one
+    agent never sees another's sessions."""
+    key = header.get("key")
+    if not isinstance(key, str):
+        return None
+    parts = key.split(":")
+    return parts[1] if len(parts) == 4 and parts[0] == "agent" and parts[1] else None

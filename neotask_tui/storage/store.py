@@ -22,9 +22,10 @@ from typing import Any
 from neotask_tui import paths
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.atomic import fsync_dir
-from neotask_tui.storage.events import Event, now_iso
+from neotask_tui.storage.events import Event, counts_usage, now_iso
 from neotask_tui.storage.index import Counters, SessionRecord, load_index, recount_from_transcript, save_index
-from neotask_tui.storage.keys import validate_session_id
+from neotask_tui.storage.keys import header_agent, validate_session_id
+from neotask_tui.storage.search import SearchIndex
 from neotask_tui.storage.transcript import (
     LoadIssue,
     append_events,
@@ -51,13 +52,14 @@ class ArchivedInfo:
     last_activity_at: str
     parent_session_id: str | None
     path: Path
+    fork_at: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
         return {
             "session_id": self.session_id, "key": self.key, "created_at": self.created_at,
             "reason": self.reason, "last_activity_at": self.last_activity_at,
-            "parent_session_id": self.parent_session_id, "path": str(self.path),
+            "parent_session_id": self.parent_session_id, "path": str(self.path), "fork_at": self.fork_at,
         }
 
 
@@ -82,6 +84,8 @@ class SessionStore:
         # until this store moves a transcript in or out (the data-dir lock makes us the only writer).
         self._archived: list[ArchivedInfo] | None = None
         self._archived_counters: dict[str, Counters] = {}
+        self.search = SearchIndex(writable=not readonly)
+        """The full-text index over every transcript; a writer keeps it as it appends."""
 
     # ----- reading
     def get(self, key: str) -> SessionRecord | None:
@@ -113,7 +117,8 @@ class SessionStore:
             self.load_issues[session_id] = loaded.issues
             for iss in loaded.issues:
                 self.notices.append(
-                    f"{path.name} line {iss.line_no}: {iss.reason}; saved to {iss.quarantined_to or 'quarantine'}"
+                    f"{path.name} line {iss.line_no}: {iss.reason}"
+                    + (f"; saved to {iss.quarantined_to}" if iss.quarantined_to else "")
                 )
         self._cache[session_id] = loaded.events
         return loaded.events
@@ -167,6 +172,7 @@ class SessionStore:
         except OSError as e:
             raise _wrap_os_error(e, f"append to transcript {session_id}") from e
         evs.extend(new)
+        self.search.sync_session(session_id)
         return new
 
     def create_session(
@@ -181,12 +187,13 @@ class SessionStore:
         compaction_count: int = 0,
         archive_previous: bool = True,
         now: datetime | None = None,
+        fork_at: int | None = None,
     ) -> SessionRecord:
         """Create a fresh session for ``key`` and make it current.
 
         ``extra_events`` (already id'd, e.g. a compaction record and kept messages) are written right
         after the header in the same durable write, so the new transcript is complete before the
-        index points at it.
+        index points at it. ``fork_at`` (a fork) is the parent's event the history was copied up to.
         """
         self._check_writable()
         ts = (now or datetime.now(UTC)).isoformat()
@@ -198,6 +205,7 @@ class SessionStore:
             data={
                 "session_id": sid, "key": key, "created_at": ts, "parent_session_id": parent_session_id,
                 "reason": reason, "compaction_count": compaction_count, "config": cfg,
+                **({"fork_at": fork_at} if fork_at is not None else {}),
             },
         )
         events = [header, *(extra_events or [])]
@@ -210,7 +218,7 @@ class SessionStore:
         self._cache[sid] = list(events)
         rec = SessionRecord(
             key=key, session_id=sid, created_at=ts, last_activity_at=ts, parent_session_id=parent_session_id,
-            config=cfg, reason=reason, compaction_count=compaction_count,
+            config=cfg, reason=reason, compaction_count=compaction_count, fork_at=fork_at,
         )
         self.records[key] = rec
         try:
@@ -225,7 +233,46 @@ class SessionStore:
             raise
         if old is not None and archive_previous:
             self.archive_transcript(old.session_id)
+        self.search.sync_session(sid)
         return rec
+
+    def lineage(self, session_id: str, *, max_depth: int = 10_000) -> tuple[list[str], str | None]:
+        """The session and its ancestors through ``parent_session_id`` (compactions and forks), oldest
+        first, and a parent the chain stops at, if any: one with no transcript, or one of another
+        agent (one agent never sees another's sessions; see :meth:`lineage_stop`).
+
+        A corrupt chain that loops stops at the first session seen twice.
+        """
+        chain, stop, _ = self.lineage_stop(session_id, max_depth=max_depth)
+        return chain, stop
+
+    def lineage_stop(self, session_id: str, *, max_depth: int = 10_000) -> tuple[list[str], str | None, str]:
+        """:meth:`lineage`, and why it stopped early: ``""`` (it did not), ``"missing"`` (the
+        parent has no transcript) or ``"agent"`` (the parent's header names another agent's key)."""
+        chain: list[str] = []
+        seen: set[str] = set()
+        sid: str | None = session_id
+        agent: str | None = None
+        while sid and sid not in seen and len(chain) < max_depth:
+            try:
+                path = self.transcript_path(sid)
+            except UserError:
+                if chain:  # the asked-for session itself missing is the caller's error, not a gap
+                    chain.reverse()
+                    return chain, sid, "missing"
+                raise
+            header = read_header(path)
+            owner = header_agent(header.data if header is not None else {})
+            if chain and owner != agent:  # another agent's session: never part of this one's lineage
+                chain.reverse()
+                return chain, sid, "agent"
+            agent = owner
+            seen.add(sid)
+            chain.append(sid)
+            parent = header.data.get("parent_session_id") if header is not None else None
+            sid = str(parent) if parent else None
+        chain.reverse()
+        return chain, None, ""
 
     def archive_transcript(self, session_id: str) -> Path:
         """Move a live transcript to the archive (idempotent)."""
@@ -257,9 +304,10 @@ class SessionStore:
             parent_session_id=header.data.get("parent_session_id"),
             config=dict(header.data.get("config") or {}), reason=str(header.data.get("reason", "new")),
             compaction_count=int(header.data.get("compaction_count", 0)),
+            fork_at=_fork_at(header),
         )
         for ev in evs:
-            if ev.type == "message" and isinstance(ev.data.get("usage"), dict):
+            if counts_usage(ev):
                 rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
         self.unarchive_transcript(session_id)
         self.records[key] = rec
@@ -310,7 +358,7 @@ class SessionStore:
                 session_id=str(h.data.get("session_id", p.stem)), key=str(h.data.get("key", "")),
                 created_at=str(h.data.get("created_at", h.ts)), reason=str(h.data.get("reason", "")),
                 last_activity_at=last.ts if last else h.ts, parent_session_id=h.data.get("parent_session_id"),
-                path=p,
+                path=p, fork_at=_fork_at(h),
             ))
         out.sort(key=lambda a: a.created_at, reverse=True)
         return out
@@ -364,6 +412,12 @@ class SessionStore:
             for r in stale:
                 self.archive_transcript(r.session_id)
         return stale
+
+
+def _fork_at(header: Event) -> int | None:
+    """The fork point a session header names (``None`` for a session that is not a fork)."""
+    v = header.data.get("fork_at")
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _move(src: Path, dst: Path) -> Path:

@@ -52,7 +52,7 @@ class LoadedTranscript:
 
 
 def _quarantine(path: Path, raw: bytes, line_no: int, reason: str) -> Path:
-    qdir = paths.ensure_dir(paths.quarantine_dir())
+    qdir = paths.quarantine_target()  # UserError when quarantine/ is a link: the caller keeps the line
     qpath = qdir / f"{path.stem}.quarantine.jsonl"
     record = {
         "source": str(path),
@@ -100,6 +100,7 @@ def _parse_into(out: LoadedTranscript, path: Path, data: bytes, repair: bool) ->
     loads = json.loads
     from_dict = Event.from_dict
     seen_q: set[int] = set()
+    refused = paths.quarantine_problem() if repair else None
     if repair:
         seen_q = _already_quarantined(path)
     for i, raw in enumerate(lines):
@@ -112,7 +113,9 @@ def _parse_into(out: LoadedTranscript, path: Path, data: bytes, repair: bool) ->
         except (ValueError, UnicodeDecodeError, TypeError, RecursionError) as e:
             reason = "torn trailing line (incomplete write)" if is_tail else f"corrupt line: {e}"[:200]
             qp = ""
-            if repair and (i + 1) not in seen_q:
+            if refused is not None:  # quarantine/ is a link: nothing is copied through it
+                reason = f"{reason}; {refused}"
+            elif repair and (i + 1) not in seen_q:
                 qp = str(_quarantine(path, raw, i + 1, reason))
             elif repair:
                 qp = str(paths.quarantine_dir() / f"{path.stem}.quarantine.jsonl")
@@ -125,7 +128,11 @@ def _parse_into(out: LoadedTranscript, path: Path, data: bytes, repair: bool) ->
                 append_durable(path, b"\n")
             continue
         out.events.append(ev)
-    if repair and torn_tail and out.issues and out.issues[-1].tail:
+    if repair and torn_tail and out.issues and out.issues[-1].tail and refused is not None:
+        # Not saved anywhere, so not cut: the torn line is ended instead (the next append starts on
+        # a clean line) and stays in the transcript as a corrupt line until quarantine/ is usable.
+        append_durable(path, b"\n")
+    elif repair and torn_tail and out.issues and out.issues[-1].tail:
         cut = len(data) - len(lines[-1])
         with open(path, "r+b") as f:
             f.truncate(cut)
@@ -136,7 +143,7 @@ def _parse_into(out: LoadedTranscript, path: Path, data: bytes, repair: bool) ->
 def _already_quarantined(path: Path) -> set[int]:
     """Line numbers of ``path`` already copied to quarantine (so repeat loads don't duplicate)."""
     qpath = paths.quarantine_dir() / f"{path.stem}.quarantine.jsonl"
-    if not qpath.exists():
+    if paths.linked_part(qpath) is not None or not qpath.exists():  # a link is not read through
         return set()
     out: set[int] = set()
     for line in qpath.read_text(encoding="utf-8", errors="replace").splitlines():

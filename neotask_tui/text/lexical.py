@@ -1,18 +1,62 @@
 """Lexical normalisation shared by indexing and querying (the BM25 side of hybrid search).
 
-Text is lower-cased, split into word tokens, stripped of stopwords (English and Russian) and
-stemmed with Snowball (English for Latin words, Russian for Cyrillic ones) via ``py_rust_stemmers``
-(a fastembed dependency). The normalised string is what the LanceDB full-text index sees, so the
-index itself only splits on whitespace: the same function runs on documents and queries.
+One function of the text, run on documents and on queries alike (the normalised string is what the
+LanceDB full-text index sees, so the index itself only splits on whitespace):
+
+1. **NFKC and casefolding**: full-width forms, ligatures (``ﬁ``), superscripts and compatibility
+   characters fold to their plain form; ``Straße`` becomes ``strasse``, ``ΣΟΦΊΑ`` ``σοφία``;
+   typographic apostrophes (``’``, ``ʼ``) become ``'``.
+2. **Tokens**: runs of letters, digits and combining marks of every script (``привіт``,
+   ``zażółć``, ``kız``, ``नमस्ते`` stay whole; an inner apostrophe joins: ``don't``, ``м'ясо``).
+   Scripts written without spaces (Han, Hiragana, Katakana, Hangul, Thai, Lao, Khmer, Myanmar)
+   become overlapping **character bigrams** (``机器学习`` → ``机器 器学 学习``; a lone character
+   stays a unigram), so a phrase matches wherever its characters occur in that order, without a
+   dictionary segmenter.
+3. **Stopwords** (English and Russian) are dropped.
+4. **Stemming**, Snowball via ``py_rust_stemmers`` (a declared dependency, imported directly: no
+   silent fallback), with the language chosen **per token, from the token alone**: Cyrillic is
+   Russian unless a letter marks another language (``і ї є ґ`` Ukrainian, ``ў`` Belarusian,
+   ``ђ ј љ њ ћ џ ѓ ќ ѕ`` Serbian/Macedonian: no stemmer, left as they are); Greek, Arabic and
+   Tamil have their own stemmers; a plain a–z word is English (the corpus this was tuned on); a
+   Latin word with other letters takes a language that writes every one of them (``ñ`` Spanish,
+   ``ı ğ ş`` Turkish, ``ã õ`` Portuguese, ``ő ű`` Hungarian, ``ă ș ț`` Romanian, ``ì ò`` Italian,
+   ``æ ø`` Norwegian, ``å`` Swedish), the most widely written one when the letters fit several
+   (:data:`_LATIN_PRIORITY`: ``ä ö ü`` German, ``é è ç`` French), and is left unstemmed when no
+   stemmer language writes them all (Polish ``ł``, Czech ``ř``). Every other script is left
+   unstemmed. Dutch, Danish and Finnish words cannot be told from German, Norwegian or Swedish
+   ones by their letters, so those three stemmers are never chosen.
+
+Why per token and not per text: a term must be a function of the word form only, or the same word
+would be indexed under one term and queried under another. A text-level language detector sees a
+whole note at indexing time but two or three words in a query (often in another language than the
+note's bulk), so its choice differs between the two sides exactly when it matters; a token-level
+rule gives ``Häuser`` the same term in a German note and in an English query. The price is that
+two forms of one lemma with different letters (``Häuser``/``Haus``) may take different stemmers.
+
+:data:`VERSION` names this normalisation; the memory store keeps it beside the ``lex``/``ctx``
+columns and rebuilds them when it changes.
 """
 
 from __future__ import annotations
 
 import functools
-import re
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Iterator
+from typing import Final
 
-_TOKEN = re.compile(r"[0-9a-zà-ÿа-яё]+(?:['’][a-z]+)?", re.IGNORECASE)
+import regex
+from py_rust_stemmers import SnowballStemmer
+
+VERSION: Final = "unicode-2"
+"""Identifies the normalisation (tokens, stopwords, stemmer choice). Change it with any change that
+alters a term: stores whose ``lex``/``ctx`` columns were built by another version rebuild them."""
+
+_UNSEGMENTED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\u30fc\u3005"
+"""Scripts written without spaces between words (plus the Katakana length mark and the ideographic
+iteration mark, which are script Common): tokenised as character bigrams."""
+_LETTER = rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{_UNSEGMENTED}]]"
+_TOKEN = regex.compile(rf"(?P<cjk>[{_UNSEGMENTED}]+)|{_LETTER}+(?:'{_LETTER}+)*", regex.V1)
+_FOLD = str.maketrans({"’": "'", "ʼ": "'", "‘": "'", "ˈ": "'"})
 
 _EN = """a an the and or but if of to in on at by for with from as is are was were be been being do does
     did doing have has had having i me my mine myself you your yours yourself he him his himself she her
@@ -35,34 +79,124 @@ STOP_EN = frozenset(_EN.split())
 STOP_RU = frozenset(_RU.split())
 STOPWORDS = STOP_EN | STOP_RU
 
+LANGUAGES: Final = (
+    "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek", "hungarian", "italian",
+    "norwegian", "portuguese", "romanian", "russian", "spanish", "swedish", "tamil", "turkish",
+)
+"""The Snowball stemmers ``py_rust_stemmers`` ships (see the module docstring for which are chosen)."""
+
+_LATIN_PRIORITY: Final = (
+    "german", "french", "spanish", "portuguese", "italian", "turkish", "hungarian", "romanian", "swedish",
+    "norwegian", "dutch", "danish", "finnish",
+)
+"""Which of several candidate languages a Latin word's letters allow takes it: the most widely
+written first (a German ``ü`` word is far likelier than a Spanish ``güe`` one)."""
+_LATIN_LETTERS: dict[str, frozenset[str]] = {
+    k: frozenset(v.split()) for k, v in {
+        "ß": "german",
+        "ä": "german finnish swedish",
+        "ö": "german finnish swedish hungarian turkish",
+        "ü": "german hungarian turkish spanish",
+        "å": "swedish danish norwegian finnish",
+        "æ": "danish norwegian", "ø": "danish norwegian",
+        "é": "french spanish portuguese italian hungarian dutch danish norwegian swedish",
+        "è": "french italian dutch", "ê": "french portuguese", "ë": "french dutch", "ï": "french dutch",
+        "î": "french romanian", "â": "french portuguese romanian turkish", "ô": "french portuguese",
+        "û": "french turkish", "ù": "french italian", "ÿ": "french", "œ": "french",
+        "ç": "french portuguese turkish", "à": "french italian portuguese",
+        "ì": "italian", "ò": "italian",
+        "á": "spanish portuguese hungarian", "í": "spanish portuguese hungarian italian",
+        "ó": "spanish portuguese hungarian italian dutch", "ú": "spanish portuguese hungarian italian",
+        "ñ": "spanish", "ã": "portuguese", "õ": "portuguese",
+        "ő": "hungarian", "ű": "hungarian",
+        "ă": "romanian", "ș": "romanian", "ț": "romanian",
+        "ı": "turkish", "ğ": "turkish", "ş": "turkish romanian",
+    }.items()
+}
+"""For the letters of Latin-script words beyond a–z: the stemmer languages that write them. Any
+other letter (Polish ``ł``, Czech ``ř``, Latvian ``ā`` …) belongs to no stemmer language."""
+_NOT_RUSSIAN = frozenset("іїєґўђјљњћџѓќѕ")
+_SCRIPT_STEMMER = (
+    (regex.compile(r"\p{Greek}"), "greek"),
+    (regex.compile(r"\p{Arabic}"), "arabic"),
+    (regex.compile(r"\p{Tamil}"), "tamil"),
+)
+_CYRILLIC = regex.compile(r"\p{Cyrillic}")
+_LATIN = regex.compile(r"\p{Latin}")
+_ASCII_WORD = regex.compile(r"[a-z0-9']+")
+_NONE: frozenset[str] = frozenset()
+
 
 @functools.cache
-def _stemmers() -> tuple[Callable[[str], str], Callable[[str], str]]:
-    try:
-        from py_rust_stemmers import SnowballStemmer
-    except ImportError:  # pragma: no cover - fastembed depends on it
+def _stemmer(language: str) -> Callable[[str], str]:
+    return SnowballStemmer(language).stem_word
 
-        def ident(w: str) -> str:
-            return w
 
-        return ident, ident
-    en = SnowballStemmer("english")
-    ru = SnowballStemmer("russian")
-    return en.stem_word, ru.stem_word
+def fold(text: str) -> str:
+    """NFKC-normalised, casefolded ``text`` with one apostrophe (what tokens are cut from)."""
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_FOLD)
+    # casefold turns Turkish "İ" into "i" + combining dot above; the dot carries nothing here
+    return text.replace("i\u0307", "i") if "\u0307" in text else text
+
+
+@functools.lru_cache(maxsize=65_536)
+def language(word: str) -> str | None:
+    """The Snowball language :func:`stem` uses for a folded word token (``None``: left unstemmed).
+
+    Decided from the token alone (see the module docstring), so a word gets the same term in every
+    text, document or query.
+    """
+    if _ASCII_WORD.fullmatch(word):
+        return "english"
+    if _CYRILLIC.search(word):
+        return None if _NOT_RUSSIAN.intersection(word) else "russian"
+    for pattern, lang in _SCRIPT_STEMMER:
+        if pattern.search(word):
+            return lang
+    if not _LATIN.search(word):
+        return None
+    langs: frozenset[str] | None = None
+    for c in word:
+        if "a" <= c <= "z" or not c.isalpha():
+            continue
+        got = _LATIN_LETTERS.get(c, _NONE)
+        langs = got if langs is None else langs & got
+        if not langs:
+            return None
+    if langs is None:  # no letter beyond a–z but a digit or a mark: Latin, not plain ASCII
+        return "english"
+    return min(langs, key=_LATIN_PRIORITY.index)
 
 
 @functools.lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """Snowball stem of one lower-case word (Russian rules for Cyrillic, English otherwise)."""
-    en, ru = _stemmers()
-    if any("а" <= c <= "я" or c == "ё" for c in word):
-        return ru(word.replace("ё", "е"))
-    return en(word.replace("’", "'"))
+    """Snowball stem of one folded word token (the language from :func:`language`)."""
+    lang = language(word)
+    if lang is None:
+        return word
+    if lang == "russian":
+        word = word.replace("ё", "е")
+    return _stemmer(lang)(word)
+
+
+def _bigrams(run: str) -> Iterator[str]:
+    if len(run) == 1:
+        yield run
+        return
+    for i in range(len(run) - 1):
+        yield run[i : i + 2]
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased word tokens of ``text`` (stopwords kept, not stemmed)."""
-    return [m.group(0).lower().replace("’", "'") for m in _TOKEN.finditer(text)]
+    """Folded word tokens of ``text`` in order (stopwords kept, not stemmed); a run of an
+    unsegmented script (CJK, Thai …) gives its character bigrams."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(fold(text)):
+        if m.group("cjk"):
+            out.extend(_bigrams(m.group(0)))
+        else:
+            out.append(m.group(0))
+    return out
 
 
 def unpossessive(word: str) -> str:

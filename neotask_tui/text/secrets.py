@@ -15,13 +15,18 @@ What is found:
   Vault, Grafana, age, JWTs, PEM/PGP private-key blocks;
 - credentials in URLs (``postgres://user:pw@host``), ``Bearer``/``Authorization`` headers;
 - assignments whose name says "secret" (``.env`` lines, JSON/YAML keys, connection strings:
-  ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``);
+  ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``; an UPPER_SNAKE environment name
+  ending in ``_KEY``, ``_PAT``, ``_PIN``, ``_AUTH``, ``_SALT``… — see ``_ENV_SECRET_ENDS``), with the
+  value's continuation (a string split over lines, an indented INI/YAML continuation line); the
+  other shapes of config files: ``<password>…</password>``, ``define('DB_PASSWORD', '…')``, a
+  Markdown table's password/PIN/token column;
 - passwords in English and Russian prose ("my password for the box is …", "I log in with … as my
   password", "… is my password", "the pass is …", "пароль от сервера — …", "войти с паролем …",
   "mot de passe: …", "the password's …", "My password? It's …", "пароль такой: …", "пароль — это …";
   an aside after the word is skipped: "password (don't tell anyone): …", "my password, by the way,
   is …"), also with the separator and/or value on the next line
-  ("password:\\n…", "мой пароль\\n— …"; the value alone on its line), multi-word passphrases to
+  ("password:\\n…", "мой пароль\\n— …"; the value alone on its line, also after the cue line's own
+  comment prefix: "# password is\\n# …"), multi-word passphrases to
   the end of their clause ("the passphrase is: …", "кодовая фраза: …"), a new password after
   "I reset it to …" / "поменял его на …" (see ``_SET_TO``), PINs, door codes and lock combinations
   ("combination is …", "код замка …", "my pin number is …", "the code for the door is …"), Wi-Fi
@@ -35,13 +40,13 @@ What is found:
   glued into an identifier, file names with a UUID, ``sha512-`` digests or URL path segments).
 
 Every rule runs on a normalised view: NFKC, zero-width and other default-ignorable characters
-removed, confusable hyphens made ``-``, words mixing Latin, Cyrillic and Greek look-alike letters
-in their majority script (Latin or Cyrillic), a known-prefix token wrapped across lines
-joined, and a password word broken up ("pass\\nword", "p a s s w o r d", "p@ssw0rd", "пар0ль") read
-whole; the original span is what gets replaced. A secret longer than a rule's length cap is
-redacted whole. Values that are code (calls, attributes,
-paths, durations, versions, references) and ``*_key`` names of tables and maps
-(``primary_key``, ``cache_key``) are not secrets.
+removed, confusable hyphens made ``-``, a backslash-continued line joined (``KEY=sk-…\\``), words
+mixing Latin, Cyrillic and Greek look-alike letters in their majority script (Latin or Cyrillic), a
+known-prefix token wrapped across lines joined, and a password word broken up ("pass\\nword",
+"p a s s w o r d", "p@ssw0rd", "пар0ль") read whole; the original span is what gets replaced. A secret
+longer than a rule's length cap is redacted whole. Values that are code (calls, attributes, paths,
+durations, versions, references) and ``*_key`` names of tables and maps (``primary_key``,
+``cache_key``) are not secrets.
 
 Every pattern is linear in the input: literal prefixes, single character classes and bounded
 repeats, no nested quantifiers; keyword rules match the lead-in and the value in two steps so a
@@ -169,7 +174,7 @@ _SECRET_SUBSTRINGS = ("password", "passwd", "apikey", "accesskey", "secretkey", 
                       "accountkey", "webhookurl", "connectionstring", "secret")
 """Substrings that make a name secret wherever they occur (``DBPASSWORD``, ``secret_key_base``)."""
 _RU_SECRET = re.compile(r"^(?:парол|токен|ключ|секрет)", re.I)
-_SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|sid|pat|mdp|contrase|"
+_SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|sid|pat|pin|salt|mdp|contrase|"
                         r"парол|токен|ключ|секрет|webhook|conn")
 """Cheap first test of an assignment's name (most names are not secret-ish at all)."""
 
@@ -230,8 +235,11 @@ _WRAP_SEP = r"(?:->|=>|[→⇒:=—–]|-(?=\s)|\b(?:is|was|are|это|есть)
 _WRAP_NL = r"[^\S\n]{0,4}\r?\n[ \t]{0,16}"
 _PW_WRAPPED = re.compile(
     r"(?i)(?<![\w-])(?:" + _PW_WORD + r"s?|(pass|pw|пасс))" + _PW_FOR + r"(?:[^\S\n]{0,4}(" + _WRAP_SEP + r"))?"
-    + _WRAP_NL + r"(?:(" + _WRAP_SEP + r")[^\S\n]{0,4})?"
+    + _WRAP_NL + r"(?:(#{1,3}|//|--|;{1,2}|\*|>{1,3})[^\S\n]{0,4})?(?:(" + _WRAP_SEP + r")[^\S\n]{0,4})?"
 )
+# a comment prefix on the value's line counts only when the cue's line has the same one: "# the staging
+# password is\n# V", "// password:\n// V"
+_COMMENT_LEAD = re.compile(r"[ \t]{0,16}(#{1,3}|//|--|;{1,2}|\*|>{1,3})")
 _PIN_WRAPPED = re.compile(
     r"(?i)(?<![\w-])" + _PIN_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
     r"(?:[^\S\n]{0,4}" + _WRAP_SEP + r")?" + _WRAP_NL + r"(?:" + _WRAP_SEP + r"[^\S\n]{0,4})?"
@@ -457,12 +465,23 @@ def _secret_name(name: str) -> str | None:
     parts = [p.casefold() for p in _NAME_PARTS.findall(name)]
     if parts and parts[-1] in _SECRET_PARTS:
         return "strong"
+    if (len(parts) >= 2 and parts[-1] in _ENV_SECRET_ENDS and name.isupper() and parts[-2] not in _PLAIN_KEY_PREFIXES
+            and parts[-2] not in _PUBLIC_KEY_PREFIXES):
+        return "env"  # an environment variable: ENCRYPTION_KEY, GITHUB_PAT, BASIC_AUTH, ADMIN_PIN
     if parts and parts[-1] in ("key", "auth", "pat", "sig", "signature", "cookie", "sid"):
         if parts[-1] == "key" and len(parts) >= 2 and parts[-2] in _PLAIN_KEY_PREFIXES:
             return None  # primary_key, sort_key, cache_key: a key of a table or a map, no secret
         return "key"
     return None
 
+
+_ENV_SECRET_ENDS = frozenset({"key", "pat", "pin", "auth", "sig", "signature", "cookie", "sid", "salt"})
+"""Last parts of an UPPER_SNAKE environment name that hold a secret (``HMAC_KEY``, ``APP_KEY``,
+``GITHUB_PAT``, ``ADMIN_PIN``, ``BASIC_AUTH``); ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``, ``*_PASS``,
+``*_PWD``, ``*_CREDENTIALS`` are secret in any spelling (``_SECRET_PARTS``). ``KEY_ID``, ``KEY_PATH``,
+``AUTH_URL``, ``PIN_LENGTH`` end in another part and stay readable, as do ``PUBLIC_KEY`` and
+``PUBLISHABLE_KEY`` and table keys (``SORT_KEY``)."""
+_PUBLIC_KEY_PREFIXES = frozenset({"public", "publishable", "pub", "site", "recaptcha"})
 
 _PLAIN_KEY_PREFIXES = frozenset({
     "primary", "sort", "foreign", "cache", "partition", "unique", "composite", "index", "lookup", "dict", "map",
@@ -592,6 +611,9 @@ _WRAP_PREFIX = (r"gh[pousr]_|github_pat_|glpat-|gl(?:sa|c)_|AKIA|ASIA|sk-|sk_(?:
 _WRAP = re.compile(r"(?<![A-Za-z0-9_\-])(?:" + _WRAP_PREFIX + r")[A-Za-z0-9_\-.]{0,512}"
                    r"(?:\r?\n[ \t]{0,16}[A-Za-z0-9_\-]{1,512}){1,8}(?![A-Za-z0-9_\-])")
 _WRAP_BREAK = re.compile(r"\r?\n[ \t]{0,16}")
+# a line continued with a backslash right after a token or an "=" (``OPENAI_API_KEY=sk-…\``,
+# ``export DB_PASSWORD=\``): the view joins it, so the rules see one token or one assignment
+_BACKSLASH_BREAK = re.compile(r"(?<=[^\s\\])\\\r?\n[ \t]{0,16}(?=\S)")
 
 
 # A password cue word broken up, so the rules never see it: wrapped ("pass\nword", "pass-\nword",
@@ -717,6 +739,8 @@ def _view(text: str) -> _View:
                 r = _HYPHENS.get(c) or unicodedata.normalize("NFKC", c)
                 if r != c:
                     edits.append((i, i + 1, r))
+    if "\\\n" in text or "\\\r\n" in text:
+        edits.extend((m.start(), m.end(), "") for m in _BACKSLASH_BREAK.finditer(text))
     if "\n" in text:
         for m in _WRAP.finditer(text):
             pos = m.start()
@@ -839,6 +863,50 @@ def _next_line_value(text: str, pos: int) -> tuple[int, int, str] | None:
 _LINE_END = re.compile(r"[^\S\n]*(?:\r?\n|$)")
 
 
+def _assigned_ok(strength: str, name: str, value: str) -> bool:
+    """Whether ``value``, stored under a name of this ``strength`` (see :func:`_secret_name`), is a secret."""
+    if strength == "env":  # a value, not a switch or a word: "true", "enabled", "basic" stay
+        return (_plausible(value, strict=False) and not (value.isalpha() and value.islower())
+                and value.casefold() not in _STOPWORDS)
+    if strength == "key":
+        return not _is_marker(value) and not _is_code(value) and len(value) >= 8 and (
+            _looks_random(value) or (len(value) >= 16 and _DIGIT.search(value) is not None
+                                     and _ALPHA.search(value) is not None))
+    pw = bool(_PW_NAME.search(name))
+    return _plausible(value, strict=False) or (pw and len(value) >= 1 and not _is_marker(value)
+                                               and not _is_code(value) and value.casefold() not in _STOPWORDS)
+
+
+_PW_NAME = re.compile(r"(?i)pass|pwd|пароль")
+# a string value continued on the next line: Python's implicit concatenation inside parentheses,
+# ``"…" +`` / ``"…" .`` (JS, PHP) or a backslash; the next line is that string alone
+_STR_CONT = re.compile(r"[^\S\n]{0,4}[+.\\]?[^\S\n]{0,4}\r?\n[ \t]{0,40}[+.]?[^\S\n]{0,4}"
+                       r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')(?=[^\S\n]{0,4}[)\];,+.\\]{0,3}[^\S\n]{0,4}(?:\r?\n|$))")
+# an unquoted value continued on a more indented line of one token (INI and YAML continuations:
+# ``aws_secret_access_key = wJalr…\n  /bPxR…``)
+_INDENT_CONT = re.compile(r"[^\S\n]{0,4}\r?\n([ \t]{1,40})([A-Za-z0-9+/=_\-.]{1,512})(?=[^\S\n]*(?:\r?\n|$))")
+_OPEN_PAREN = re.compile(r"[(\[][^\S\n]{0,4}(?=[\"'])")
+
+
+def _continued(text: str, found: SecretMatch, line_start: int) -> SecretMatch:
+    """``found`` with the continuation lines of its value (see ``_STR_CONT``, ``_INDENT_CONT``)."""
+    end = found.end
+    if text[found.start] in "\"'":
+        for _ in range(8):
+            c = _STR_CONT.match(text, end)
+            if c is None:
+                break
+            end = c.end(1)
+    else:
+        indent = len(text[line_start:found.start]) - len(text[line_start:found.start].lstrip())
+        for _ in range(8):
+            c = _INDENT_CONT.match(text, end)
+            if c is None or len(c.group(1).expandtabs(4)) <= indent or _is_marker(c.group(2)):
+                break
+            end = c.end(2)
+    return found if end == found.end else SecretMatch(found.kind, found.start, end)
+
+
 def _assignments(text: str) -> Iterator[SecretMatch]:
     covered = 0
     for m in _ASSIGN.finditer(text):
@@ -847,26 +915,117 @@ def _assignments(text: str) -> Iterator[SecretMatch]:
         strength = _secret_name(m.group(1))
         if strength is None:
             continue
-        v = _value_at(text, m.end())
+        pos = m.end()
+        paren = _OPEN_PAREN.match(text, pos)  # api_key = ("…"\n "…")
+        v = _value_at(text, paren.end() if paren else pos)
         if v is None and strength == "strong":
             v = _next_line_value(text, m.end())
-        if v is None:
+        if v is None or not _assigned_ok(strength, m.group(1), v[2]):
             continue
-        value = v[2]
-        pw = bool(re.search(r"(?i)pass|pwd|пароль", m.group(1)))
-        if strength == "key":
-            ok = not _is_marker(value) and not _is_code(value) and len(value) >= 8 and (
-                _looks_random(value) or (len(value) >= 16 and _DIGIT.search(value) is not None
-                                         and _ALPHA.search(value) is not None))
-        else:
-            ok = _plausible(value, strict=False) or (pw and len(value) >= 1 and not _is_marker(value)
-                                                     and not _is_code(value) and value.casefold() not in _STOPWORDS)
-        if ok:
-            found = SecretMatch("password" if pw else "credential", v[0], v[1])
-            if value.endswith("-") and "\n" in text:  # PASSWORD=hunter2hun-\nter2: hyphenated by a wrap
+        found = SecretMatch("password" if _PW_NAME.search(m.group(1)) else "credential", v[0], v[1])
+        if "\n" in text:
+            if v[2].endswith("-"):  # PASSWORD=hunter2hun-\nter2: hyphenated by a wrap
                 found = _wrapped_rest(text, found)
-            covered = found.end
-            yield found
+            found = _continued(text, found, text.rfind("\n", 0, m.start()) + 1)
+        covered = found.end
+        yield found
+
+
+# <password>V</password>, <add key="…"/> aside: an element named like a secret holds one
+_XML_ELEMENT = re.compile(r"<([A-Za-z_][\w.\-:]{0,79})(?:[^\S\n][^<>\n]{0,256})?>[^\S\n]{0,8}"
+                          r"([^<>\s](?:[^<>\n]{0,254}[^<>\s])?)[^\S\n]{0,8}</\1>")
+# define('DB_PASSWORD', 'V'), setdefault("api_key", "V"), ("password", "V"): a quoted secret name,
+# a comma, a quoted value (one word that looks like a password)
+_CALL_PAIR = re.compile(r"([\"'])([^\W\d][\w.\-]{0,79})\1[^\S\n]{0,4},[^\S\n]{0,4}(?=[\"'])")
+
+
+# a Markdown table whose header names a secret column: "| service | user | password |", its separator
+# row, then each body row's cell in that column
+_TABLE_SEP = re.compile(r"[ \t]{0,16}\|?[ \t]{0,4}:?-{3,}:?[ \t]{0,4}(?:\|[ \t]{0,4}:?-{3,}:?[ \t]{0,4}){0,63}"
+                        r"\|?[ \t]*\r?")
+_CELL = re.compile(r"(?:\\\||[^|\n])*+")
+_TABLE_STRONG = frozenset({"password", "passwd", "pwd", "passphrase", "passcode", "secret", "credential",
+                           "credentials", "creds", "pin", "passwort", "mdp", "contraseña", "пароль"})
+"""Header words whose column is a secret (``pass`` is not one: a test table's pass/fail column)."""
+_TABLE_TOKEN = frozenset({"token", "key", "apikey"})
+"""Header words whose column holds a secret only when the cell looks like one (``Token | Count``)."""
+
+
+_TABLE_MAX_PIPES = 66
+"""A row with more pipes than a 64-column table has (``_TABLE_SEP``) is not read as one."""
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The cell spans of the table row ``text[start:end]`` (outer pipes dropped)."""
+    spans = [(c.start(), c.end()) for c in _CELL.finditer(text, start, end)]
+    spans = [sp for i, sp in enumerate(spans) if sp[1] > sp[0] or i == 0 or spans[i - 1][1] != sp[0]]
+    if spans and not text[spans[0][0]:spans[0][1]].strip():
+        spans = spans[1:]
+    if spans and not text[spans[-1][0]:spans[-1][1]].strip():
+        spans = spans[:-1]
+    return spans
+
+
+def _column_kind(cell: str) -> str | None:
+    parts = [p.casefold() for p in _NAME_PARTS.findall(cell)] or [cell.strip().casefold()]
+    last = parts[-1]
+    if last in _TABLE_STRONG or _RU_SECRET.match(last):
+        return "strong"
+    if last in _TABLE_TOKEN and not (len(parts) >= 2 and parts[-2] in _PLAIN_KEY_PREFIXES | _PUBLIC_KEY_PREFIXES):
+        return "token"
+    return None
+
+
+def _tables(text: str) -> Iterator[SecretMatch]:
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    i = 1
+    while i < len(lines):
+        s0, e0 = lines[i]
+        if (not 0 < text.count("|", *lines[i - 1]) <= _TABLE_MAX_PIPES
+                or not _TABLE_SEP.fullmatch(text, s0, e0)):
+            i += 1
+            continue
+        header = _cells(text, *lines[i - 1])
+        columns = {k: kind for k, (a, b) in enumerate(header) if (kind := _column_kind(text[a:b]))}
+        i += 1
+        while i < len(lines) and "|" in text[lines[i][0]:lines[i][1]]:
+            if columns and text.count("|", *lines[i]) <= _TABLE_MAX_PIPES:
+                for k, (a, b) in enumerate(_cells(text, *lines[i])):
+                    kind = columns.get(k)
+                    value = text[a:b].strip()
+                    if kind is None or not value or _is_marker(value) or value.casefold() in _STOPWORDS:
+                        continue
+                    if (_plausible(value, strict=False) if kind == "strong" else
+                            _bare_token(value) or (_plausible(value, strict=True) and " " not in value)):
+                        lead = len(text[a:b]) - len(text[a:b].lstrip())
+                        yield SecretMatch("password" if kind == "strong" else "credential",
+                                          a + lead, a + lead + len(value))
+            i += 1
+
+
+def _markup(text: str) -> Iterator[SecretMatch]:
+    if "</" in text:
+        for m in _XML_ELEMENT.finditer(text):
+            name = m.group(1).rsplit(":", 1)[-1]
+            strength = _secret_name(name) if _SECRETISH.search(name) else None
+            if strength is not None and _assigned_ok(strength, name, m.group(2)):
+                yield SecretMatch("password" if _PW_NAME.search(name) else "credential", *m.span(2))
+    if "," in text and ("'" in text or '"' in text):
+        for m in _CALL_PAIR.finditer(text):
+            name = m.group(2)
+            strength = _secret_name(name) if _SECRETISH.search(name) else None
+            if strength is None:
+                continue
+            v = _value_at(text, m.end())
+            if (v is not None and text[v[0]] in "\"'" and not any(c.isspace() for c in v[2])
+                    and _plausible(v[2], strict=True) and _assigned_ok(strength, name, v[2])):
+                yield SecretMatch("password" if _PW_NAME.search(name) else "credential", v[0], v[1])
+    if "|" in text and "---" in text:
+        yield from _tables(text)
 
 
 def _prose_sep_is_symbol(m: re.Match[str]) -> bool:
@@ -936,7 +1095,11 @@ def _wrapped_passwords(text: str) -> Iterator[SecretMatch]:
     for m in _PW_WRAPPED.finditer(text):
         if m.start() < covered:
             continue
-        seps = [g for g in (m.group(2), m.group(3)) if g]
+        if m.group(3):
+            lead = _COMMENT_LEAD.match(text, text.rfind("\n", 0, m.start()) + 1)
+            if lead is None or lead.group(1) != m.group(3):
+                continue
+        seps = [g for g in (m.group(2), m.group(4)) if g]
         found = _passphrase(text, m) if seps and m.group(1) is None else None
         if found is None:
             v = _value_at(text, m.end())
@@ -1211,6 +1374,7 @@ _ANNOUNCE = re.compile(
 _LONE = re.compile(r"^[ \t]*[\"'`«]?([^\s\"'`«»]{6,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)
 _CODE_LINE = re.compile(r"[(){}\[\];=<>|]|^\s*(?:#|//|def |class |import |from |\$ )")
 _DOTTED = re.compile(r"[\w\-]+(?:\.[\w\-]+)+")
+_FENCE = re.compile(r"(?:```|~~~)[\w+\-]{0,20}")
 
 
 def _announces(line: str, *, colon: bool) -> str | None:
@@ -1243,7 +1407,10 @@ def _announced(text: str, context: str | None) -> Iterator[SecretMatch]:
     last = 0
     for m in _LONE.finditer(text):
         gap = text[last:m.start()]
-        before = gap.rstrip().rsplit("\n", 1)[-1] if gap.strip() else None
+        lines = gap.rstrip().split("\n")
+        if len(lines) >= 2 and _FENCE.fullmatch(lines[-1].strip()):  # the value opens a code block
+            lines.pop()
+        before = lines[-1] if gap.strip() and lines[-1].strip() else None
         last = m.end()
         how: str | None = None
         if before is not None:
@@ -1285,7 +1452,7 @@ def find_secrets(text: str, *, context: str | None = None) -> list[SecretMatch]:
         (-1, SecretMatch("marker", m.start(), m.end())) for m in _MARKER.finditer(vt)
     ] if MARKER_PREFIX in vt else []
     announced = _announced(vt, context) if context is not None or "\n" in vt else iter(())
-    for rank, gen in enumerate((_pem(vt), _formats(vt), _assignments(vt), _passwords(vt),
+    for rank, gen in enumerate((_pem(vt), _formats(vt), itertools.chain(_assignments(vt), _markup(vt)), _passwords(vt),
                                 itertools.chain(_entropy_tokens(vt), announced))):
         found.extend((rank, s) for s in gen if s.end > s.start)
     found.sort(key=lambda r: (r[0] >= 0, -(r[1].end - r[1].start), r[0], r[1].start))

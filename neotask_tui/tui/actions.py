@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
@@ -10,17 +11,23 @@ from textual.binding import Binding
 
 from neotask_tui.commands import CommandResult, dispatch
 from neotask_tui.commands.intents import (
+    AttachFiles,
+    CopyText,
+    EditLast,
     ListThemes,
     OpenInbox,
     OpenSessions,
     Quit,
+    Regenerate,
     ReviewCompaction,
     ShowContext,
     ShowHelp,
+    ShowSearch,
     SwitchTheme,
 )
 from neotask_tui.engine import events as ev
 from neotask_tui.tui.main_view import ChatState, MainView
+from neotask_tui.tui.messages import EditRequested, RegenerateRequested
 from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.turns import TurnRenderer
 from neotask_tui.tui.widgets.transcript import Entry
@@ -71,7 +78,7 @@ class SlashCommands:
                 await self.turns.render_reset(r)
             if res.text and not res.error:
                 return
-        reloads = name in ("undo-compact", "undo-reset", "restore") and not res.error
+        reloads = name in ("undo-compact", "undo-reset", "restore", "fork") and not res.error
         if reloads:  # reload first: the confirmation must not be wiped by the transcript it brings back
             await self.panels.load_session()
         match None if res.error else res.intent:
@@ -94,12 +101,53 @@ class SlashCommands:
                 from neotask_tui.tui.screens.context import ContextScreen
 
                 await app.push_screen_wait(ContextScreen(data))
+            case ShowSearch(result=result):
+                from neotask_tui.tui.screens.search import SearchScreen
+
+                found = await app.push_screen_wait(SearchScreen(self.engine, result))
+                if found and found[0] == "resume":  # "resume here" forked at a hit: go on there
+                    self.state.key = found[1]
+                    await self.panels.load_session()
             case ShowHelp(groups=groups):
                 from neotask_tui.tui.screens.help import HelpScreen
 
                 await app.push_screen_wait(HelpScreen(groups, self.key_bindings()))
+            case CopyText() as copy:
+                await self.copy(copy)
+            case AttachFiles() as attach:
+                await self.view.add_entry(Entry(kind="notice", text=self.state.pending.apply(attach)))
+            case Regenerate(text=text):
+                app.post_message(RegenerateRequested(text))
+                return
+            case EditLast(text=text, event_id=event_id):
+                app.post_message(EditRequested(text, event_id))
+                return
         if not reloads:  # /model NAME: the status line names the next turn's model (full re-reads the choice)
             await self.panels.refresh(full=name == "model" and not res.error)
+
+    async def copy(self, copy: CopyText) -> None:
+        """Put ``copy`` on the terminal clipboard (OSC 52), then the fallbacks; say what was copied."""
+        from neotask_tui.commands.clipboard import deliver
+
+        self.app.copy_to_clipboard(copy.text)
+        try:
+            notice = await asyncio.to_thread(deliver, copy, osc52_sent=True)
+        except Exception as e:  # the fallback file could not be written: OSC 52 was still sent
+            notice = f"copied {copy.what} to the terminal clipboard (OSC 52); the fallback failed: {e}"
+        await self.view.add_entry(Entry(kind="notice", text=notice))
+
+    async def copy_entry(self, entry: Entry, *, current: bool = True) -> None:
+        """``c`` on a focused message: one of the current session by its id (as ``/copy e:ID``), else
+        (a command's output, a message in another session's transcript) its text as shown."""
+        if current and entry.event_id is not None and entry.kind in ("user", "assistant"):
+            await self.run(f"/copy e:{entry.event_id}")
+            return
+        from neotask_tui.commands.clipboard import shown
+
+        text, n = shown(entry.text)
+        what = "this command's output" if entry.kind == "command" else (
+            f"message e:{entry.event_id} of the transcript shown" if entry.event_id is not None else "this message")
+        await self.copy(CopyText(text, what, n))
 
     def key_bindings(self) -> list[tuple[str, str]]:
         """The main screen's bindings with a description (remaps applied), for the help screen."""

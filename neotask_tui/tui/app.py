@@ -22,12 +22,12 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.worker import Worker
 
-from neotask_tui.errors import LockedError
+from neotask_tui.errors import LockedError, NeotaskError
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.commands import SlashCommandProvider
 from neotask_tui.tui.layout import WIDTH_CLASSES, SideLayout, side_classes
 from neotask_tui.tui.main_view import ChatState, MainView
-from neotask_tui.tui.messages import InboxChanged, PaletteCommandChosen
+from neotask_tui.tui.messages import EditRequested, InboxChanged, PaletteCommandChosen, RegenerateRequested
 from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.themes import chosen_theme, install_themes
 from neotask_tui.tui.widgets.footer import KeyFooter
@@ -35,7 +35,7 @@ from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_alt_enter_as_ctrl_j
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
-from neotask_tui.tui.widgets.transcript import Transcript
+from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript
 from neotask_tui.tuning import LOCAL_CLOSE_WAIT_SECONDS
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 LOCKED_EXIT = 3
 MAIN_ONLY = frozenset({"new_session", "sessions", "compact", "context", "open_inbox", "toggle_state",
                        "toggle_recall", "undo_reset", "focus_next_panel", "focus_previous_panel", "close_panel",
-                       "help", "stop"})
+                       "help", "stop", "retry", "edit_last", "cancel_edit"})
 
 
 class NeotaskApp(App[int]):
@@ -70,6 +70,11 @@ class NeotaskApp(App[int]):
         Binding("escape", "close_panel", "Close panel", id="close_panel", show=False),
         Binding("ctrl+c", "interrupt", "Stop reply", id="interrupt", priority=True, show=False),
         Binding("ctrl+n", "new_session", "New", id="new_session"),
+        # Off the footer (it is full at 120 columns); F1 lists them. Ctrl+E is the prompt's end of
+        # line; Ctrl+R and Ctrl+T are free in the TextArea.
+        Binding("ctrl+r", "retry", "Retry reply", id="retry", show=False),
+        Binding("ctrl+t", "edit_last", "Edit last message", id="edit_last", show=False),
+        Binding("escape", "cancel_edit", "Cancel edit", id="cancel_edit", show=False),
         Binding("ctrl+o", "sessions", "Sessions", id="sessions"),
         Binding("f5", "compact", "Compact", id="compact"),
         Binding("f4", "context", "Context", id="context"),
@@ -201,6 +206,11 @@ class NeotaskApp(App[int]):
         engine = self.engine
         for note in list(engine.notices):
             self.notify(note, severity="warning", timeout=10)
+        if self.settings.ui.bindings:  # a remap Textual would ignore silently (unknown id, no such key)
+            from neotask_tui.tui.keymap import keymap_problems
+
+            for note in await asyncio.to_thread(keymap_problems, self.settings.ui.bindings):
+                self.notify(note, severity="warning", timeout=10)
         try:
             with self.view.tolerant():
                 await self.load_session()
@@ -213,6 +223,7 @@ class NeotaskApp(App[int]):
 
     async def load_session(self) -> None:
         """(Re)load the transcript, gauge, state, status for ``self.key``."""
+        self._end_edit()  # an edit belongs to the session it was started in
         await self.panels.load_session()
 
     async def refresh_panels(self, *, full: bool = False) -> None:
@@ -241,14 +252,75 @@ class NeotaskApp(App[int]):
             self.view.prompt.text = message.text
             self.notify("a reply is still streaming — your message is kept; Esc stops the reply", severity="warning")
             return
-        self._turn = self.send_message(text)
+        editing = self.chat.editing is not None
+        self._end_edit()
+        self._turn = self.send_message(text, regenerate=editing)
 
     @work(exclusive=True, group="turn")
-    async def send_message(self, text: str) -> None:
-        """One turn: stream the engine's events into the transcript and panels."""
+    async def send_message(self, text: str | None, *, regenerate: bool = False) -> None:
+        """One turn: stream the engine's events into the transcript and panels (``regenerate``:
+        ``/retry`` when ``text`` is None, else ``/edit`` of your last message). The files attached
+        with ``/file`` and a new message's ``@path`` ones go with it; one that cannot be read stops
+        the send with a one-line error and the text goes back into the prompt."""
         await self.ready.wait()
         with self.view.tolerant():
-            await self.turns.run(text)
+            files = []
+            if text is not None:  # an edit carries them too (and keeps the files of the message it replaces)
+                try:
+                    files = await asyncio.to_thread(self.chat.pending.take, text)
+                except NeotaskError as e:
+                    await self.view.add_entry(Entry(kind="notice", text=f"not sent: {e}", level="error"))
+                    if not self.view.prompt.text:
+                        self.view.prompt.text = text
+                    return
+            await self.turns.run(text, files, regenerate=regenerate)
+
+    @on(RegenerateRequested)
+    def on_regenerate_requested(self, message: RegenerateRequested) -> None:
+        if self.streaming:
+            self.notify("a reply is still streaming — Esc stops it first", severity="warning")
+            return
+        self._end_edit()
+        self._turn = self.send_message(message.text, regenerate=True)
+
+    @on(EditRequested)
+    def on_edit_requested(self, message: EditRequested) -> None:
+        self._begin_edit(message.text, message.event_id)
+
+    def _begin_edit(self, text: str, event_id: int) -> None:
+        """The prompt edits your message ``event_id``: Enter replaces it and regenerates, Esc cancels."""
+        self.chat.editing = event_id
+        self.view.prompt.text = text
+        self.view.status.offer = f"editing your message e:{event_id} — Enter regenerates the reply · Esc cancels"
+        self.view.prompt.area.focus()
+        self.refresh_bindings()
+
+    def _end_edit(self) -> None:
+        if self.chat.editing is not None:
+            self.chat.editing = None
+            self.view.status.offer = ""
+            self.refresh_bindings()
+
+    def action_retry(self) -> None:
+        """Ctrl+R: ask the model again for the last reply (``/retry``)."""
+        self.run_command("/retry")
+
+    def action_edit_last(self) -> None:
+        """Ctrl+T: edit your last message. On an empty prompt it brings the message back; with text
+        in the prompt (say, the message ↑ recalled, changed) that text replaces it on Enter."""
+        engine = self.engine
+        last = engine.last_user_message(self.key) if engine is not None else None
+        if last is None:
+            self.notify("nothing to edit: no message of yours in this session", severity="warning")
+            return
+        current = self.view.prompt.text
+        self._begin_edit(current if current.strip() else last.content, last.id)
+
+    def action_cancel_edit(self) -> None:
+        """Esc while editing: back to a new message (the prompt is cleared, nothing changed)."""
+        self.view.prompt.text = ""
+        self._end_edit()
+        self.notify("edit cancelled — nothing changed", timeout=2)
 
     def action_stop(self) -> None:
         """Stop a streaming reply (the partial text is kept, marked interrupted)."""
@@ -291,6 +363,14 @@ class NeotaskApp(App[int]):
         await self.ready.wait()
         with self.view.tolerant():
             await self.commands.run(line)
+
+    @on(MessageView.CopyRequested)
+    @work(group="command")
+    async def on_copy_requested(self, message: MessageView.CopyRequested) -> None:
+        """``c`` on a focused message copies it (one of another session's transcript, as shown there)."""
+        await self.ready.wait()
+        with self.view.tolerant():
+            await self.commands.copy_entry(message.entry, current=message.view.screen is self.main)
 
     @on(PaletteCommandChosen)
     def on_palette_command_chosen(self, message: PaletteCommandChosen) -> None:
@@ -379,6 +459,10 @@ class NeotaskApp(App[int]):
             return self.undo_reset_available
         if action == "stop":
             return self.streaming
+        if action == "cancel_edit":
+            return self.chat.editing is not None and not self.streaming
+        if action in ("retry", "edit_last"):
+            return not self.streaming
         if action == "close_panel":
             return self.layout.open is not None and self.layout.narrow
         return True

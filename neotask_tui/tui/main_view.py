@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.css.query import NoMatches
@@ -23,6 +23,9 @@ from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
 from neotask_tui.tui.widgets.transcript import Entry, Transcript
 
+if TYPE_CHECKING:
+    from neotask_tui.commands.attach import PendingFiles
+
 
 @dataclass
 class ChatState:
@@ -32,11 +35,25 @@ class ChatState:
         key: The session key the main screen shows.
         streaming: A reply is streaming (sending is refused, Esc stops it).
         undo_reset_available: An automatic reset can be undone with one key.
+        editing: The id of your message the prompt is editing (``/edit``, Ctrl+T): sending
+            replaces it and regenerates the reply; None when the prompt sends a new message.
     """
 
     key: str
     streaming: bool = False
     undo_reset_available: bool = False
+    editing: int | None = None
+    _pending: PendingFiles | None = field(default=None, repr=False)
+
+    @property
+    def pending(self) -> PendingFiles:
+        """The files ``/file`` attached to the next message (made on first use: the command registry
+        loads after the first paint)."""
+        if self._pending is None:
+            from neotask_tui.commands.attach import PendingFiles
+
+            self._pending = PendingFiles()
+        return self._pending
 
 
 class MainView:

@@ -19,3 +19,20 @@ class PaletteCommandChosen(Message):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.name = name
+
+
+class RegenerateRequested(Message):
+    """``/retry`` (``text`` None) or ``/edit TEXT``: the app streams the regenerated turn."""
+
+    def __init__(self, text: str | None) -> None:
+        super().__init__()
+        self.text = text
+
+
+class EditRequested(Message):
+    """``/edit`` without text: the prompt edits your message ``event_id`` (its ``text``)."""
+
+    def __init__(self, text: str, event_id: int) -> None:
+        super().__init__()
+        self.text = text
+        self.event_id = event_id

@@ -11,9 +11,10 @@ from neotask_tui.engine import events as ev
 from neotask_tui.errors import NeotaskError
 from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.panels import Panels
-from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title
+from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title, entries_from_events
 
 if TYPE_CHECKING:
+    from neotask_tui.engine.context.attachments import Attachment
     from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.base import Usage
 
@@ -49,6 +50,7 @@ class TurnRenderer:
         self.panels = panels
         self.restore_key = restore_key
         self.reply: MessageView | None = None
+        self.asked: MessageView | None = None
 
     @property
     def transcript(self) -> Transcript:
@@ -60,19 +62,28 @@ class TurnRenderer:
             self.reply = await self.transcript.add(Entry(kind="assistant", status="streaming"))
         return self.reply
 
-    async def run(self, text: str) -> None:
-        """Send ``text`` and render the turn; cancellation keeps the partial reply (marked)."""
+    async def run(self, text: str | None, files: list[Attachment] | None = None, *, regenerate: bool = False) -> None:
+        """Send ``text`` (with the attached ``files``) and render the turn; cancellation keeps the
+        partial reply (marked).
+
+        With ``regenerate`` the turn replaces the last one: ``text`` None is ``/retry``, a text is
+        ``/edit`` (the transcript is reloaded once the old turn is marked superseded)."""
         app, state = self.app, self.state
         status = self.view.status
         self.reply = None
-        await self.transcript.add(Entry(kind="user", text=text))
+        self.asked = None
+        if regenerate:
+            gen = self.engine.retry(state.key) if text is None else self.engine.edit_last(text, state.key, files or ())
+        else:
+            assert text is not None
+            self.asked = await self.transcript.add(Entry(kind="user", text=text, attachments=list(files or [])))
+            gen = self.engine.send(text, state.key, files or ())
         state.streaming = True
         app.refresh_bindings()
         status.activity = "thinking…"
         if state.undo_reset_available:
             state.undo_reset_available = False
             status.offer = ""
-        gen = self.engine.send(text, state.key)
         try:
             async for e in gen:
                 await self.handle(e)
@@ -109,9 +120,13 @@ class TurnRenderer:
             gauge = self.view.gauge
             gauge.for_call = "this"
             gauge.ledger = e.ledger
+        elif isinstance(e, ev.TurnStarted):
+            if self.asked is not None:
+                self.asked.entry.event_id = e.user_event_id
         elif isinstance(e, ev.TurnDone):
             view = await self._reply_view()
             await view.finish()
+            view.entry.event_id = e.event_id
             view.set_status("complete", usage_meta(e.event_id, e.usage, e.cost_usd))
             gauge = self.view.gauge
             gauge.last_call = e.usage
@@ -147,6 +162,10 @@ class TurnRenderer:
                 e.tokens_before, e.tokens_after, e.old_session_id)))
         elif isinstance(e, ev.SessionReset):
             await self.render_reset(e)
+        elif isinstance(e, ev.Superseded):
+            # the old turn is kept, shown dimmed; an edit's new message is on disk with the marker
+            events = await asyncio.to_thread(lambda: list(self.engine.events(self.state.key)))
+            await self.transcript.load(entries_from_events(events))
 
     async def _close_reply(self) -> None:
         """Text before a tool call is its own (complete) message; the next text starts a new one."""

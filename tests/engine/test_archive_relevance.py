@@ -32,3 +32,34 @@ def test_background_words_and_chatter_recall_nothing_even_in_this_conversation()
     assert archive.relevant(events, "thanks!", own=True) == set()
     # "Caroline" is in every turn: the conversation's background, not a pointer to one of them
     assert archive.relevant(events, "Caroline, tell me something new", own=True) == set()
+
+
+def test_outliers_are_the_turns_well_above_the_conversation_background() -> None:
+    from neotask_tui.engine.recall.archive import outliers
+
+    sims = [0.1] * 20 + [0.5, 0.45]
+    assert outliers(sims, 1.0) == [20, 21]
+    assert outliers([0.2] * 10, 1.0) == []  # all alike: nothing stands out
+    assert outliers([0.3], 1.0) == []
+
+
+def test_once_the_message_is_about_the_conversation_close_turns_clear_the_floor_too() -> None:
+    from neotask_tui.memory.index.embedder import Embedder
+    from neotask_tui.tuning import MEMORY_RECALL_MIN_COSINE
+
+    background = [f"the train was late and the lunch was cold, round {i}" for i in range(40)]
+    anchor = "Caroline loves creative hobbies like pottery"
+    related = "I spent the evening with brushes and watercolours on a canvas of the lake"
+    events = _turns(*background, anchor, related)
+    emb = Embedder()
+    archive = ArchiveRecall(embedder=emb)
+    query = "What creative hobbies does Caroline enjoy?"
+    # the related turn shares no word with the message and is below the absolute cosine floor...
+    assert float(emb.embed([related])[0] @ emb.embed_query(query)) < MEMORY_RECALL_MIN_COSINE
+    assert events[-1].id not in archive.relevant(events, query)
+    # ...but stands out from the conversation's background once the message is about it
+    got = archive.relevant(events, query, own=True)
+    assert {events[-2].id, events[-1].id} <= got
+    assert not got & {e.id for e in events[:40]}
+    # a message about nothing said before still recalls nothing
+    assert archive.relevant(events, "thanks!", own=True) == set()

@@ -164,6 +164,62 @@ def test_several_statements_in_one_message() -> None:
     ("Until Friday, keep the feature flag off.", "Until Friday, keep the feature flag off", False),
     ("До пятницы держи фичу выключенной.", "До пятницы держи фичу выключенной", False),
 ])
-def test_a_deadline_the_entry_cannot_expire_on_stays_in_its_text(text: str, value: str, today: bool) -> None:
-    [c] = classify(text)
+def test_a_period_longer_than_today_stays_in_its_text(text: str, value: str, today: bool) -> None:
+    [c] = classify(text)  # when each expires: tests/engine/test_periods.py
     assert (c.kind, c.value, c.today) == ("temporary_preference", value, today)
+
+
+@pytest.mark.parametrize("text", [
+    "I'd rather you answer in Russian.", "I'd rather get short answers.", "I would prefer bullet points.",
+    "We'd rather keep the old schema.", "Я бы предпочёл короткие ответы.", "Я бы предпочла ответы списком.",
+    "Мне бы хотелось ответов покороче.", "Я бы лучше получил код без комментариев.",
+])
+def test_a_conditional_preference_is_for_this_session(text: str) -> None:
+    c = one(text)
+    assert c.kind == "temporary_preference" and c.field == "temporary_preferences"
+    assert c.value == text.rstrip(".") and not c.candidate and c.period is None
+
+
+@pytest.mark.parametrize("text", [
+    "I always prefer short answers.", "I'd always rather get short answers.", "Я всегда предпочитаю короткие ответы.",
+])
+def test_a_lasting_preference_still_goes_to_the_inbox(text: str) -> None:
+    assert one(text).kind == "promotion"
+
+
+@pytest.mark.parametrize("text", [
+    "She'd rather stay home.", "He said he'd rather wait.", "I would rather have stayed home.",
+    "Would you rather work on the API?", "Она бы предпочла чай.",
+    "I'd rather not say.", "I'd rather you didn't.", "Я бы лучше не стал.", "I'd rather not.",
+])
+def test_someone_elses_or_a_past_preference_is_not_one(text: str) -> None:
+    assert classify(text) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Please stop using emojis.", "stop using emojis"),
+    ("Stop using emojis.", "Stop using emojis"),
+    ("No more emojis.", "No more emojis"),
+    ("Without emojis, please.", "Without emojis"),
+    ("Перестань использовать эмодзи.", "Перестань использовать эмодзи"),
+    ("Пожалуйста, перестань ставить эмодзи.", "перестань ставить эмодзи"),
+    ("Прекрати извиняться в каждом ответе.", "Прекрати извиняться в каждом ответе"),
+    ("Хватит использовать эмодзи.", "Хватит использовать эмодзи"),
+    ("Больше не используй эмодзи.", "Больше не используй эмодзи"),
+    ("Пожалуйста, без эмодзи.", "без эмодзи"),
+    ("Без эмодзи, пожалуйста.", "Без эмодзи"),
+    ("Без эмодзи и таблиц.", "Без эмодзи и таблиц"),
+])
+def test_stop_and_without_requests_are_session_rules(text: str, value: str) -> None:
+    c = one(text)
+    assert (c.kind, c.field, c.value, c.candidate) == ("session_rule", "constraints", value, False)
+
+
+@pytest.mark.parametrize("text", [
+    "It avoids the crash.", "He stopped using emojis.", "She stopped using emojis last year.",
+    "Он перестал использовать эмодзи.", "Она прекратила ставить эмодзи.", "Без эмодзи текст выглядит лучше.",
+    "Без проблем!", "Без понятия.", "Without a doubt.", "Coffee without sugar, please.", "Хватит!",
+    "Больше не болит.",
+])
+def test_descriptions_and_chatter_are_not_rules(text: str) -> None:
+    assert classify(text) == []

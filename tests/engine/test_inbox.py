@@ -226,3 +226,28 @@ async def test_a_cancelled_accept_still_records_the_decision(clock: Clock) -> No
         assert [x.status for x in await st(eng).inbox_list("main", status=None)] == ["accepted"]
     finally:
         await eng.aclose()
+
+
+@pytest.mark.parametrize("text, goal", [
+    ("My goal is to ship the tz fix.", "ship the tz fix"),
+    ("Моя цель — выпустить исправление часовых поясов.", "выпустить исправление часовых поясов"),
+    ("Our main goal: fix the CSV importer. Do not touch the billing module.", "fix the CSV importer"),
+])
+async def test_a_stated_goal_is_the_sessions_goal_not_a_fact_for_the_inbox(engine: Engine, text: str,
+                                                                            goal: str) -> None:
+    """"My goal is …" sets the session's current goal; it was read as "my <thing> is …", a lasting
+    fact about the user, and proposed for long-term memory."""
+    notices = await say(engine, text)
+    active = {e.field: e.value for e in st(engine).get(KEY).active}
+    assert active.get("current_goal") == goal
+    assert await st(engine).inbox_list("main") == []
+    assert any(n.startswith("Goal: ") for n in notices), notices
+    await say(engine, "The goal is to migrate billing to Postgres 15.")  # the latest stated goal wins
+    assert {e.field: e.value for e in st(engine).get(KEY).active}["current_goal"] == "migrate billing to Postgres 15"
+
+
+@pytest.mark.parametrize("text", ["The goal of this function is to parse dates.", "My goalkeeper is Bob.",
+                                  "Цели у нас нет.", "What is the goal?"])
+async def test_sentences_about_goals_set_no_goal(engine: Engine, text: str) -> None:
+    await say(engine, text)
+    assert "current_goal" not in {e.field for e in st(engine).get(KEY).active}

@@ -32,7 +32,12 @@ def test_shipped_table_is_complete() -> None:
         assert name in table, name
     for name, entry in table.items():
         assert entry["context_window"] > 0, name
-        assert {"input", "output", "cache_read", "cache_write"} <= entry.keys(), name
+        if entry["provider"] in ("openai", "anthropic"):  # priced by genai-prices, not by us
+            assert not {"input", "output", "cache_read", "cache_write"} & entry.keys(), name
+            info = lookup_model(entry["provider"], name)
+            assert info.priced_by == "genai-prices" and info.input and info.output, name
+        else:
+            assert {"input", "output", "cache_read", "cache_write"} <= entry.keys(), name
 
 
 def test_known_model_prices_and_window() -> None:
@@ -48,7 +53,8 @@ def test_dated_and_tagged_names_resolve_to_the_base_entry() -> None:
     assert lookup_model("anthropic", "claude-sonnet-4-5-20250929").entry == "claude-sonnet-4-5"
     assert lookup_model("ollama", "llama3.2:3b").entry == "llama3.2"
     assert lookup_model("ollama", "qwen2.5-coder:7b").entry == "qwen2.5-coder"
-    assert lookup_model("openai", "gpt-4").known is False  # "gpt-4" is not a prefix match of "gpt-4o"
+    gpt4 = lookup_model("openai", "gpt-4")  # not a prefix match of "gpt-4o": genai-prices' own entry
+    assert gpt4.entry == "gpt-4" and gpt4.input == 30.0 and gpt4.context_window == 8192
 
 
 def test_cost_uses_all_four_prices() -> None:
@@ -123,3 +129,76 @@ def test_bad_override_is_a_one_line_error_naming_the_file(text: str) -> None:
     msg = str(err.value)
     assert str(path) in msg and "\n" not in msg
     assert isinstance(err.value, ValueError)
+
+
+# ---------------------------------------------------------------- prices from genai-prices (#20)
+M = 1_000_000
+
+
+@pytest.mark.parametrize(("model", "inp", "out"), [
+    ("o1-pro", 150.0, 600.0),                 # the old prefix fallback priced it as o1 ($15/$60)
+    ("o1-pro-2025-03-19", 150.0, 600.0),
+    ("gpt-5-pro", 15.0, 120.0),               # not gpt-5 ($1.25/$10)
+    ("o3-pro", 20.0, 80.0),                   # not o3 ($2/$8)
+    ("o4-mini-deep-research", 2.0, 8.0),      # not o4-mini ($1.10/$4.40)
+    ("o1", 15.0, 60.0),
+])
+def test_pro_and_research_models_are_not_priced_as_their_prefix(model: str, inp: float, out: float) -> None:
+    info = lookup_model("openai", model)
+    assert info.known and info.priced_by == "genai-prices"
+    assert (info.input, info.output) == (inp, out)
+    assert cost_usd(Usage(input_tokens=M, output_tokens=M), info) == pytest.approx(inp + out)
+
+
+def test_ordinary_models_and_their_cache_prices() -> None:
+    gpt = lookup_model("openai", "gpt-4o-2024-08-06")
+    # Our input_tokens are uncached; genai-prices counts cache reads inside its input tokens.
+    usage = Usage(input_tokens=500_000, cache_read_tokens=500_000, output_tokens=100_000)
+    assert cost_usd(usage, gpt) == pytest.approx(0.5 * 2.5 + 0.5 * 1.25 + 0.1 * 10.0)
+    haiku = lookup_model("anthropic", "claude-haiku-4-5-20251001")
+    usage = Usage(input_tokens=100_000, cache_read_tokens=200_000, cache_write_tokens=40_000, output_tokens=10_000)
+    assert cost_usd(usage, haiku) == pytest.approx(0.1 * 1.0 + 0.2 * 0.10 + 0.04 * 1.25 + 0.01 * 5.0)
+
+
+def test_tiered_price_applies_above_the_threshold() -> None:
+    info = lookup_model("anthropic", "claude-sonnet-4-5-20250929")
+    assert info.listed is not None and info.listed.tiered
+    small = cost_usd(Usage(input_tokens=100_000, output_tokens=M), info)
+    large = cost_usd(Usage(input_tokens=M, output_tokens=M), info)
+    assert small == pytest.approx(0.1 * 3.0 + 15.0)
+    assert large == pytest.approx(6.0 + 22.5)  # above 200k prompt tokens: $6 in / $22.50 out
+
+
+def test_unknown_remote_model_still_says_cost_unknown() -> None:
+    for provider in ("openai", "anthropic"):
+        info = lookup_model(provider, "acme-frontier-9000")
+        assert not info.known and info.priced_by is None and info.listed is None
+        assert cost_usd(Usage(input_tokens=10, output_tokens=5), info) is None
+    # A model another provider lists is not priced at this one.
+    assert cost_usd(Usage(input_tokens=10), lookup_model("anthropic", "gpt-4o")) is None
+
+
+def test_override_prices_win_but_never_through_a_prefix() -> None:
+    write_override('[models."o1"]\ninput = 1.0\noutput = 2.0\n')
+    assert lookup_model("openai", "o1").input == 1.0
+    assert lookup_model("openai", "o1-2024-12-17").input == 1.0   # genai-prices: the same model
+    pro = lookup_model("openai", "o1-pro")                       # a different model: its own price
+    assert (pro.input, pro.priced_by) == (150.0, "genai-prices")
+
+
+def test_prices_never_touch_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a price lookup opened a socket")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    from neotask_tui.providers import prices
+
+    prices.listed_price.cache_clear()
+    info = lookup_model("openai", "gpt-4.1-mini")
+    assert cost_usd(Usage(input_tokens=M), info) == pytest.approx(0.4)
+    from genai_prices import data_snapshot
+
+    assert data_snapshot.get_snapshot().from_auto_update is False  # the bundled snapshot

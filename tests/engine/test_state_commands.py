@@ -129,3 +129,14 @@ def test_cli_state_and_inbox_json(clock: Clock, capsys: pytest.CaptureFixture[st
     assert main(["inbox", "edit"]) == 2
     assert main(["state", KEY]) == 0
     assert "fix the importer" in capsys.readouterr().out
+
+
+async def test_expired_entries_sit_under_their_own_heading(engine: Engine, clock: Clock) -> None:
+    """An expired preference is shown struck through under "expired or cleared", never right under
+    "nothing active" as if it were one."""
+    await run(engine, "/pref answer briefly --for 1h")
+    clock.advance(minutes=65)  # expired 5 minutes ago: still shown, struck through
+    text, _ = await run(engine, "/state")
+    lines = text.splitlines()
+    assert "_nothing active_" in lines and "_expired or cleared (1)_" in lines
+    assert lines.index("_expired or cleared (1)_") < next(i for i, ln in enumerate(lines) if "~~" in ln)

@@ -108,3 +108,33 @@ def test_counting_after_clearing_caches_with_sockets_blocked(monkeypatch: pytest
     tokens.clear_caches()
     assert count_text("hello world") == 2
     assert count_text("x " * 1000) > 0
+
+
+# ---------------------------------------------------------------- o200k and exact local counts (#20)
+@pytest.mark.parametrize(("provider", "model", "encoding"), [
+    ("openai", "gpt-4o", tokens.O200K), ("openai", "gpt-4o-mini-2024-07-18", tokens.O200K),
+    ("openai", "o1-pro", tokens.O200K), ("openai", "o3-mini", tokens.O200K), ("openai", "o4-mini", tokens.O200K),
+    ("openai", "gpt-4.1-nano", tokens.O200K), ("openai", "gpt-5", tokens.O200K),
+    ("openai", "openai/gpt-5-mini", tokens.O200K), ("scripted", "gpt-4o", tokens.O200K),
+    ("openai", "gpt-4-turbo", tokens.ENCODING_NAME), ("openai", "gpt-3.5-turbo", tokens.ENCODING_NAME),
+    ("openai", "o1x-custom", tokens.ENCODING_NAME), ("anthropic", "claude-sonnet-4-5", tokens.ENCODING_NAME),
+    ("ollama", "llama3.2", tokens.ENCODING_NAME),
+])
+def test_encoding_for_model(provider: str, model: str, encoding: str) -> None:
+    assert tokens.encoding_for_model(provider, model) == encoding
+
+
+def test_o200k_counts_offline_with_its_own_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("token counting opened a socket")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    enc = tokens._load_o200k()
+    assert enc is not None and enc.encode_ordinary("hello world") == [24912, 2375]  # o200k's ids
+    o200k = tokens.counter("openai", "gpt-4o")
+    ru = "Привет, как дела? Это пример текста на русском языке."
+    assert o200k.name == tokens.O200K and not o200k.exact
+    assert o200k.count(ru) == 13 and count_text(ru) == 24  # cl100k takes almost twice as many
+    assert tokens.counter("openai", "gpt-4-turbo").count(ru) == 24
+    long = "слово " * 300
+    assert o200k.count(long) == o200k.count("".join(["слово "] * 300)) > 0

@@ -74,11 +74,27 @@ async def _op_export(engine: Any) -> Any:
     return await dispatch(engine, KEY, "/export jsonl")
 
 
+async def _op_export_lineage(engine: Any) -> Any:
+    from neotask_tui.commands import dispatch
+
+    return await dispatch(engine, KEY, "/export md --lineage")
+
+
+async def _op_send_attached(engine: Any) -> Any:
+    from neotask_tui.engine.context.attachments import read_attachment
+
+    notes = paths.data_dir().parent / "notes.txt"  # beside the data dir, not in it
+    notes.write_text("the rollout is on Thursday\n")
+    return [e async for e in engine.send("a turn with a file while the disk is failing", KEY,
+                                         [read_attachment(str(notes))])]
+
+
 OPS: dict[str, Callable[[Any], Awaitable[Any]]] = {
     "send": _op_send, "new": _op_new, "reset": _op_reset, "compact": _op_compact, "state": _op_state,
-    "export": _op_export,
+    "export": _op_export, "export_lineage": _op_export_lineage, "send_attached": _op_send_attached,
 }
-WRITES = {"send": 3, "new": 2, "reset": 3, "compact": 3, "state": 1, "export": 1}
+WRITES = {"send": 3, "new": 2, "reset": 3, "compact": 3, "state": 1, "export": 1, "export_lineage": 1,
+          "send_attached": 3}
 
 
 def all_cases() -> list[DiskCase]:

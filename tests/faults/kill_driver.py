@@ -7,10 +7,12 @@ It uses the real :class:`~neotask_tui.engine.facade.Engine`, real storage and th
 - ``ack <turn> <key> <session_id> <event_id> <sha(user)> <sha(reply)>`` only after ``send`` yielded
   :class:`TurnDone` (the reply is durably stored and the index saved);
 - ``ackstate <turn> <key> <sha(value)>`` after a session-state change returned;
-- ``ackcmd <turn> <name> ok|error`` after a slash command returned;
+- ``ackcmd <turn> <name> ok|error`` after a slash command returned (``fork``: after
+  :meth:`Engine.fork_session` returned; ``retry``: after the regenerated reply was stored);
 - ``phase <name> <turn>`` just before an operation starts (and, with ``--trace``, before every write
   at the storage boundary: ``phase write-index`` / ``phase write-transcript`` / ``phase write-other``),
-  so the parent can aim its SIGKILL at compaction, state changes, ``/new`` and index rewrites.
+  so the parent can aim its SIGKILL at compaction, state changes, ``/new``, forks, retries and
+  index rewrites.
 
 Turn texts come from :func:`turn_text` so the parent can tell which text belongs to which turn.
 """
@@ -54,6 +56,10 @@ def op_of(turn: int) -> str | None:
         return "state"
     if turn % 17 == 0:
         return "remember"
+    if turn % 9 == 5:
+        return "fork"
+    if turn % 4 == 2:
+        return "retry"
     return None
 
 
@@ -100,6 +106,19 @@ async def _run(start: int, run: int, end: int, trace: bool) -> None:
                 _say(f"phase {op} {turn}")
                 r = await dispatch(engine, key, f"/{op}")
                 _say(f"ackcmd {turn} {op} {'error' if r.error else 'ok'}")
+            elif op == "fork" and engine.store.get(key) is not None:
+                _say(f"phase fork {turn}")
+                msgs = [e.id for e in engine.events(key) if e.type == "message"]
+                at = msgs[len(msgs) // 2] if msgs else None  # mid-conversation: a real branch point
+                await engine.fork_session(key, at)
+                _say(f"ackcmd {turn} fork ok")
+            elif op == "retry" and engine.last_user_message(key) is not None:
+                _say(f"phase retry {turn}")
+                async for e in engine.retry(key):
+                    if isinstance(e, TurnDone):
+                        _say(f"ackcmd {turn} retry ok")
+                    elif isinstance(e, TurnFailed):
+                        _say(f"failed {turn} {e.error_kind}")
             elif op == "compact" and engine.compactor is not None:
                 _say(f"phase compact {turn}")
                 await engine.compact(key)

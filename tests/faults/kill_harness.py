@@ -36,6 +36,7 @@ from tests.faults.kill_driver import sha, turn_text
 REPO = Path(__file__).resolve().parents[2]
 PHASES = (
     "compact", "compacted", "state", "new", "reset", "remember", "write-index", "write-transcript", "send",
+    "fork", "retry",
 )
 
 
@@ -74,6 +75,10 @@ class Figures:
     child_crashes: int = 0
     turns_failed: int = 0
     transcripts: int = 0
+    forks_seen: int = 0
+    retries_seen: int = 0
+    branch_problems: int = 0
+    """Superseded markers naming events their transcript lacks, forks whose parent or fork point is gone."""
     kills_by_plan: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -129,8 +134,11 @@ class _Child:
         return rc
 
 
-def _choose_plan(rng: random.Random, mean_acks: float) -> tuple[str, int, float]:
-    """(plan, acks to wait for, extra delay in seconds)."""
+def _choose_plan(rng: random.Random, mean_acks: float,
+                 phases: tuple[str, ...] | None = None) -> tuple[str, int, float]:
+    """(plan, acks to wait for, extra delay in seconds); with ``phases``, always one of them."""
+    if phases:
+        return f"phase:{rng.choice(phases)}", rng.randint(0, max(1, int(mean_acks))), rng.uniform(0.0, 0.004)
     r = rng.random()
     if r < 0.12:
         return "startup", 0, rng.uniform(0.0, 1.2)
@@ -149,10 +157,12 @@ def run_campaign(
     memory: bool = False,
     cli_doctor_every: int = 10,
     time_budget: float | None = None,
+    phases: tuple[str, ...] | None = None,
 ) -> Figures:
     """Run until at least ``turns`` turns are acknowledged and ``kills`` SIGKILLs were delivered.
 
-    The data dir is the one ``NEOTASK_HOME`` names (the caller sets it).
+    The data dir is the one ``NEOTASK_HOME`` names (the caller sets it). ``phases`` aims every kill
+    at one of these operations (e.g. ``("fork", "retry")``) instead of the random mix.
     """
     home = Path(os.environ["NEOTASK_HOME"])
     rng = random.Random(seed)
@@ -171,7 +181,7 @@ def run_campaign(
             fig.problems.append("time budget reached before the targets")
             break
         run += 1
-        plan, wait_acks, delay = _choose_plan(rng, mean)
+        plan, wait_acks, delay = _choose_plan(rng, mean, phases)
         child = _Child(next_turn, run, env, stderr_path)
         seen_acks = 0
         fired = False
@@ -214,6 +224,10 @@ def run_campaign(
             elif parts[0] == "phase":
                 if parts[1] == "compacted":
                     fig.compactions_seen += 1
+                elif parts[1] == "fork":
+                    fig.forks_seen += 1
+                elif parts[1] == "retry":
+                    fig.retries_seen += 1
                 if plan == f"phase:{parts[1]}" and seen_acks >= wait_acks:
                     fired = True
             # A phase target that never shows up still ends the cycle after a while.
@@ -330,8 +344,8 @@ def lineage_usage(session_id: str) -> tuple[int, int]:
             p = paths.archived_transcript_path(sid)
         evs = read_transcript(p, repair=False).events
         for ev in evs:
-            if ev.id in seen or ev.type not in ("message", "tool_call"):
-                continue
+            if ev.id in seen or ev.type not in ("message", "tool_call") or ev.data.get("copied_from"):
+                continue  # a fork's copy of its parent's reply was paid for in the parent
             seen.add(ev.id)
             u = ev.data.get("usage")
             if isinstance(u, dict):
@@ -341,6 +355,34 @@ def lineage_usage(session_id: str) -> tuple[int, int]:
         compacted = head is not None and head.data.get("reason") == "compaction"
         sid = str(head.data.get("parent_session_id") or "") if head is not None and compacted else None
     return inp, out
+
+
+def check_branches(fig: Figures) -> None:
+    """Every ``superseded`` marker names events of its own transcript written before it; every
+    fork's parent transcript exists (live or archived) and holds the fork point."""
+    from neotask_tui.storage.events import SUPERSEDED
+    from neotask_tui.storage.transcript import read_transcript
+
+    files = _all_transcripts()
+    ids_of: dict[str, set[int]] = {}
+    loaded = {p.stem: read_transcript(p, repair=False).events for p in files}
+    for sid, evs in loaded.items():
+        ids_of[sid] = {e.id for e in evs}
+    bad = 0
+    for sid, evs in loaded.items():
+        for e in evs:
+            if e.type == "marker" and e.data.get("kind") == SUPERSEDED:
+                gone = e.data.get("superseded") or []
+                if not all(isinstance(i, int) and i in ids_of[sid] and i < e.id for i in gone):
+                    bad += 1
+                    fig.problems.append(f"{sid}: marker e:{e.id} names events not before it: {gone}")
+        head = evs[0] if evs and evs[0].type == "session" else None
+        if head is not None and head.data.get("reason") == "fork":
+            parent, at = str(head.data.get("parent_session_id")), head.data.get("fork_at")
+            if parent not in ids_of or at not in ids_of[parent] or at not in ids_of[sid]:
+                bad += 1
+                fig.problems.append(f"{sid}: fork of {parent} at e:{at} has no such parent event")
+    fig.branch_problems = max(fig.branch_problems, bad)
 
 
 def check_acked(fig: Figures, acked: dict[int, Ack], state_acks: list[tuple[int, int]]) -> None:
@@ -389,6 +431,7 @@ def verify(
     fig.problems.extend(bad[:5])
     check_index(fig)
     check_acked(fig, acked, state_acks)
+    check_branches(fig)
     run_doctor(fix=True)
     fig.doctor_runs += 1
     rep = run_doctor(fix=False)

@@ -1,7 +1,8 @@
 """Disk and OS faults: ENOSPC / EIO / EDQUOT / EROFS at the storage boundary, and a real short write.
 
 The table in :mod:`tests.faults.disk_cases` fails the N-th write of every storage-touching operation
-(send, /new, /reset, /compact, a state change, /export). A real partial write is produced by the OS:
+(send, a send with an attached file, /new, /reset, /compact, a state change, /export, /export --lineage).
+A real partial write is produced by the OS:
 a child process with ``RLIMIT_FSIZE`` just above the transcript size gets ``EFBIG`` part-way through
 an append.
 """

@@ -23,12 +23,23 @@ def _assert_clean(fig: Figures) -> None:
     assert fig.torn_tails_left_after_fix == 0, fig.problems
     assert fig.state_changes_lost == 0, fig.problems
     assert fig.turns_failed == 0, fig.problems
+    assert fig.branch_problems == 0, fig.problems
 
 
 def test_kill9_short_campaign() -> None:
     fig = run_campaign(turns=25, kills=6, seed=11, cli_doctor_every=3)
     assert fig.kills >= 6 and fig.acknowledged >= 25
     assert fig.cli_doctor_runs >= 2
+    assert fig.forks_seen > 0 and fig.retries_seen > 0  # forks and retries ran among the kills
+    _assert_clean(fig)
+
+
+def test_kill9_aimed_at_forks_and_retries() -> None:
+    """Every kill lands right after a fork or a retry started (#21: they survive kill -9 like every
+    other write): nothing acknowledged is lost, markers and fork links stay consistent."""
+    fig = run_campaign(turns=20, kills=6, seed=2121, cli_doctor_every=6, phases=("fork", "retry"))
+    assert fig.kills >= 6 and fig.kills_by_plan.get("phase", 0) > 0
+    assert any(k in fig.kills_by_plan for k in ("phase:fork", "phase:retry"))
     _assert_clean(fig)
 
 

@@ -267,3 +267,26 @@ async def test_a_password_announced_before_is_kept_out_of_state_and_inbox(engine
     await run_turn(engine, ANNOUNCE, KEY)
     await run_turn(engine, f"{PW}\nRemember that I always want answers in English.", KEY)
     assert derived_files_containing(Path(str(data_dir)), [PW.encode()]) == []
+
+
+@pytest.mark.usefixtures("memory_on")
+def test_forget_receipts_do_not_show_a_secret_in_the_file_name(data_dir: object) -> None:
+    """/forget and `memory forget --json` name the file the way recall receipts do (redacted)."""
+    from neotask_tui import paths
+    from neotask_tui.commands.memory import describe_forget
+    from neotask_tui.config import load_settings
+    from neotask_tui.memory.service import MemoryService
+
+    ws = paths.workspace_dir("main")
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / f"{GH}.md").write_text("The deploy runs from the ci box on Fridays.\n", encoding="utf-8")
+    svc = MemoryService(load_settings().memory)
+    try:
+        svc.reindex("main")
+        rec = svc.forget("main", "ci box Fridays")
+    finally:
+        svc.close()
+    assert rec.removed_lines and rec.path.endswith(f"{GH}.md")  # the real file was edited
+    shown = describe_forget(rec) + rec.summary + json.dumps(rec.to_dict())
+    assert GH not in shown, shown
+    assert "memory/[REDACTED:github_token].md" in shown

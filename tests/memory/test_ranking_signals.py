@@ -46,7 +46,7 @@ def test_query_windows_bare_month_and_nothing() -> None:
     (w,) = dates.query_windows("When did Melanie go camping in June?")
     assert w[0] is None and w[1] == 152.0  # June 1 is day 152 of a common year
     assert dates.query_windows("May I ask what we decided?") == []  # the verb, not the month
-    assert dates.query_windows("what did we decide last week") == []  # relative: left to the text
+    assert dates.query_windows("what did we decide") == []  # relative periods: tests/memory/test_dates.py
     no_day = dates.query_windows("on 31 February, 2023")  # no such day: the month still counts
     assert no_day == [(2023, datetime(2023, 2, 1).timestamp(), datetime(2023, 3, 1).timestamp())]
 
@@ -70,6 +70,31 @@ def test_a_named_date_ranks_the_message_of_that_time_first(mem: MemoryService) -
         assert hits[0].components["date_match"] == 1.0 and hits[1].components["date_match"] == 0.0
     hits = mem.search("When did Melanie go camping?", agent_id="main", k=2, sources=("transcript",))
     assert all("date_match" not in h.components for h in hits)  # no date named: no date signal
+
+
+def test_a_russian_date_ranks_the_message_of_that_time_first(mem: MemoryService) -> None:
+    text = "Мелани: Мы ходили в поход к озеру с детьми."
+    mem.index_transcript("main", "s-may", [_msg(1, "2023-05-20T10:00:00", text)], "agent:main")
+    mem.index_transcript("main", "s-aug", [_msg(2, "2023-08-20T10:00:00", text)], "agent:main")
+    for period, eid in (("в мае 2023", 1), ("летом 2023 года", 2), ("с 15 по 25 августа 2023", 2)):
+        hits = mem.search(f"Когда Мелани ходила в поход {period}?", agent_id="main", k=2, sources=("transcript",))
+        assert [h.event_ids[0] for h in hits] == [eid, 3 - eid], period
+        assert hits[0].components["date_match"] == 1.0 and hits[1].components["date_match"] == 0.0
+
+
+def test_a_relative_period_counts_from_the_search_time(mem: MemoryService) -> None:
+    from datetime import timedelta
+
+    text = "Решили перенести релиз на следующий квартал."
+    day = datetime.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    for eid, when in ((1, day - timedelta(days=1)), (2, day - timedelta(days=60))):
+        mem.index_transcript("main", f"s-{eid}", [_msg(eid, when.isoformat(), text)], "agent:main")
+    hits = mem.search("Что мы решили вчера про релиз?", agent_id="main", k=2, sources=("transcript",))
+    assert [h.event_ids[0] for h in hits] == [1, 2] and hits[0].components["date_match"] == 1.0
+    hits = mem.search("Что мы решили про релиз в прошлом веке?", agent_id="main", k=2, sources=("transcript",))
+    assert all("date_match" not in h.components for h in hits)
+    hits = mem.search("What did we decide in 1999?", agent_id="main", k=2, sources=("transcript",))
+    assert all("date_match" not in h.components for h in hits)  # nothing dated then: no date evidence
 
 
 # -- senders ------------------------------------------------------------------------------------

@@ -48,6 +48,28 @@ def test_huge_line_is_split() -> None:
     assert len(chunks) >= 9 and all(c.line_start == 1 for c in chunks)
 
 
+@pytest.mark.parametrize("alphabet", [
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/",  # a pasted base64 blob
+    "".join(chr(c) for c in range(0x4E00, 0x4E00 + 3000)),  # Han: two to three tokens a character
+    "".join(chr(c) for c in range(0x1F600, 0x1F650)),  # emoji: several tokens each
+])
+def test_a_200k_character_line_without_spaces_is_cut_into_token_bounded_chunks(alphabet: str) -> None:
+    import random
+
+    from neotask_tui.memory.index.chunking import token_counter
+    from neotask_tui.tuning import MEMORY_CHUNK_TOKENS
+
+    rng = random.Random(7)
+    line = "".join(rng.choice(alphabet) for _ in range(200_000))
+    count = token_counter()
+    chunks = chunk_markdown(f"# Paste\n\n{line}\n", count=count)
+    sizes = [count(c.text) for c in chunks]
+    assert max(sizes) <= MEMORY_CHUNK_TOKENS
+    assert len(chunks) >= count(line) // MEMORY_CHUNK_TOKENS
+    pieces = [c.text.removeprefix("# Paste").lstrip("\n") for c in chunks]
+    assert "".join(pieces) == line  # nothing lost or repeated
+
+
 def test_lexical_normalisation() -> None:
     assert lexical.terms("The cats were running to Caroline's meetings") == ["cat", "run", "carolin", "meet"]
     plural = lexical.terms("Пользователи предпочитают тёмные темы")

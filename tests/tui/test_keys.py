@@ -297,7 +297,9 @@ async def test_a_long_paste_is_folded_with_a_keyboard_toggle(app_factory: Callab
         assert view.outer_size.height < 20
         fold = view.query_one(Collapsible)
         assert "1,500 lines" in str(fold.title) and fold.collapsed
-        await pilot.press("shift+tab")  # from the prompt, back to the newest toggle
+        await pilot.press("shift+tab")  # from the prompt, back to the newest message (the reply; c copies it)
+        assert isinstance(app.focused, MessageView) and app.focused.entry.kind == "assistant"
+        await pilot.press("shift+tab")  # then the paste's toggle
         assert app.focused is not None and fold in app.focused.ancestors
         await pilot.press("enter")
         await wait_for(pilot, lambda: not fold.collapsed and view.outer_size.height >= 1500, "the whole paste")

@@ -21,7 +21,9 @@ from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp, make_app
 from neotask_tui.tui.screens.compact_review import CompactReviewScreen
 from neotask_tui.tui.screens.inbox import InboxScreen
+from neotask_tui.tui.screens.search import SearchScreen
 from neotask_tui.tui.screens.sessions import SessionsScreen
+from neotask_tui.tui.widgets.prompt import Prompt
 from neotask_tui.tui.widgets.side import RecallSidebar
 from tests.doubles import Clock
 from tests.tui.support import SIZE, drain, ui_settings, wait_for
@@ -160,6 +162,88 @@ def test_sessions_browser(snap_compare: Callable[..., bool], scene: tuple[Engine
         await drain(engine.send("a fresh start", engine.default_key()))
 
     app, run_before = _with_screen(engine, provider, seed, "ctrl+o", SessionsScreen)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_sessions_branch_tree(snap_compare: Callable[..., bool],
+                              scene: tuple[Engine, ScriptedProvider, Clock]) -> None:
+    """Forks sit under the session they were forked from, each with its fork point (#21 item 2)."""
+    engine, provider, clock = scene
+
+    async def seed() -> None:
+        key = engine.default_key()
+        for text in ("plan the parser", "use a Pratt parser", "add error recovery"):
+            clock.advance(minutes=1)
+            await drain(engine.send(text, key))
+        root = engine.current_record(key).session_id
+        clock.advance(minutes=1)
+        await engine.fork_session(key, 3)  # at the first reply
+        await drain(engine.send("use parser combinators instead", key))
+        clock.advance(minutes=1)
+        await engine.fork_session(key, 5, from_session=root)  # the root again, at the second reply
+
+    app, run_before = _with_screen(engine, provider, seed, "ctrl+o", SessionsScreen)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_superseded_reply_is_dimmed_and_labelled(snap_compare: Callable[..., bool],
+                                                 scene: tuple[Engine, ScriptedProvider, Clock]) -> None:
+    """After /retry the old reply stays in the transcript, labelled superseded (#21 item 3)."""
+    engine, provider, _clock = scene
+    app = make_app(engine.settings, engine=engine)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        key = engine.default_key()
+        provider.queue({"text": "The staging host is marmalade-7.", "usage": {"input": 60, "output": 9}})
+        await drain(engine.send("Which host runs staging?", key))
+        provider.queue({"text": "I don't know; check the inventory file.", "usage": {"input": 58, "output": 10}})
+        await drain(engine.retry(key))
+        await app.load_session()
+        await _settle(pilot, app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.fixture
+def utc_zone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC (hits show local times), whatever the machine's zone."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_search_results(snap_compare: Callable[..., bool], scene: tuple[Engine, ScriptedProvider, Clock],
+                        utc_zone: None) -> None:
+    engine, provider, clock = scene
+
+    async def seed() -> None:
+        key = engine.default_key()
+        provider.queue("Check the upstream block, then reload **nginx**.")
+        await drain(engine.send("the nginx proxy on api-7 returns 502 after the deploy", key))
+        clock.advance(minutes=5)
+        await engine.new_session(key)
+        provider.queue("Встреча перенесена; nginx подождёт.")
+        await drain(engine.send("Когда встреча по релизу nginx?", "agent:ops:cli:night"))
+
+    app = make_app(engine.settings, engine=engine)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await seed()
+        await app.load_session()
+        await _settle(pilot, app)
+        app.main.query_one(Prompt).text = "/search nginx"
+        app.main.query_one("#prompt-input").focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SearchScreen), "the results")
+        await wait_for(pilot, lambda: app.screen.query_one("#search-table").row_count, "the rows")  # type: ignore
+        await pilot.pause(0.2)
+
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 

@@ -49,7 +49,7 @@ from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.errors import UserError
 from neotask_tui.providers.base import ChatMessage, Provider, ProviderError, Role, StreamEnd, TextDelta
 from neotask_tui.providers.models import DEFAULT_CONTEXT_WINDOW, ModelInfo
-from neotask_tui.storage.events import Event
+from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.transcript import append_events
 from neotask_tui.text import tokens
@@ -183,7 +183,8 @@ class Compactor:
         dropping = bool(ledger.dropped_event_ids)
         if budget <= 0 or (total < cs.threshold * budget and not dropping):
             return False
-        msgs = [e for e in self.engine.events(key) if e.type == "message" and e.role in ("user", "assistant")]
+        msgs = [e for e in without_superseded(self.engine.events(key))
+                if e.type == "message" and e.role in ("user", "assistant")]
         return len(msgs) >= cs.min_messages
 
     async def maybe_auto(self, key: str, ledger: Ledger | None) -> CompactionResult | None:
@@ -261,8 +262,8 @@ class Compactor:
         text = summary.render()
         if tokens_before is None:
             tokens_before = self._tokens(events)
-        system = tokens.count_text(eng.settings.general.system_prompt)
-        tokens_after = system + tokens.count_text(text) + sum(eng.count_event(e) for e in split.kept
+        system = eng.count_text(eng.settings.general.system_prompt)
+        tokens_after = system + eng.count_text(text) + sum(eng.count_event(e) for e in split.kept
                                                                 if is_context_event(e))
         candidates = [{k: _scrub_text(v, known) if isinstance(v, str) else v for k, v in c.items()}
                       for c in memory_candidates(source)]
@@ -376,10 +377,10 @@ class Compactor:
     def _tokens(self, events: Sequence[Event]) -> int:
         eng = self.engine
         prev = head_summary(events)
-        n = tokens.count_text(eng.settings.general.system_prompt)
+        n = eng.count_text(eng.settings.general.system_prompt)
         if prev is not None:
-            n += tokens.count_text(str(prev.data.get("summary", "")))
-        return n + sum(eng.count_event(e) for e in events if is_context_event(e))
+            n += eng.count_text(str(prev.data.get("summary", "")))
+        return n + sum(eng.count_event(e) for e in without_superseded(events) if is_context_event(e))
 
     def _flush_memory(self, key: str, source: Sequence[Event], candidates: list[dict[str, Any]]) -> None:
         """Propose durable facts to the promotion inbox before the range leaves the context."""
@@ -459,6 +460,7 @@ class Compactor:
                 prev = ev.id
             await asyncio.to_thread(append_events, path, chain)
             store.drop_cache(parent_id)
+            await asyncio.to_thread(store.search.sync_session, parent_id)
         restored = await asyncio.to_thread(store.make_current, parent_id, key=key)
         restored.counters = rec.counters
         await asyncio.to_thread(store.save)

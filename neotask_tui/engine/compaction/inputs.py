@@ -21,7 +21,8 @@ from typing import Any
 from neotask_tui.engine.compaction.guard import CriticalItem, identifiers_in, sentences
 from neotask_tui.engine.compaction.summary import Summary, event_text
 from neotask_tui.engine.language.constraints import constraint_kind
-from neotask_tui.storage.events import Event
+from neotask_tui.storage.events import Event, superseded_ids
+from neotask_tui.storage.keys import header_agent
 
 CONTEXT_TYPES = frozenset({"message", "tool_call", "tool_result"})
 
@@ -63,14 +64,16 @@ def split_recent(events: Sequence[Event], count_event: Callable[[Event], int], k
     are two or more. It never starts with a tool result whose call would be summarized away.
 
     Args:
-        events: The current session's events (header and summary record are ignored).
+        events: The current session's events (header and summary record are ignored, and so are
+            events a ``superseded`` marker retired).
         count_event: Token estimate of one event.
         keep_tokens: Budget of the raw window.
 
     Returns:
         The split.
     """
-    conv = [e for e in events if is_context_event(e)]
+    gone = superseded_ids(events)  # replaced by /retry or /edit: never summarized, never kept
+    conv = [e for e in events if is_context_event(e) and e.id not in gone]
     if not conv:
         return Split()
     max_keep = max(1, len(conv) // 2) if len(conv) >= 2 else 0
@@ -95,6 +98,9 @@ def lineage_events(
 ) -> tuple[list[Event], list[str]]:
     """Primary events of a whole compaction lineage, oldest first, deduplicated by id.
 
+    A fork (header ``reason`` ``fork``) continues its parent's lineage up to its fork point: the
+    parent's events (and its ancestors') after ``fork_at`` belong to the other branch.
+
     Args:
         current: Events of the current session.
         load: Loads the events of a session id (archived transcripts included).
@@ -108,25 +114,39 @@ def lineage_events(
     sessions: list[str] = []
     evs: Sequence[Event] = current
     seen: set[str] = set()
+    gone: set[int] = set()  # retired by /retry or /edit in any session of the lineage
+    cap: int | None = None  # past a fork: only the parent's events up to the fork point
+    agent: str | None = None  # the lineage's agent (its current session's)
     for _ in range(max_depth):
         header = evs[0] if evs and evs[0].type == "session" else None
         sid = str(header.data.get("session_id")) if header else ""
-        if sid in seen:
+        owner = header_agent(header.data) if header else None
+        if sid in seen or (sessions and owner != agent):  # another agent's session: not this lineage
             break
+        agent = owner
         seen.add(sid)
         sessions.append(sid)
+        if cap is not None:
+            evs = [e for e in evs if e.type == "session" or e.id <= cap]  # a header's id may be above
+        gone |= superseded_ids(evs)
         for ev in evs:
             if (is_context_event(ev) or ev.type == "state") and ev.id not in by_id:
                 by_id[ev.id] = ev
         parent = header.data.get("parent_session_id") if header else None
-        if not parent or header is None or header.data.get("reason") != "compaction":
+        reason = header.data.get("reason") if header else None
+        if not parent or header is None or reason not in ("compaction", "fork"):
             break
+        if reason == "fork":
+            at = header.data.get("fork_at")
+            if not isinstance(at, int) or isinstance(at, bool):
+                break
+            cap = at if cap is None else min(cap, at)
         try:
             evs = load(str(parent))
         except Exception:  # a missing ancestor: rebuild from what is left, and say so via sessions
             sessions.append(f"{parent} (missing)")
             break
-    return sorted(by_id.values(), key=lambda e: e.id), sessions
+    return sorted((e for e in by_id.values() if e.id not in gone), key=lambda e: e.id), sessions
 
 
 def previous_items(previous: Summary) -> list[CriticalItem]:

@@ -15,13 +15,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from neotask_tui.engine.context.attachments import Attachment, attachment_block, attachments_of
 from neotask_tui.engine.context.fences import fence
 from neotask_tui.memory.types import RECALL_KINDS
 from neotask_tui.providers.base import ChatMessage, ToolCall
 from neotask_tui.storage.events import Event
 from neotask_tui.text.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, message_tokens
 
-SECTIONS = ("system", "state", "summary", "recall", "recent", "tool", "new_message")
+SECTIONS = ("system", "state", "summary", "recall", "recent", "tool", "attachment", "new_message")
 
 
 @dataclass(slots=True)
@@ -64,6 +65,11 @@ class ContextInputs:
     count_event: Callable[[Event], int] | None = None
     new_event_id: int | None = None
     """Id of the stored user message of this turn: it goes in the ``new_message`` section, always."""
+    new_attachments: list[Attachment] = field(default_factory=list)
+    """Files a draft (``new_message``, a preview) would carry: its ``@path`` ones, counted as sent."""
+    recall_reserve: int = 0
+    """Tokens always kept for recall (:func:`~neotask_tui.engine.context.budget.recall_reserve`): the
+    new message's files together never take them, nor the reply reserve."""
 
 
 @dataclass
@@ -154,15 +160,69 @@ def fence_recall(items: list[RecallItem]) -> str:
     return "\n".join(parts)
 
 
+AttachmentTokens = dict[int, tuple[ChatMessage, int]]
+"""Attachment tokens of the messages that carry files, by ``id()`` (the message is kept with its count,
+so an id is never reused while the map lives)."""
+
+
+def _fit_files(atts: list[Attachment], trim_msg: int, count: Callable[[str], int],
+               room: int | None) -> tuple[list[str], bool, bool]:
+    """The files' texts as sent: each held to ``trim_msg`` tokens, and all of them together to
+    ``room`` (a fair share each, what a small file leaves going to the others); whether any was
+    trimmed; whether ``room`` made it so."""
+    sizes = [count(a.text) for a in atts]
+    caps = [min(n, trim_msg) for n in sizes]
+    squeezed = False
+    if room is not None and sum(caps) > room:
+        squeezed = True
+        left, order = max(room, 0), sorted(range(len(atts)), key=lambda i: caps[i])
+        for k, i in enumerate(order):
+            caps[i] = min(caps[i], left // (len(order) - k))
+            left -= caps[i]
+    bodies = []
+    for a, n, cap in zip(atts, sizes, caps, strict=True):
+        bodies.append(a.text if n <= cap else trim_middle(a.text, cap, count)[0] if cap > 40 else
+                      "[… left out in context: no room in the window; the full text is in the transcript …]")
+    return bodies, any(b != a.text for a, b in zip(atts, bodies, strict=True)), squeezed
+
+
+def _user_content(ev: Event, trim_msg: int, count: Callable[[str], int],
+                  files_room: int | None = None) -> tuple[str, bool, int, bool]:
+    """A stored user message as sent: its text (trimmed to ``trim_msg`` tokens), then its attached
+    files (each trimmed alike, all of them together to ``files_room`` tokens when given); whether
+    anything was trimmed; the attachments' tokens; whether ``files_room`` trimmed the files."""
+    text, trimmed = trim_middle(ev.content, trim_msg, count)
+    atts = attachments_of(ev.data)
+    if not atts:
+        return text, trimmed, 0, False
+    room = None if files_room is None else files_room - count(f"{text}\n\n{attachment_block(atts, [''] * len(atts))}")
+    squeezed = False
+    for _ in range(6):  # the fair shares are estimates: shrink until the block fits its room
+        bodies, t, squeezed = _fit_files(atts, trim_msg, count, room)
+        full = f"{text}\n\n{attachment_block(atts, bodies)}"
+        att = count(full) - count(text)
+        if files_room is None or room is None or count(full) <= files_room or room <= 0:
+            break
+        room = int(room * 0.8)
+    return full, trimmed or t, att, squeezed
+
+
 def _event_messages(
-    ev: Event, *, trim_tool: int, trim_msg: int, count: Callable[[str], int]
+    ev: Event, *, trim_tool: int, trim_msg: int, count: Callable[[str], int], att_of: AttachmentTokens | None = None
 ) -> tuple[list[ChatMessage], bool]:
-    """Provider messages for one history event (and whether it was trimmed)."""
+    """Provider messages for one history event (and whether it was trimmed); ``att_of`` collects the
+    attachment tokens of a message, by ``id()``, for the ledger's ``attachment`` section."""
     if ev.type == "message" and ev.role in ("user", "assistant"):
-        text, trimmed = trim_middle(ev.content, trim_msg, count)
+        if ev.role == "user":
+            text, trimmed, att, _ = _user_content(ev, trim_msg, count)
+        else:
+            (text, trimmed), att = trim_middle(ev.content, trim_msg, count), 0
         if ev.data.get("status") == "interrupted":
             text += "\n[reply interrupted]"
-        return [ChatMessage(role=ev.role, content=text)], trimmed  # type: ignore[arg-type]
+        m = ChatMessage(role=ev.role, content=text)  # type: ignore[arg-type]
+        if att and att_of is not None:
+            att_of[id(m)] = (m, att)
+        return [m], trimmed
     if ev.type == "tool_call":
         call = ToolCall(id=str(ev.data.get("call_id", "")), name=str(ev.data.get("name", "")),
                         arguments=dict(ev.data.get("arguments") or {}))
@@ -182,11 +242,15 @@ def build_context(inp: ContextInputs) -> AssembledContext:
     section_of: list[str] = []
     sections = dict.fromkeys(SECTIONS, 0)
     sections["system"] = REPLY_PRIMING
+    att_of: AttachmentTokens = {}
 
     def add(m: ChatMessage, section: str) -> None:
         msgs.append(m)
         section_of.append(section)
-        sections[section] += message_tokens(m, count)
+        got = att_of.get(id(m))  # an attached file counts apart from the message it came with
+        att = got[1] if got is not None and got[0] is m else 0
+        sections[section] += message_tokens(m, count) - att
+        sections["attachment"] += att
 
     add(ChatMessage(role="system", content=inp.system, cache=not inp.summary), "system")
     if inp.state_block:
@@ -199,7 +263,7 @@ def build_context(inp: ContextInputs) -> AssembledContext:
     notices: list[str] = []
     new_msg: ChatMessage | None = None
     trimmed_ids: list[int] = []
-    if inp.new_message is not None:
+    if inp.new_message is not None and not inp.new_attachments:
         text, trimmed = trim_middle(inp.new_message, inp.max_message_tokens, count)
         if trimmed:
             notices.append("your message is larger than the per-message limit; it was trimmed in context "
@@ -216,25 +280,48 @@ def build_context(inp: ContextInputs) -> AssembledContext:
             and not (e.type == "message" and e.role == "system")]
     pinned_idx = next((i for i, e in enumerate(hist) if e.id == inp.new_event_id), None)
     pinned_after: list[Event] = []
+    pinned_ev: Event | None = None
     if pinned_idx is not None:
         pinned_ev = hist[pinned_idx]
         pinned_after = hist[pinned_idx + 1 :]
         hist = hist[:pinned_idx]
-        text, trimmed = trim_middle(pinned_ev.content, inp.max_message_tokens, count)
-        if trimmed:
+    elif inp.new_message is not None and inp.new_attachments:  # a draft with files: counted as it would be sent
+        pinned_ev = Event(type="message", id=-1, parent=None, ts="", data={
+            "role": "user", "content": inp.new_message, "attachments": [a.to_data() for a in inp.new_attachments]})
+    if pinned_ev is not None:
+        after_msgs = [m for e in pinned_after for m in _event_messages(
+            e, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens, count=count, att_of=att_of)[0]]
+        after = sum(message_tokens(m, count) for m in after_msgs)
+        # The files together get what the window leaves them: never the reply reserve nor recall's share.
+        files_room = budget - sum(sections.values()) - max(inp.recall_reserve - sections["recall"], 0) - after
+        files_room -= MESSAGE_OVERHEAD
+        text, _trimmed, att, squeezed = _user_content(pinned_ev, inp.max_message_tokens, count, files_room)
+        long_files = [a for a in attachments_of(pinned_ev.data) if count(a.text) > inp.max_message_tokens]
+        if count(pinned_ev.content) > inp.max_message_tokens:
             notices.append("your message is larger than the per-message limit; it was trimmed in context "
                            "(stored in full)")
+        for a in long_files:
+            notices.append(f"{a.shown_path} is longer than the per-message limit (context.max_message_tokens = "
+                           f"{inp.max_message_tokens:,} tokens): its middle is left out in context (stored in full)")
+        if squeezed:
+            n = len(attachments_of(pinned_ev.data))
+            notices.append(f"the {n} attached files together are larger than the room the window leaves them "
+                           f"({max(files_room, 0):,} tokens, after the reply reserve and recall's share): each was "
+                           "trimmed in context (stored in full)" if n > 1 else
+                           f"the attached file is larger than the room the window leaves it ({max(files_room, 0):,} "
+                           "tokens, after the reply reserve and recall's share): it was trimmed in context "
+                           "(stored in full)")
         new_msg = ChatMessage(role="user", content=text)
-        after_msgs = [m for e in pinned_after for m in _event_messages(
-            e, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens, count=count)[0]]
-        room -= message_tokens(new_msg, count) + sum(message_tokens(m, count) for m in after_msgs)
+        if att:
+            att_of[id(new_msg)] = (new_msg, att)
+        room -= message_tokens(new_msg, count) + after
     full = False
     for ev in reversed(hist):
         if full:
             dropped.append(ev.id)
             continue
         ms, trimmed = _event_messages(ev, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens,
-                                      count=count)
+                                      count=count, att_of=att_of)
         cost = sum(message_tokens(m, count) for m in ms)
         if used + cost > room:
             full = True
@@ -258,7 +345,7 @@ def build_context(inp: ContextInputs) -> AssembledContext:
     for ev in pinned_after:
         included.append(ev.id)
         for m in _event_messages(ev, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens,
-                                 count=count)[0]:
+                                 count=count, att_of=att_of)[0]:
             add(m, "tool" if ev.type in ("tool_call", "tool_result") else "recent")
     total = sum(sections.values())
     ledger = Ledger(

@@ -1,7 +1,7 @@
 """Fences around untrusted text in the context: quoted data that can neither close nor open a fence.
 
-Recalled memories, tool results and the rolling summary reach the model inside tags
-(``<recalled-memory source="…" scope="…" id="…">``, ``<tool-output name="…">``,
+Recalled memories, tool results, attached files and the rolling summary reach the model inside tags
+(``<recalled-memory source="…" scope="…" id="…">``, ``<tool-output name="…">``, ``<attached-file path="…">``,
 ``<conversation-summary>``). Two rules keep the data inside:
 
 - attribute values (a memory file name, a scope, a tool name) are escaped as in XML, and so is
@@ -41,7 +41,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Final
 
-FENCE_TAGS: Final = ("recalled-memory", "tool-output", "conversation-summary")
+FENCE_TAGS: Final = ("recalled-memory", "tool-output", "conversation-summary", "attached-file")
 """Every tag the engine fences untrusted text with."""
 
 NEUTRAL: Final = "["

@@ -29,9 +29,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from neotask_tui.engine.language.periods import period_of
 from neotask_tui.text.secrets import has_secrets, redact_secrets
 
-Kind = Literal["temporary_preference", "session_choice", "project_rule", "promotion", "user_fact", "session_rule"]
+Kind = Literal["temporary_preference", "session_choice", "session_goal", "project_rule", "promotion", "user_fact",
+               "session_rule"]
 
 __all__ = [
     "Classification",
@@ -62,7 +64,8 @@ _TEMP = _rx(
     r"|weekend|week|month)|noon|midnight|morning|evening|lunch|the (?:release|demo|freeze|launch|deploy)"
     r"|\d{1,2}(?::\d{2})?\s?(?:am|pm)?\b)",
     r"\b(?:for|during|over|within) the (?:next|coming) (?:\w+ )?(?:hours?|minutes?|days?|weeks?)\b",
-    r"\bfor the rest of (?:the |this )?(?:week|month|sprint)\b", r"\b(?:this|for the) (?:week|weekend|sprint)\b",
+    r"\bfor the rest of (?:the |this )?(?:week|month|sprint)\b", r"\b(?:this|for the) (?:week|weekend|sprint|month)\b",
+    r"\b(?:all|this whole) week\b", r"\btomorrow\b",
     r"\bfor the (?:next|rest of the|rest of this) (?:\d+ |few |couple of )?"
     r"(?:session|chat|conversation|hours?|minutes?|day)\b",
     r"\bfor (?:\d+|an?|one|two|three|half an?) (?:hours?|hrs?|minutes?|mins?)\b",
@@ -72,9 +75,10 @@ _TEMP = _rx(
     r"\bдо конца (?:дня|сессии|разговора)\b", r"\bна (?:ближайш\w+|следующ\w+ )?\s*\d+\s*(?:час|минут)\w*",
     r"\bна (?:час|полчаса|пару часов)\b",
     # a deadline or a period: "до пятницы", "до конца недели", "в течение двух часов", "на этой неделе"
-    r"(?<!\w)до (?:конца (?:дня|недели|месяца|спринта|квартала|года|смены)|завтра|вечера|утра|обеда|ночи"
-    r"|понедельника|вторника|среды|четверга|пятницы|субботы|воскресенья|выходных|релиза|демо|деплоя"
-    r"|следующей недели|\d{1,2}(?::\d{2})?)(?!\w)",
+    r"(?<!\w)до (?:конца (?:(?:этой|этого|текущей|текущего) )?(?:дня|недели|месяца|спринта|квартала|года|смены)"
+    r"|завтра|вечера|утра|обеда|ночи|(?:следующ(?:ей|его) )?(?:понедельника|вторника|среды|четверга|пятницы"
+    r"|субботы|воскресенья)|выходных|релиза|демо|деплоя|следующей недели|\d{1,2}(?::\d{2})?)(?!\w)",
+    r"(?<!\w)(?:завтра|послезавтра|на завтра|всю (?:эту )?неделю|в этом месяце|в эти выходные)(?!\w)",
     r"(?<!\w)в течение (?:\S+\s+)?(?:час\w*|минут\w*|дн\w*|недел\w*|суток)(?!\w)",
     r"(?<!\w)(?:на этой неделе|на этих выходных|на выходные|на неделю|на ближайш\w+ (?:\S+ )?(?:дн\w*|недел\w*))(?!\w)",
 )
@@ -84,8 +88,13 @@ _DEADLINE = _rx(
     r"\bfor the rest of (?:the |this )?(?:week|month|sprint)\b", r"\b(?:this|for the) (?:week|weekend|sprint)\b",
     r"(?<!\w)до (?!конца (?:дня|сессии|разговора)(?!\w))\w", r"(?<!\w)в течение (?:\S+\s+)?(?:дн\w*|недел\w*|суток)",
     r"(?<!\w)(?:на этой неделе|на этих выходных|на выходные|на неделю)(?!\w)",
+    r"(?<!until )(?<!till )(?<!til )(?<!through )(?<!thru )\btomorrow\b", r"\bthis month\b",
+    r"\b(?:all|this whole) week\b",
+    r"(?<!\w)(?:завтра|послезавтра|на завтра|всю (?:эту )?неделю|в этом месяце|в эти выходные)(?!\w)",
 )
-"""A period the session entry has no expiry for (it knows hours, minutes and the end of the day)."""
+"""A period kept in the session entry's text ("Until Friday, keep the flag off"): the entry's own
+expiry (:mod:`.periods`) says when it ends, the text says what it is for; only "today" and
+durations are taken out of the text."""
 _TEMP_PHRASE = re.compile(
     r"(?:\b(?:just|only|тольк[оа])\s+)?(?:\b(?:for|until|during)\s+)?(?:" + _TEMP.pattern + ")", re.I
 )
@@ -100,11 +109,28 @@ _PERM = _rx(
     r"\balways\b", r"\bfrom now on\b", r"\bgoing forward\b", r"\bevery time\b", r"\bby default\b",
     r"\bin general\b", r"\bnever\b",
     r"\bin (?:all|every|future) (?:future )?(?:sessions?|chats?|conversations?)\b",
-    r"\bremember that\b", r"\bprefer\b",
+    r"\bremember that\b", r"(?<!\bi'd )(?<!\bi would )(?<!\bwe'd )(?<!\bwe would )\bprefer\b",
     r"\bвсегда\b", r"\bвпредь\b", r"\bотныне\b", r"\bс этого момента\b", r"\bникогда\b",
     r"\bкаждый раз\b", r"\bпо умолчанию\b", r"\bво всех (?:сессиях|чатах|разговорах)\b",
     r"\bзапомни\b", r"\bпредпочитаю\b",
 )
+_SOFT_PREF = _rx(
+    r"\b(?:i|we)(?:'d| would)(?: (?:much|really|just))? (?:rather|prefer|sooner)\b(?! have (?:been|\w+ed)\b)",
+    r"(?<!\w)(?:я|мы) бы (?:(?:лучше|скорее|очень) )?(?:предпоч(?:ёл|ел|ла|ли)|хотел(?:а|и)?|лучше)(?!\w)",
+    r"(?<!\w)(?:предпоч(?:ёл|ел|ла|ли)|хотел(?:а|и)?) бы(?!\w)", r"(?<!\w)мне бы хотелось(?!\w)",
+    r"(?<!\w)мне (?:было бы )?удобнее(?!\w)",
+)
+"""A preference in the conditional ("I'd rather…", "I would prefer…", "я бы предпочёл…"): about this
+conversation, not a lasting profile preference (that needs "always", "from now on", "всегда"...)."""
+_SOFT_PREF_REPLY = re.compile(
+    r"(?:you |that )?(?:not|didn'?t|wouldn'?t|don'?t|не)(?:\s+\S+)?|\S*", re.I
+)
+"""What follows "I'd rather" in a reply that states no preference ("I'd rather not say", "I'd rather
+you didn't", "я бы лучше не стал")."""
+_PERIOD_IMPERATIVE = re.compile(
+    r"^(?:(?:не|никогда не|больше не)\s+)?[а-яё]+(?:й|йте|и|ите|ь|ьте)(?![а-яё])", re.I
+)
+"""A Russian imperative right after a period ("до пятницы не трогай прод"): a directive whatever its verb."""
 _PROJECT = re.compile(
     r"\b(?:for|in|within) (?:this|the current|our) (?P<en>project|repo|repository|codebase|workspace)\b"
     r"|\b(?:для|в|в рамках) (?:этого |этом |текущего |текущем |нашего |нашем )?"
@@ -118,6 +144,20 @@ _CHOICE = _rx(
     r"\b(?:давай(?:те)?\s+)?(?:выберем|выбираем|выбери|выберу|берём|берем|возьмём|возьмем|"
     r"остановимся на|остановимся на варианте)\s+(?P<ru>.+)",
 )
+_GOAL = _rx(
+    # "My goal is to ship the tz fix", "Our main goal today: fix the importer", "The goal is …", "Goal: …"
+    r"^\s*(?:(?:so|ok(?:ay)?|now|today|this week|from now on|for (?:today|this session))[,\s]+)?"
+    r"(?:(?:my|our|the)\s+)?(?:(?:main|new|current|overall|immediate|next)\s+)?(?:goal|objective)"
+    r"(?:\s+(?:here|today|now|for (?:today|now|this session|this week)))?"
+    r"\s*(?:\bis\b\s*(?:to\s+)?|:\s*|\s[—–-]\s*)(?P<en>.+)",
+    # "Моя цель — выпустить исправление", "Наша главная цель на сегодня: …", "Цель: …"
+    r"^\s*(?:(?:итак|сейчас|сегодня|теперь|отныне|с этого момента)[,\s]+)?(?:(?:моя|наша)\s+)?"
+    r"(?:(?:главная|основная|новая|текущая|ближайшая)\s+)?цель"
+    r"(?:\s+(?:сейчас|сегодня|на сегодня|на эту неделю))?"
+    r"\s*(?:—|–|-|:|\bэто\b|\bтакая\b\s*:?)\s*(?P<ru>.+)",
+)
+"""An explicit statement of the current goal: it sets ``current_goal`` (the latest wins), it is not a
+fact about the user ("my goal is …" read as "my <thing> is …" went to the inbox as a lasting fact)."""
 _FACT = _rx(
     r"\bmy (?P<ek>[a-z][a-z \-]{1,40}?) (?:is|are) (?P<ev>.+)",
     r"\bcall me (?P<ecall>.+)",
@@ -167,8 +207,9 @@ class Classification:
         markers: The temporary/permanence markers that decided it.
         contains_secret: The original text held a credential (it has been redacted).
         no_store: The user asked not to remember this.
-        today: The statement holds for today ("just for today", "сегодня"): its entry ends at the
-            end of the local day (when no duration was given).
+        period: The period the statement limits itself to when no duration or event was given
+            ("day:0" today, "day:1" tomorrow, "wd:4" until Friday, "week", "month"; see
+            :mod:`.periods`): its entry expires at the period's local end.
     """
 
     kind: Kind
@@ -183,7 +224,12 @@ class Classification:
     markers: tuple[str, ...] = ()
     contains_secret: bool = False
     no_store: bool = False
-    today: bool = False
+    period: str | None = None
+
+    @property
+    def today(self) -> bool:
+        """Whether the statement holds for today only ("just for today", "сегодня", "until tomorrow")."""
+        return self.period == "day:0"
 
     @property
     def session_entry(self) -> bool:
@@ -302,7 +348,7 @@ def _classify_one(raw: str) -> Classification | None:
     def mk(kind: Kind, field_: str | None, value: str | None, **kw: Any) -> Classification:
         return Classification(
             kind, text, field_, value, ttl=ttl, until_event=until, contains_secret=secret,
-            no_store=no_store, today=ttl is None and until is None and bool(_TODAY.search(stmt)), **kw,
+            no_store=no_store, period=None if ttl or until else period_of(stmt), **kw,
         )
 
     proj = _PROJECT.search(stmt)
@@ -316,6 +362,17 @@ def _classify_one(raw: str) -> Classification | None:
             "not the user profile",
             markers=(proj.group(0).lower(), *temp, *perm),
         )
+    goal = _GOAL.search(stmt)
+    # A stated goal is this conversation's goal even when it says "always" or "from now on" ("my goal
+    # is always to keep the build green"): a goal is session state, never a lasting preference.
+    if goal:
+        obj = _clean(redact_secrets(_first_group(goal, "en", "ru")))
+        if obj:
+            return mk(
+                "session_goal", "current_goal", obj,
+                reason="the goal stated for this conversation: session state, not a fact about you",
+                markers=tuple(temp),
+            )
     choice = _CHOICE.search(stmt)
     if choice and not (perm and not temp):
         obj = _clean(redact_secrets(_first_group(choice, "en", "en2", "ru")))
@@ -331,13 +388,22 @@ def _classify_one(raw: str) -> Classification | None:
             reason="explicit lasting preference: proposed for long-term memory, not a session fact",
             markers=tuple(perm),
         )
-    if temp and _DIRECTIVE.search(stmt):
+    after_period = strip_leading_period(stmt)
+    if temp and (_DIRECTIVE.search(stmt) or (after_period != stmt and _PERIOD_IMPERATIVE.match(after_period))):
         return mk(
             "temporary_preference", "temporary_preferences",
-            # a deadline the entry cannot expire on ("until Friday", "до конца недели") stays in its text
-            text if _DEADLINE.search(stmt) and not _TODAY.search(stmt) else _strip_markers(text) or text,
+            # a period longer than today ("until Friday", "tomorrow", "до конца недели") stays in its text
+            text if _DEADLINE.search(stmt) and period_of(stmt) != "day:0" else _strip_markers(text) or text,
             reason="temporary preference: marked as temporary, lives in this session only",
             markers=tuple(temp),
+        )
+    soft = _SOFT_PREF.search(stmt)
+    if soft and not _SOFT_PREF_REPLY.fullmatch(stmt[soft.end():].strip(" ,.!…")):
+        return mk(
+            "temporary_preference", "temporary_preferences", text,
+            reason="a preference for this conversation (conditional, no sign it is lasting): lives in "
+            "this session only",
+            markers=(soft.group(0).lower(),),
         )
     fact = _FACT.search(stmt)
     if fact:

@@ -81,7 +81,22 @@ _NEG_IMPERATIVE = re.compile(
     r"^(?:do not|don'?t|dont|never|never ever|don'?t ever|let'?s not|let us not|no need to)\s+(?P<rest>.+)",
     re.IGNORECASE,
 )
-_STOP_IMPERATIVE = re.compile(r"^(?:stop|quit)\s+\w+ing\b", re.IGNORECASE)
+_STOP_IMPERATIVE = re.compile(
+    r"^(?:stop|quit)\s+\w+ing\b|^(?:перестань|перестаньте|прекрати|прекратите|хватит|бросай|брось)\s+[а-яё]+",
+    re.IGNORECASE,
+)
+# A request that is only "without X" ("Пожалуйста, без эмодзи.", "Without emojis, please."): up to two
+# words per item, so "Без эмодзи текст выглядит лучше" (a description) is not one.
+_BARE_WITHOUT = re.compile(
+    r"(?:please,?\s+|пожалуйста,?\s+)?(?:without|без)\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)"
+    r"(?:(?:\s*,\s*|\s+(?:and|or|и|или)\s+)(?:without\s+|без\s+)?[\w-]+(?:\s+[\w-]+)?)*"
+    r"(?:,?\s+(?:please|pls|пожалуйста))?[\s.!…]*",
+    re.IGNORECASE,
+)
+_WITHOUT_IDIOMS = frozenset((
+    "a", "doubt", "question", "problem", "problems", "проблем", "вопросов", "понятия", "сомнения", "сомнений",
+    "разницы", "шуток", "обид", "толку", "проблемы",
+))
 _NO_RULE = re.compile(r"^no\s+(?P<rest>[\w-]+)", re.IGNORECASE)
 _NO_IDIOMS = frozenset((
     "way", "worries", "worry", "problem", "problems", "doubt", "doubts", "wonder", "kidding", "idea", "matter",
@@ -115,7 +130,7 @@ _I_VERBS = re.compile(
     re.IGNORECASE,
 )
 _RU_IMPERATIVE = re.compile(
-    r"^(?:никогда\s+)?не\s+(?P<verb>[а-яё]+(?:й|йте|и|ите|ь|ьте|йся|йтесь|ись|итесь|ься))(?![а-яё])",
+    r"^(?:(?:никогда|больше)\s+)?не\s+(?P<verb>[а-яё]+(?:й|йте|и|ите|ь|ьте|йся|йтесь|ись|итесь|ься))(?![а-яё])",
     re.IGNORECASE,
 )
 _RU_IDIOMS = frozenset(("волнуйся", "волнуйтесь", "переживай", "переживайте", "очень", "бойся", "бойтесь",
@@ -221,6 +236,9 @@ def is_negated_constraint(sentence: str) -> bool:
     if temporary_markers(sentence) and any(
         _imperative_negation(_unfill(strip_leading_period(c))) for c in parts
     ):
+        return True
+    bare = _BARE_WITHOUT.fullmatch(core(sentence))
+    if bare and bare.group("what").split()[0].lower() not in _WITHOUT_IDIOMS:
         return True
     if _WITHOUT.search(sentence) and any(
         _WITHOUT.search(c) and (directive_start(c) or _RU_IMPERATIVE_START.match(c)) for c in parts

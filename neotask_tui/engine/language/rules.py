@@ -3,10 +3,12 @@
 
 The statement must *be* a directive, not describe something: it starts (after "please", "also",
 "and"...) with a prohibition or a negated imperative — "do not", "don't", "never", "no", "stop",
-"avoid", "must not", "let's not", "I don't want", "we don't", "не", "никогда не", "нельзя",
-"запрещено", "давай не", "мы не" — and :func:`~.constraints.constraint_kind` calls it a negation,
-so chatter ("don't worry", "I don't know", "can't wait") and descriptions that merely contain a
-prohibition word ("It avoids the crash", "the tests do not pass") are not rules. Everything else is
+"avoid", "must not", "let's not", "I don't want", "we don't", "without", "не", "никогда не", "больше
+не", "нельзя", "запрещено", "давай не", "мы не", "перестань", "прекрати", "хватит", "без" — and
+:func:`~.constraints.constraint_kind` calls it a negation, so chatter ("don't worry", "I don't know",
+"can't wait", "без проблем") and descriptions that merely contain a prohibition word ("It avoids the
+crash", "the tests do not pass", "he stopped using emojis", "без эмодзи текст выглядит лучше") are
+not rules. Everything else is
 classified as :func:`~.classifier.classify` does.
 """
 
@@ -24,9 +26,12 @@ _DIRECTIVE_NEGATION = re.compile(
     r"^(?:do not|don'?t|dont|never|no|stop|avoid|must not|mustn'?t|should not|shouldn'?t|"
     r"(?:you|we) (?:must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|do not|don'?t|never)|"
     r"let'?s not|let us not|i (?:do not|don'?t) want|"
-    r"не|никогда не|нельзя|запрещено|давай(?:те)? не|мы не|ты не|вы не|ни в коем случае)\b",
+    r"не|никогда не|больше не|нельзя|запрещено|давай(?:те)? не|мы не|ты не|вы не|ни в коем случае"
+    r"|without|no more|перестань|перестаньте|прекрати|прекратите|хватит|без)\b",
     re.I,
 )
+
+_TRAILING_PLEASE = re.compile(r",?\s*(?:please|pls|пожалуйста)$", re.I)
 
 
 def rule_of(statement: str) -> str | None:
@@ -35,7 +40,7 @@ def rule_of(statement: str) -> str | None:
     text = _FILLER.sub("", statement.strip())
     if not _DIRECTIVE_NEGATION.match(text) or constraint_kind(text) != "negation":
         return None
-    return core(text).rstrip(" .!…") or None
+    return _TRAILING_PLEASE.sub("", core(text).rstrip(" .!…")) or None
 
 
 def _fallback(statement: str) -> Classification | None:

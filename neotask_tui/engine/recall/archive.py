@@ -27,6 +27,7 @@ from neotask_tui.tuning import (
     ARCHIVE_FEEDBACK_MAX_SHARE,
     ARCHIVE_FEEDBACK_TERMS,
     ARCHIVE_FEEDBACK_WEIGHT,
+    ARCHIVE_OWN_OUTLIER_Z,
     ARCHIVE_OWN_TERM_MAX_SHARE,
     ARCHIVE_RRF_DEPTH,
     ARCHIVE_RRF_K,
@@ -113,6 +114,11 @@ class ArchiveRecall:
         an object — "When did Caroline go to the support group?" and the turn that says "I went to a
         support group yesterday") is evidence enough; other sessions' turns need most of the
         message's terms. A message with no distinctive term ("thanks!") still recalls nothing.
+        Once one of its own turns has cleared the floor (the message is about something said
+        earlier), a turn whose cosine stands out from the others' (:func:`outliers`, at
+        :data:`~neotask_tui.tuning.ARCHIVE_OWN_OUTLIER_Z` standard deviations) clears it too: an
+        absolute cosine belongs to one embedding model, standing out from the conversation's own
+        background does not.
         """
         if not events or not query.strip():
             return set()
@@ -135,12 +141,15 @@ class ArchiveRecall:
                 sims = [calibrated(float(x), off) for x in idx.vectors @ self.embedder.embed_query(query)]
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
-        return hits | {
+        hits |= {
             ev.id for j, ev in enumerate(idx.events)
             # a turn without a content word ("ok") carries nothing to recall (see MemoryService.recall)
             if idx.bm25.tf[j]
             and relevant(None if sims is None else sims[j], sum(1 for w in q if w in idx.bm25.tf[j]), len(q))
         }
+        if own and hits and sims is not None:
+            hits |= {idx.events[j].id for j in outliers(sims, ARCHIVE_OWN_OUTLIER_Z)}
+        return hits
 
     def feedback_terms(self, events: Sequence[Event], query: str, seeds: Sequence[int],
                        n_terms: int = ARCHIVE_FEEDBACK_TERMS) -> list[str]:
@@ -200,6 +209,19 @@ class ArchiveRecall:
             lists.append(self.feedback_ranking(events, query, order[:feedback]))
             order = reciprocal_rank_fusion(lists, len(idx.events))
         return [idx.events[j] for j in order]
+
+
+def outliers(sims: Sequence[float], z: float) -> list[int]:
+    """Positions whose similarity stands out from the rest: at least ``z`` standard deviations above
+    the mean of ``sims`` (empty when they are all alike)."""
+    n = len(sims)
+    if n < 2:
+        return []
+    mean = sum(sims) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in sims) / n)
+    if sd < 1e-6:  # alike up to rounding
+        return []
+    return [j for j, x in enumerate(sims) if x >= mean + z * sd]
 
 
 def reciprocal_rank_fusion(

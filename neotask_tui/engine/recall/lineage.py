@@ -19,6 +19,7 @@ from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
 from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.memory.search.relevance import covered
+from neotask_tui.storage.events import without_superseded
 from neotask_tui.text import tokens
 from neotask_tui.text.tokens import MESSAGE_OVERHEAD
 from neotask_tui.tuning import (
@@ -89,7 +90,7 @@ class LineageRecall:
         eng = self.engine
         if inp.strategy != "summary":
             return
-        events = list(eng.events(key))
+        events = without_superseded(eng.events(key))
         if head_summary(events) is None:
             return
         live = {e.id for e in events}

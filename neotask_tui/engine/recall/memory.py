@@ -7,6 +7,7 @@ sessions (:class:`~neotask_tui.engine.ports.Sessions`) and owns the memory servi
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -24,6 +25,7 @@ from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats, history_admits
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.storage.events import Event
+from neotask_tui.storage.keys import header_agent
 from neotask_tui.storage.store import ArchivedInfo
 
 log = logging.getLogger("neotask.engine")
@@ -66,7 +68,9 @@ class MemoryRecall:
         if self._memory is not None or not settings.memory.enabled or self._failed:
             return self._memory
         try:
-            self._memory = await asyncio.to_thread(MemoryService, settings.memory)
+            # a read-only engine (no data-dir lock) leaves store migrations to the process that holds it
+            self._memory = await asyncio.to_thread(
+                functools.partial(MemoryService, settings.memory, writer=not self._sessions.readonly))
         except Exception as e:  # surfaced once, never breaks a turn
             self._failed = f"memory unavailable: {e}"
             log.warning(self._failed)
@@ -249,14 +253,17 @@ def lineage_sessions(sessions: Sessions, key: str, max_depth: int = 1000) -> set
     """Session ids of the key's current conversation: its current session and the sessions it was
     compacted from (their turns are *this conversation*; every other session's are *history*)."""
     out: set[str] = set()
+    agent: str | None = None
     evs = sessions.events(key)
     for _ in range(max_depth):
         header = evs[0] if evs and evs[0].type == "session" else None
         if header is None:
             break
         sid = str(header.data.get("session_id", ""))
-        if not sid or sid in out:
+        owner = header_agent(header.data)
+        if not sid or sid in out or (out and owner != agent):  # another agent's: not this conversation
             break
+        agent = owner
         out.add(sid)
         parent = header.data.get("parent_session_id")
         if not parent or header.data.get("reason") != "compaction":

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any, Protocol
 
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor
 from neotask_tui.engine.context.assembly import AssembledContext, Ledger, RecallItem
+from neotask_tui.engine.context.attachments import Attachment, attachments_of
 from neotask_tui.engine.ports import MemorySource, ProviderSource, Sessions
 from neotask_tui.engine.state.manager import StateManager
 from neotask_tui.errors import LockedError, StorageError, UserError
@@ -105,8 +106,10 @@ async def _run_tool(engine: TurnHost, key: str, call: ToolCall) -> tuple[str, bo
         return f"tool error: {msg}", True
 
 
-async def send(engine: TurnHost, text: str, key: str | None = None) -> AsyncGenerator[ev.EngineEvent, None]:
-    """Run one turn: store the user's message, assemble context, stream the reply, store it.
+async def send(engine: TurnHost, text: str, key: str | None = None,
+               attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
+    """Run one turn: store the user's message (with its ``attachments``, already read and redacted),
+    assemble context, stream the reply, store it.
 
     Yields engine events. The user's message is durably on disk before :class:`TurnStarted`.
     If the consumer stops iterating (Esc/Ctrl+C) the partial reply is kept, marked interrupted.
@@ -120,7 +123,10 @@ async def send(engine: TurnHost, text: str, key: str | None = None) -> AsyncGene
         rec, reset = await asyncio.to_thread(engine.route, key)
         if reset is not None:
             yield reset
-        user_ev = await engine.append(key, "message", {"role": "user", "content": text})
+        msg: dict[str, Any] = {"role": "user", "content": text}
+        if attachments:
+            msg["attachments"] = [a.to_data() for a in attachments]
+        user_ev = await engine.append(key, "message", msg)
         yield ev.TurnStarted(key=key, session_id=rec.session_id, user_event_id=user_ev.id)
         for note in engine.store.notices:
             yield ev.Notice(note, level="warning")
@@ -137,6 +143,78 @@ async def send(engine: TurnHost, text: str, key: str | None = None) -> AsyncGene
         engine.store.notices.clear()
         if recall:
             yield ev.Recalled(query=text, items=[
+                ev.RecallReceipt(id=r.id, text=r.text, source=r.source, score=r.score, scope=r.scope,
+                                 kind=r.kind, speaker=r.speaker, said_on=r.said_on)
+                for r in recall])
+        async for out in _answer(engine, key, user_ev.id, recall):
+            yield out
+
+
+async def regenerate(engine: TurnHost, key: str | None = None, text: str | None = None,
+                     attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
+    """``/retry`` (``text`` None): ask the model again for the reply to your last message.
+    ``/edit`` (``text``): replace your last message with ``text`` and answer it; the new message
+    carries the files the replaced one carried and ``attachments`` (a file attached again is the
+    new read), and a notice names the ones it kept.
+
+    Nothing is rewritten: a ``superseded`` marker retires the old reply (and, for an edit, the old
+    message) — they stay in the transcript, shown marked, and leave the context, the compaction
+    input and the recall index. The marker (with the edited message) is durably appended before
+    the call; the superseded reply's usage stays counted (it was really sent), the new call's is
+    added. Yields :class:`~neotask_tui.engine.events.Superseded` first (when something was
+    retired), then the events of a turn.
+
+    Raises:
+        UserError: no session or no message of yours to regenerate, or an empty edit.
+    """
+    from neotask_tui.engine.session.branch import plan_regeneration
+    from neotask_tui.storage.events import SUPERSEDED
+
+    key = validate_key(key or engine.default_key())
+    if text is not None:
+        text = clean_text(text)
+        if not text.strip():
+            raise UserError("empty message: /edit needs the new text")
+    await engine.prepare_provider()
+    async with engine.turn_lock:
+        rec = engine.current_record(key, create=False)
+        plan = plan_regeneration(engine.events(key))
+        by = "retry" if text is None else "edit"
+        gone = plan.after if text is None else [plan.user.id, *plan.after]
+        items: list[tuple[str, dict[str, Any]]] = []
+        if gone:
+            what = "reply" if text is None else "message and its reply"
+            items.append(("marker", {"kind": SUPERSEDED, "by": by, "superseded": gone,
+                                     "text": f"/{by}: your {what} e:{', e:'.join(map(str, gone))} superseded"}))
+        kept: list[Attachment] = []
+        if text is not None:
+            msg: dict[str, Any] = {"role": "user", "content": text, "edited_from": plan.user.id}
+            new_paths = {a.path for a in attachments}
+            kept = [a for a in attachments_of(plan.user.data) if a.path not in new_paths]
+            if kept or attachments:
+                msg["attachments"] = [a.to_data() for a in (*kept, *attachments)]
+            items.append(("message", msg))
+        written = []
+        if items:  # one durable write: an edit's marker never lands without its new message
+            written = await asyncio.to_thread(engine.store.append_many, rec.session_id, items, ts=engine.now_iso())
+        if gone:
+            yield ev.Superseded(key=key, session_id=rec.session_id, by=by, superseded_ids=gone,
+                                marker_id=written[0].id)
+        user_ev = written[-1] if text is not None else plan.user
+        yield ev.TurnStarted(key=key, session_id=rec.session_id, user_event_id=user_ev.id)
+        if kept:
+            yield ev.Notice("the edited message keeps the file" + ("s" if len(kept) > 1 else "")
+                            + " of the one it replaces: " + ", ".join(a.shown_path for a in kept))
+        if text is not None:
+            for n in await engine.state.on_user_message(key, user_ev):
+                yield ev.Notice(n.text)
+        recall: list[RecallItem] = []
+        try:
+            recall = await engine.recall(key, user_ev.content)
+        except Exception as e:  # recall must never break a turn
+            yield ev.Notice(f"memory recall failed: {e}", level="warning")
+        if recall:
+            yield ev.Recalled(query=user_ev.content, items=[
                 ev.RecallReceipt(id=r.id, text=r.text, source=r.source, score=r.score, scope=r.scope,
                                  kind=r.kind, speaker=r.speaker, said_on=r.said_on)
                 for r in recall])
@@ -222,7 +300,7 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
         reported = usage is not None
         if usage is None:
             usage = Usage(input_tokens=ctx.ledger.total, output_tokens=engine.count_text(reply), reported=False)
-        cost = _cost(engine, usage)
+        cost = await asyncio.to_thread(_cost, engine, usage)  # the first price lookup imports genai-prices
         if calls and rounds < MAX_TOOL_ROUNDS:
             items: list[tuple[str, dict[str, Any]]] = []
             if reply:

@@ -15,9 +15,11 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
+from neotask_tui.engine.language.periods import describe as describe_period
+from neotask_tui.engine.language.periods import period_end
 from neotask_tui.engine.language.rules import classify
 from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.state.inbox import Candidate, Inbox, InboxEntry, InboxError, redact_tree
@@ -34,6 +36,7 @@ from neotask_tui.engine.state.model import (
     StateView,
     admits,
     fold,
+    fork_end,
     parse_duration,
     parse_time,
     valid_field,
@@ -108,16 +111,24 @@ class StateManager:
         except (OSError, ValueError, LookupError):
             return []
 
-    def _lineage_state_events(self, events: list[Event], depth: int = 0) -> list[Event]:
-        """State events of the sessions this one continues (a compaction keeps the lineage)."""
+    def _lineage_state_events(self, events: list[Event], depth: int = 0, cap: int | None = None) -> list[Event]:
+        """State events of the sessions this one continues (a compaction keeps the lineage; a fork
+        continues it as it was at the fork point: the parent's state events up to ``fork_at``)."""
         if not events or depth > 64:
             return []
         head = events[0]
         parent = head.data.get("parent_session_id")
-        if head.type != "session" or head.data.get("reason") != "compaction" or not parent:
+        reason = head.data.get("reason")
+        if head.type != "session" or reason not in ("compaction", "fork") or not parent:
             return []
-        pev = self._session_events(str(parent))
-        return [*self._lineage_state_events(pev, depth + 1), *(e for e in pev if e.type == "state")]
+        if reason == "fork":
+            at = head.data.get("fork_at")
+            if not isinstance(at, int) or isinstance(at, bool):
+                return []
+            end = fork_end(self._session_events(str(parent)), at)  # with the state its message made
+            cap = end if cap is None else min(cap, end)
+        pev = [e for e in self._session_events(str(parent)) if cap is None or e.type == "session" or e.id <= cap]
+        return [*self._lineage_state_events(pev, depth + 1, cap), *(e for e in pev if e.type == "state")]
 
     def _fold(self, key: str, now: datetime | None = None) -> StateFold:
         events = self.engine.events(key)
@@ -164,7 +175,7 @@ class StateManager:
                 if e.until_event:
                     hint.append(f"until {e.until_event}")
                 if e.expires_at:
-                    hint.append(f"until {e.expires_at.strftime('%Y-%m-%d %H:%M')}Z")
+                    hint.append(f"until {e.expires_at.astimezone(UTC).strftime('%Y-%m-%d %H:%M')}Z")
                 parts.append(_text(e.value) + (f" ({', '.join(hint)})" if hint else ""))
             lines.append(f"- {label}: {'; '.join(parts)}.".replace("..", "."))
         if view.session_expires_at:
@@ -177,11 +188,6 @@ class StateManager:
         # The store boundary: every string of a state record (value, reason, names...) is redacted.
         data = redact_tree({**data, "at": self.engine.now().isoformat()})
         return await self.engine.append(key, "state", data)
-
-    def _end_of_day(self) -> datetime:
-        """The next local midnight (what "today" in a statement runs until)."""
-        local = self.engine.now().astimezone()
-        return datetime.combine(local.date() + timedelta(days=1), time(0), tzinfo=local.tzinfo)
 
     async def set(
         self, key: str, field: str, value: Any, *, source: str = "user command", ttl: str | None = None,
@@ -389,13 +395,13 @@ class StateManager:
             if c.session_entry and c.field and c.value:
                 e = await self.set(key, c.field, c.value, source=f"e:{event.id}", ttl=c.ttl,
                                    until_event=c.until_event, scope=c.scope,
-                                   expires_at=self._end_of_day() if c.today else None)
+                                   expires_at=period_end(c.period, self.engine.now()) if c.period else None)
                 label = _LABELS.get(e.field, e.field)
                 if e.scope != "session":
                     label = f"{label} ({e.scope} {e.scope_ref or ''})".replace(" )", ")")
                 extra = f" for {c.ttl}" if c.ttl else f" until {c.until_event}" if c.until_event else ""
-                if c.today:
-                    extra = " until the end of the day"
+                if c.period:
+                    extra = f" until {describe_period(c.period)}"
                 notices.append(Notice(f"{label}: {_text(e.value)}{extra}"))
             if c.candidate and c.candidate_scope:
                 cand = Candidate(

@@ -40,6 +40,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from neotask_tui.storage.events import Event
+from neotask_tui.tuning import STATE_RECENTLY_EXPIRED_MINUTES
 
 SCOPES = ("session", "chat", "agent", "workspace", "project", "user", "team", "org")
 """Scopes from narrowest to widest."""
@@ -380,8 +381,9 @@ def fold(events: list[Event], now: datetime, *, as_of: bool = False) -> StateFol
 
 # ---- what the state API hands out ---------------------------------------------------------------
 
-RECENTLY_EXPIRED = timedelta(minutes=10)
-"""How long expired entries stay in :attr:`StateView.expired` (shown struck through)."""
+RECENTLY_EXPIRED = timedelta(minutes=STATE_RECENTLY_EXPIRED_MINUTES)
+"""How long expired entries stay in :attr:`StateView.expired` (shown struck through); the tunable is
+:data:`neotask_tui.tuning.STATE_RECENTLY_EXPIRED_MINUTES`."""
 
 
 class StateError(ValueError):
@@ -436,3 +438,22 @@ class StateView:
             "session_expiry": self.session_expiry,
             "fired": {k: v.isoformat() for k, v in self.fired.items()},
         }
+
+
+def fork_end(events: list[Event] | tuple[Event, ...], at: int) -> int:
+    """The last event id a fork at message ``at`` takes: ``at`` itself and the ``state`` records that
+    message made, written right after it ("My goal is …" at e:2 sets the goal at e:3, sourced e:2).
+    A fork at that message keeps what the message said; the reply's own records stay behind."""
+    end = at
+    seen = False
+    for e in events:
+        if e.id == at:
+            seen = True
+            continue
+        if not seen or e.type == "session":
+            continue
+        if e.type == "state" and e.data.get("source") == f"e:{at}":
+            end = e.id
+            continue
+        break
+    return end

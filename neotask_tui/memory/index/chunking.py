@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from neotask_tui.text.tokens import count_text
+from neotask_tui.tuning import MEMORY_CHUNK_OVERLAP, MEMORY_CHUNK_TOKENS
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -252,17 +253,36 @@ def parse_blocks(text: str) -> list[Block]:
 
 
 def _split_word(word: str, size: int, count: Callable[[str], int]) -> list[str]:
-    """A word longer than ``size`` tokens (a pasted blob without spaces) cut into pieces that fit."""
-    if len(word) <= size or count(word) <= size:
+    """A word longer than ``size`` tokens (a pasted blob without spaces) cut into pieces of at most
+    ``size`` tokens each, counted: a character may take several tokens (Han, emoji: two or three in
+    cl100k), so a character count alone bounds nothing.
+
+    Each piece is the longest prefix of the rest that fits, found by doubling from ``size``
+    characters and then bisecting (a few counts of piece-sized strings per piece).
+    """
+    if count(word) <= size:
         return [word]
     out: list[str] = []
-    for i in range(0, len(word), size):  # a token is at least one character, mostly more
-        part = word[i : i + size]
-        while count(part) > size and len(part) > 1:  # rare: several tokens per character
-            half = len(part) // 2
-            out.extend(_split_word(part[:half], size, count))
-            part = part[half:]
-        out.append(part)
+    i = 0
+    while i < len(word):
+        rest = len(word) - i
+        lo, hi = 0, min(size, rest)  # lo fits (or is 0), hi is the next candidate
+        while hi <= rest and count(word[i : i + hi]) <= size:
+            lo = hi
+            if hi == rest:
+                break
+            hi = min(2 * hi, rest)
+        if lo < rest:  # bisect between a length that fits and one that does not
+            bad = hi if lo < hi else lo + 1
+            while bad - lo > 1:
+                mid = (lo + bad) // 2
+                if count(word[i : i + mid]) <= size:
+                    lo = mid
+                else:
+                    bad = mid
+        lo = max(lo, 1)  # a single character over budget still moves on
+        out.append(word[i : i + lo])
+        i += lo
     return out
 
 
@@ -291,13 +311,14 @@ def _split_line(n: int, line: str, size: int, count: Callable[[str], int]) -> It
 
 
 def chunk_markdown(
-    text: str, *, size: int = 400, overlap: int = 80, count: Callable[[str], int] | None = None
+    text: str, *, size: int = MEMORY_CHUNK_TOKENS, overlap: int = MEMORY_CHUNK_OVERLAP,
+    count: Callable[[str], int] | None = None,
 ) -> list[ChunkDraft]:
     """Chunk a markdown document.
 
     Args:
         text: The file contents.
-        size: Maximum chunk size in tokens.
+        size: Maximum chunk size in tokens (a hard bound, also for a line without spaces).
         overlap: Tokens of trailing lines repeated at the start of the next chunk when a chunk
             closes because it is full.
         count: Token counter (defaults to :func:`token_counter`).
@@ -316,8 +337,15 @@ def chunk_markdown(
 
     def flush(with_overlap: bool) -> None:
         nonlocal cur, cur_tokens, own_start, ts
+        spill: list[tuple[int, str, int]] = []
         if cur and any(t.strip() for _, t, _ in cur):
             body = "\n".join(t for _, t, _ in cur)
+            # The sum of the lines' counts plus one per newline is the estimate; the joined text is
+            # what is bounded (a tokenizer may merge across a line break): trailing lines that do
+            # not fit move on to the next chunk.
+            while len(cur) > 1 and count(body) > size:
+                spill.insert(0, cur.pop())
+                body = "\n".join(t for _, t, _ in cur)
             src, scope = attrs
             out.append(
                 ChunkDraft(
@@ -337,24 +365,28 @@ def chunk_markdown(
         if with_overlap and overlap > 0:
             total = 0
             for piece in reversed(cur):
-                if total + piece[2] > overlap or len(keep) + 1 >= len(cur):
+                if total + piece[2] + bool(keep) > overlap or len(keep) + 1 >= len(cur):
                     break
                 keep.insert(0, piece)
-                total += piece[2]
+                total += piece[2] + bool(keep[1:])
         cur = keep
-        cur_tokens = sum(p[2] for p in keep)
+        cur_tokens = sum(p[2] for p in keep) + max(len(keep) - 1, 0)
         own_start = 0
         if not keep:
             ts = None
+        for piece in spill:
+            add(piece)
+        if spill and not with_overlap:
+            flush(False)
 
     def add(piece: tuple[int, str, int]) -> None:
         nonlocal cur_tokens, own_start
-        if cur and cur_tokens + piece[2] > size:
+        if cur and cur_tokens + 1 + piece[2] > size:  # + 1: the newline that joins it on
             flush(True)
         if not own_start:
             own_start = piece[0]
+        cur_tokens += piece[2] + bool(cur)
         cur.append(piece)
-        cur_tokens += piece[2]
 
     for block in parse_blocks(text):
         if block.kind == "heading":
@@ -371,8 +403,8 @@ def chunk_markdown(
             attrs = battrs
         heading = block.heading
         pieces = [(n, t, count(t)) for n, t in block.lines]
-        btok = sum(p[2] for p in pieces)
-        if cur and cur_tokens + btok > size and btok <= size:
+        btok = sum(p[2] for p in pieces) + len(pieces) - 1  # and the newlines that join them
+        if cur and cur_tokens + 1 + btok > size and btok <= size:
             flush(True)
         if block.ts is not None:
             ts = max(ts or 0.0, block.ts)

@@ -16,8 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui.memory.files import SkipFile, Skipped, read_text, scan
-from neotask_tui.memory.index.chunking import ChunkDraft, chunk_markdown, content_hash, token_counter
+from neotask_tui.memory.index.chunking import (
+    ChunkDraft,
+    chunk_markdown,
+    content_hash,
+    strip_entry_tags,
+    token_counter,
+)
 from neotask_tui.memory.types import ReindexStats
+from neotask_tui.storage.events import superseded_ids
 from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
 
@@ -52,6 +59,10 @@ CONTEXT_EXCERPT_CHARS: Final = 1024
 """Characters of a neighbouring message that go into a row's context columns: the end of the
 message before it in ``etext`` (the embedder reads 256 tokens of it anyway) and a head-and-tail
 excerpt of each neighbour in ``ctx``. A pasted neighbour never puts its whole text into every row."""
+
+
+TERMS_PROGRESS_ROWS: Final = 1000
+"""How often :func:`row_terms` reports progress (rows)."""
 
 
 class Cancelled(Exception):
@@ -320,8 +331,9 @@ class Indexer:
         """
         msgs: list[tuple[int, str, str, float]] = []
         prev_user: str | None = None  # a password announced in one user message and sent in the next
+        gone = superseded_ids(events)  # replies and messages /retry or /edit replaced are not recalled
         for ev in events:
-            if ev.type != "message" or ev.role not in ("user", "assistant"):
+            if ev.type != "message" or ev.role not in ("user", "assistant") or ev.id in gone:
                 continue
             content = ev.content.strip()
             if not content:
@@ -419,11 +431,7 @@ class Indexer:
                 _, role, _, ts = msgs[mi]
                 k = pos[mi]
                 before = [tail(visible[order[j]]) for j in range(max(0, k - context_turns), k)]
-                near = [
-                    excerpt(visible[order[j]])
-                    for j in range(max(0, k - 2 * context_turns), min(len(order), k + 1 + 2 * context_turns))
-                    if j != k
-                ]
+                near = neighbour_excerpts([visible[m] for m in order], k, context_turns)
                 etext = "\n".join([*before, text])
                 chash = content_hash("transcript", role, text, etext)
                 if chash in tombstones:
@@ -503,6 +511,54 @@ def excerpt(text: str, limit: int = CONTEXT_EXCERPT_CHARS) -> str:
         return text
     half = limit // 2
     return f"{text[:half]} … {text[-(limit - half):]}"
+
+
+def neighbour_excerpts(messages: Sequence[str], k: int, context_turns: int = 1) -> list[str]:
+    """:func:`excerpt` of each message within ``2 * context_turns`` of message ``k`` (not ``k``
+    itself): what a transcript row's ``ctx`` column is made of."""
+    lo, hi = max(0, k - 2 * context_turns), min(len(messages), k + 1 + 2 * context_turns)
+    return [excerpt(messages[j]) for j in range(lo, hi) if j != k]
+
+
+def row_terms(
+    rows: Sequence[dict[str, Any]], context_turns: int = 1, progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[str], list[str]]:
+    """The ``lex`` and ``ctx`` values of stored rows, recomputed from their text (in row order).
+
+    A file row's terms are those of its plain text and its heading path, as :meth:`Indexer.sync_files`
+    makes them; a transcript row's ``ctx`` is made of its neighbours in the session (the stored
+    pieces of each message joined in table order, messages in event order), as
+    :meth:`Indexer.rewrite_transcript` rebuilds a session.
+
+    Args:
+        rows: Dicts with the store's ``TERM_SOURCE_COLUMNS``.
+        context_turns: As :meth:`Indexer.index_transcript`.
+        progress: ``(done, total)`` callback, every :data:`TERMS_PROGRESS_ROWS` rows and at the end.
+    """
+    lex: list[str] = []
+    ctx: list[str] = [""] * len(rows)
+    sessions: dict[tuple[str, str], dict[int, list[int]]] = {}
+    for i, r in enumerate(rows):
+        if progress and i % TERMS_PROGRESS_ROWS == 0:
+            progress(i, len(rows))
+        text = str(r["text"] or "")
+        if r["source"] == "transcript":
+            lex.append(lexical.normalize(text))
+            eid = int((r["event_ids"] or [0])[0])
+            sessions.setdefault((str(r["agent_id"]), str(r["session_id"])), {}).setdefault(eid, []).append(i)
+        else:
+            lex.append(lexical.normalize(strip_entry_tags(text)))
+            ctx[i] = lexical.normalize(str(r["heading"] or ""))
+    for by_event in sessions.values():
+        order = sorted(by_event)
+        visible = ["\n".join(str(rows[i]["text"] or "") for i in by_event[e]) for e in order]
+        for k, e in enumerate(order):
+            value = lexical.normalize(" ".join(neighbour_excerpts(visible, k, context_turns)))
+            for i in by_event[e]:
+                ctx[i] = value
+    if progress:
+        progress(len(rows), len(rows))
+    return lex, ctx
 
 
 def forgotten_key(event_id: int, role: str, text: str) -> str:

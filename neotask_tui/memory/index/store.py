@@ -24,13 +24,14 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.errors import NeotaskError
+from neotask_tui.text import lexical
 from neotask_tui.text.bm25 import FieldIndex
 
 if TYPE_CHECKING:
@@ -53,6 +54,8 @@ ROW_COLUMNS = (
     "etext", "lex", "ctx", "hash", "file_hash", "file_mtime", "file_size", "ts", "event_ids", "session_id",
 )
 """Every column of a row but its vector (what a migration copies before re-embedding)."""
+TERM_SOURCE_COLUMNS = ("agent_id", "source", "session_id", "text", "heading", "event_ids")
+"""What the ``lex``/``ctx`` columns of a row are derived from (see :meth:`ChunkStore.rewrite_terms`)."""
 
 
 class StoreError(NeotaskError):
@@ -118,6 +121,11 @@ def sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+TERMS_STAMP = b"lexical"
+"""Key of the ``lex`` field's metadata that names the :data:`~neotask_tui.text.lexical.VERSION`
+its terms (and those of ``ctx``) were made with."""
+
+
 def _schema(dim: int) -> Any:
     import pyarrow as pa
 
@@ -134,7 +142,7 @@ def _schema(dim: int) -> Any:
             ("heading", pa.string()),
             ("text", pa.string()),
             ("etext", pa.string()),
-            ("lex", pa.string()),
+            pa.field("lex", pa.string(), metadata={TERMS_STAMP: lexical.VERSION.encode()}),
             ("ctx", pa.string()),
             ("hash", pa.string()),
             ("file_hash", pa.string()),
@@ -153,7 +161,7 @@ _SENDER = re.compile(r"^\s*([A-Z][\w'’.-]{0,30}(?: [A-Z][\w'’.-]{0,30}){0,2}
 
 def _sender(text: str) -> str:
     m = _SENDER.match(text)
-    return m.group(1).lower() if m else ""
+    return lexical.fold(m.group(1)) if m else ""  # folded as the query's words are
 
 
 @dataclass
@@ -214,8 +222,8 @@ class Snapshot:
         return got
 
     def senders(self) -> tuple[npt.NDArray[np.int64], list[str]]:
-        """``(code per row, names)``: the lower-cased sender of every transcript row whose message
-        starts with one (``"Alice: ..."``, as bridged group chats and pasted logs write it); code -1
+        """``(code per row, names)``: the sender (folded as query words are) of every transcript row
+        whose message starts with one (``"Alice: ..."``, as bridged group chats and pasted logs write it); code -1
         where there is none."""
         got = self._senders
         if got is None:
@@ -433,6 +441,52 @@ class ChunkStore:
                 self._tbl.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
             except Exception as e:  # pragma: no cover - best effort housekeeping
                 log.warning("memory store optimize failed: %s", e)
+
+    def terms_stamp(self) -> str:
+        """The lexical version the ``lex``/``ctx`` columns were made with (``""``: before stamps)."""
+        with self.lock:
+            meta = self._tbl.schema.field("lex").metadata or {}
+            return meta.get(TERMS_STAMP, b"").decode()
+
+    def rewrite_terms(
+        self, compute: Callable[[list[dict[str, Any]]], tuple[list[str], list[str]]], stamp: str,
+    ) -> int:
+        """Replace the ``lex``/``ctx`` columns of every row with ``compute(rows)`` and stamp them.
+
+        ``rows`` are the rows' ``TERM_SOURCE_COLUMNS`` in table order; ``compute`` returns the new
+        ``lex`` and ``ctx`` values in that order. The table is overwritten in one commit (data and
+        stamp together: an interrupted rebuild leaves the old table and stamp, and runs again), the
+        full-text indices are rebuilt and older versions deleted (:meth:`optimize`). Vectors are
+        kept as they are.
+
+        Returns:
+            The number of rows rewritten.
+        """
+        import pyarrow as pa
+
+        with self.lock, private_files():
+            data = self._tbl.to_arrow()
+            lex, ctx = compute(data.select(list(TERM_SOURCE_COLUMNS)).to_pylist())
+            if len(lex) != data.num_rows or len(ctx) != data.num_rows:
+                raise ValueError("rewrite_terms: one lex and one ctx value per row")
+            schema = _schema(self.dim)
+            meta = {TERMS_STAMP: stamp.encode()}
+            schema = schema.set(schema.get_field_index("lex"), schema.field("lex").with_metadata(meta))
+            fresh = {"lex": pa.array(lex, type=pa.string()), "ctx": pa.array(ctx, type=pa.string())}
+            have = set(data.schema.names)
+            arrays = [
+                fresh[f.name] if f.name in fresh
+                else data.column(f.name) if f.name in have
+                else pa.nulls(data.num_rows, type=f.type)  # a column older stores lack
+                for f in schema
+            ]
+            table = pa.Table.from_arrays(arrays, schema=schema)
+            self._dirty = True
+            self._tbl.add(table, mode="overwrite")
+            self._fts_ready.clear()
+            self._maintain_fts()
+            self.optimize()
+            return int(data.num_rows)
 
     def purge(self) -> None:
         """Make deleted rows unrecoverable from the files: rebuild the full-text indices (which

@@ -94,8 +94,8 @@ class RankParams:
     question's terms co-occur beats an equally good passage elsewhere (LoCoMo dev, categories 1-4:
     R@5 0.631 -> 0.659 with ``ctx_boost`` 0.3, 0.672 with 0.5)."""
     date_weight: float = tuning.MEMORY_RANK_DATE_WEIGHT
-    """Weight of "dated within a period the query names" ("in May 2023", see :mod:`.dates`); only
-    counted when the query names one; 0 = off."""
+    """Weight of "dated within a period the query names" ("in May 2023", "на прошлой неделе", see
+    :mod:`.dates`); only counted when the query names one and some row is dated then; 0 = off."""
     sender_weight: float = tuning.MEMORY_RANK_SENDER_WEIGHT
     """Weight of "the message's sender is named in the query" (messages that start with a sender
     name, as group chats and pasted logs write them); only counted when the query names one."""
@@ -367,6 +367,8 @@ def query_signals(
         windows = dates.query_windows(query)
         if windows:
             when = dates.window_match(snap.ts, windows)
+            if not when.any():  # nothing dated then ("last year" over an older corpus): no evidence
+                when = None
     sender = None
     if p.sender_weight > 0:
         codes, _ = snap.senders()

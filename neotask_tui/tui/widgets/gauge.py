@@ -21,10 +21,12 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("recall", "recall", "$warning"),
     ("recent", "recent", "$primary"),
     ("tool", "tools", "$error"),
+    ("attachment", "files", "$secondary-lighten-2"),
     ("new_message", "new", "$foreground"),
 )
 _FALLBACK = {"$secondary": "grey62", "$accent": "dark_orange", "$success": "green", "$warning": "yellow",
-             "$primary": "dodger_blue2", "$error": "red", "$foreground": "white"}
+             "$primary": "dodger_blue2", "$error": "red", "$foreground": "white",
+             "$secondary-lighten-2": "plum2"}
 
 
 def fmt_tokens(n: int | float) -> str:
@@ -128,8 +130,11 @@ class TokenGauge(Widget):
         led = self.ledger
         if led is not None:
             which = ("next" if short else "next call") if self.for_call == "next" else ("now" if short else "this call")
-            est = "estimated" if short else "(estimated)"
-            out.append(f" {self.fill:.0%} · {which} ≈{fmt_tokens(self.total)}/{fmt_tokens(self.window)} {est}")
+            exact = led.source == "exact"  # the local model's own tokenizer and chat template
+            label = "exact" if exact else "estimated"
+            est = label if short else f"({label})"
+            about = "" if exact else "≈"
+            out.append(f" {self.fill:.0%} · {which} {about}{fmt_tokens(self.total)}/{fmt_tokens(self.window)} {est}")
         last = self.last_call
         call = "last" if short else "last call"
         if last is None:

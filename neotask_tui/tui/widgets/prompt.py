@@ -3,7 +3,8 @@
 Enter sends; Ctrl+J / Alt+Enter / Shift+Enter insert a newline. PageUp / PageDown and Ctrl+Up /
 Ctrl+Down scroll the transcript (the prompt keeps focus). Up/Down on the first/last line walk
 the history, which is the same file the plain REPL uses (prompt-toolkit ``FileHistory`` format).
-Typing ``/`` shows matching commands with their descriptions; Tab (or Enter) completes.
+Typing ``/`` shows matching commands with their descriptions; Tab (or Enter) completes. ``@`` in a
+message (and the path of ``/file``) shows the files and folders that complete the path typed.
 """
 
 from __future__ import annotations
@@ -137,6 +138,8 @@ class Prompt(Vertical):
         self._hist_pos: int | None = None
         self._draft = ""
         self._matches: list[tuple[str, str]] = []
+        self._partial: str | None = None
+        """The path being completed (after ``@`` or ``/file``), when the suggestions are paths."""
 
     def compose(self) -> Any:
         suggestions = OptionList(id="suggestions")
@@ -178,10 +181,18 @@ class Prompt(Vertical):
 
     def _update_suggestions(self, text: str) -> None:
         ol = self.query_one("#suggestions", OptionList)
+        before = (list(self._matches), ol.highlighted if ol.display else None)
+        self._partial = None
         if text.startswith("/") and " " not in text and "\n" not in text:
             from neotask_tui.commands import completions  # the registry loads on the first "/"
 
             self._matches = completions(text[1:])
+        elif (partial := self._path_being_typed(text)) is not None:
+            from neotask_tui.engine.context.attachments import path_completions
+
+            self._partial = partial
+            self._matches = [(c, "folder" if c.rstrip('"').endswith("/") else "file")
+                             for c in path_completions(partial)]
         else:
             self._matches = []
         ol.clear_options()
@@ -191,8 +202,24 @@ class Prompt(Vertical):
         width = max(len(n) for n, _ in self._matches)
         ol.add_options([Option(Text.assemble((n.ljust(width + 2), "bold"), (h, "dim")))
                         for n, h in self._matches])
-        ol.highlighted = 0
+        # The same list again (Tab brings it up to date first): the choice made with Up/Down stays.
+        ol.highlighted = before[1] if before[0] == self._matches and before[1] is not None else 0
         ol.display = True
+
+    def _path_being_typed(self, text: str) -> str | None:
+        """The partial path at the end of the text, when the cursor is there: after ``@`` in a message,
+        or the last word of ``/file …``."""
+        area = self.area
+        if area.cursor_location != area.document.end:
+            return None
+        if text.startswith("/"):
+            if not text.startswith("/file ") or "\n" in text:
+                return None
+            word = text.rsplit(" ", 1)[-1]
+            return None if word.startswith("--") else word
+        from neotask_tui.engine.context.attachments import mention_at_end
+
+        return mention_at_end(text)
 
     def _complete(self) -> bool:
         ol = self.query_one("#suggestions", OptionList)
@@ -200,6 +227,14 @@ class Prompt(Vertical):
         if not self._matches:
             return False
         name = self._matches[idx][0]
+        if self._partial is not None:  # a path: replace what is typed of it
+            if self._partial == name:
+                return False
+            folder = name.rstrip('"').endswith("/")
+            self.text = self.text[: len(self.text) - len(self._partial)] + name + ("" if folder else " ")
+            if not folder:
+                ol.display = False
+            return True
         if self.text.strip() in {n for n, _ in self._matches}:  # typed in full: Enter sends it as typed
             return False
         self.text = name + " "

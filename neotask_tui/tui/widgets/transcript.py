@@ -10,20 +10,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from neotask_tui import tuning
+from neotask_tui.text.codeblocks import code_blocks
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:  # Markdown (markdown-it, pygments) loads with the first message, after the first paint
     from textual.widgets import Collapsible, Markdown
     from textual.widgets.markdown import MarkdownStream
 
+    from neotask_tui.engine.context.attachments import Attachment
     from neotask_tui.storage.events import Event
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
@@ -41,10 +45,12 @@ class Entry:
             (a slash command's output, Markdown).
         text: Markdown (assistant), plain text (user), or the body of a tool/marker.
         meta: Short right-hand detail (event id, usage, cost).
-        status: ``complete``, ``streaming``, ``interrupted`` or ``failed``.
+        status: ``complete``, ``streaming``, ``interrupted``, ``failed`` or ``superseded`` (replaced
+            by ``/retry`` or ``/edit``: kept, shown dimmed, out of the context).
         event_id: Transcript event id, when stored.
         title: Tool name, or a marker's headline.
         level: Notice level (info/warning/error).
+        attachments: Files attached to a message of yours (shown folded under it).
     """
 
     kind: str
@@ -54,10 +60,17 @@ class Entry:
     event_id: int | None = None
     title: str = ""
     level: str = "info"
+    attachments: list[Attachment] = field(default_factory=list)
 
 
 def entries_from_events(events: Iterable[Event]) -> list[Entry]:
-    """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries."""
+    """Transcript events (storage :class:`~neotask_tui.storage.events.Event`) → entries (events a
+    ``/retry`` or ``/edit`` replaced are kept, with the status ``superseded``)."""
+    from neotask_tui.engine.context.attachments import attachments_of  # the redactor loads after the first paint
+    from neotask_tui.storage.events import superseded_ids  # storage loads with the engine, after the first paint
+
+    events = list(events)
+    gone = superseded_ids(events)
     out: list[Entry] = []
     for e in events:
         d = e.data
@@ -66,15 +79,19 @@ def entries_from_events(events: Iterable[Event]) -> list[Entry]:
             u = d.get("usage")
             if isinstance(u, dict):
                 meta += f" · in {u.get('input', 0):,} out {u.get('output', 0):,}"
-            out.append(Entry(kind=str(e.role), text=e.content, meta=meta, event_id=e.id,
-                             status=str(d.get("status") or "complete")))
+            if isinstance(d.get("edited_from"), int):
+                meta += f" · edited (was e:{d['edited_from']})"
+            status = "superseded" if e.id in gone else str(d.get("status") or "complete")
+            out.append(Entry(kind=str(e.role), text=e.content, meta=meta, event_id=e.id, status=status,
+                             attachments=attachments_of(d)))
         elif e.type == "tool_call":
             args = json.dumps(d.get("arguments", {}), ensure_ascii=False)
             out.append(Entry(kind="tool", title=f"→ {d.get('name', '?')}", text=args, event_id=e.id,
-                             meta=f"e:{e.id}"))
+                             meta=f"e:{e.id}", status="superseded" if e.id in gone else "complete"))
         elif e.type == "tool_result":
+            status = "superseded" if e.id in gone else ("failed" if d.get("is_error") else "complete")
             out.append(Entry(kind="tool", title=f"← {d.get('name', '?')}", text=e.content, event_id=e.id,
-                             meta=f"e:{e.id}", status="failed" if d.get("is_error") else "complete"))
+                             meta=f"e:{e.id}", status=status))
         elif e.type == "compaction":
             before, after = int(d.get("tokens_before") or 0), int(d.get("tokens_after") or 0)
             src = str(d.get("source_session_id") or "")
@@ -82,6 +99,10 @@ def entries_from_events(events: Iterable[Event]) -> list[Entry]:
                              text=str(d.get("summary", "")), event_id=e.id))
         elif e.type == "marker":
             out.append(Entry(kind="notice", text=str(d.get("text", "")), event_id=e.id))
+        elif e.type == "session" and d.get("reason") == "fork":
+            text = (f"branch forked from {d.get('parent_session_id')} at e:{d.get('fork_at')}: "
+                    "the messages up to there are its history")
+            out.append(Entry(kind="notice", text=text, event_id=e.id))
         elif e.type == "session" and d.get("reason") not in (None, "new", "compaction"):
             out.append(Entry(kind="notice", text=f"session started ({d.get('reason')})", event_id=e.id))
     return out
@@ -106,27 +127,52 @@ def preview(text: str) -> str:
     return head[: tuning.PASTE_PREVIEW_CHARS].rstrip() + " …"
 
 
+COPYABLE = frozenset({"user", "assistant", "command"})
+"""Entries that take focus (Tab / Shift+Tab from the prompt reach them) and copy with ``c``."""
+
+
 class MessageView(Vertical):
-    """One mounted transcript entry."""
+    """One mounted transcript entry (a message takes focus; ``c`` copies it)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "Copy message", id="copy_message"),
+    ]
+
+    class CopyRequested(Message):
+        """Copy this message (``entry``, shown by ``view``) to the clipboard."""
+
+        def __init__(self, view: MessageView) -> None:
+            super().__init__()
+            self.view = view
+            self.entry = view.entry
 
     def __init__(self, entry: Entry) -> None:
         classes = f"-{entry.kind}"
-        if entry.status in ("interrupted", "failed", "streaming"):
+        if entry.status in ("interrupted", "failed", "streaming", "superseded"):
             classes += f" -{entry.status}"
         if entry.kind == "notice":
             classes += f" -level-{entry.level}"
         super().__init__(classes=classes)
         self.entry = entry
+        self.can_focus = entry.kind in COPYABLE
         self.body: Markdown | Static | None = None
         self._stream: MarkdownStream | None = None
+
+    def action_copy(self) -> None:
+        """``c``: ask the app to copy this message."""
+        self.post_message(self.CopyRequested(self))
 
     def _header_text(self) -> Content:
         e = self.entry
         label = ROLE_LABEL.get(e.kind, e.kind)
         status = {"interrupted": ("⏸ interrupted — partial reply kept", "bold"),
-                  "failed": ("✗ failed", "bold"), "streaming": ("…", "")}.get(e.status)
+                  "failed": ("✗ failed", "bold"), "streaming": ("…", ""),
+                  "superseded": ("superseded — kept, not sent", "italic")}.get(e.status)
+        blocks = len(code_blocks(e.text)) if e.kind == "assistant" and e.status != "streaming" else 0
+        span = f"1–{blocks}" if blocks > 1 else "1"
+        hint = f" · {blocks} code block{'s' if blocks != 1 else ''} (/copy {span})" if blocks else ""
         return Content.assemble((label, "bold"), *((" · ", status) if status else ()),
-                                *((" ", (inert(e.meta), "dim")) if e.meta else ()))
+                                *((" ", (inert(e.meta), "dim")) if e.meta else ()), (hint, "dim"))
 
     def compose(self) -> Any:
         from textual.widgets import Collapsible
@@ -165,6 +211,10 @@ class MessageView(Vertical):
                     yield Markdown(e.text)
         else:
             yield Static(Content(e.text), classes="notice")
+        for a in e.attachments:  # folded like a long paste: the title says what it is, Enter opens it
+            fold = Content(inert(f"📎 {a.summary()}"))  # a file name is never markup
+            with Collapsible(title=fold, collapsed=True, classes="attachment"):  # type: ignore[arg-type]
+                yield Static(inert(a.text), markup=False, classes="msg-body")
 
     def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
         if event.collapsible.has_class("paste"):  # the whole text replaces its head
@@ -232,17 +282,33 @@ class Transcript(VerticalScroll):
         label.display = self._first > 0
         label.update(f"▲ {self._first:,} earlier message(s) — [@click=load_older]load more[/] or scroll up")
 
-    async def load(self, entries: list[Entry]) -> None:
-        """Replace everything with ``entries`` (only the newest page is mounted)."""
+    async def load(self, entries: list[Entry], *, focus_event: int | None = None) -> None:
+        """Replace everything with ``entries`` (only the newest page is mounted).
+
+        With ``focus_event`` (a search hit) every entry from that event on is mounted, the event's
+        message is marked (``-hit``) and scrolled into view instead of the end.
+        """
         await self.query(MessageView).remove()
         self.entries = list(entries)
         self._first = max(0, len(self.entries) - self.PAGE)
+        at = next((i for i, e in enumerate(self.entries) if e.event_id == focus_event), None)
+        if focus_event is not None and at is not None:
+            self._first = min(self._first, max(0, at - 2))
         views = [MessageView(e) for e in self.entries[self._first :]]
         if views:
             await self.mount_all(views)
         self._earlier_label()
-        self.scroll_end(animate=False, immediate=True)
-        self.anchor()
+        if at is None:
+            self.scroll_end(animate=False, immediate=True)
+            self.anchor()
+            return
+        target = views[at - self._first]
+        target.add_class("-hit")
+        self.call_after_refresh(self.scroll_to_widget, target, animate=False, top=True)
+
+    def hit_view(self) -> MessageView | None:
+        """The message a search hit opened (marked ``-hit``), if any."""
+        return next(iter(self.query("MessageView.-hit").results(MessageView)), None)
 
     async def add(self, entry: Entry) -> MessageView:
         """Append an entry and mount it at the bottom."""

@@ -1,0 +1,31 @@
+"""``neotask send TEXT --file PATH`` and ``@path`` in the text attach files as ``/file`` does in the app."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+KEY = "agent:main:tui:default"
+
+
+def _neotask(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, NEOTASK_PROVIDER="scripted")
+    return subprocess.run([sys.executable, "-m", "neotask_tui", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_cli_send_attaches_files_and_refuses_binary(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("the rollout is on Thursday\n")
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01binary")
+    r = _neotask("send", f"read @{tmp_path / 'blob.bin'}", "--json")
+    assert r.returncode == 2 and "binary" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = _neotask("send", "what day?", "--file", str(notes), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["attachments"] == [f"{notes} (1 line, 27 characters)"]
+    r = _neotask("transcript", KEY, "--json")
+    user = next(e for e in json.loads(r.stdout) if e.get("role") == "user")
+    assert user["content"] == "what day?" and user["attachments"][0]["text"] == notes.read_text()

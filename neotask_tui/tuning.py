@@ -97,6 +97,12 @@ passage of an unrelated query still scores near 1), so the floor is on the raw c
 all-MiniLM-L6-v2, a passage about something else scores about -0.15..0.25 against a question and one
 that answers it 0.4..0.7 (spot checks of hand-written pairs, not a benchmark fit). Other models' cosines
 are first calibrated to that scale (``ModelSpec.cos_offset``, e.g. 0.72 for multilingual-e5-small)."""
+EMBED_ENGLISH_MODEL_WEIGHT: Final = 0.5
+"""The bundled embedding is a pair (``memory.index.models.PAIR``): all-MiniLM-L6-v2, English-only,
+and multilingual-e5-small. A query's similarity is the weighted sum of both models' calibrated
+cosines; MiniLM's weight is this times the share of the query's letters that are ASCII (an English
+question: both models equally; a Russian one: e5 alone, MiniLM's cosines of Cyrillic text being
+noise). Equal weights, not fitted: they are what "both models agree" means."""
 MEMORY_FORGET_MATCH_FLOOR: Final = 0.3
 """``forget QUERY`` acts on the best hit only when its ``lexical_norm + dense`` exceeds this
 (otherwise nothing in memory matches the query)."""

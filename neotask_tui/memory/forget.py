@@ -25,7 +25,7 @@ from neotask_tui.memory.index.chunking import FENCE, HEADING, chunk_markdown, st
 from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.memory.index.indexer import Indexer, forgotten_key
 from neotask_tui.memory.index.store import ChunkStore
-from neotask_tui.memory.search.relevance import calibrated
+from neotask_tui.memory.search.relevance import similarity
 from neotask_tui.memory.types import ForgetReceipt, MemoryFiles, MemorySearch
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text import lexical
@@ -142,8 +142,8 @@ def _choose(svc: Forgetting, found: list[Unit], lines: list[str], query: str) ->
     vecs = svc.embedder.embed(texts)
     q = svc.embedder.embed_query(query)
     w = MEMORY_FORGET_MEANING_WEIGHT
-    off = svc.embedder.spec.cos_offset
-    scores = [w * calibrated(float(v @ q), off) + (1 - w) * c for v, c in zip(vecs, cover, strict=True)]
+    sims = similarity(vecs, q, svc.embedder.spec.offsets)
+    scores = [w * float(s) + (1 - w) * c for s, c in zip(sims, cover, strict=True)]
     return [found[int(np.argmax(scores))]]
 
 

@@ -130,7 +130,7 @@ class MemoryService:
                 uri = self.settings.db_uri or str(paths.ensure_dir(paths.memory_db_dir()))
                 emb = self.embedder
                 self._store = self._open_store(uri, emb.model_id, emb.dim)
-                self._terms = TermVectors(_terms_path(uri, emb.model_id), emb, emb.spec.cos_offset)
+                self._terms = TermVectors(_terms_path(uri, emb.model_id), emb, emb.spec.offsets)
                 self._indexer = Indexer(
                     self._store, emb, self.settings.chunk_tokens, self.settings.chunk_overlap, terms=self._terms,
                     max_file_bytes=self.settings.max_file_bytes,
@@ -508,7 +508,7 @@ class MemoryService:
         # A message kept across a compaction is in two archived transcripts (same ids, same text): a
         # few spare rows let the copy be skipped without returning fewer than ``k`` hits.
         ranked = rank(qvec, snap.vectors, rows, lex, k=k + k // 4 + 4, params=p, ts=snap.ts, group=group,
-                      cos_offset=self.embedder.spec.cos_offset,
+                      offsets=self.embedder.spec.offsets,
                       when=when, sender=sender)
         hits: list[MemoryHit] = []
         seen: set[tuple[Any, ...]] = set()

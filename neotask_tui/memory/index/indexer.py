@@ -23,6 +23,7 @@ from neotask_tui.memory.index.chunking import (
     strip_entry_tags,
     token_counter,
 )
+from neotask_tui.memory.search.relevance import unit_parts
 from neotask_tui.memory.types import ReindexStats
 from neotask_tui.storage.events import superseded_ids
 from neotask_tui.text import lexical
@@ -270,14 +271,11 @@ class Indexer:
             self.terms.add_texts([r["text"] for r in new_rows])
 
     def embed_in_context(self, texts: Sequence[str], contexts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Unit vectors of ``normalise(embed(text) + embed(context))`` (context-expanded chunks)."""
-        import numpy as np
-
+        """Unit vectors of ``normalise(embed(text) + embed(context))`` (context-expanded chunks; a
+        pair's parts each normalised, :func:`~neotask_tui.memory.search.relevance.unit_parts`)."""
         a = self.embedder.embed(list(texts))
         b = self.embedder.embed(list(contexts))
-        m = a + b
-        m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
-        return m
+        return unit_parts(a + b, max(1, len(self.embedder.spec.parts)))
 
     def _vectors_of(self, ids: list[str]) -> dict[str, list[float]]:
         snap = self.store.snapshot()

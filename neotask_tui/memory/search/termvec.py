@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from neotask_tui.memory.search.relevance import calibrated
+from neotask_tui.memory.search.relevance import calibrated, similarity
 from neotask_tui.storage.atomic import append_durable, atomic_write_bytes
 from neotask_tui.text import lexical
 
@@ -70,13 +70,14 @@ class TermVectors:
     Args:
         path: The cache file (``.npz``).
         embedder: The embedding model (``embed(texts, batch_size=...) -> (n, dim) float32``).
-        cos_offset: The model's cosine of unrelated text (``ModelSpec.cos_offset``).
+        offsets: The model's cosine of unrelated text, one per model of a pair
+            (``ModelSpec.offsets``; see :func:`~.relevance.similarity`).
     """
 
-    def __init__(self, path: Path, embedder: TextEmbedder, cos_offset: float = 0.0) -> None:
+    def __init__(self, path: Path, embedder: TextEmbedder, offsets: Sequence[float] = (0.0,)) -> None:
         self.path = path
         self.embedder = embedder
-        self.cos_offset = cos_offset
+        self.offsets = tuple(offsets)
         """The model's cosine of unrelated text: similarities are calibrated (see
         :func:`~.relevance.calibrated`) before ``min_sim`` applies."""
         self._lock = threading.RLock()
@@ -317,7 +318,10 @@ class TermVectors:
             qv = self._query_vectors(todo)
             # einsum over the transposed, contiguous matrix: single-threaded and ~1 ms at 5k words;
             # a BLAS product measured 24 ms on this busy 2-core machine (thread wake-ups).
-            sims = calibrated(np.einsum("qd,dv->qv", qv, self._transposed(mat)), self.cos_offset)
+            if len(self.offsets) == 1:
+                sims = calibrated(np.einsum("qd,dv->qv", qv, self._transposed(mat)), self.offsets[0])
+            else:  # a pair of models: each part's cosine calibrated, then weighted
+                sims = similarity(mat, qv, self.offsets)
             with self._lock:
                 for w, row in zip(todo, sims, strict=True):
                     cand = np.argpartition(-row, n_cand - 1)[:n_cand] if n_cand < len(row) else np.arange(len(row))

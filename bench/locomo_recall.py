@@ -66,7 +66,8 @@ def _summary(rec: dict[int, dict[str, float]], cnt: Counter[int]) -> dict[str, A
 
 
 class _EmbedCache:
-    """Wraps the service's embedder with a persistent ``text -> vector`` cache (bench iterations)."""
+    """Wraps the service's embedder with a persistent ``(model, query?, text) -> vector`` cache (bench
+    iterations)."""
 
     def __init__(self, svc: Any, path: Path) -> None:
         import pickle
@@ -80,12 +81,17 @@ class _EmbedCache:
         real = emb.embed
 
         def embed(texts: Any, **kw: Any) -> Any:
-            missing = [t for t in dict.fromkeys(texts) if t not in self.vecs]
+            # keyed by model and kind too: a query and a passage of the same text differ (prefixes,
+            # a pair's query weights), and one cache file may serve several models
+            def key(t: str) -> tuple[str, bool, str]:
+                return (emb.model_id, bool(kw.get("query")), t)
+
+            missing = [t for t in dict.fromkeys(texts) if key(t) not in self.vecs]
             if missing:
                 for t, v in zip(missing, real(missing, **kw), strict=True):
-                    self.vecs[t] = v
+                    self.vecs[key(t)] = v
                 self.dirty = True
-            return np.asarray([self.vecs[t] for t in texts], dtype=np.float32).reshape(len(texts), -1)
+            return np.asarray([self.vecs[key(t)] for t in texts], dtype=np.float32).reshape(len(texts), -1)
 
         emb.embed = embed
 
@@ -101,7 +107,7 @@ def main() -> int:
     ap.add_argument("--data", required=True, type=Path)
     ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
     ap.add_argument("--embed-cache", type=Path, default=None,
-                    help="pickle of text -> vector reused across runs (same vectors, no re-embedding)")
+                    help="pickle of (model, query?, text) -> vector reused across runs (same vectors, no re-embedding)")
     ap.add_argument("--embedding-model", default="",
                     help="memory.embedding_model (default: the shipped one; all-MiniLM-L6-v2-int8: the previous)")
     ap.add_argument("--params", default="", help="JSON overrides of RankParams (for sweeps)")

@@ -139,9 +139,11 @@ class MemorySettings:
     enabled: bool = True
     """Use long-term memory at all (indexing and recall)."""
     embedding_model: str = ""
-    """Embedding model: empty = the bundled multilingual-e5-small 4-bit (offline); a bundled model's id
-    (``"all-MiniLM-L6-v2-int8"``: the previous, English-only one, offline); a fastembed model name
-    (downloaded once when online); or ``name@/local/dir``. Changing it re-embeds the index."""
+    """Embedding model: empty = the bundled pair, all-MiniLM-L6-v2 int8 + multilingual-e5-small 4-bit
+    (offline; a query is scored by both, an English one by both equally, one in another script by e5);
+    a bundled model's id (``"multilingual-e5-small-q4"``: e5 alone, half the indexing time;
+    ``"all-MiniLM-L6-v2-int8"``: the previous, English-only one); a fastembed model name (downloaded
+    once when online); or ``name@/local/dir``. Changing it re-embeds the index."""
     db_uri: str = ""
     """LanceDB URI; empty = a local directory under the data dir."""
     chunk_tokens: int = tuning.MEMORY_CHUNK_TOKENS

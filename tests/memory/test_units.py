@@ -112,7 +112,7 @@ def test_offline_embedder_loads_with_sockets_blocked(monkeypatch: pytest.MonkeyP
 
     emb = Embedder()
     v = emb.embed(["green tea", "зелёный чай", "green tea"])
-    assert v.shape == (3, 384)
+    assert v.shape == (3, 768)  # the bundled pair: MiniLM's 384 and e5's 384
     assert float(v[0] @ v[2]) > 0.999
     assert abs(float((v[0] ** 2).sum()) - 1.0) < 1e-4
 

@@ -504,12 +504,12 @@ class MemoryService:
             self._terms.remember(unknown, wvecs)
         else:
             qvec = self.embedder.embed_query(dq)
-        terms, lex, group, when, sender = query_signals(snap, query, p, stats_mask, self._terms, named)
+        terms, lex, group, when, sender, cover = query_signals(snap, query, p, stats_mask, self._terms, named)
         # A message kept across a compaction is in two archived transcripts (same ids, same text): a
         # few spare rows let the copy be skipped without returning fewer than ``k`` hits.
         ranked = rank(qvec, snap.vectors, rows, lex, k=k + k // 4 + 4, params=p, ts=snap.ts, group=group,
                       offsets=self.embedder.spec.offsets,
-                      when=when, sender=sender)
+                      when=when, sender=sender, lexical_cover=cover)
         hits: list[MemoryHit] = []
         seen: set[tuple[Any, ...]] = set()
         for r in ranked:

@@ -174,6 +174,19 @@ class FieldIndex:
             out[rows] += weight * idf * (tf * (K1 + 1.0)) / (tf + norm)
         return found
 
+    def ideal(self, terms: Sequence[str], mask: npt.NDArray[np.bool_] | None) -> float:
+        """The score :meth:`score` would give a visible row of average length holding each of
+        ``terms`` once: the sum of their IDFs (a term no visible row holds counts at the highest IDF,
+        ``df`` 0). What a row matching the whole query scores, for normalising a row that matches
+        part of it."""
+        import numpy as np
+
+        lengths = self.doc_len if mask is None else self.doc_len[mask]
+        n_docs = int(np.count_nonzero(lengths))
+        if n_docs == 0:
+            return 0.0
+        return sum(okapi_idf(n_docs, self.df(w, mask)) for w in dict.fromkeys(terms))
+
     def df(self, term: str, mask: npt.NDArray[np.bool_] | None) -> int:
         """How many visible rows contain ``term``."""
         import numpy as np

@@ -89,3 +89,16 @@ def test_group_score_rewards_terms_spread_over_a_group() -> None:
     gs = idx.group_score(["apple", "pear"], mask, groups, 3)
     assert gs[0] > gs[1] > 0 and gs[2] == 0
     assert not idx.group_score(["kiwi"], mask, groups, 3).any()
+
+
+def test_ideal_is_the_score_of_an_average_row_holding_the_whole_query() -> None:
+    lex = ["red fox", "blue owl", "red owl", "green cat"]  # every row 2 tokens: average length 2
+    idx = FieldIndex(lex)
+    out = np.zeros(len(lex))
+    idx.score(["red", "fox"], None, out)
+    assert out[0] == pytest.approx(idx.ideal(["red", "fox"], None))  # row 0 holds both terms once
+    assert out[2] < idx.ideal(["red", "fox"], None)  # row 2 holds one of them
+    # a term no visible row holds counts at the highest IDF (N = 4, df = 0)
+    assert idx.ideal(["zebra"], None) == pytest.approx(np.log(1 + 4.5 / 0.5))
+    assert idx.ideal(["red", "red"], None) == pytest.approx(idx.ideal(["red"], None))
+    assert idx.ideal(["red"], np.zeros(4, dtype=bool)) == 0.0

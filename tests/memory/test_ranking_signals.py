@@ -304,3 +304,39 @@ def test_feedback_reaches_a_message_near_the_best_hits() -> None:
     assert order(0).index(11) < order(0).index(10)
     assert order(10).index(10) < order(10).index(11)
     assert set(order(10)[:10]) == set(range(10))  # the best hits stay the best
+
+
+def test_the_bm25_side_counts_for_the_share_of_the_query_its_best_match_holds() -> None:
+    # One passage close in meaning with no word of the query, one far from it sharing a single word
+    # with it: the shared word alone took full lexical marks and won; covering a tenth of the query,
+    # it counts a tenth.
+    def unit(cos: float) -> list[float]:
+        return [cos, math.sqrt(1 - cos * cos)]
+
+    vectors = np.array([unit(0.7), unit(0.1)], dtype=np.float32)
+    qvec = np.array([1.0, 0.0], dtype=np.float32)
+    bm25 = np.array([0.0, 2.0])
+
+    def top(cover: float) -> int:
+        return rank(qvec, vectors, np.arange(2), bm25, k=2, params=RankParams(), lexical_cover=cover)[0].row
+
+    assert top(1.0) == 1
+    assert top(0.1) == 0
+
+
+def test_a_paraphrase_outranks_a_note_sharing_one_incidental_word(mem: MemoryService) -> None:
+    notes = {
+        "canteen.md": "Lunch is served in the canteen from 11:30 to 14:00 on weekdays.",
+        "train.md": "The release train leaves every time we tag main; hotfixes skip it.",
+        "vpn.md": "The VPN config is in the ops wiki under Network > Remote access.",
+        "laptops.md": "New hires get laptops from facilities within two days.",
+    }
+    ws = mem.workspace("main")
+    (ws / "memory").mkdir(parents=True, exist_ok=True)
+    for name, text in notes.items():
+        (ws / "memory" / name).write_text(text + "\n", encoding="utf-8")
+    mem.reindex("main")
+    hits = mem.search("what time does the cafeteria open", agent_id="main", k=3, sources=("memory",))
+    assert hits[0].path == "memory/canteen.md"
+    train = next(h for h in hits if h.path == "memory/train.md")
+    assert train.components["lexical"] > 0 and train.components["lexical_norm"] < 0.5

@@ -138,6 +138,7 @@ def rank(
     group: npt.NDArray[np.float64] | None = None,
     when: npt.NDArray[np.float64] | None = None,
     sender: npt.NDArray[np.float64] | None = None,
+    lexical_cover: float = 1.0,
 ) -> list[Ranked]:
     """Fuse dense and BM25 evidence over the visible rows.
 
@@ -155,6 +156,8 @@ def rank(
             when the query names none.
         sender: 1.0 for every cached row whose sender the query names, else 0.0; ``None`` when it
             names none.
+        lexical_cover: How much of the query the best BM25 match holds (:func:`query_signals`):
+            the normalised BM25 side is scaled by it.
         offsets: The embedding model's cosine of unrelated text, one per model of a pair
             (``ModelSpec.offsets``, see :func:`~.relevance.similarity`); ``dense`` in the components
             is calibrated.
@@ -177,14 +180,14 @@ def rank(
     dated = None if when is None else (when if everything else when[rows])
     by = None if sender is None else (sender if everything else sender[rows])
     extra = _signals(len(rows), params, coarse, dated, by)
-    fused, parts = _fuse(cos, raw, params, extra)
+    fused, parts = _fuse(cos, raw, params, extra, lexical_cover)
     if params.prf_docs > 0 and len(rows) > params.prf_docs:
         top = np.argpartition(-fused, params.prf_docs - 1)[: params.prf_docs]
         centroid = vectors[rows[top]].mean(axis=0)
         q2 = (1 - params.prf_weight) * qvec + params.prf_weight * centroid
         q2 = like_query(q2, qvec, len(offsets))
         cos = _sim(vectors[rows], q2, offsets)
-        fused, parts = _fuse(cos, raw, params, extra)
+        fused, parts = _fuse(cos, raw, params, extra, lexical_cover)
     decay = None
     if params.half_life_days and ts is not None:
         age_days = np.maximum(0.0, ((now or time.time()) - ts[rows]) / 86400.0)
@@ -240,7 +243,7 @@ def _sim(
 
 def _fuse(
     cos: npt.NDArray[np.float32], raw: npt.NDArray[np.float64], params: RankParams,
-    extra: tuple[npt.NDArray[np.float64], float] | None = None,
+    extra: tuple[npt.NDArray[np.float64], float] | None = None, cover: float = 1.0,
 ) -> tuple[
     npt.NDArray[np.float64],
     tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]],
@@ -255,7 +258,7 @@ def _fuse(
     top = float(cos64.max())
     dn = np.clip((cos64 - base) / max(top - base, tuning.MEMORY_DENSE_SPAN_FLOOR), 0.0, 1.0)
     best = float(raw.max()) if len(raw) else 0.0
-    ln = raw / best if best > 0 else raw
+    ln = raw * (cover / best) if best > 0 else raw
     wsum = params.dense_weight + params.lexical_weight
     fused = params.dense_weight * dn + params.lexical_weight * ln
     if extra is not None:
@@ -330,7 +333,7 @@ def query_signals(
     named: Sequence[int] | None = None,
 ) -> tuple[
     list[str], npt.NDArray[np.float64],
-    npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None,
+    npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None, float,
 ]:
     """Per-row evidence for ``query`` over a store snapshot, for :func:`rank`.
 
@@ -344,9 +347,12 @@ def query_signals(
         named: :func:`named_senders` of the query when the caller has them already.
 
     Returns:
-        ``(terms, bm25, group, when, sender)``: the query's normalised terms, the BM25 score of
-        every row (own terms, neighbour context, expansion words), and the coarse group score, date
-        match and sender match arrays (``None`` when off or when the query names no date/sender).
+        ``(terms, bm25, group, when, sender, cover)``: the query's normalised terms, the BM25 score
+        of every row (own terms, neighbour context, expansion words), the coarse group score, date
+        match and sender match arrays (``None`` when off or when the query names no date/sender),
+        and the lexical cover: how much of the query the best BM25 match holds (its score over
+        :meth:`~neotask_tui.text.bm25.FieldIndex.ideal`, at most 1), which the group score is
+        already scaled by and :func:`rank` scales the BM25 side by.
     """
     import numpy as np
 
@@ -357,6 +363,12 @@ def query_signals(
         snap.field_index("lex").score(terms, stats_mask, lex)
         if p.ctx_boost > 0:
             snap.field_index("ctx").score(terms, stats_mask, lex, p.ctx_boost)
+    # The BM25 side is normalised by its best match (below, in rank), so a word the query shares by
+    # chance with one passage ("how", "new") gave that passage full lexical marks: it counts now for
+    # the share of the query's information (IDF) the best match holds, measured before expansion
+    # words add to the scores (they stand in for words of the query, not for more of it).
+    ideal = snap.field_index("lex").ideal(terms, stats_mask) if terms else 0.0
+    cover = min(1.0, float(lex.max()) / ideal) if ideal > 0 and len(lex) else 1.0
     if terms and p.sem_weight > 0 and termvecs is not None:
         fi = snap.field_index("lex")
         for t, sim in termvecs.expand(query, exclude=set(terms), k=p.sem_k, min_sim=p.sem_min,
@@ -367,7 +379,7 @@ def query_signals(
         codes, n_codes = snap.groups()
         gs = snap.field_index("lex").group_score(terms, stats_mask, codes, n_codes)
         top = float(gs.max()) if len(gs) else 0.0
-        group = gs[codes] / top if top > 0 else None
+        group = gs[codes] * (cover / top) if top > 0 else None
     when = None
     if p.date_weight > 0:
         windows = dates.query_windows(query)
@@ -381,7 +393,7 @@ def query_signals(
         named = named_senders(snap, query) if named is None else named
         if named:
             sender = np.isin(codes, list(named)).astype(np.float64)
-    return terms, lex, group, when, sender
+    return terms, lex, group, when, sender, cover
 
 
 def named_senders(snap: Corpus, query: str) -> list[int]:

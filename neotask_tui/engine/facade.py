@@ -339,6 +339,11 @@ class Engine:
         """The memory service, built lazily off the event loop (None if disabled/unavailable)."""
         return await self.memory_recall.get_memory()
 
+    def show_memory_progress(self, progress: Callable[[str, int, int], None] | None) -> None:
+        """Report ``(phase, done, total)`` of long memory work (re-embedding after a model change,
+        rebuilding search terms, indexing files) to ``progress``; called from worker threads."""
+        self.memory_recall.progress = progress
+
     async def watch_memory(self, key: str, on_change: Callable[[ReindexStats], None]) -> bool:
         """Reindex the key's agent's memory files on every edit (see :meth:`MemoryRecall.watch`)."""
         return await self.memory_recall.watch(key, on_change)

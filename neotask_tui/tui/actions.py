@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import time
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -235,6 +237,31 @@ class SlashCommands:
         await self.panels.load_session()
         d = done.data or {}
         self.app.notify(f"compacted: {int(d.get('tokens_before', 0)):,} → {int(d.get('tokens_after', 0)):,} tokens")
+
+
+class MemoryProgress:
+    """Long memory work as notices: re-embedding after a model change, rebuilding search terms,
+    indexing files. Called from worker threads; one notice when a phase starts, then at most one
+    every :attr:`every` seconds, and one when it is done."""
+
+    every = 2.0
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self._loop = asyncio.get_running_loop()  # built on the app's thread
+        self._last: dict[str, float] = {}
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        first = phase not in self._last
+        if not (first or done >= total or now - self._last[phase] >= self.every):
+            return
+        self._last[phase] = now
+        text = f"memory: {phase} {done:,}/{total:,}" + (" — done" if done >= total else "")
+        # never waits for the app (call_from_thread would): the thread reporting may be indexing for
+        # a search the app's own thread is waiting on
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the app has exited
+            self._loop.call_soon_threadsafe(functools.partial(self.app.notify, text, timeout=3))
 
 
 async def watch_memory(app: App[Any], engine: Engine, key: str) -> None:

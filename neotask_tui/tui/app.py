@@ -204,6 +204,9 @@ class NeotaskApp(App[int]):
                 self.exit(code)
                 return
         engine = self.engine
+        from neotask_tui.tui.actions import MemoryProgress
+
+        engine.show_memory_progress(MemoryProgress(self))  # a re-embed after a model change, shown
         for note in list(engine.notices):
             self.notify(note, severity="warning", timeout=10)
         if self.settings.ui.bindings:  # a remap Textual would ignore silently (unknown id, no such key)

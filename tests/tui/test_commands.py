@@ -360,3 +360,33 @@ async def test_ctrl_n_carries_the_state_and_the_panel_says_so(app_factory: Calla
         await wait_for(pilot, lambda: [e.carried_from for e in panel.entries] == [old], "the carried rule")
         foot = str(app.main.query_one("#state-foot", Static).render())
         assert "1 active (1 carried over from the previous session)" in foot
+
+
+async def test_re_embedding_after_a_model_change_is_shown(
+        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    """A memory index built by another embedding model is re-embedded when the app opens it, and the
+    app says so while it works (not a silent minute of CPU)."""
+    from neotask_tui import paths
+    from neotask_tui.config import MemorySettings
+    from neotask_tui.memory.index.models import MINILM
+    from neotask_tui.memory.service import MemoryService
+    from neotask_tui.storage.events import Event
+
+    agent = engine.parse_key(engine.default_key()).agent_id
+    ws = paths.ensure_dir(paths.workspace_dir(agent))
+    (ws / "MEMORY.md").write_text("# Memory\n\nThe office plant is a fern.\n", encoding="utf-8")
+    old = MemoryService(MemorySettings(embedding_model=MINILM.model_id))
+    old.reindex(agent)
+    old.index_transcript(agent, "s1", [Event("message", 1, None, "2025-01-01T10:00:00+00:00",
+                                             {"role": "user", "content": "We chose Kubernetes."})],
+                         f"agent:{agent}")
+    old.close()
+    app = app_factory()
+    app.settings.memory.enabled = True
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await wait_for(pilot, lambda: engine.memory is not None and engine.memory._watcher is not None, "the watcher")
+        await wait_for(pilot, lambda: any(n.message.startswith("memory: migrating transcripts")
+                                          for n in app._notifications), "the re-embed notice")
+        notes = [n.message for n in app._notifications if n.message.startswith("memory: ")]
+        assert any("1/1" in m and "done" in m for m in notes)

@@ -56,6 +56,9 @@ class MemoryRecall:
         self._sessions = sessions
         self._memory = memory
         self._failed = ""
+        self.progress: Callable[[str, int, int], None] | None = None
+        """``(phase, done, total)`` of long memory work (re-embedding after a model change, rebuilding
+        search terms, indexing files), for a front end to show; set before the service is built."""
 
     @property
     def memory(self) -> MemoryService | None:
@@ -70,11 +73,16 @@ class MemoryRecall:
         try:
             # a read-only engine (no data-dir lock) leaves store migrations to the process that holds it
             self._memory = await asyncio.to_thread(
-                functools.partial(MemoryService, settings.memory, writer=not self._sessions.readonly))
+                functools.partial(MemoryService, settings.memory, writer=not self._sessions.readonly,
+                                  progress=self._progress))
         except Exception as e:  # surfaced once, never breaks a turn
             self._failed = f"memory unavailable: {e}"
             log.warning(self._failed)
         return self._memory
+
+    def _progress(self, phase: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(phase, done, total)
 
     async def close(self) -> None:
         """Close the memory service if it was built (its watcher and background indexing stop)."""

@@ -545,7 +545,8 @@ class MemoryService:
 
         On top of the ranking:
 
-        - a passage without a content word (``lexical.terms`` empty: "ok") is not recalled;
+        - a message without a content word (``lexical.terms`` empty: "thanks!") recalls nothing, and a
+          passage without one ("ok") is not recalled;
         - nothing below the relevance floor (:func:`~.search.relevance.relevant`: most of the query's
           terms, or a raw cosine of at least :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`)
           is recalled, so a message about nothing in memory recalls nothing;
@@ -566,6 +567,8 @@ class MemoryService:
         hits = self.search(query, agent_id=agent_id, k=k * 3, sources=sources, exclude=exclude, params=params,
                            sync=False)
         n_terms = len(set(lexical.terms(query)))
+        if not n_terms:
+            return []  # a message without one content word ("thanks!", "спасибо!") is about nothing
         # A passage without one content word ("ok", "thanks!") carries nothing to recall: on e5 such
         # chatter is close in meaning to any other chatter.
         hits = [h for h in hits if relevant(h.components.get("dense"), len(h.matched), n_terms)

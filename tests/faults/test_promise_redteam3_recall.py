@@ -36,6 +36,13 @@ def neotask_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     yield home
 
 
+@pytest.fixture(autouse=True)
+def _memory_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engines here are built with Settings() (memory on); `neotask memory search` loads the settings
+    from the environment, where the fault suite's conftest switches memory off (this runs after it)."""
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
+
+
 def _engine(s: Settings | None = None) -> Engine:
     s = s or Settings()
     s.session.daily_reset_hour = -1

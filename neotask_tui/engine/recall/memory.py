@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from neotask_tui import paths
+from neotask_tui.engine.compaction.inputs import lineage_events
 from neotask_tui.engine.context.assembly import RecallItem
 from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import Sessions
@@ -25,7 +26,6 @@ from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats, history_admits
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.storage.events import Event
-from neotask_tui.storage.keys import header_agent
 from neotask_tui.storage.store import ArchivedInfo
 
 log = logging.getLogger("neotask.engine")
@@ -250,29 +250,12 @@ def hit_kind(hit: MemoryHit, conversation: set[str]) -> str:
 
 
 def lineage_sessions(sessions: Sessions, key: str, max_depth: int = 1000) -> set[str]:
-    """Session ids of the key's current conversation: its current session and the sessions it was
-    compacted from (their turns are *this conversation*; every other session's are *history*)."""
-    out: set[str] = set()
-    agent: str | None = None
-    evs = sessions.events(key)
-    for _ in range(max_depth):
-        header = evs[0] if evs and evs[0].type == "session" else None
-        if header is None:
-            break
-        sid = str(header.data.get("session_id", ""))
-        owner = header_agent(header.data)
-        if not sid or sid in out or (out and owner != agent):  # another agent's: not this conversation
-            break
-        agent = owner
-        out.add(sid)
-        parent = header.data.get("parent_session_id")
-        if not parent or header.data.get("reason") != "compaction":
-            break
-        try:
-            evs = sessions.store.events(str(parent))
-        except Exception:  # a missing ancestor: its turns are not recalled as this conversation's
-            break
-    return out
+    """Session ids of the key's current conversation: its current session and the sessions it continues
+    (compacted from, or forked from), as :func:`~neotask_tui.engine.compaction.inputs.lineage_events`
+    walks them — one definition of the lineage for the fence and the receipts (their turns are *this
+    conversation*; every other session's are *history*). A missing ancestor is not in it."""
+    _, sids = lineage_events(sessions.events(key), sessions.store.events, max_depth)
+    return {s for s in sids if s and not s.endswith(" (missing)")}
 
 
 def _has_memory_files(agent: str) -> bool:

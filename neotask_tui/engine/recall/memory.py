@@ -144,10 +144,12 @@ class MemoryRecall:
             return ""
         agent = self._sessions.parse_key(key).agent_id
         notes: list[str] = []
-        if not self._index_exists() and _has_memory_files(agent):
+        has_files = _has_memory_files(agent)
+        if not self._index_exists() and has_files:
             notes.append("memory is not indexed yet")
-        elif self._memory is not None:
-            pending: list[str] = await asyncio.to_thread(self._memory.unindexed, agent)
+        elif has_files and (mem := await self.get_memory()) is not None:
+            # the index exists (opening it writes nothing): the check needs the service, draft or not
+            pending: list[str] = await asyncio.to_thread(mem.unindexed, agent)
             if pending:
                 names = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
                 notes.append(f"memory changed since it was indexed ({names})")

@@ -56,7 +56,8 @@ def test_once_the_message_is_about_the_conversation_close_turns_clear_the_floor_
     archive = ArchiveRecall(embedder=emb)
     query = "What creative hobbies does Caroline enjoy?"
     # the related turn shares no word with the message and is below the absolute cosine floor...
-    assert float(similarity(emb.embed([related]), emb.embed_query(query), emb.spec.offsets)[0]) < MEMORY_RECALL_MIN_COSINE
+    cos = float(similarity(emb.embed([related]), emb.embed_query(query), emb.spec.offsets)[0])
+    assert cos < MEMORY_RECALL_MIN_COSINE
     assert events[-1].id not in archive.relevant(events, query)
     # ...but stands out from the conversation's background once the message is about it
     got = archive.relevant(events, query, own=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from neotask_tui import paths
-from neotask_tui.engine.compaction.inputs import lineage_events
+from neotask_tui.engine.compaction.inputs import lineage_bounds
 from neotask_tui.engine.context.assembly import RecallItem
 from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import Sessions
@@ -243,21 +243,28 @@ class MemoryRecall:
         return 0
 
 
-def hit_kind(hit: MemoryHit, conversation: set[str]) -> str:
-    """The recall kind of a memory hit: a transcript passage of one of the ``conversation``'s sessions
-    (:func:`lineage_sessions`) is ``conversation``, another session's ``history``; files ``memory``."""
-    if hit.kind == "history" and hit.path.removeprefix("transcripts/") in conversation:
-        return "conversation"
+def hit_kind(hit: MemoryHit, conversation: dict[str, int | None]) -> str:
+    """The recall kind of a memory hit: a transcript passage of the ``conversation``'s part of one of its
+    sessions (:func:`lineage_sessions`) is ``conversation``, another session's (or a parent's turn past
+    a fork point: the other branch) ``history``; files ``memory``."""
+    if hit.kind == "history":
+        sid = hit.path.removeprefix("transcripts/")
+        if sid in conversation:
+            cap = conversation[sid]
+            if cap is None or all(i <= cap for i in hit.event_ids):
+                return "conversation"
     return hit.kind
 
 
-def lineage_sessions(sessions: Sessions, key: str, max_depth: int = 1000) -> set[str]:
+def lineage_sessions(sessions: Sessions, key: str, max_depth: int = 1000) -> dict[str, int | None]:
     """Session ids of the key's current conversation: its current session and the sessions it continues
-    (compacted from, or forked from), as :func:`~neotask_tui.engine.compaction.inputs.lineage_events`
+    (compacted from, or forked from), as :func:`~neotask_tui.engine.compaction.inputs.lineage_bounds`
     walks them — one definition of the lineage for the fence and the receipts (their turns are *this
-    conversation*; every other session's are *history*). A missing ancestor is not in it."""
-    _, sids = lineage_events(sessions.events(key), sessions.store.events, max_depth)
-    return {s for s in sids if s and not s.endswith(" (missing)")}
+    conversation*; every other session's are *history*). Each id maps to the last event id of it in the
+    conversation (``None``: all of it; a fork's parent up to the fork point). A missing ancestor is not
+    in it."""
+    _, bounds = lineage_bounds(sessions.events(key), sessions.store.events, max_depth)
+    return {s: cap for s, cap in bounds.items() if s and not s.endswith(" (missing)")}
 
 
 def _has_memory_files(agent: str) -> bool:

@@ -123,6 +123,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         else:
             hits = svc.search(args.query, agent_id=agent, k=args.k, sources=sources,
                               scopes=args.scope or None, sync=locked)
+            from neotask_tui.memory.types import recall_rank
+
+            hits.sort(key=lambda h: recall_rank(h.kind))  # consented memory first (stable)
     if args.json:
         _print_json([h.to_dict() for h in hits])
         return 0

@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from neotask_tui.commands.registry import CommandResult, command, usage_error
-from neotask_tui.memory.types import recall_label
+from neotask_tui.memory.types import recall_label, recall_rank
 from neotask_tui.tuning import RECALL_SHOWN_LINES
 
 if TYPE_CHECKING:
@@ -44,6 +44,8 @@ async def _recall(engine: Engine, key: str, args: str) -> CommandResult:
     agent = engine.parse_key(key).agent_id
     hits = await asyncio.to_thread(mem.search, args.strip(), agent_id=agent, k=8)
     kinds = await asyncio.to_thread(engine.recall_kinds, key, hits)
+    pairs = sorted(zip(hits, kinds, strict=True), key=lambda p: recall_rank(p[1]))  # stable
+    hits, kinds = [h for h, _ in pairs], [kd for _, kd in pairs]
     blocks = []
     for h, kd in zip(hits, kinds, strict=True):
         label = recall_label(kd, h.speaker, h.said_on)

@@ -28,7 +28,7 @@ from neotask_tui.memory.index.store import ROW_COLUMNS, ChunkStore, StoreError, 
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
 from neotask_tui.memory.search.relevance import covered, relevant
 from neotask_tui.memory.search.termvec import TermVectors
-from neotask_tui.memory.types import CONSENTED_SOURCES, AddReceipt, ForgetReceipt, MemoryHit, ReindexStats
+from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats, recall_rank
 from neotask_tui.memory.watcher import Watcher
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text import lexical
@@ -545,13 +545,14 @@ class MemoryService:
 
         On top of the ranking:
 
-        - a passage without a content word (``lexical.terms`` empty: "ok") is not recalled;
+        - a message without a content word (``lexical.terms`` empty: "thanks!") recalls nothing, and a
+          passage without one ("ok") is not recalled;
         - nothing below the relevance floor (:func:`~.search.relevance.relevant`: most of the query's
           terms, or a raw cosine of at least :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`)
           is recalled, so a message about nothing in memory recalls nothing;
         - ``keep`` (the caller's policy: scopes, which transcripts and speakers) is applied before the
           budget, so what it drops leaves room for the next hits;
-        - consented memory (:data:`~.types.CONSENTED_SOURCES`) comes first, then transcripts, each
+        - consented memory comes first, then transcripts (:func:`~.types.recall_rank`), each
           best first;
         - a passage whose text a passage already taken repeats (:func:`~.search.relevance.covered`)
           is left out: the same text from two sources is one item, the consented one.
@@ -566,11 +567,13 @@ class MemoryService:
         hits = self.search(query, agent_id=agent_id, k=k * 3, sources=sources, exclude=exclude, params=params,
                            sync=False)
         n_terms = len(set(lexical.terms(query)))
+        if not n_terms:
+            return []  # a message without one content word ("thanks!", "спасибо!") is about nothing
         # A passage without one content word ("ok", "thanks!") carries nothing to recall: on e5 such
         # chatter is close in meaning to any other chatter.
         hits = [h for h in hits if relevant(h.components.get("dense"), len(h.matched), n_terms)
                 and lexical.terms(h.text) and (keep is None or keep(h))]
-        hits.sort(key=lambda h: h.source not in CONSENTED_SOURCES)  # stable: best first within each
+        hits.sort(key=lambda h: recall_rank(h.kind))  # stable: best first within each
         out: list[MemoryHit] = []
         used = 0
         for h in hits:
@@ -644,6 +647,19 @@ class MemoryService:
             tombstones = read_tombstones(self.workspace(agent_id))
             n, _ = self.indexer.index_transcript(agent_id, session_id, events, scope, tombstones)
         return n
+
+    def withheld_turns(self, agent_id: str, events: Sequence[Event], exclude: Collection[str] = ()) -> set[int]:
+        """Ids of the messages of ``events`` (archived transcript turns) that recall must leave out, as
+        it leaves them out of its own hits: forgotten ones (tombstoned, see :meth:`forget`) and those
+        whose indexed passage is in ``exclude`` (the session's ``never_recall``)."""
+        out = self.indexer.forgotten_events(events, read_tombstones(self.workspace(agent_id)))
+        if exclude:
+            snap = self.store.snapshot()
+            for cid in exclude:
+                i = snap.index.get(cid)
+                if i is not None and snap.cols["agent_id"][i] == agent_id:
+                    out.update(int(e) for e in (snap.cols["event_ids"][i] or []))
+        return out
 
     def forget(self, agent_id: str, id_or_query: str) -> ForgetReceipt:
         """Remove a chunk by id, or what a query names in its best match, from file/store; verify.

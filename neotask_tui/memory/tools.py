@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from neotask_tui.memory.types import MemoryReader, history_admits
+from neotask_tui.memory.types import MemoryReader, history_admits, recall_rank
 from neotask_tui.providers.base import ToolSpec
 from neotask_tui.text.secrets import redact_secrets
 
@@ -54,7 +54,6 @@ def tool_specs() -> list[ToolSpec]:
     ]
 
 
-_KIND_ORDER = {"memory": 0, "conversation": 1, "history": 2}
 _TRANSCRIPT_LINE = re.compile(r"^\[e:\d+\] (?:[^\n]*? · )?(?P<who>user|assistant|tool|system): ")
 """A line of ``memory_get("transcripts/<id>")``: ``[e:3] 2026-12-01 17:08 · assistant: text``."""
 
@@ -79,7 +78,7 @@ def handle_tool(mem: MemoryReader, agent_id: str, name: str, args: dict[str, Any
         want = max(1, min(k, MAX_K))
         found = mem.search(query, agent_id=agent_id, k=min(MAX_K, want * 3))
         kept = [h for h in found if history_admits(h.kind, h.speaker, history)]
-        hits = sorted(kept, key=lambda h: _KIND_ORDER.get(h.kind, 3))[:want]  # stable: rank within a kind
+        hits = sorted(kept, key=lambda h: recall_rank(h.kind))[:want]  # stable: rank within a kind
         # A transcript passage is history: who said it and when, never a bare fact.
         return json.dumps(
             [{"id": h.id, "score": round(h.score, 4), "kind": h.kind, "source": h.location, "scope": h.scope,

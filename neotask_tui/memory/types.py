@@ -28,6 +28,16 @@ conversation* is a turn compacted away from the current session's own lineage; *
 said in another session's transcript, quoted with its speaker and date (a record, not a fact)."""
 
 
+def recall_rank(kind: str) -> int:
+    """Where a recalled item of ``kind`` goes, for every list of recall (auto-recall, the memory tools,
+    ``/recall``, ``memory search``): consented memory first, then this conversation, then history. Sort
+    by it with a stable sort, so items keep their rank within a kind."""
+    return _RECALL_ORDER.get(kind, len(_RECALL_ORDER))
+
+
+_RECALL_ORDER = {k: i for i, k in enumerate(RECALL_KINDS)}
+
+
 def history_admits(kind: str, speaker: str | None, history: str) -> bool:
     """Whether ``memory.recall_history`` (``history``) lets a passage through, for auto-recall and the
     memory tools alike: ``off`` no other session's message, ``user`` only the user's own, ``all``

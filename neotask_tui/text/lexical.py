@@ -47,7 +47,7 @@ from typing import Final
 import regex
 from py_rust_stemmers import SnowballStemmer
 
-VERSION: Final = "unicode-2"
+VERSION: Final = "unicode-3"
 """Identifies the normalisation (tokens, stopwords, stemmer choice). Change it with any change that
 alters a term: stores whose ``lex``/``ctx`` columns were built by another version rebuild them."""
 
@@ -75,9 +75,17 @@ _RU = """и в во не что он на я с со как а то все он�
     наконец два об другой хоть после над больше тот через эти нас про всего них какая много разве три
     эту моя впрочем хорошо свою этой перед иногда лучше чуть том нельзя такой им более всегда конечно
     всю между это"""
+_COURTESY = """thanks thank thx ty tysm cheers please pls plz sorry hello bye goodbye appreciate
+    appreciated np lol awesome perfect excellent
+    спасибо спс благодарю пожалуйста привет здравствуйте пока извините простите отлично супер ладно окей
+    ок ага угу
+    дякую будь ласка danke bitte merci gracias grazie obrigado obrigada"""
+"""Courtesy and chatter ("thanks!", "cheers!", "спасибо!", "отлично!"): a message of these alone is
+about nothing, so it must not match the turn of a conversation that once said the same word."""
 STOP_EN = frozenset(_EN.split())
 STOP_RU = frozenset(_RU.split())
-STOPWORDS = STOP_EN | STOP_RU
+STOP_COURTESY = frozenset(_COURTESY.split())
+STOPWORDS = STOP_EN | STOP_RU | STOP_COURTESY
 
 LANGUAGES: Final = (
     "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek", "hungarian", "italian",

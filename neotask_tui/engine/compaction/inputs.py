@@ -96,6 +96,15 @@ def split_recent(events: Sequence[Event], count_event: Callable[[Event], int], k
 def lineage_events(
     current: Sequence[Event], load: Callable[[str], Sequence[Event]], max_depth: int = 1000
 ) -> tuple[list[Event], list[str]]:
+    """Primary events of a whole compaction lineage, oldest first, deduplicated by id (see
+    :func:`lineage_bounds`, which also says where each session's part of the lineage ends)."""
+    events, bounds = lineage_bounds(current, load, max_depth)
+    return events, list(bounds)
+
+
+def lineage_bounds(
+    current: Sequence[Event], load: Callable[[str], Sequence[Event]], max_depth: int = 1000
+) -> tuple[list[Event], dict[str, int | None]]:
     """Primary events of a whole compaction lineage, oldest first, deduplicated by id.
 
     A fork (header ``reason`` ``fork``) continues its parent's lineage up to its fork point: the
@@ -107,11 +116,12 @@ def lineage_events(
         max_depth: Guard against a corrupt cyclic chain.
 
     Returns:
-        ``(events, session_ids)``: the primary conversation and state events, and the sessions read
-        (current first).
+        ``(events, sessions)``: the primary conversation and state events, and the sessions read
+        (current first; a missing one as ``"<id> (missing)"``), each with the last event id of it that
+        belongs to the lineage (``None``: all of it; past a fork, its fork point).
     """
     by_id: dict[int, Event] = {}
-    sessions: list[str] = []
+    sessions: dict[str, int | None] = {}
     evs: Sequence[Event] = current
     seen: set[str] = set()
     gone: set[int] = set()  # retired by /retry or /edit in any session of the lineage
@@ -125,7 +135,7 @@ def lineage_events(
             break
         agent = owner
         seen.add(sid)
-        sessions.append(sid)
+        sessions[sid] = cap
         if cap is not None:
             evs = [e for e in evs if e.type == "session" or e.id <= cap]  # a header's id may be above
         gone |= superseded_ids(evs)
@@ -144,7 +154,7 @@ def lineage_events(
         try:
             evs = load(str(parent))
         except Exception:  # a missing ancestor: rebuild from what is left, and say so via sessions
-            sessions.append(f"{parent} (missing)")
+            sessions[f"{parent} (missing)"] = cap
             break
     return sorted((e for e in by_id.values() if e.id not in gone), key=lambda e: e.id), sessions
 

@@ -113,7 +113,8 @@ class ArchiveRecall:
         most :data:`~neotask_tui.tuning.ARCHIVE_OWN_TERM_MAX_SHARE` of the turns: a name, a place,
         an object — "When did Caroline go to the support group?" and the turn that says "I went to a
         support group yesterday") is evidence enough; other sessions' turns need most of the
-        message's terms. A message with no distinctive term ("thanks!") still recalls nothing.
+        message's terms. A message with no content term ("thanks!": courtesy words are stopwords)
+        recalls nothing.
         Once one of its own turns has cleared the floor (the message is about something said
         earlier), a turn whose cosine stands out from the others' (:func:`outliers`, at
         :data:`~neotask_tui.tuning.ARCHIVE_OWN_OUTLIER_Z` standard deviations) clears it too: an
@@ -122,8 +123,10 @@ class ArchiveRecall:
         """
         if not events or not query.strip():
             return set()
-        idx = self._index(events)
         q = set(self._terms(query))
+        if not q:
+            return set()  # no content word ("thanks!", "спасибо!"): about nothing said before
+        idx = self._index(events)
         if own:
             n = len(idx.events)
             df: dict[str, int] = {}

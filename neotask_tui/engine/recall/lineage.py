@@ -18,8 +18,9 @@ from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
 from neotask_tui.memory.index.embedder import Embedder
+from neotask_tui.memory.index.indexer import redacted_messages
 from neotask_tui.memory.search.relevance import covered
-from neotask_tui.storage.events import without_superseded
+from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.text import tokens
 from neotask_tui.text.tokens import MESSAGE_OVERHEAD
 from neotask_tui.tuning import (
@@ -95,7 +96,8 @@ class LineageRecall:
             return
         live = {e.id for e in events}
         primary, sessions = lineage_events(events, eng.store.events)
-        archived = [e for e in primary if e.type == "message" and e.id not in live and e.content.strip()]
+        archived = self._recallable(key, [e for e in primary
+                                          if e.type == "message" and e.id not in live and e.content.strip()])
         query = inp.new_message
         if not query:
             pinned = next((e for e in events if e.id == inp.new_event_id), None)
@@ -147,6 +149,26 @@ class LineageRecall:
             rest = [r for r in inp.recall if r.kind != "memory"
                     and not (r.kind == "history" and any(covered(r.text, t) for t in texts))]
             inp.recall = [*mem, item, *rest]
+
+    def _recallable(self, key: str, archived: list[Event]) -> list[Event]:
+        """The archived turns as recall may quote them: redacted as the memory index holds them
+        (:func:`~neotask_tui.memory.index.indexer.redacted_messages`, so the fence says what the receipt
+        says), without the ones forgotten or silenced (``never_recall``) in the memory service."""
+        red = {eid: text for eid, _, text, _ in redacted_messages(archived)}
+        out = [e if red.get(e.id, e.content) == e.content
+               else Event(e.type, e.id, e.parent, e.ts, {**e.data, "content": red[e.id]}) for e in archived]
+        eng = self.engine
+        mem = eng.memory
+        if mem is None:
+            return out
+        try:
+            agent = eng.parse_key(key).agent_id
+            excl = set(eng.current_record(key).config.get("never_recall", []))
+            withheld = mem.withheld_turns(agent, archived, excl)
+        except Exception as e:  # as in _memory_turns: never breaks a turn
+            log.warning("archive recall: forgotten and silenced turns unknown (%s)", e)
+            return out
+        return [e for e in out if e.id not in withheld]
 
     def _memory_turns(self, key: str, query: str, wanted: set[int], k: int) -> list[int]:
         """Event ids among ``wanted`` that the memory service's transcript search ranks for

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from neotask_tui import paths
+from neotask_tui.engine.compaction.inputs import lineage_bounds
 from neotask_tui.engine.context.assembly import RecallItem
 from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import Sessions
@@ -25,7 +26,6 @@ from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats, history_admits
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.storage.events import Event
-from neotask_tui.storage.keys import header_agent
 from neotask_tui.storage.store import ArchivedInfo
 
 log = logging.getLogger("neotask.engine")
@@ -152,10 +152,12 @@ class MemoryRecall:
             return ""
         agent = self._sessions.parse_key(key).agent_id
         notes: list[str] = []
-        if not self._index_exists() and _has_memory_files(agent):
+        has_files = _has_memory_files(agent)
+        if not self._index_exists() and has_files:
             notes.append("memory is not indexed yet")
-        elif self._memory is not None:
-            pending: list[str] = await asyncio.to_thread(self._memory.unindexed, agent)
+        elif has_files and (mem := await self.get_memory()) is not None:
+            # the index exists (opening it writes nothing): the check needs the service, draft or not
+            pending: list[str] = await asyncio.to_thread(mem.unindexed, agent)
             if pending:
                 names = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
                 notes.append(f"memory changed since it was indexed ({names})")
@@ -249,38 +251,28 @@ class MemoryRecall:
         return 0
 
 
-def hit_kind(hit: MemoryHit, conversation: set[str]) -> str:
-    """The recall kind of a memory hit: a transcript passage of one of the ``conversation``'s sessions
-    (:func:`lineage_sessions`) is ``conversation``, another session's ``history``; files ``memory``."""
-    if hit.kind == "history" and hit.path.removeprefix("transcripts/") in conversation:
-        return "conversation"
+def hit_kind(hit: MemoryHit, conversation: dict[str, int | None]) -> str:
+    """The recall kind of a memory hit: a transcript passage of the ``conversation``'s part of one of its
+    sessions (:func:`lineage_sessions`) is ``conversation``, another session's (or a parent's turn past
+    a fork point: the other branch) ``history``; files ``memory``."""
+    if hit.kind == "history":
+        sid = hit.path.removeprefix("transcripts/")
+        if sid in conversation:
+            cap = conversation[sid]
+            if cap is None or all(i <= cap for i in hit.event_ids):
+                return "conversation"
     return hit.kind
 
 
-def lineage_sessions(sessions: Sessions, key: str, max_depth: int = 1000) -> set[str]:
-    """Session ids of the key's current conversation: its current session and the sessions it was
-    compacted from (their turns are *this conversation*; every other session's are *history*)."""
-    out: set[str] = set()
-    agent: str | None = None
-    evs = sessions.events(key)
-    for _ in range(max_depth):
-        header = evs[0] if evs and evs[0].type == "session" else None
-        if header is None:
-            break
-        sid = str(header.data.get("session_id", ""))
-        owner = header_agent(header.data)
-        if not sid or sid in out or (out and owner != agent):  # another agent's: not this conversation
-            break
-        agent = owner
-        out.add(sid)
-        parent = header.data.get("parent_session_id")
-        if not parent or header.data.get("reason") != "compaction":
-            break
-        try:
-            evs = sessions.store.events(str(parent))
-        except Exception:  # a missing ancestor: its turns are not recalled as this conversation's
-            break
-    return out
+def lineage_sessions(sessions: Sessions, key: str, max_depth: int = 1000) -> dict[str, int | None]:
+    """Session ids of the key's current conversation: its current session and the sessions it continues
+    (compacted from, or forked from), as :func:`~neotask_tui.engine.compaction.inputs.lineage_bounds`
+    walks them — one definition of the lineage for the fence and the receipts (their turns are *this
+    conversation*; every other session's are *history*). Each id maps to the last event id of it in the
+    conversation (``None``: all of it; a fork's parent up to the fork point). A missing ancestor is not
+    in it."""
+    _, bounds = lineage_bounds(sessions.events(key), sessions.store.events, max_depth)
+    return {s: cap for s, cap in bounds.items() if s and not s.endswith(" (missing)")}
 
 
 def _has_memory_files(agent: str) -> bool:

@@ -327,21 +327,14 @@ class Indexer:
             Cancelled: when :attr:`cancel` was set meanwhile; the rows embedded so far are written
                 (a later call reuses their vectors), the session is not complete.
         """
-        msgs: list[tuple[int, str, str, float]] = []
-        prev_user: str | None = None  # a password announced in one user message and sent in the next
-        gone = superseded_ids(events)  # replies and messages /retry or /edit replaced are not recalled
-        for ev in events:
-            if ev.type != "message" or ev.role not in ("user", "assistant") or ev.id in gone:
-                continue
-            content = ev.content.strip()
-            if not content:
-                continue
-            raw = content
-            content, _ = redact(content, context=prev_user if ev.role == "user" else None)
-            if ev.role == "user":
-                prev_user = raw
-            msgs.append((ev.id, ev.role or "", content, _parse_ts(ev.ts)))
-        pieces: list[tuple[int, int, str]] = []  # (message index, event id, text)
+        msgs = redacted_messages(events)
+        pieces = self._pieces(msgs)
+        n, embedded = self._write_transcript(agent_id, session_id, scope, msgs, pieces, tombstones, context_turns)
+        return n, len(embedded)
+
+    def _pieces(self, msgs: list[tuple[int, str, str, float]]) -> list[tuple[int, int, str]]:
+        """The indexed pieces of :func:`redacted_messages`: ``(message index, event id, text)``."""
+        pieces: list[tuple[int, int, str]] = []
         for mi, (eid, _role, content, _ts) in enumerate(msgs):
             for part in indexed_parts(content):
                 if self.count(part) <= self.size:
@@ -349,8 +342,13 @@ class Indexer:
                     continue
                 for d in chunk_markdown(part, size=self.size, overlap=self.overlap, count=self.count):
                     pieces.append((mi, eid, d.text))
-        n, embedded = self._write_transcript(agent_id, session_id, scope, msgs, pieces, tombstones, context_turns)
-        return n, len(embedded)
+        return pieces
+
+    def forgotten_events(self, events: Sequence[Event], tombstones: set[str]) -> set[int]:
+        """Ids of the messages of ``events`` a piece of which was forgotten (:func:`forgotten_key` in
+        ``tombstones``): what :meth:`index_transcript` would leave out of the index."""
+        msgs = redacted_messages(events)
+        return {eid for mi, eid, text in self._pieces(msgs) if forgotten_key(eid, msgs[mi][1], text) in tombstones}
 
     def rewrite_transcript(
         self, agent_id: str, session_id: str, tombstones: set[str], context_turns: int = 1,
@@ -557,6 +555,27 @@ def row_terms(
     if progress:
         progress(len(rows), len(rows))
     return lex, ctx
+
+
+def redacted_messages(events: Sequence[Event]) -> list[tuple[int, str, str, float]]:
+    """The user's and assistant's messages of a transcript as the index holds them, oldest first:
+    ``(event id, role, redacted text, timestamp)``; superseded ones (``/retry``, ``/edit``) and empty
+    ones left out. A user message is redacted in the context of the one before it (a password
+    announced in one message and sent in the next)."""
+    msgs: list[tuple[int, str, str, float]] = []
+    prev_user: str | None = None
+    gone = superseded_ids(events)
+    for ev in events:
+        if ev.type != "message" or ev.role not in ("user", "assistant") or ev.id in gone:
+            continue
+        raw = ev.content.strip()
+        if not raw:
+            continue
+        content, _ = redact(raw, context=prev_user if ev.role == "user" else None)
+        if ev.role == "user":
+            prev_user = raw
+        msgs.append((ev.id, ev.role or "", content, _parse_ts(ev.ts)))
+    return msgs
 
 
 def forgotten_key(event_id: int, role: str, text: str) -> str:

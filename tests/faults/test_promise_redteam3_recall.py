@@ -1,0 +1,372 @@
+"""Red team 3: README "What it remembers" (recall kinds, the floor, duplicates, no tokens for nothing).
+
+Real engine, real fastembed model and LanceDB on tmp dirs, the scripted provider for replies.
+Run: cd /work/wt/red3 && PYTHONPATH=$PWD /work/main/.venv/bin/python -m pytest -c pyproject.toml \
+     --rootdir /tmp/red3-tests /tmp/red3-tests/test_redteam3_recall.py
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from neotask_tui import paths
+from neotask_tui.config import Settings
+from neotask_tui.engine import events as ev
+from neotask_tui.engine.context.assembly import AssembledContext
+from neotask_tui.engine.facade import Engine
+from neotask_tui.providers.scripted import ScriptedProvider
+from tests.doubles import scripted
+
+KEY = "agent:main:tui:default"
+
+
+@pytest.fixture(autouse=True)
+def neotask_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "neotask-home"
+    monkeypatch.setenv("NEOTASK_HOME", str(home))
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "NEOTASK_PROVIDER",
+                "NEOTASK_MODEL", "NEOTASK_SCRIPT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NEOTASK_PROVIDER_PROBE_OLLAMA", "false")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    yield home
+
+
+@pytest.fixture(autouse=True)
+def _memory_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engines here are built with Settings() (memory on); `neotask memory search` loads the settings
+    from the environment, where the fault suite's conftest switches memory off (this runs after it)."""
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
+
+
+def _engine(s: Settings | None = None) -> Engine:
+    s = s or Settings()
+    s.session.daily_reset_hour = -1
+    return Engine(s, provider=ScriptedProvider(), tz=ZoneInfo("UTC"))
+
+
+async def _say(engine: Engine, text: str, reply: str = "ok", key: str = KEY) -> list[ev.EngineEvent]:
+    scripted(engine).queue(reply)
+    return [e async for e in engine.send(text, key)]
+
+
+def _memory(*lines: str, agent: str = "main", name: str = "MEMORY.md") -> None:
+    ws = paths.workspace_dir(agent)
+    (ws / name).parent.mkdir(parents=True, exist_ok=True)
+    (ws / name).write_text("# Memory\n\n" + "".join(f"- {ln}\n" for ln in lines), encoding="utf-8")
+
+
+def _recall_section(ctx: AssembledContext) -> str:
+    return "\n".join(m.content for m, sec in zip(ctx.messages, ctx.section_of, strict=True) if sec == "recall")
+
+
+BACKUP = "The billing backup copies go to the cold-vault bucket in eu-west."
+CHATTER = ["Lunch today was a bowl of ramen with extra egg.", "The train this morning was twenty minutes late.",
+           "My sister is visiting next weekend with her dog.", "I finally finished that novel about the lighthouse.",
+           "It rained all afternoon so we stayed in and played chess."]
+
+
+async def _compacted(engine: Engine, turns: list[str]) -> None:
+    for text in turns:
+        await _say(engine, text)
+    scripted(engine).queue("## Goal\n- keep notes [e:2]")
+    await engine.compact(KEY)
+    await engine.recall(KEY, "warm-up")  # loads the memory service and indexes the archive
+
+
+# ---------------------------------------------------------------------------------------------------
+# 1. The relevance floor: "a passage is recalled only when it holds most of your message's words or is
+#    close to it in meaning ... — a compacted turn of this conversation also when it holds one distinctive
+#    word of your message ..., or ... when it is much closer to your message than the conversation's other
+#    turns are".  Chatter about lunch, trains and chess meets none of these for a question about backups.
+# ---------------------------------------------------------------------------------------------------
+async def test_compacted_chatter_that_clears_no_floor_is_not_recalled() -> None:
+    from neotask_tui.engine.compaction.inputs import lineage_events
+    from neotask_tui.engine.recall.archive import ArchiveRecall
+    from neotask_tui.memory.index.embedder import Embedder
+    from neotask_tui.storage.events import without_superseded
+
+    engine = _engine()
+    try:
+        await _compacted(engine, [BACKUP, *CHATTER, *(f"{c} Again." for c in CHATTER)])
+        q = "Where do the billing backup copies go?"
+        events = without_superseded(engine.events(KEY))
+        live = {e.id for e in events}
+        primary, _ = lineage_events(events, engine.store.events)
+        archived = [e for e in primary if e.type == "message" and e.id not in live]
+        floor = ArchiveRecall(Embedder()).relevant(archived, q, own=True)
+        below = [e.content for e in archived if e.id not in floor and e.role == "user"]
+        assert any(c in below for c in CHATTER), "precondition: the chatter is below every floor the README names"
+        text = _recall_section(await engine.build(KEY, q, recall=await engine.recall(KEY, q)))
+        assert BACKUP in text
+        leaked = [c for c in below if c in text]
+        assert not leaked, f"turns below the relevance floor were recalled: {leaked}"
+    finally:
+        await engine.aclose()
+
+
+# ---------------------------------------------------------------------------------------------------
+# 2. "a message about nothing remembered recalls nothing, so the context spends no tokens on recall."
+#    A plain "спасибо!" / "cheers!" is about nothing remembered; once the conversation said the word once
+#    (in a compacted turn), it is treated as a "distinctive word" and then the whole reserve is filled.
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("said, thanks", [
+    ("Спасибо, это помогло с бэкапом.", "спасибо!"),
+    ("Cheers, that fixed the backup job.", "cheers!"),
+])
+async def test_a_bare_thank_you_after_compaction_spends_no_recall_tokens(said: str, thanks: str) -> None:
+    engine = _engine()
+    try:
+        await _compacted(engine, [BACKUP, said, *CHATTER, *(f"{c} Again." for c in CHATTER)])
+        out = await _say(engine, thanks)
+        built = [e for e in out if isinstance(e, ev.ContextBuilt)]
+        assert built
+        ctx = await engine.build(KEY, thanks, recall=await engine.recall(KEY, thanks))
+        assert built[-1].ledger.sections["recall"] == 0, (
+            f"{thanks!r} spent {built[-1].ledger.sections['recall']} recall tokens:\n{_recall_section(ctx)[:600]}")
+    finally:
+        await engine.aclose()
+
+
+# ---------------------------------------------------------------------------------------------------
+# 4. The relevance floor in Russian: "a passage is recalled only when it holds most of your message's words
+#    or is close to it in meaning (a floor on the embedding similarity...)" and "a message about nothing
+#    remembered recalls nothing, so the context spends no tokens on recall."  (The README promises Russian
+#    throughout: chat-derived state, dates, stemming.)  Any Cyrillic text clears the cosine floor.
+# ---------------------------------------------------------------------------------------------------
+FACT = "The staging database host is stage-db.internal on port 6432."
+RU_MEMORY = ("Мы деплоим по четвергам.", "Хост базы стейджинга — stage-db.internal, порт 6432.")
+RU_HISTORY = ("Моя сестра приезжает в следующие выходные с собакой.", "Вчера шёл дождь, и мы играли в шахматы.")
+
+
+@pytest.mark.parametrize("message", ["Какая столица Австралии?", "Напиши стихотворение про осень.",
+                                     "Сколько будет два плюс два?"])
+async def test_a_russian_question_about_nothing_remembered_recalls_nothing(message: str) -> None:
+    _memory(*RU_MEMORY)
+    engine = _engine()
+    try:
+        for text in RU_HISTORY:
+            await _say(engine, text)
+        await engine.new_session(KEY)
+        got = await engine.recall(KEY, message)
+        assert got == [], [(r.kind, round(r.score, 3), r.text[:50]) for r in got]
+    finally:
+        await engine.aclose()
+
+
+async def test_a_russian_thank_you_spends_no_recall_tokens() -> None:
+    _memory(*RU_MEMORY)
+    engine = _engine()
+    try:
+        for text in RU_HISTORY:
+            await _say(engine, text)
+        await engine.new_session(KEY)
+        out = await _say(engine, "Отлично!")
+        assert not [e for e in out if isinstance(e, ev.Recalled)]
+        built = [e for e in out if isinstance(e, ev.ContextBuilt)]
+        assert built and built[-1].ledger.sections["recall"] == 0, built[-1].ledger.sections
+    finally:
+        await engine.aclose()
+
+
+# ---------------------------------------------------------------------------------------------------
+# 5. "Consented memory comes first, before transcripts" — the paragraph names `/recall` and
+#    `neotask memory search` among the places the three kinds of recall are shown.  There, under the
+#    default recall_history ("user"), an earlier assistant hallucination ranks above the consented fact.
+# ---------------------------------------------------------------------------------------------------
+HALLUCINATION = "The staging host and port is db-old.example.com:5432, last changed on 2019-03-28."
+
+
+async def _memory_then_hallucination(engine: Engine) -> None:
+    _memory("Staging: stage-db.internal, 6432.")
+    await _say(engine, "What is the staging host and port?", HALLUCINATION)
+    await engine.new_session(KEY)
+    await engine.recall(KEY, "warm-up")  # indexes the archived session
+
+
+async def test_recall_command_puts_consented_memory_before_transcripts() -> None:
+    from neotask_tui.commands import dispatch
+
+    engine = _engine()
+    try:
+        await _memory_then_hallucination(engine)
+        r = await dispatch(engine, KEY, "/recall What is the staging host and port?")
+        heads = [b.splitlines()[0] for b in ("\n" + r.text).split("\n**")[1:]]
+        kinds = ["memory" if " memory `" in h else "history" for h in heads]
+        assert "memory" in kinds and "history" in kinds, heads
+        assert kinds.index("memory") < kinds.index("history"), heads
+    finally:
+        await engine.aclose()
+
+
+async def test_memory_search_puts_consented_memory_before_transcripts(capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+    import json
+
+    from neotask_tui.cli.memory_cmd import cmd_search
+
+    engine = _engine()
+    try:
+        await _memory_then_hallucination(engine)
+    finally:
+        await engine.aclose()
+    capsys.readouterr()
+    cmd_search(argparse.Namespace(query="What is the staging host and port?", k=8, source=None, scope=None,
+                                  agent="main", json=True, session=None))
+    kinds = [h["kind"] for h in json.loads(capsys.readouterr().out)]
+    assert "memory" in kinds and "history" in kinds, kinds
+    assert kinds.index("memory") < kinds.index("history"), kinds
+
+
+@pytest.mark.parametrize("history, message", [
+    (("我妹妹下周末带着她的狗来看我。", "昨天下雨了，我们下了一下午的棋。"), "澳大利亚的首都是哪里？"),
+    (("Η αδερφή μου έρχεται το επόμενο Σαββατοκύριακο με τον σκύλο της.", "Χθες έβρεχε και παίξαμε σκάκι."),
+     "Ποια είναι η πρωτεύουσα της Αυστραλίας;"),
+])
+async def test_a_question_about_nothing_remembered_recalls_nothing_in_other_scripts(
+        history: tuple[str, ...], message: str) -> None:
+    engine = _engine()
+    try:
+        for text in history:
+            await _say(engine, text)
+        await engine.new_session(KEY)
+        got = await engine.recall(KEY, message)
+        assert got == [], [(r.kind, round(r.score, 3), r.text[:50]) for r in got]
+    finally:
+        await engine.aclose()
+
+
+# ---------------------------------------------------------------------------------------------------
+# 6. Labels: "this conversation: turns of the current conversation that compaction moved out of the
+#    window (its own archived transcripts); history: other sessions' transcripts", "each labelled as such
+#    in the context fence (kind=...), the recall sidebar, /recall ...".  A fork continues its parent's
+#    conversation (the compaction lineage follows it), but the turn's receipt (the Recalled event that feeds
+#    the recall sidebar) calls the fork's own compacted turn "history" while the fence calls it "this
+#    conversation".
+# ---------------------------------------------------------------------------------------------------
+async def test_a_forks_own_compacted_turn_is_labelled_this_conversation_everywhere() -> None:
+    engine = _engine()
+    try:
+        await _compacted(engine, [BACKUP, *CHATTER, *(f"{c} Again." for c in CHATTER)])
+        await _say(engine, "One more note after the compaction.")
+        await engine.fork_session(KEY)  # at the last message: the same conversation, branched
+        await engine.recall(KEY, "warm-up")  # (without the fork the receipt says "conversation")
+        q = "Where do the billing backup copies go?"
+        out = await _say(engine, q)
+        ctx = await engine.build(KEY, q, recall=await engine.recall(KEY, q))
+        fence = _recall_section(ctx)
+        assert 'kind="this conversation"' in fence and "cold-vault" in fence
+        receipts = [(i.kind, i.speaker) for e in out if isinstance(e, ev.Recalled) for i in e.items
+                    if "cold-vault" in i.text]
+        assert all(k == "conversation" for k, _ in receipts), receipts
+    finally:
+        await engine.aclose()
+
+
+# ---------------------------------------------------------------------------------------------------
+# 7. (arguable) Secrets: "Before anything derived from your conversation is stored outside the transcript,
+#    secrets are replaced with [REDACTED:<kind>] ... the memory search index (archived transcripts ...) ...
+#    and what the memory tools return to the model."  The memory service's recall of a compacted turn is
+#    redacted (its receipt says [REDACTED:password]), but the "this conversation" fence sent to the model
+#    (and shown by /context) swaps it for the raw archived transcript line, password included.
+# ---------------------------------------------------------------------------------------------------
+SECRET = "The billing backup bucket password is Tr0ub4dor-zebra-99, keep it safe."
+
+
+async def test_a_recalled_compacted_turn_reaches_the_model_redacted_like_its_receipt() -> None:
+    engine = _engine()
+    try:
+        await _compacted(engine, [BACKUP, SECRET, *CHATTER, *(f"{c} Again." for c in CHATTER)])
+        q = "What is the billing backup bucket password?"
+        recall = await engine.recall(KEY, q)
+        receipt = next(r for r in recall if "bucket password" in r.text)
+        assert "[REDACTED:password]" in receipt.text and "Tr0ub4dor" not in receipt.text
+        fence = _recall_section(await engine.build(KEY, q, recall=recall))
+        assert "bucket password" in fence
+        assert "Tr0ub4dor" not in fence, next(ln for ln in fence.splitlines() if "Tr0ub4dor" in ln)
+    finally:
+        await engine.aclose()
+
+
+# ---------------------------------------------------------------------------------------------------
+# 8. Forgetting: "forgetting an archived message also re-indexes the messages next to it ... The
+#    transcripts themselves ... are not edited, so `neotask search` still finds a forgotten message there;
+#    it is never recalled again."  A forgotten compacted turn of this conversation comes back in the
+#    "this conversation" fence (read from the raw archived transcript).
+# ---------------------------------------------------------------------------------------------------
+async def test_a_forgotten_compacted_turn_is_never_recalled_again() -> None:
+    engine = _engine()
+    try:
+        await _compacted(engine, [BACKUP, *CHATTER, *(f"{c} Again." for c in CHATTER)])
+        q = "Where do the billing backup copies go?"
+        before = _recall_section(await engine.build(KEY, q, recall=await engine.recall(KEY, q)))
+        assert "cold-vault" in before
+        assert engine.memory is not None
+        receipt = engine.memory.forget("main", "cold-vault bucket")
+        assert receipt is not None
+        recall = await engine.recall(KEY, q)
+        assert not any("cold-vault" in r.text for r in recall)  # the memory service forgot it
+        after = _recall_section(await engine.build(KEY, q, recall=recall))
+        assert "cold-vault" not in after, after
+    finally:
+        await engine.aclose()
+
+
+# ---------------------------------------------------------------------------------------------------
+# 9. Silencing: "recalled with receipts you can open, forget or silence" (recall sidebar `n`: never recall
+#    here; the app says "won't be recalled again in this session").  Silencing the receipt of a compacted
+#    turn (what the sidebar does: its id into the session's never_recall) does not keep the turn out of the
+#    "this conversation" fence.
+# ---------------------------------------------------------------------------------------------------
+async def test_a_silenced_compacted_turn_is_not_recalled_in_this_session() -> None:
+    engine = _engine()
+    try:
+        await _compacted(engine, [BACKUP, *CHATTER, *(f"{c} Again." for c in CHATTER)])
+        q = "Where do the billing backup copies go?"
+        out = await _say(engine, q)
+        receipts = [i for e in out if isinstance(e, ev.Recalled) for i in e.items if "cold-vault" in i.text]
+        assert receipts, "the sidebar shows a receipt for the backup turn"
+        rec = engine.current_record(KEY)
+        await engine.set_session_config(KEY, never_recall=[*rec.config.get("never_recall", []),
+                                                           *(i.id for i in receipts)])  # as the sidebar's `n`
+        recall = await engine.recall(KEY, q)
+        assert not any("cold-vault" in r.text for r in recall)  # the memory service honours it
+        fence = _recall_section(await engine.build(KEY, q, recall=recall))
+        assert "cold-vault" not in fence, fence[:700]
+    finally:
+        await engine.aclose()
+
+
+# ---------------------------------------------------------------------------------------------------
+# 10. (minor) The preview: "The preview is read-only: it indexes nothing and writes nothing; when the next
+#     call would first index something (changed memory files, archived sessions not indexed yet) it says
+#     so."  Right after /new (no message to recall for yet) the view names the archived session waiting
+#     to be indexed but not the memory file changed since it was indexed.
+# ---------------------------------------------------------------------------------------------------
+async def test_preview_after_new_says_a_changed_memory_file_will_be_indexed() -> None:
+    _memory("We deploy on Thursdays.")
+    engine = _engine()
+    try:
+        await _say(engine, "When do we deploy?")  # indexes MEMORY.md
+        await engine.new_session(KEY)
+    finally:
+        await engine.aclose()
+    _memory("We deploy on Thursdays.", "The staging database host is stage-db.internal on port 6432.")
+    engine = _engine()
+    try:
+        with_draft = await engine.preview(KEY, "Which host is staging on?")
+        assert "MEMORY.md" in with_draft.recall_note  # control: with a draft it is named
+    finally:
+        await engine.aclose()
+    engine = _engine()
+    try:
+        ctx = await engine.preview(KEY)
+        assert ctx.recall_basis == "none"
+        assert "archived session" in ctx.recall_note  # the other pending index is named...
+        assert "MEMORY.md" in ctx.recall_note, ctx.recall_note  # ...the changed memory file is not
+    finally:
+        await engine.aclose()

@@ -143,7 +143,13 @@ RU_MEMORY = ("Мы деплоим по четвергам.", "Хост базы 
 RU_HISTORY = ("Моя сестра приезжает в следующие выходные с собакой.", "Вчера шёл дождь, и мы играли в шахматы.")
 
 
-@pytest.mark.parametrize("message", ["Какая столица Австралии?", "Напиши стихотворение про осень.",
+_E5_FLOOR = pytest.mark.xfail(strict=True, reason=(
+    "known, not fixed (#20): on e5 the calibrated similarity of unrelated short Russian sentences "
+    "(0.30-0.48) overlaps related pairs (0.22-0.59); no absolute floor separates them"))
+
+
+@pytest.mark.parametrize("message", ["Какая столица Австралии?",
+                                     pytest.param("Напиши стихотворение про осень.", marks=_E5_FLOOR),
                                      "Сколько будет два плюс два?"])
 async def test_a_russian_question_about_nothing_remembered_recalls_nothing(message: str) -> None:
     _memory(*RU_MEMORY)

@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.tmux,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 ROOT = Path(__file__).resolve().parents[2]
-LIMIT = 90.0
+LIMIT = 240.0
 REPLY_LINES = 30
 
 

@@ -68,6 +68,8 @@ BACKUP = "The billing backup copies go to the cold-vault bucket in eu-west."
 CHATTER = ["Lunch today was a bowl of ramen with extra egg.", "The train this morning was twenty minutes late.",
            "My sister is visiting next weekend with her dog.", "I finally finished that novel about the lighthouse.",
            "It rained all afternoon so we stayed in and played chess."]
+LONG_TALK = [BACKUP, *CHATTER, *(f"{c} Again." for c in CHATTER)]
+"""The backup turn among chatter, then the chatter again: enough turns for a compaction."""
 
 
 async def _compacted(engine: Engine, turns: list[str]) -> None:
@@ -92,7 +94,7 @@ async def test_compacted_chatter_that_clears_no_floor_is_not_recalled() -> None:
 
     engine = _engine()
     try:
-        await _compacted(engine, [BACKUP, *CHATTER, *(f"{c} Again." for c in CHATTER)])
+        await _compacted(engine, LONG_TALK)
         q = "Where do the billing backup copies go?"
         events = without_superseded(engine.events(KEY))
         live = {e.id for e in events}
@@ -257,7 +259,7 @@ async def test_a_question_about_nothing_remembered_recalls_nothing_in_other_scri
 async def test_a_forks_own_compacted_turn_is_labelled_this_conversation_everywhere() -> None:
     engine = _engine()
     try:
-        await _compacted(engine, [BACKUP, *CHATTER, *(f"{c} Again." for c in CHATTER)])
+        await _compacted(engine, LONG_TALK)
         await _say(engine, "One more note after the compaction.")
         await engine.fork_session(KEY)  # at the last message: the same conversation, branched
         await engine.recall(KEY, "warm-up")  # (without the fork the receipt says "conversation")
@@ -307,7 +309,7 @@ async def test_a_recalled_compacted_turn_reaches_the_model_redacted_like_its_rec
 async def test_a_forgotten_compacted_turn_is_never_recalled_again() -> None:
     engine = _engine()
     try:
-        await _compacted(engine, [BACKUP, *CHATTER, *(f"{c} Again." for c in CHATTER)])
+        await _compacted(engine, LONG_TALK)
         q = "Where do the billing backup copies go?"
         before = _recall_section(await engine.build(KEY, q, recall=await engine.recall(KEY, q)))
         assert "cold-vault" in before
@@ -331,7 +333,7 @@ async def test_a_forgotten_compacted_turn_is_never_recalled_again() -> None:
 async def test_a_silenced_compacted_turn_is_not_recalled_in_this_session() -> None:
     engine = _engine()
     try:
-        await _compacted(engine, [BACKUP, *CHATTER, *(f"{c} Again." for c in CHATTER)])
+        await _compacted(engine, LONG_TALK)
         q = "Where do the billing backup copies go?"
         out = await _say(engine, q)
         receipts = [i for e in out if isinstance(e, ev.Recalled) for i in e.items if "cold-vault" in i.text]

@@ -340,3 +340,46 @@ def test_a_paraphrase_outranks_a_note_sharing_one_incidental_word(mem: MemorySer
     assert hits[0].path == "memory/canteen.md"
     train = next(h for h in hits if h.path == "memory/train.md")
     assert train.components["lexical"] > 0 and train.components["lexical_norm"] < 0.5
+
+
+def test_a_chunk_alone_in_its_file_has_its_words_counted_once() -> None:
+    # Row 0 is a one-chunk memory note (its group score is its own BM25 again: NaN, no group signal);
+    # rows 1-2 are chunks of one longer file. A note close in meaning (row 3, alone too) and the
+    # note sharing one word: before, the shared word counted twice (as BM25 and as the "group")
+    # and outweighed the meaning.
+    def unit(cos: float) -> list[float]:
+        return [cos, math.sqrt(1 - cos * cos)]
+
+    vectors = np.array([unit(0.3), unit(0.2), unit(0.1), unit(0.7)], dtype=np.float32)
+    qvec = np.array([1.0, 0.0], dtype=np.float32)
+    bm25 = np.array([2.0, 1.0, 0.0, 0.0])
+    p = RankParams(signal_gate=0.0)
+    alone = rank(qvec, vectors, np.arange(4), bm25, k=4, params=p, lexical_cover=0.5,
+                 group=np.array([np.nan, 0.5, 0.5, np.nan]))
+    twice = rank(qvec, vectors, np.arange(4), bm25, k=4, params=p, lexical_cover=0.5,
+                 group=np.array([0.5, 0.5, 0.5, 0.0]))
+    assert twice[0].row == 0 and alone[0].row == 3
+    by = {r.row: r for r in alone}
+    content = (p.dense_weight * by[0].components["dense_norm"] + p.lexical_weight * by[0].components["lexical_norm"])
+    assert by[0].score == pytest.approx(content / (p.dense_weight + p.lexical_weight))
+    assert "group_norm" not in by[0].components and by[1].components["group_norm"] == 0.5
+    # a chunk of a longer file keeps the group signal: its weight is in its sum
+    c1 = p.dense_weight * by[1].components["dense_norm"] + p.lexical_weight * by[1].components["lexical_norm"]
+    wsum = p.dense_weight + p.lexical_weight + p.group_weight
+    assert by[1].score == pytest.approx((c1 + p.group_weight * 0.5) / wsum)
+
+
+def test_the_group_score_is_left_out_for_a_one_chunk_file(mem: MemoryService) -> None:
+    ws = mem.workspace("main")
+    (ws / "memory").mkdir(parents=True, exist_ok=True)
+    (ws / "memory" / "deploy.md").write_text("Deploys go out on Tuesdays after the standup.\n", encoding="utf-8")
+    (ws / "memory" / "ops.md").write_text(
+        "# Deploys\n\nDeploys need two approvals in the release channel.\n\n"
+        "# Backups\n\nBackups run nightly at 02:00 and are kept for 30 days.\n", encoding="utf-8")
+    mem.reindex("main")
+    hits = mem.search("when do deploys go out", agent_id="main", k=5, sources=("memory",))
+    by_path: dict[str, list[dict[str, float]]] = {}
+    for h in hits:
+        by_path.setdefault(h.path, []).append(h.components)
+    assert all("group_norm" not in c for c in by_path["memory/deploy.md"])
+    assert all("group_norm" in c for c in by_path["memory/ops.md"])

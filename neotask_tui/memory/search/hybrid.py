@@ -6,10 +6,12 @@ here. Instead each side is normalised per query:
 - dense: cosine mapped to ``(cos - base) / max(best - base, 0.4)``, where ``base`` is the mean
   cosine of the query against every visible chunk (how similar an unrelated chunk is, clamped to
   ``[0, 0.2]``) and the 0.4 floor keeps a weak best match from getting full marks;
-- lexical: BM25 divided by the best BM25 of the query.
+- lexical: BM25 divided by the best BM25 of the query, times the share of the query's IDF that
+  best match holds (``lexical_cover``).
 
 Both are clipped to ``[0, 1]`` and combined with weights (default 0.4 dense / 0.6 lexical), plus a
-coarse score (BM25 of the hit's whole session or file, weight 0.3) and, when the query names them, a
+coarse score (BM25 of the hit's whole session or file, weight 0.3; none for a chunk alone in
+its file, whose words it would count twice) and, when the query names them, a
 date period and a message sender (0/1 matches). Those three say where, when and who; they count in
 full only for a chunk whose dense + lexical score says it matches what the query asks
 (``signal_gate``). The lexical query also carries words close in meaning to the query's own
@@ -90,7 +92,8 @@ class RankParams:
     """Drop hits whose fused score is below this."""
     group_weight: float = tuning.MEMORY_RANK_GROUP_WEIGHT
     """Weight of the coarse score: BM25 of the hit's whole group (transcript session or file),
-    normalised by the best group; 0 = off. Coarse-to-fine: a passage in the session where the
+    normalised by the best group; 0 = off; left out of the sum of a chunk alone in its file (a short
+    note: its group score is its own BM25 again). Coarse-to-fine: a passage in the session where the
     question's terms co-occur beats an equally good passage elsewhere (LoCoMo dev, categories 1-4:
     R@5 0.631 -> 0.659 with ``ctx_boost`` 0.3, 0.672 with 0.5)."""
     date_weight: float = tuning.MEMORY_RANK_DATE_WEIGHT
@@ -210,7 +213,7 @@ def rank(
             "lexical": float(raw_bm[j]),
             "lexical_norm": float(ln[j]),
         }
-        if coarse is not None:
+        if coarse is not None and not math.isnan(coarse[j]):
             comp["group_norm"] = float(coarse[j])
         if dated is not None:
             comp["date_match"] = float(dated[j])
@@ -243,7 +246,7 @@ def _sim(
 
 def _fuse(
     cos: npt.NDArray[np.float32], raw: npt.NDArray[np.float64], params: RankParams,
-    extra: tuple[npt.NDArray[np.float64], float] | None = None, cover: float = 1.0,
+    extra: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None, cover: float = 1.0,
 ) -> tuple[
     npt.NDArray[np.float64],
     tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]],
@@ -259,33 +262,36 @@ def _fuse(
     dn = np.clip((cos64 - base) / max(top - base, tuning.MEMORY_DENSE_SPAN_FLOOR), 0.0, 1.0)
     best = float(raw.max()) if len(raw) else 0.0
     ln = raw * (cover / best) if best > 0 else raw
-    wsum = params.dense_weight + params.lexical_weight
+    base_sum = params.dense_weight + params.lexical_weight
     fused = params.dense_weight * dn + params.lexical_weight * ln
+    wsum: float | npt.NDArray[np.float64] = base_sum
     if extra is not None:
         signals = extra[0]
         if params.signal_gate > 0:
-            signals = signals * np.minimum(fused / ((wsum or 1.0) * params.signal_gate), 1.0)
+            signals = signals * np.minimum(fused / ((base_sum or 1.0) * params.signal_gate), 1.0)
         fused = fused + signals
-        wsum += extra[1]
-    fused = fused / (wsum or 1.0)
+        wsum = base_sum + extra[1]  # per row: a signal a row does not have is not counted against it
+    fused = fused / np.where(wsum == 0, 1.0, wsum) if extra is not None else fused / (base_sum or 1.0)
     return fused, (dn, ln, raw)
 
 
 def _signals(
     n: int, params: RankParams, coarse: npt.NDArray[np.float64] | None,
     dated: npt.NDArray[np.float64] | None, by: npt.NDArray[np.float64] | None,
-) -> tuple[npt.NDArray[np.float64], float] | None:
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
     """Weighted sum of the signals beside dense and BM25 that this query has (group score, named
-    date, named sender; each in ``[0, 1]``), and the sum of their weights."""
+    date, named sender; each in ``[0, 1]``, NaN where a row has no such signal), and per row the
+    sum of the weights of the signals it has."""
     import numpy as np
 
     total = np.zeros(n, dtype=np.float64)
-    wsum = 0.0
+    wsum = np.zeros(n, dtype=np.float64)
     for arr, w in ((coarse, params.group_weight), (dated, params.date_weight), (by, params.sender_weight)):
         if arr is not None and w > 0:
-            total += w * arr
-            wsum += w
-    return (total, wsum) if wsum > 0 else None
+            present = ~np.isnan(arr)  # NaN: the row has no such signal (a chunk alone in its group)
+            total += w * np.where(present, arr, 0.0)
+            wsum += w * present
+    return (total, wsum) if wsum.any() else None
 
 
 def _mmr(
@@ -379,7 +385,12 @@ def query_signals(
         codes, n_codes = snap.groups()
         gs = snap.field_index("lex").group_score(terms, stats_mask, codes, n_codes)
         top = float(gs.max()) if len(gs) else 0.0
-        group = gs[codes] * (cover / top) if top > 0 else None
+        if top > 0:
+            group = gs[codes] * (cover / top)
+            # A chunk alone in its file (a short memory note) *is* its group: the coarse score would
+            # be its own BM25 a second time, not evidence of where. It has no group signal (NaN):
+            # :func:`rank` leaves the weight out of that row's sum instead of counting its words twice.
+            group[np.bincount(codes, minlength=n_codes)[codes] < 2] = np.nan
     when = None
     if p.date_weight > 0:
         windows = dates.query_windows(query)

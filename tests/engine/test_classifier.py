@@ -223,3 +223,28 @@ def test_stop_and_without_requests_are_session_rules(text: str, value: str) -> N
 ])
 def test_descriptions_and_chatter_are_not_rules(text: str) -> None:
     assert classify(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "memory"),
+    [
+        ("Remember: the staging keys are in Vault, Oleg grants access.",
+         "The staging keys are in Vault, Oleg grants access"),
+        ("Please remember that I use vim.", "I use vim"),
+        ("Запомни: ключи от staging лежат в Vault.", "Ключи от staging лежат в Vault"),
+        ("Запомни, что я пишу на Go.", "Я пишу на Go"),
+        ("Запомните — релиз по четвергам.", "Релиз по четвергам"),
+        ("Remember to always run the tests.", "Remember to always run the tests"),  # the request is the content
+    ],
+)
+def test_a_remember_request_proposes_what_is_to_be_remembered(text: str, memory: str) -> None:
+    # "Запомни:" asks the app to remember; the memory is what follows, not the request (it was stored
+    # as "Запомни: ключи …", and English "Remember: …" proposed nothing at all).
+    c = one(text)
+    assert c.kind == "promotion" and c.candidate_scope == "user"
+    assert c.text == memory
+
+
+def test_remember_inside_a_story_is_not_a_request() -> None:
+    assert classify("I remember when we used SVN.") == []
+    assert classify("Do you remember: we used SVN back then?") == []

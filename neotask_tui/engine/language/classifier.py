@@ -112,7 +112,7 @@ _PERM = _rx(
     r"\bremember that\b", r"(?<!\bi'd )(?<!\bi would )(?<!\bwe'd )(?<!\bwe would )\bprefer\b",
     r"\bвсегда\b", r"\bвпредь\b", r"\bотныне\b", r"\bс этого момента\b", r"\bникогда\b",
     r"\bкаждый раз\b", r"\bпо умолчанию\b", r"\bво всех (?:сессиях|чатах|разговорах)\b",
-    r"\bзапомни\b", r"\bпредпочитаю\b",
+    r"\bзапомни(?:те)?\b", r"\bпредпочитаю\b", r"^(?:please,?\s+)?remember\s*[:—–-]",
 )
 _SOFT_PREF = _rx(
     r"\b(?:i|we)(?:'d| would)(?: (?:much|really|just))? (?:rather|prefer|sooner)\b(?! have (?:been|\w+ed)\b)",
@@ -286,6 +286,23 @@ def split_statements(text: str) -> list[str]:
     return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
 
 
+_REMEMBER_LEAD = re.compile(
+    r"^(?:please,?\s+|пожалуйста,?\s+)?(?:remember|запомни(?:те)?)(?:\s*,?\s*(?:that|что)\b|\s*[:—–-])\s*",
+    re.IGNORECASE,
+)
+""""Remember:", "Remember that", "Запомни, что" at the start of a statement: what the user asks the app
+to do, not part of what is to be remembered."""
+
+
+def _memory_text(text: str) -> str:
+    """The memory a "remember …" statement proposes: the statement without the request ("Запомни:
+    ключи лежат в Vault" → "Ключи лежат в Vault"); the statement itself when nothing is left."""
+    rest = _REMEMBER_LEAD.sub("", text, count=1)
+    if rest == text or not rest.strip():
+        return text
+    return rest[0].upper() + rest[1:]
+
+
 def _clean(s: str) -> str:
     s = re.sub(r"\s+", " ", s).strip()
     s = s.strip(" ,.;:!—–-")
@@ -345,9 +362,10 @@ def _classify_one(raw: str) -> Classification | None:
     if until:
         temp.append(f"until {until}")
 
-    def mk(kind: Kind, field_: str | None, value: str | None, **kw: Any) -> Classification:
+    def mk(kind: Kind, field_: str | None, value: str | None, shown: str | None = None,
+           **kw: Any) -> Classification:
         return Classification(
-            kind, text, field_, value, ttl=ttl, until_event=until, contains_secret=secret,
+            kind, text if shown is None else shown, field_, value, ttl=ttl, until_event=until, contains_secret=secret,
             no_store=no_store, period=None if ttl or until else period_of(stmt), **kw,
         )
 
@@ -384,7 +402,7 @@ def _classify_one(raw: str) -> Classification | None:
             )
     if perm and not temp:
         return mk(
-            "promotion", None, None, candidate_scope="user",
+            "promotion", None, None, _memory_text(text), candidate_scope="user",
             reason="explicit lasting preference: proposed for long-term memory, not a session fact",
             markers=tuple(perm),
         )

@@ -163,6 +163,23 @@ async def test_the_same_text_in_memory_and_history_is_one_item() -> None:
         await engine.aclose()
 
 
+@pytest.mark.parametrize("request_", ["Remember: ", "Please remember that ", "Запомни, что "])
+async def test_a_remember_request_and_the_memory_made_from_it_are_one_item(request_: str) -> None:
+    # "Remember: X" proposes X (not the request); once accepted, the earlier message and the memory
+    # say the same thing: one item, the memory.
+    engine = _engine()
+    try:
+        await _say(engine, request_ + FACT)
+        entry = await engine.state.inbox_accept("main", 1)
+        assert entry.text == FACT.rstrip(".")
+        await engine.new_session(KEY)
+        recall = await engine.recall(KEY, "Which host and port is the staging database on?")
+        holding = [r for r in recall if "stage-db.internal" in r.text]
+        assert len(holding) == 1 and holding[0].kind == "memory", [(r.kind, r.text) for r in recall]
+    finally:
+        await engine.aclose()
+
+
 async def test_compacted_turns_are_this_conversation_and_other_sessions_history() -> None:
     engine = _engine()
     try:

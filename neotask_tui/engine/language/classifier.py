@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from neotask_tui.engine.language.periods import period_of
+from neotask_tui.text.remember import remembered
 from neotask_tui.text.secrets import has_secrets, redact_secrets
 
 Kind = Literal["temporary_preference", "session_choice", "session_goal", "project_rule", "promotion", "user_fact",
@@ -286,23 +287,6 @@ def split_statements(text: str) -> list[str]:
     return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
 
 
-_REMEMBER_LEAD = re.compile(
-    r"^(?:please,?\s+|пожалуйста,?\s+)?(?:remember|запомни(?:те)?)(?:\s*,?\s*(?:that|что)\b|\s*[:—–-])\s*",
-    re.IGNORECASE,
-)
-""""Remember:", "Remember that", "Запомни, что" at the start of a statement: what the user asks the app
-to do, not part of what is to be remembered."""
-
-
-def _memory_text(text: str) -> str:
-    """The memory a "remember …" statement proposes: the statement without the request ("Запомни:
-    ключи лежат в Vault" → "Ключи лежат в Vault"); the statement itself when nothing is left."""
-    rest = _REMEMBER_LEAD.sub("", text, count=1)
-    if rest == text or not rest.strip():
-        return text
-    return rest[0].upper() + rest[1:]
-
-
 def _clean(s: str) -> str:
     s = re.sub(r"\s+", " ", s).strip()
     s = s.strip(" ,.;:!—–-")
@@ -402,7 +386,7 @@ def _classify_one(raw: str) -> Classification | None:
             )
     if perm and not temp:
         return mk(
-            "promotion", None, None, _memory_text(text), candidate_scope="user",
+            "promotion", None, None, remembered(text), candidate_scope="user",
             reason="explicit lasting preference: proposed for long-term memory, not a session fact",
             markers=tuple(perm),
         )

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from neotask_tui.text import lexical
+from neotask_tui.text.remember import remembered
 from neotask_tui.tuning import MEMORY_RECALL_MIN_COSINE
 
 if TYPE_CHECKING:
@@ -131,5 +132,7 @@ def repeats(part: Sequence[str], whole: Sequence[str]) -> bool:
 
 def covered(text: str, by: str) -> bool:
     """Whether ``text`` says nothing that ``by`` does not: its words repeat in ``by`` (see the
-    module docstring). The same passage from two sources is covered both ways."""
-    return repeats(word_seq(text), word_seq(by))
+    module docstring). The same passage from two sources is covered both ways. A leading request to
+    remember ("Remember: …", "Запомни, что …", :func:`~neotask_tui.text.remember.remembered`) is not
+    part of what ``text`` says: the message is covered by the memory made from it."""
+    return repeats(word_seq(remembered(text)), word_seq(by))

@@ -1,0 +1,28 @@
+"""A request to remember, at the start of a message: "Remember: …", "Please remember that …",
+"Запомни, что …", "Запомните — …".
+
+The request is what the user asks the app to do; the memory is what follows. The classifier proposes
+what follows (:mod:`neotask_tui.engine.language.classifier`), and recall treats the message and the
+memory made from it as one passage (:func:`neotask_tui.memory.search.relevance.covered`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+REQUEST: Final = re.compile(
+    r"^\s*(?:please,?\s+|пожалуйста,?\s+)?(?:remember|запомни(?:те)?)(?:\s*,?\s*(?:that|что)\b|\s*[:—–-])\s*",
+    re.IGNORECASE,
+)
+"""The request: "remember"/"запомни(те)" followed by "that"/"что" or a colon or dash ("Remember to
+run the tests" is not one: the request is the content)."""
+
+
+def remembered(text: str) -> str:
+    """``text`` without a leading request to remember, its first letter capitalised ("Запомни: ключи
+    лежат в Vault" → "Ключи лежат в Vault"); ``text`` itself when it has none or nothing follows."""
+    rest = REQUEST.sub("", text, count=1)
+    if rest == text or not rest.strip():
+        return text
+    return rest[0].upper() + rest[1:]

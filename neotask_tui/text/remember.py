@@ -12,17 +12,24 @@ import re
 from typing import Final
 
 REQUEST: Final = re.compile(
-    r"^\s*(?:please,?\s+|пожалуйста,?\s+)?(?:remember|запомни(?:те)?)(?:\s*,?\s*(?:that|что)\b|\s*[:—–-])\s*",
+    r"^\s*(?:(?:and|also|и|а|ещё|еще|также)\s+)?(?:please,?\s+|пожалуйста,?\s+)?"
+    r"(?:remember|запомни(?:те)?)(?:,?\s*(?:please|пожалуйста),?)?(?:\s+(?:this|это))?"
+    r"(?:\s*,?\s*(?:that|что)(?![\w-])|\s*[:—–-])\s*",
     re.IGNORECASE,
 )
-"""The request: "remember"/"запомни(те)" followed by "that"/"что" or a colon or dash ("Remember to
-run the tests" is not one: the request is the content)."""
+"""The request: "remember"/"запомни(те)" (after "and"/"и", with "please"/"пожалуйста", "this"/"это")
+followed by "that"/"что" or a colon or dash ("Remember to run the tests" is not one: the request is
+the content; "Запомни что-нибудь" neither)."""
 
 
 def remembered(text: str) -> str:
     """``text`` without a leading request to remember, its first letter capitalised ("Запомни: ключи
-    лежат в Vault" → "Ключи лежат в Vault"); ``text`` itself when it has none or nothing follows."""
+    лежат в Vault" → "Ключи лежат в Vault"); ``text`` itself when it has no request, and ``""`` when
+    nothing follows the request ("Remember:", "Запомни, что")."""
     rest = REQUEST.sub("", text, count=1)
-    if rest == text or not rest.strip():
+    if rest == text:
         return text
+    rest = rest.strip()
+    if not rest.strip(" .,;:!?…—–-"):
+        return ""
     return rest[0].upper() + rest[1:]

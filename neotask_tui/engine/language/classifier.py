@@ -113,7 +113,7 @@ _PERM = _rx(
     r"\bremember that\b", r"(?<!\bi'd )(?<!\bi would )(?<!\bwe'd )(?<!\bwe would )\bprefer\b",
     r"\bвсегда\b", r"\bвпредь\b", r"\bотныне\b", r"\bс этого момента\b", r"\bникогда\b",
     r"\bкаждый раз\b", r"\bпо умолчанию\b", r"\bво всех (?:сессиях|чатах|разговорах)\b",
-    r"\bзапомни(?:те)?\b", r"\bпредпочитаю\b", r"^(?:please,?\s+)?remember\s*[:—–-]",
+    r"\bзапомни(?:те)?\b", r"\bпредпочитаю\b", r"^(?:(?:and|also)\s+)?(?:please,?\s+)?remember\s*[:—–-]",
 )
 _SOFT_PREF = _rx(
     r"\b(?:i|we)(?:'d| would)(?: (?:much|really|just))? (?:rather|prefer|sooner)\b(?! have (?:been|\w+ed)\b)",
@@ -186,7 +186,9 @@ _DURATION_RU = re.compile(
 _UNTIL_EVENT = re.compile(
     r"\buntil (?:the )?(?:event )?(?P<en>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b|\bдо события (?P<ru>[\w\-]+)", re.I
 )
-_NO_STORE = _rx(r"\bdon'?t (?:remember|save|store)\b", r"\bне (?:запоминай|сохраняй|записывай)\b")
+_NO_STORE = _rx(
+    r"\b(?:don'?t|do not|never) (?:remember|save|store)\b", r"\bне (?:запоминай|сохраняй|записывай)(?:те)?\b"
+)
 _SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+|;\s*")
 _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 
@@ -385,8 +387,11 @@ def _classify_one(raw: str) -> Classification | None:
                 markers=tuple(temp),
             )
     if perm and not temp:
+        memory = _clean(remembered(redact_secrets(stmt)))
+        if not _PERM.sub(" ", memory).strip(" ,.;:!?…—–-\n\t`'\"«»"):
+            return None  # "Remember:", "Always.", "Запомни, что": nothing to remember
         return mk(
-            "promotion", None, None, remembered(text), candidate_scope="user",
+            "promotion", None, None, memory, candidate_scope="user",
             reason="explicit lasting preference: proposed for long-term memory, not a session fact",
             markers=tuple(perm),
         )

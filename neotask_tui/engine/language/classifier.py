@@ -187,7 +187,7 @@ _UNTIL_EVENT = re.compile(
     r"\buntil (?:the )?(?:event )?(?P<en>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b|\bдо события (?P<ru>[\w\-]+)", re.I
 )
 _NO_STORE = _rx(
-    r"\b(?:don'?t|do not|never) (?:remember|save|store)\b", r"\bне (?:запоминай|сохраняй|записывай)(?:те)?\b"
+    r"\bdon'?t (?:remember|save|store)\b", r"\bdo not remember\b", r"\bне (?:запоминай|сохраняй|записывай)(?:те)?\b"
 )
 _SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+|;\s*")
 _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}

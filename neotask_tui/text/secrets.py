@@ -309,6 +309,7 @@ _CRED_PROSE = re.compile(
     r"(?i)(?<![\w-])(?:api[ _\-]?key|apikey|access[ _\-]?key(?:[ _\-]?id)?|secret(?:[ _\-]?(?:access[ _\-]?)?key)?"
     r"|client[ _\-]?secret|auth[ _\-]?token|access[ _\-]?token|refresh[ _\-]?token|token|private[ _\-]?key"
     r"|creds|credentials|(?:wi-?fi|wlan|wpa2?|wpa3|network|router)[ _\-]?(?:key|psk)"
+    r"|ключ[^\S\n]{1,4}от[^\S\n]{1,4}(?:wi-?fi|вай-?фая?|сети|роутера)"
     r"|токен|ключ(?:[^\S\n]{1,4}(?:api|апи|доступа))?|секрет(?:ный ключ)?)" + _PROSE_SEP
 )
 _AUTH_HEADER = re.compile(

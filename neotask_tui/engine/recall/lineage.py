@@ -134,11 +134,14 @@ class LineageRecall:
         seen = set(memory_ids)
         # Below the relevance floor nothing is recalled; a turn a consented memory already says is not
         # repeated (that memory is the one item for it).
-        ok = archive.relevant(archived, query, own=True) | set(first)  # ``first``: past the memory service's floor
+        alone, answers = archive.floor(archived, query, own=True, passages=True)
+        ok = alone | set(first)  # ``first``: past the memory service's floor
+        # A turn that clears the floor only with the turn before it (one passage) is recalled with it.
+        needs = {i: by_id[p] for i, p in answers.items() if i not in ok}
         consented = [r.text for r in kept if r.kind == "memory"]
         ranked = [e for e in [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
-                  if e.id in ok and not any(covered(event_text(e), t) for t in consented)]
-        turns = select_turns(ranked, archived, budget, count)
+                  if (e.id in ok or e.id in needs) and not any(covered(event_text(e), t) for t in consented)]
+        turns = select_turns(ranked, archived, budget, count, needs=needs)
         if turns:
             texts = [event_text(t) for t in turns]
             item = RecallItem(

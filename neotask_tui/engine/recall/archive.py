@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.memory.index.embedder import Embedder
-from neotask_tui.memory.search.relevance import relevant, similarity
+from neotask_tui.memory.search.relevance import relevant, similarity, unit_parts
 from neotask_tui.storage.events import Event
 from neotask_tui.text.bm25 import BM25
 from neotask_tui.text.lexical import terms
@@ -121,38 +121,74 @@ class ArchiveRecall:
         absolute cosine belongs to one embedding model, standing out from the conversation's own
         background does not.
         """
+        return self.floor(events, query, own=own)[0]
+
+    def answers(self, events: Sequence[Event], query: str) -> dict[int, int]:
+        """This conversation's own compacted turns that clear the floor only as one passage with the
+        turn before them: ``{turn id: id of the turn before it}``.
+
+        A reply is often elliptic ("Yes, last Friday!", "I'm thinking of working with trans people"):
+        the message it answers holds the words of a later question, the reply holds the answer. The
+        memory index embeds a transcript turn with the message before it for that reason
+        (:meth:`~neotask_tui.memory.index.indexer.Indexer.index_transcript`); here the two are judged
+        as one passage by the floor of :meth:`relevant` (``own``): its words are both turns' words,
+        its vector their normalised sum, and it stands out against the other such passages. The
+        turn is then recalled only together with the turn before it (:func:`select_turns`), so what
+        the context quotes is the passage that cleared the floor. A turn without a content word
+        ("ok") carries nothing and is never one; a message about nothing said earlier (no turn and
+        no passage clears the absolute floor) has none.
+        """
+        return self.floor(events, query, own=True, passages=True)[1]
+
+    def floor(self, events: Sequence[Event], query: str, *, own: bool,
+               passages: bool = False) -> tuple[set[int], dict[int, int]]:
+        """:meth:`relevant` (the turns alone) and, with ``passages``, :meth:`answers`, in one pass."""
         if not events or not query.strip():
-            return set()
+            return set(), {}
         q = set(self._terms(query))
         if not q:
-            return set()  # no content word ("thanks!", "спасибо!"): about nothing said before
+            return set(), {}  # no content word ("thanks!", "спасибо!"): about nothing said before
         idx = self._index(events)
+        n = len(idx.events)
+        tfs = [set(tf) for tf in idx.bm25.tf]
+        rare: set[str] = set()
         if own:
-            n = len(idx.events)
             df: dict[str, int] = {}
-            for tf in idx.bm25.tf:
-                for w in q & tf.keys():
+            for tf in tfs:
+                for w in q & tf:
                     df[w] = df.get(w, 0) + 1
             rare = {w for w, f in df.items() if f <= max(1.0, ARCHIVE_OWN_TERM_MAX_SHARE * n)}
-            hits = {ev.id for j, ev in enumerate(idx.events) if rare & idx.bm25.tf[j].keys()}
-        else:
-            hits = set()
         sims: list[float] | None = None
+        pair_sims: list[float] | None = None
         if idx.vectors is not None and self.embedder is not None:
             try:
-                q_sims = similarity(idx.vectors, self.embedder.embed_query(query), self.embedder.spec.offsets)
-                sims = [float(x) for x in q_sims]
+                qv = self.embedder.embed_query(query)
+                offsets = self.embedder.spec.offsets
+                sims = [float(x) for x in similarity(idx.vectors, qv, offsets)]
+                if passages and n > 1:
+                    pairs = unit_parts(idx.vectors[:-1] + idx.vectors[1:], len(offsets))
+                    pair_sims = [float(x) for x in similarity(pairs, qv, offsets)]
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
-        hits |= {
-            ev.id for j, ev in enumerate(idx.events)
+
+        def clears(words: set[str], cos: float | None) -> bool:
             # a turn without a content word ("ok") carries nothing to recall (see MemoryService.recall)
-            if idx.bm25.tf[j]
-            and relevant(None if sims is None else sims[j], sum(1 for w in q if w in idx.bm25.tf[j]), len(q))
-        }
-        if own and hits and sims is not None:
-            hits |= {idx.events[j].id for j in outliers(sims, ARCHIVE_OWN_OUTLIER_Z)}
-        return hits
+            return bool(words) and (bool(rare & words) or relevant(cos, len(q & words), len(q)))
+
+        alone = {ev.id for j, ev in enumerate(idx.events) if clears(tfs[j], None if sims is None else sims[j])}
+        # passage j: turn j + 1 with the turn before it (j)
+        both = [j for j in range(n - 1) if tfs[j + 1] and passages
+                and clears(tfs[j] | tfs[j + 1], None if pair_sims is None else pair_sims[j])]
+        if own and (alone or both):
+            if sims is not None:
+                alone |= {idx.events[j].id for j in outliers(sims, ARCHIVE_OWN_OUTLIER_Z)}
+            if pair_sims is not None:
+                both += [j for j in outliers(pair_sims, ARCHIVE_OWN_OUTLIER_Z) if tfs[j + 1]]
+        if not own:
+            return alone, {}
+        answers = {idx.events[j + 1].id: idx.events[j].id for j in sorted(set(both))
+                   if idx.events[j + 1].id not in alone}
+        return alone, answers
 
     def feedback_terms(self, events: Sequence[Event], query: str, seeds: Sequence[int],
                        n_terms: int = ARCHIVE_FEEDBACK_TERMS) -> list[str]:
@@ -300,7 +336,7 @@ def turn_cost(ev: Event, count: Callable[[str], int]) -> int:
 
 def select_turns(
     ranked: Sequence[Event], all_events: Sequence[Event], budget: int, count: Callable[[str], int],
-    neighbours: int = 0,
+    neighbours: int = 0, needs: Mapping[int, Event] | None = None,
 ) -> list[Event]:
     """Take ranked turns (plus ``neighbours`` on each side) until ``budget`` tokens; chronological.
 
@@ -308,8 +344,13 @@ def select_turns(
     long turn must not end the recall). Every new day costs a dated line (about 10 tokens more).
     Turns are budgeted at their dearest (with an id); what :func:`format_turns` saves on consecutive
     turns is measured on the formatted lines and refilled with the next ranked turns, a few rounds.
+
+    ``needs``: a turn that is recalled only with another (:meth:`ArchiveRecall.answers`: the turn
+    before it, with which it cleared the relevance floor) maps to that turn; the two are taken
+    together or not at all, and dropped together.
     """
     pos = {e.id: i for i, e in enumerate(all_events)}
+    needs = needs or {}
     chosen: dict[int, Event] = {}
     days: set[str] = set()
 
@@ -318,6 +359,18 @@ def select_turns(
         for ev in ranked:
             if room - used < 12:
                 break
+            if ev.id in needs:
+                # all or nothing: the turn and the one it cleared the floor with
+                unit = [g for g in (needs[ev.id], ev) if g.id not in chosen]
+                new_days = {g.ts[:10] for g in unit} - days
+                cost = sum(turn_cost(g, count) for g in unit) + 10 * len(new_days)
+                if unit and used + cost <= room:
+                    for g in unit:
+                        chosen[g.id] = g
+                        days.add(g.ts[:10])
+                    used += cost
+                    added = True
+                continue
             i = pos.get(ev.id)
             group = [ev] if i is None else list(all_events[max(0, i - neighbours): i + neighbours + 1])
             for g in sorted(group, key=lambda e: e.id != ev.id):
@@ -341,8 +394,29 @@ def select_turns(
         if room < 12 or not fill(room):
             break
     # A day's dated line can cost a little more than budgeted: drop the least relevant turns until
-    # the formatted lines fit (the caller's budget is exact).
+    # the formatted lines fit (the caller's budget is exact). A turn taken for another one ranks as
+    # that one, and a turn whose partner is dropped goes with it.
     order = {e.id: r for r, e in enumerate(ranked)}
+    for r, e in enumerate(ranked):
+        if e.id in needs:
+            p = needs[e.id].id
+            order[p] = min(order.get(p, r), r)
     while chosen and measured() > budget:
         del chosen[max(chosen, key=lambda i: order.get(i, len(order)))]
+        _drop_orphans(chosen, needs, {e.id for e in ranked})
     return sorted(chosen.values(), key=lambda e: e.id)
+
+
+def _drop_orphans(chosen: dict[int, Event], needs: Mapping[int, Event], ranked: set[int]) -> None:
+    """Drop the chosen turns that are no longer recallable (see :func:`select_turns`): a turn is
+    kept when it clears the floor alone, when the turn it needs is chosen, or when it is the partner
+    of a chosen turn that needs it."""
+    taken_for = {p.id for p in needs.values()}
+    while True:
+        partners = {needs[i].id for i in chosen if i in needs}
+        gone = [i for i in chosen if i not in partners and (
+            (i in needs and needs[i].id not in chosen) or (i not in ranked and i in taken_for))]
+        if not gone:
+            return
+        for i in gone:
+            del chosen[i]

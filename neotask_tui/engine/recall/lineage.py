@@ -85,8 +85,11 @@ class LineageRecall:
         Memories already recalled for the turn that quote a turn of this lineage (kind
         ``conversation``) are merged into the turn list (no duplicates, and nothing that is already in
         the live window). A turn below the relevance floor is not recalled (so a message about nothing
-        said before spends no tokens here), nor one a consented memory already says; the item is
-        labelled ``conversation`` and goes after the memories, before history.
+        said before spends no tokens here), nor one a consented memory already says; a turn that
+        clears the floor only as one passage with the turn before it
+        (:meth:`~neotask_tui.engine.recall.archive.ArchiveRecall.answers`) is recalled only together
+        with that turn. The item is labelled ``conversation`` and goes after the memories, before
+        history.
         """
         eng = self.engine
         if inp.strategy != "summary":
@@ -134,11 +137,19 @@ class LineageRecall:
         seen = set(memory_ids)
         # Below the relevance floor nothing is recalled; a turn a consented memory already says is not
         # repeated (that memory is the one item for it).
-        ok = archive.relevant(archived, query, own=True) | set(first)  # ``first``: past the memory service's floor
+        alone, answers = archive.floor(archived, query, own=True, passages=True)
+        ok = alone | set(first)  # ``first``: past the memory service's floor
         consented = [r.text for r in kept if r.kind == "memory"]
+
+        def said(e: Event) -> bool:
+            return any(covered(event_text(e), t) for t in consented)
+
+        # A turn that clears the floor only with the turn before it (one passage) is recalled with it
+        # (not at all when a consented memory says that turn: the passage would repeat it).
+        needs = {i: by_id[p] for i, p in answers.items() if i not in ok and not said(by_id[p])}
         ranked = [e for e in [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
-                  if e.id in ok and not any(covered(event_text(e), t) for t in consented)]
-        turns = select_turns(ranked, archived, budget, count)
+                  if (e.id in ok or e.id in needs) and not said(e)]
+        turns = select_turns(ranked, archived, budget, count, needs=needs)
         if turns:
             texts = [event_text(t) for t in turns]
             item = RecallItem(

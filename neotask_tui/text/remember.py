@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 from typing import Final
 
-REQUEST: Final = re.compile(
-    r"^\s*(?:(?:and|also|и|а|ещё|еще|также)\s+)?(?:please,?\s+|пожалуйста,?\s+)?"
+REQUEST_PATTERN: Final = (
+    r"(?:(?:and|also|и|а|ещё|еще|также)\s+)?(?:please,?\s+|пожалуйста,?\s+)?"
     r"(?:remember|запомни(?:те)?)(?:,?\s*(?:please|пожалуйста),?)?(?:\s+(?:this|это))?"
-    r"(?:\s*,?\s*(?:that|что)(?![\w-])|\s*[:—–-])\s*",
-    re.IGNORECASE,
+    r"(?:\s*,?\s*(?:that|что)(?![\w-])|\s*[:—–-])\s*"
 )
+"""The request's words (no anchor, no flags), for patterns that read it inside a line
+(:mod:`neotask_tui.text.secrets`: "Remember: V" after an announced password)."""
+REQUEST: Final = re.compile(r"^\s*" + REQUEST_PATTERN, re.IGNORECASE)
 """The request: "remember"/"запомни(те)" (after "and"/"и", with "please"/"пожалуйста", "this"/"это")
 followed by "that"/"что" or a colon or dash ("Remember to run the tests" is not one: the request is
 the content; "Запомни что-нибудь" neither)."""

@@ -65,6 +65,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from neotask_tui.text.remember import REQUEST_PATTERN
+
 __all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_path",
            "redact_secrets"]
 
@@ -1372,7 +1374,8 @@ _ANNOUNCE = re.compile(
     r"(?i)(?<![\w-])(?:" + _PW_WORD + r"s?|pass|pw|secret|secrets|creds|credentials|pin|pin[ -]?code|passcode"
     r"|секрет\w{0,3}|пин(?:[ -]?код)?)(?![\w-])"
 )
-_LONE = re.compile(r"^[ \t]*[\"'`«]?([^\s\"'`«»]{6,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)
+# a value alone on its line, or after a request to remember ("Remember: V", "Запомни: V")
+_LONE = re.compile(r"^[ \t]*(?i:" + REQUEST_PATTERN + r")?[\"'`«]?([^\s\"'`«»]{6,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)
 _CODE_LINE = re.compile(r"[(){}\[\];=<>|]|^\s*(?:#|//|def |class |import |from |\$ )")
 _DOTTED = re.compile(r"[\w\-]+(?:\.[\w\-]+)+")
 _FENCE = re.compile(r"(?:```|~~~)[\w+\-]{0,20}")

@@ -28,3 +28,10 @@ async def test_a_password_announced_then_sent_after_remember_is_redacted_in_the_
     await run_turn(engine, "Remember: Tr0ub4dor&3x", KEY)
     entries = await engine.state.inbox_list("main")
     assert not [e for e in entries if "Tr0ub4dor&3x" in e.text], [(e.text, e.redacted) for e in entries]
+
+
+def test_an_announced_password_after_remember_is_redacted_wherever_messages_are_redacted() -> None:
+    # the transcript indexes (memory, search) and compaction read a message in the light of the one
+    # before through the same function
+    said = redact_secrets("Remember: Tr0ub4dor&3x", context="I'll send my password next.")
+    assert "Tr0ub4dor&3x" not in said and said.startswith("Remember: [REDACTED:")

@@ -338,7 +338,8 @@ def _classify_one(raw: str) -> Classification | None:
     if not stmt or stmt.endswith("?"):
         return None
     secret = has_secrets(stmt)
-    text = _clean(redact_secrets(stmt))
+    redacted = redact_secrets(stmt)
+    text = _clean(redacted)
     temp = temporary_markers(stmt)
     perm = permanence_markers(stmt)
     no_store = no_store_marker(stmt)
@@ -387,7 +388,7 @@ def _classify_one(raw: str) -> Classification | None:
                 markers=tuple(temp),
             )
     if perm and not temp:
-        memory = _clean(remembered(redact_secrets(stmt)))
+        memory = _clean(remembered(redacted))  # before _clean: "Remember:" keeps its colon
         if not _PERM.sub(" ", memory).strip(" ,.;:!?…—–-\n\t`'\"«»"):
             return None  # "Remember:", "Always.", "Запомни, что": nothing to remember
         return mk(

@@ -46,7 +46,6 @@ from neotask_tui.engine.state.tools import handle_tool as _handle_tool
 from neotask_tui.engine.state.tools import tool_specs
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
-from neotask_tui.text.remember import REQUEST
 from neotask_tui.text.secrets import MARKER_PREFIX, has_secrets, redact_assigned, redact_secrets
 from neotask_tui.tuning import STATE_CLASSIFY_MAX_CHARS, STATE_CLASSIFY_THREAD_CHARS
 
@@ -387,12 +386,9 @@ class StateManager:
         announced = False  # a password sent after "…in the next message" is one: redacted up front
         prev = self._previous_user_text(key, event.id) if len(text) <= _ANNOUNCED_MAX_CHARS else None
         if prev is not None:
-            # "Remember: V" after "I'll send my password next" is V announced, as V alone would be
-            req = REQUEST.match(text)
-            head, body = (text[:req.end()], text[req.end():]) if req else ("", text)
-            red = redact_secrets(body, context=prev)
-            if red != redact_secrets(body):  # else the classifier redacts (and flags) as it always did
-                text, announced = head + red, True
+            red = redact_secrets(text, context=prev)
+            if red != redact_secrets(text):  # else the classifier redacts (and flags) as it always did
+                text, announced = red, True
         off_loop = len(text) > STATE_CLASSIFY_THREAD_CHARS
         found = await asyncio.to_thread(classify, text) if off_loop else classify(text)
         for c in found:

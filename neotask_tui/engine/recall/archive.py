@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -150,7 +151,7 @@ class ArchiveRecall:
             return set(), {}  # no content word ("thanks!", "спасибо!"): about nothing said before
         idx = self._index(events)
         n = len(idx.events)
-        tfs = [set(tf) for tf in idx.bm25.tf]
+        tfs = [tf.keys() for tf in idx.bm25.tf]  # set views, not copies: this runs on every turn
         rare: set[str] = set()
         if own:
             df: dict[str, int] = {}
@@ -171,14 +172,14 @@ class ArchiveRecall:
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
 
-        def clears(words: set[str], cos: float | None) -> bool:
+        def clears(words: AbstractSet[str], cos: float | None) -> bool:
             # a turn without a content word ("ok") carries nothing to recall (see MemoryService.recall)
             return bool(words) and (bool(rare & words) or relevant(cos, len(q & words), len(q)))
 
         alone = {ev.id for j, ev in enumerate(idx.events) if clears(tfs[j], None if sims is None else sims[j])}
         # passage j: turn j + 1 with the turn before it (j)
-        both = [j for j in range(n - 1) if tfs[j + 1] and passages
-                and clears(tfs[j] | tfs[j + 1], None if pair_sims is None else pair_sims[j])]
+        both = [j for j in range(n - 1) if tfs[j + 1]
+                and clears(tfs[j] | tfs[j + 1], None if pair_sims is None else pair_sims[j])] if passages else []
         if own and (alone or both):
             if sims is not None:
                 alone |= {idx.events[j].id for j in outliers(sims, ARCHIVE_OWN_OUTLIER_Z)}

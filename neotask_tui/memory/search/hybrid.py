@@ -271,7 +271,7 @@ def _fuse(
             signals = signals * np.minimum(fused / ((base_sum or 1.0) * params.signal_gate), 1.0)
         fused = fused + signals
         wsum = base_sum + extra[1]  # per row: a signal a row does not have is not counted against it
-    fused = fused / np.where(wsum == 0, 1.0, wsum) if extra is not None else fused / (base_sum or 1.0)
+    fused = fused / np.where(wsum == 0, 1.0, wsum)
     return fused, (dn, ln, raw)
 
 

@@ -22,6 +22,8 @@ from typing import Any, Final
 from textual.app import App
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
+from neotask_tui.text.terminal import inert
+
 QUEUE_LIMIT: Final = 20
 """At most this many inputs wait; one more is refused (and stays in the prompt). A guard against a
 key held down, not a tuned figure."""
@@ -31,8 +33,9 @@ LABEL_CHARS: Final = 32
 
 
 def label_of(text: str) -> str:
-    """A queued input as the queue line names it: one line, at most :data:`LABEL_CHARS`."""
-    one = " ".join(text.split())
+    """A queued input as the queue line names it: one line, at most :data:`LABEL_CHARS`, terminal
+    controls made visible (it is shown as plain text, never as markup)."""
+    one = " ".join(inert(text).split())
     return one if len(one) <= LABEL_CHARS else one[: LABEL_CHARS - 1] + "…"
 
 

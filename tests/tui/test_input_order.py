@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.content import Content
+
 from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.providers.scripted import ScriptedProvider
@@ -32,8 +34,9 @@ def _entries(app: NeotaskApp) -> list[tuple[str, str]]:
 
 
 def _queue_line(app: NeotaskApp) -> str:
+    """The prompt's queue line as shown (the border title reads back as markup)."""
     sub = app.main.query_one(PromptArea).border_subtitle
-    return "" if sub is None else str(sub)
+    return "" if sub is None else Content.from_markup(sub).plain
 
 
 async def _submit(pilot: object, app: NeotaskApp, text: str) -> None:
@@ -138,15 +141,15 @@ async def test_a_stopped_reply_lets_the_queued_message_run(
         await wait_for(pilot, app.ready.is_set, "engine")
         await _submit(pilot, app, "go")
         await _streaming(pilot, app)
-        await _submit(pilot, app, "and do not forget the tests")
-        assert _queue_line(app) == "1 queued, run in order: and do not forget the tests"
+        await _submit(pilot, app, "[/dim] tests\x1b[2J")  # shown as typed: no markup, no terminal control
+        assert _queue_line(app) == "1 queued, run in order: [/dim] tests␛[2J"
         await pilot.press("ctrl+c")
         await _idle(pilot, app)
         stored = [(e.role, e.content, e.data.get("status")) for e in engine.events(engine.default_key())
                   if e.type == "message"]
         assert [(r, s) for r, _c, s in stored] == [("user", None), ("assistant", "interrupted"), ("user", None),
                                                    ("assistant", "complete")]
-        assert stored[2][1] == "and do not forget the tests" and stored[3][1] == "second reply"
+        assert stored[2][1] == "[/dim] tests\x1b[2J" and stored[3][1] == "second reply"
 
 
 async def test_a_command_that_opens_a_screen_holds_the_queue_until_it_closes_and_help_stays_immediate(

@@ -20,6 +20,7 @@ from neotask_tui.tui.input_queue import QUEUE_LIMIT
 from neotask_tui.tui.screens.help import HelpScreen
 from neotask_tui.tui.screens.sessions import SessionsScreen
 from neotask_tui.tui.widgets.prompt import Prompt, PromptArea
+from neotask_tui.tui.widgets.side import StatePanel
 from neotask_tui.tui.widgets.transcript import MessageView
 from tests.tui.support import SIZE, drain, wait_for
 
@@ -213,3 +214,26 @@ async def test_a_full_queue_refuses_and_keeps_the_text_in_the_prompt(
         await pilot.press("escape")
         await _idle(pilot, app)
         assert app.main.query_one(Prompt).text == "one too many"  # still there to send
+
+
+async def test_a_state_panel_clear_during_a_reply_waits_its_turn(
+        app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider, engine: Engine) -> None:
+    key = engine.default_key()
+    await engine.state.set(key, "current_goal", "ship the queue")
+    provider.queue(ENDLESS)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        panel = app.main.query_one(StatePanel)
+        await wait_for(pilot, lambda: panel.entries, "the goal in the panel")
+        await _submit(pilot, app, "go")
+        await _streaming(pilot, app)
+        app.main.query_one("#state-list").focus()
+        await pilot.press("home")
+        await pilot.press("d")
+        await wait_for(pilot, lambda: _queue_line(app), "the clear queued")
+        assert _queue_line(app) == "1 queued, run in order: clear current_goal"
+        assert engine.state.get(key).value("current_goal") == "ship the queue"
+        await pilot.press("escape")
+        await _idle(pilot, app)
+        assert engine.state.get(key).value("current_goal") is None

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -29,7 +30,7 @@ from neotask_tui.commands.intents import (
 )
 from neotask_tui.engine import events as ev
 from neotask_tui.tui.main_view import ChatState, MainView
-from neotask_tui.tui.messages import EditRequested, RegenerateRequested
+from neotask_tui.tui.messages import EditRequested
 from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.turns import TurnRenderer
 from neotask_tui.tui.widgets.transcript import Entry
@@ -43,11 +44,14 @@ class SlashCommands:
     """Runs ``/commands`` for the main screen and performs what they ask of the UI.
 
     ``app`` is only used for what Textual's App offers (screens, themes, notifications, exit);
-    ``configured_theme`` is ``ui.theme`` from the settings (a ``/theme`` choice is saved against it).
+    ``configured_theme`` is ``ui.theme`` from the settings (a ``/theme`` choice is saved against it);
+    ``regenerate`` streams the turn ``/retry`` (None) or ``/edit TEXT`` asks for, as part of the
+    command (so what was typed after the command waits for that turn too).
     """
 
     def __init__(self, app: App[int], view: MainView, state: ChatState, engine: Engine, panels: Panels,
-                 turns: TurnRenderer, configured_theme: str) -> None:
+                 turns: TurnRenderer, configured_theme: str,
+                 regenerate: Callable[[str | None], Awaitable[None]]) -> None:
         self.app = app
         self.view = view
         self.state = state
@@ -55,6 +59,7 @@ class SlashCommands:
         self.panels = panels
         self.turns = turns
         self.configured_theme = configured_theme
+        self.regenerate = regenerate
 
     async def show_result(self, line: str, res: CommandResult) -> None:
         """The command's text inline (errors as one-line notices with the usage)."""
@@ -119,7 +124,7 @@ class SlashCommands:
             case AttachFiles() as attach:
                 await self.view.add_entry(Entry(kind="notice", text=self.state.pending.apply(attach)))
             case Regenerate(text=text):
-                app.post_message(RegenerateRequested(text))
+                await self.regenerate(text)
                 return
             case EditLast(text=text, event_id=event_id):
                 app.post_message(EditRequested(text, event_id))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,15 +20,16 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
-from textual.worker import Worker
 
 from neotask_tui.errors import LockedError, NeotaskError
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.commands import SlashCommandProvider
+from neotask_tui.tui.input_queue import QUEUE_LIMIT, InputQueue, Job, label_of, queue_line
 from neotask_tui.tui.layout import WIDTH_CLASSES, SideLayout, side_classes
 from neotask_tui.tui.main_view import ChatState, MainView
-from neotask_tui.tui.messages import EditRequested, InboxChanged, PaletteCommandChosen, RegenerateRequested
+from neotask_tui.tui.messages import EditRequested, InboxChanged, PaletteCommandChosen
 from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.themes import chosen_theme, install_themes
 from neotask_tui.tui.widgets.footer import KeyFooter
@@ -40,7 +42,9 @@ from neotask_tui.tuning import LOCAL_CLOSE_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from neotask_tui.config import Settings
+    from neotask_tui.engine.events import RecallReceipt
     from neotask_tui.engine.facade import Engine
+    from neotask_tui.engine.state.model import StateEntry
     from neotask_tui.tui.actions import SlashCommands
     from neotask_tui.tui.turns import TurnRenderer
 
@@ -48,6 +52,9 @@ LOCKED_EXIT = 3
 MAIN_ONLY = frozenset({"new_session", "sessions", "compact", "context", "open_inbox", "toggle_state",
                        "toggle_recall", "undo_reset", "focus_next_panel", "focus_previous_panel", "close_panel",
                        "help", "stop", "retry", "edit_last", "cancel_edit"})
+IMMEDIATE = frozenset({"help", "context"})
+"""Commands that skip the input queue: they only read, and open a screen (``/help NAME``, which
+answers inline, waits its turn). So F1 and F4 work while a reply streams or a command runs."""
 
 
 class NeotaskApp(App[int]):
@@ -92,7 +99,7 @@ class NeotaskApp(App[int]):
         self.chat = ChatState(key=key or settings.general.default_key)
         self.ready = asyncio.Event()
         self.startup_error: tuple[int, str] | None = None
-        self._turn: Worker[None] | None = None
+        self.inputs = InputQueue(self, self.ready, self._show_queue)
         self._panels: Panels | None = None
         self._turns: TurnRenderer | None = None
         self._commands: SlashCommands | None = None
@@ -189,7 +196,7 @@ class NeotaskApp(App[int]):
             from neotask_tui.tui.actions import SlashCommands
 
             self._commands = SlashCommands(self, self.view, self.chat, self._engine(), self.panels, self.turns,
-                                           configured_theme=self.settings.ui.theme)
+                                           configured_theme=self.settings.ui.theme, regenerate=self.regenerate)
         return self._commands
 
     # ------------------------------------------------------------------ engine startup
@@ -248,24 +255,38 @@ class NeotaskApp(App[int]):
         text = message.text
         stripped = text.strip()
         if stripped.startswith("/") and not stripped.startswith("//"):
-            self.run_command(stripped)
+            self.run_command(stripped, typed=text)
             return
         text = text.lstrip()[1:] if stripped.startswith("//") else text
-        if self.streaming:  # refused, not lost: the text goes back into the prompt
-            self.view.prompt.text = message.text
-            self.notify("a reply is still streaming — your message is kept; Esc stops the reply", severity="warning")
-            return
         editing = self.chat.editing is not None
         self._end_edit()
-        self._turn = self.send_message(text, regenerate=editing)
+        self._enqueue(Job(label_of(text), functools.partial(self.send_message, text, regenerate=editing), "turn"),
+                      typed=message.text)
 
-    @work(exclusive=True, group="turn")
+    def _enqueue(self, job: Job, typed: str | None = None) -> None:
+        """Handle ``job`` after everything typed before it (now, when nothing runs). Refused (the
+        queue is full, the app is quitting), the ``typed`` text goes back into the prompt."""
+        behind = self.inputs.running
+        if self.inputs.submit(job):
+            if behind is not None and len(self.screen_stack) > 1:  # the queue line is under this screen
+                self.notify(f"queued: {job.label} — runs after {behind}", timeout=4)
+            return
+        if typed is not None and not self.view.prompt.text:
+            self.view.prompt.text = typed
+        self.notify(f"not queued: {QUEUE_LIMIT} inputs already wait — your text is kept in the prompt"
+                    if not self.inputs.closed else "not run: the app is quitting", severity="warning")
+
+    def _show_queue(self, waiting: list[str]) -> None:
+        """The prompt's bottom border names the inputs waiting their turn (none: no line)."""
+        with self.view.tolerant():
+            self.view.prompt_area.border_subtitle = Content(queue_line(waiting)) if waiting else None
+
     async def send_message(self, text: str | None, *, regenerate: bool = False) -> None:
         """One turn: stream the engine's events into the transcript and panels (``regenerate``:
         ``/retry`` when ``text`` is None, else ``/edit`` of your last message). The files attached
         with ``/file`` and a new message's ``@path`` ones go with it; one that cannot be read stops
-        the send with a one-line error and the text goes back into the prompt."""
-        await self.ready.wait()
+        the send with a one-line error and the text goes back into the prompt. Runs as a job of
+        the input queue (Esc cancels its worker)."""
         with self.view.tolerant():
             files = []
             if text is not None:  # an edit carries them too (and keeps the files of the message it replaces)
@@ -278,13 +299,10 @@ class NeotaskApp(App[int]):
                     return
             await self.turns.run(text, files, regenerate=regenerate)
 
-    @on(RegenerateRequested)
-    def on_regenerate_requested(self, message: RegenerateRequested) -> None:
-        if self.streaming:
-            self.notify("a reply is still streaming — Esc stops it first", severity="warning")
-            return
+    async def regenerate(self, text: str | None) -> None:
+        """``/retry`` (``text`` None) or ``/edit TEXT``: the regenerated turn, inside that command's job."""
         self._end_edit()
-        self._turn = self.send_message(message.text, regenerate=True)
+        await self.send_message(text, regenerate=True)
 
     @on(EditRequested)
     def on_edit_requested(self, message: EditRequested) -> None:
@@ -326,9 +344,11 @@ class NeotaskApp(App[int]):
         self.notify("edit cancelled — nothing changed", timeout=2)
 
     def action_stop(self) -> None:
-        """Stop a streaming reply (the partial text is kept, marked interrupted)."""
-        if self.streaming and self._turn is not None:
-            self._turn.cancel()
+        """Stop a streaming reply (the partial text is kept, marked interrupted); what waits in the
+        input queue then runs."""
+        turn = self.inputs.current
+        if self.streaming and turn is not None:
+            turn.cancel()
 
     async def action_quit(self) -> None:
         """Ctrl+Q / ``/quit``: stop what runs, say "finishing…" while the model lets go, then exit.
@@ -338,11 +358,13 @@ class NeotaskApp(App[int]):
         :data:`~neotask_tui.tuning.LOCAL_CLOSE_WAIT_SECONDS`.
         """
         engine = self.engine
-        if self.streaming and self._turn is not None:
+        self.inputs.close()  # what waits is not run (it is in the input history, ↑)
+        turn = self.inputs.current
+        if self.streaming and turn is not None:
             self.view.status.activity = "finishing… (stopping the reply)"
-            self._turn.cancel()
+            turn.cancel()
             with contextlib.suppress(Exception):  # cancelled or failed: either way it is over
-                await asyncio.wait_for(self._turn.wait(), LOCAL_CLOSE_WAIT_SECONDS)
+                await asyncio.wait_for(turn.wait(), LOCAL_CLOSE_WAIT_SECONDS)
         if engine is not None and self.owns_engine and engine.provider is not None:
             self.view.status.activity = "finishing… (releasing the model)"
             await engine.aclose()  # on_unmount's close is then a no-op
@@ -360,17 +382,31 @@ class NeotaskApp(App[int]):
         self.notify("nothing to stop — Ctrl+Q quits", timeout=3)
 
     # ------------------------------------------------------------------ commands
-    @work(group="command")
-    async def run_command(self, line: str) -> None:
-        """Run a slash command via the shared registry and perform its UI action."""
+    def run_command(self, line: str, *, typed: str | None = None) -> None:
+        """Run a slash command (via the shared registry, then its UI action) after everything typed
+        before it; ``/help`` and ``/context`` (read-only, a screen) at once. ``typed``: the prompt's
+        text, given back to the prompt if the command cannot be queued."""
+        name, _, args = line[1:].partition(" ")
+        if name.lower() in IMMEDIATE and not (name.lower() == "help" and args.strip()):
+            self._command_now(line)
+            return
+        self._enqueue(Job(label_of(line), functools.partial(self._command, line), "command"), typed=typed)
+
+    async def _command(self, line: str) -> None:
         await self.ready.wait()
         with self.view.tolerant():
             await self.commands.run(line)
 
+    @work(group="command")
+    async def _command_now(self, line: str) -> None:
+        await self._command(line)
+
     @on(MessageView.CopyRequested)
     @work(group="command")
     async def on_copy_requested(self, message: MessageView.CopyRequested) -> None:
-        """``c`` on a focused message copies it (one of another session's transcript, as shown there)."""
+        """``c`` on a focused message copies it (one of another session's transcript, as shown there).
+        Not queued: it only reads, and it is pressed in screens a queued command keeps open (the
+        sessions browser's transcripts), which would wait for themselves."""
         await self.ready.wait()
         with self.view.tolerant():
             await self.commands.copy_entry(message.entry, current=message.view.screen is self.main)
@@ -470,10 +506,14 @@ class NeotaskApp(App[int]):
             return self.layout.open is not None and self.layout.narrow
         return True
 
-    @work(group="command")
-    async def action_undo_reset(self) -> None:
-        """Bring back the session replaced by the last automatic reset."""
-        if not self.chat.undo_reset_available:
+    def action_undo_reset(self) -> None:
+        """Bring back the session replaced by the last automatic reset (in order with what is typed)."""
+        if self.chat.undo_reset_available:
+            self._enqueue(Job("restore the previous session", self._undo_reset, "command"))
+
+    async def _undo_reset(self) -> None:
+        if not self.chat.undo_reset_available:  # withdrawn meanwhile (a message was sent first)
+            self.notify("nothing to restore: the offer ended with the message sent before", severity="warning")
             return
         self.chat.undo_reset_available = False
         self.view.status.offer = ""
@@ -503,6 +543,8 @@ class NeotaskApp(App[int]):
         await self.push_screen(TranscriptScreen(self._engine(), session_id, archived=True))
 
     # ------------------------------------------------------------------ panels → engine
+    # The edits below write (state, memory, session config): they run in order with what is typed,
+    # like the commands that do the same. Their dialogs open at once, outside the queue.
     @on(StatePanel.EditRequested)
     @work(group="state-edit")
     async def edit_state(self, message: StatePanel.EditRequested) -> None:
@@ -510,8 +552,10 @@ class NeotaskApp(App[int]):
         from neotask_tui.tui.screens.modals import InputModal
 
         value = await self.push_screen_wait(InputModal(f"Edit {e.field}", str(e.value)))
-        if value is None:
-            return
+        if value is not None:
+            self._enqueue(Job(f"edit {e.field}", functools.partial(self._edit_state, e, value), "state-edit"))
+
+    async def _edit_state(self, e: StateEntry, value: str) -> None:
         state = self._engine().state
         try:
             await state.clear(self.key, e.field, item=e.id, source="user edit")
@@ -524,9 +568,11 @@ class NeotaskApp(App[int]):
             await self.refresh_panels()
 
     @on(StatePanel.ClearRequested)
-    @work(group="state-edit")
-    async def clear_state(self, message: StatePanel.ClearRequested) -> None:
+    def clear_state(self, message: StatePanel.ClearRequested) -> None:
         e = message.entry
+        self._enqueue(Job(f"clear {e.field}", functools.partial(self._clear_state, e), "state-edit"))
+
+    async def _clear_state(self, e: StateEntry) -> None:
         try:
             await self._engine().state.clear(self.key, e.field, item=e.id)
             self.notify(f"cleared {e.field}")
@@ -536,24 +582,28 @@ class NeotaskApp(App[int]):
             await self.refresh_panels()
 
     @on(RecallSidebar.Action)
-    @work(group="recall")
     async def recall_action(self, message: RecallSidebar.Action) -> None:
         item, act = message.item, message.action
-        side = self.view.recall
-        engine = self._engine()
         if act == "open":
             from neotask_tui.tui.screens.modals import TextModal
 
             title = f"{item.source} · score {item.score:.2f} · {item.scope}"
             await self.push_screen(TextModal(title, item.text))
-        elif act == "forget":
+        elif act in ("forget", "never"):
+            what = "forget" if act == "forget" else "never recall"
+            self._enqueue(Job(f"{what} {item.id}", functools.partial(self._recall_write, item, act), "recall"))
+
+    async def _recall_write(self, item: RecallReceipt, act: str) -> None:
+        side = self.view.recall
+        engine = self._engine()
+        if act == "forget":
             from neotask_tui.commands import dispatch
 
             res = await dispatch(engine, self.key, f"/forget {item.id}")
             self.notify(res.text or "forgotten", severity="error" if res.error else "information")
             if not res.error:
                 side.remove_item(item.id)
-        elif act == "never":
+        else:
             rec = engine.current_record(self.key)
             ids = [*rec.config.get("never_recall", []), item.id]
             await engine.set_session_config(self.key, never_recall=ids)

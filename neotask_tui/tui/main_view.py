@@ -33,7 +33,7 @@ class ChatState:
 
     Attributes:
         key: The session key the main screen shows.
-        streaming: A reply is streaming (sending is refused, Esc stops it).
+        streaming: A reply is streaming (what you send meanwhile waits its turn; Esc stops it).
         undo_reset_available: An automatic reset can be undone with one key.
         editing: The id of your message the prompt is editing (``/edit``, Ctrl+T): sending
             replaces it and regenerates the reply; None when the prompt sends a new message.

@@ -21,14 +21,6 @@ class PaletteCommandChosen(Message):
         self.name = name
 
 
-class RegenerateRequested(Message):
-    """``/retry`` (``text`` None) or ``/edit TEXT``: the app streams the regenerated turn."""
-
-    def __init__(self, text: str | None) -> None:
-        super().__init__()
-        self.text = text
-
-
 class EditRequested(Message):
     """``/edit`` without text: the prompt edits your message ``event_id`` (its ``text``)."""
 

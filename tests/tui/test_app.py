@@ -87,22 +87,21 @@ async def test_escape_stops_streaming_and_keeps_the_partial_text(
         assert _views(app, "assistant")[1].entry.text == "second answer"
 
 
-async def test_a_message_sent_while_a_reply_streams_is_kept_in_the_prompt(
+async def test_a_message_sent_while_a_reply_streams_waits_its_turn(
         app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider, engine: Engine) -> None:
     provider.queue({"text": "tick " * 300, "delay": 0.03})
+    provider.queue("noted")
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await _start_a_long_reply(pilot, app)
         await _send(pilot, app, "and do not forget the tests")
-        await wait_for(pilot, lambda: app.query_one(Prompt).text == "and do not forget the tests",
-                       "the refused message back in the prompt")  # refused, not lost
+        assert app.query_one(Prompt).text == ""  # taken: it waits in the queue (tests/tui/test_input_order.py)
         assert [v.entry.text for v in _views(app, "user")] == ["go"]
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.streaming, "the stop")
-        provider.queue("noted")
-        await pilot.press("enter")  # the kept text is sent as it stands
-        await wait_for(pilot, lambda: len(_views(app, "assistant")) == 2 and not app.streaming, "the next reply")
+        await pilot.press("escape")  # the stop ends the first reply; the waiting message is sent next
+        await wait_for(pilot, lambda: len(_views(app, "assistant")) == 2 and not app.streaming
+                       and not app.inputs.busy, "the next reply")
         assert [v.entry.text for v in _views(app, "user")] == ["go", "and do not forget the tests"]
+        assert _views(app, "assistant")[1].entry.text == "noted"
 
 
 async def test_ctrl_c_also_stops_streaming(app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider) -> None:

@@ -122,14 +122,14 @@ class Terminal:
 
 
 @pytest.fixture
-def terminal(tmp_path: Path) -> Iterator[Callable[[tuple[int, int]], Terminal]]:
+def terminal(tmp_path: Path) -> Iterator[Callable[..., Terminal]]:
     made: list[Terminal] = []
 
-    def make(size: tuple[int, int]) -> Terminal:
+    def make(size: tuple[int, int], replies: list[dict[str, object]] | None = None) -> Terminal:
         home = tmp_path / "home"
         home.mkdir(exist_ok=True)
-        (home / "script.jsonl").write_text("".join(json.dumps({"text": _reply(n)}) + "\n" for n in (1, 2, 3)),
-                                           encoding="utf-8")
+        script = replies if replies is not None else [{"text": _reply(n)} for n in (1, 2, 3)]
+        (home / "script.jsonl").write_text("".join(json.dumps(r) + "\n" for r in script), encoding="utf-8")
         t = Terminal(home, size)
         made.append(t)
         t.start()
@@ -150,7 +150,7 @@ def _send(t: Terminal, text: str, expect: str) -> None:
     t.wait_for(expect)
 
 
-def test_newcomer_walk_by_keys_alone(terminal: Callable[[tuple[int, int]], Terminal]) -> None:
+def test_newcomer_walk_by_keys_alone(terminal: Callable[..., Terminal]) -> None:
     t = terminal((120, 36))
     _main_ready(t)
 
@@ -232,7 +232,7 @@ def test_newcomer_walk_by_keys_alone(terminal: Callable[[tuple[int, int]], Termi
     t.wait_for("hello from the new session")
 
 
-def test_small_terminal_walk(terminal: Callable[[tuple[int, int]], Terminal]) -> None:
+def test_small_terminal_walk(terminal: Callable[..., Terminal]) -> None:
     """80×24: the transcript has the width; F6 opens each panel over it; Alt+Enter and Ctrl+J
     insert line breaks in order with the text typed around them."""
     t = terminal((80, 24))
@@ -260,3 +260,26 @@ def test_small_terminal_walk(terminal: Callable[[tuple[int, int]], Terminal]) ->
 
 def _footer_starts(t: Terminal, prefix: str) -> bool:
     return t.footer().startswith(prefix)
+
+
+def test_what_is_typed_during_a_reply_waits_its_turn(terminal: Callable[..., Terminal]) -> None:
+    """80×24: ``/new`` and a message typed while a reply streams wait (the prompt's border says so);
+    Esc stops the reply, then ``/new`` runs and the message lands in the new session, below its
+    marker."""
+    t = terminal((80, 24), [{"text": "slow " * 200, "delay": 0.5}, {"text": "answered in the new session"}])
+    _main_ready(t)
+    _send(t, "go", "slow slow")
+    t.type("/new")
+    t.keys("Enter")
+    t.type("hello after new")
+    t.keys("Enter")
+    waiting = t.wait_for("2 queued, run in order: /new · hello after new")
+    assert not [line for line in waiting.splitlines() if "█ hello after new" in line]  # not in the transcript yet
+    t.keys("Escape")
+    screen = t.wait_for("answered in the new session")
+    lines = screen.splitlines()
+    marker = next(i for i, line in enumerate(lines) if "new session" in line and "(/new)" in line)
+    asked = next(i for i, line in enumerate(lines) if "█ hello after new" in line)
+    answered = next(i for i, line in enumerate(lines) if "answered in the new session" in line)
+    assert marker < asked < answered
+    assert "queued" not in screen

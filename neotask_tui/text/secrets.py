@@ -69,7 +69,8 @@ from dataclasses import dataclass
 
 from neotask_tui.text.remember import REQUEST_PATTERN
 
-__all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_path",
+__all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_part",
+           "redact_path",
            "redact_secrets"]
 
 MARKER_PREFIX = "[REDACTED:"
@@ -1408,6 +1409,8 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _bare_seeds(text)
     if any(w in low for w in (" to ", " на ")):
         yield from _set_to(text)
+    if "remember" in low or "запомни" in low:
+        yield from _announced_inline(text)
     if "--" in text or any(w in low for w in ("mysql", "mariadb", "sshpass", "login", "htpasswd")):
         yield from _cli_passwords(text)
 
@@ -1458,9 +1461,15 @@ _CONTINUES = re.compile(r"[A-Za-z0-9_\-+/=]++")
 # (or the line before it in the same message) says what it is. The value must be a whole line of
 # one password-looking token; the announcement a password/secret/PIN word in prose, or (from the
 # previous message only) a line ending in ":".
-_ANNOUNCE = re.compile(
-    r"(?i)(?<![\w-])(?:" + _PW_WORD + r"s?|pass|pw|secret|secrets|creds|credentials|pin|pin[ -]?code|passcode"
-    r"|секрет\w{0,3}|пин(?:[ -]?код)?)(?![\w-])"
+_ANNOUNCE_WORD = (r"(?:" + _PW_WORD + r"s?|pass|pw|secret|secrets|creds|credentials|pin|pin[ -]?code|passcode"
+                  r"|секрет\w{0,3}|пин(?:[ -]?код)?)")
+_ANNOUNCE = re.compile(r"(?i)(?<![\w-])" + _ANNOUNCE_WORD + r"(?![\w-])")
+# the same announcement inside one line, as a request to remember the value: "The wifi password,
+# remember: V", "my security answer — запомни: V", "PIN, remember that: V"
+_ANNOUNCED_INLINE = re.compile(
+    r"(?i)(?<![\w-])(?:(?P<ans>" + _ANSWER_WORD + r")s?|(?:wi-?fi|wlan|network|router)[ _\-]?(?:key|psk)"
+    r"|ключ[^\S\n]{1,4}от[^\S\n]{1,4}(?:wi-?fi|вай-?фая?|сети|роутера)|" + _ANNOUNCE_WORD + r")" + _PW_FOR
+    + r"[^\S\n]{0,4}[,;:—–-]?[^\S\n]{0,4}(?:" + REQUEST_PATTERN + r")"
 )
 _ANNOUNCE_ANSWER = re.compile(r"(?i)(?<![\w-])" + _ANSWER_WORD + r"s?(?![\w-])")
 # a value alone on its line, or after a request to remember ("Remember: V", "Запомни: V")
@@ -1518,6 +1527,14 @@ def _announced(text: str, context: str | None) -> Iterator[SecretMatch]:
         value = m.group(1).rstrip(_TRAILING)
         if how is not None and len(value) >= 6 and _announced_value(value, how):
             yield SecretMatch("password", m.start(1), m.start(1) + len(value))
+
+
+def _announced_inline(text: str) -> Iterator[SecretMatch]:
+    """A value right after "<password word>, remember: " on one line (see ``_ANNOUNCED_INLINE``)."""
+    for m in _ANNOUNCED_INLINE.finditer(text):
+        v = _value_at(text, m.end())
+        if v is not None and _announced_value(v[2], "answer" if m["ans"] else "word"):
+            yield SecretMatch("password", v[0], v[1])
 
 
 def find_secrets(text: str, *, context: str | None = None) -> list[SecretMatch]:
@@ -1614,6 +1631,24 @@ def redact(text: str, *, keep_lines: bool = False, context: str | None = None) -
         pos = s.end
     out.append(text[pos:])
     return "".join(out), len(matches)
+
+
+def redact_part(text: str, start: int, end: int) -> tuple[str, bool]:
+    """``text[start:end]`` redacted as it reads inside ``text`` (a cue before ``start`` counts:
+    "wifi password, remember: V" → ``V`` is redacted in the part after "remember: "), and whether
+    anything was. A secret that runs past ``end`` is replaced to ``end``."""
+    out: list[str] = []
+    pos = start
+    hit = False
+    for s in find_secrets(text):
+        if s.end <= start or s.start >= end:
+            continue
+        out.append(text[pos:max(pos, s.start)])
+        out.append(f"{MARKER_PREFIX}{s.kind}]")
+        pos = min(max(pos, s.end), end)
+        hit = True
+    out.append(text[pos:end])
+    return "".join(out), hit
 
 
 def redact_secrets(text: str, *, context: str | None = None) -> str:

@@ -97,3 +97,20 @@ async def test_the_inbox_and_state_never_hold_the_answer_or_key(engine: Engine, 
     assert all(value not in e.text for e in entries), [e.text for e in entries]
     view = engine.state.get(KEY)
     assert all(value not in str(e.value) for e in view.active), [e.value for e in view.active]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("The wifi password, remember: Tr0ub4dor&3x", "Tr0ub4dor&3x"),
+    ("my security answer, remember: Fluffy", "Fluffy"),
+    ("Пароль от почты, запомни: Tr0ub4dor&3x", "Tr0ub4dor&3x"),
+])
+def test_a_value_announced_by_a_cue_and_a_request_to_remember_on_one_line_is_redacted(text: str, value: str) -> None:
+    """README: 'A password sent on its own right after a message announcing it … is redacted too'.
+    The same announcement inside one line ("The wifi password, remember: V") kept the value: the
+    announced-value rule read a request to remember only at the start of the value's own line."""
+    red = redact_secrets(text)
+    assert value not in red and red.endswith("[REDACTED:password]"), red
+
+
+def test_a_remark_after_a_cue_and_remember_is_kept() -> None:
+    assert find_secrets("The password policy, remember: rotate monthly") == []

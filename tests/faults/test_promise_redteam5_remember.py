@@ -160,3 +160,10 @@ async def test_remember_or_always_inside_quotes_or_code_proposes_nothing(engine:
 async def test_a_quote_inside_a_request_is_kept_in_the_proposal(engine: Engine, text: str, needle: str) -> None:
     texts = await _inbox_texts(engine, text)
     assert len(texts) == 1 and needle in texts[0], texts
+
+
+async def test_a_statement_too_long_for_a_memory_is_not_proposed_and_the_turn_says_so(engine: Engine) -> None:
+    events = await run_turn(engine, "Remember: " + _prose(3000), KEY)
+    assert await engine.state.inbox_list("main") == []
+    notes = [e.text for e in events if type(e).__name__ == "Notice"]
+    assert any("not proposed for long-term memory" in n.casefold() for n in notes), notes

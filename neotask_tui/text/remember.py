@@ -48,7 +48,7 @@ remember that guy's name" and "Do you remember: …" are not requests: "remember
 
 _CONJ = (r"(?:and(?:[^\S\n]+(?:then|also))?|then|also|plus|but|so"
          r"|и(?:[^\S\n]+(?:ещё|еще|потом|также|заодно))?|а(?:[^\S\n]+(?:ещё|еще|потом|также|теперь|заодно))?"
-         r"|потом|затем|также|заодно|но|теперь)")
+         r"|потом|затем|также|заодно|но|теперь|btw|by[^\S\n]+the[^\S\n]+way|кстати)")
 _EN_ADDRESSED = (r"(?:(?:tell|show|give|send|remind|help|let|teach|get|bring|find|email|text|call|ask)"
                  r"[^\S\n]+(?:me|us)|(?:can|could|would|will)[^\S\n]+you|please)(?![\w'’-])")
 _EN_TASK = (r"(?:say|answer|reply|respond|explain|describe|write|draft|translate|summari[sz]e|list|find|check"
@@ -58,7 +58,10 @@ _EN_TASK = (r"(?:say|answer|reply|respond|explain|describe|write|draft|translate
 _RU_TASK = (r"(?:(?:скаж|ответ|напиш|покаж|расскаж|объясн|подскаж|перевед|посчита|подсчита|найд|провер|сдела"
             r"|да|пришл|напомн|помог|посовету|предлож|состав|сгенериру|вывед|созда|сообщ|опиш|придума|назов"
             r"|выбер|сравн|повтор|уточн|поищ|запланиру|постав|добав|откр|запуст|исправ|глян|посмотр|прикин"
-            r"|оцен)[а-яё]{0,4}?(?:и|ите|ь|ьте|й|йте)(?:сь|ся)?"
+            r"|оцен|позвон|звон|поздрав|пожела|купи|закаж|забронир|отправ|подготов|переда|ищи)[а-яё]{0,4}?"
+            r"(?:и|ите|ь|ьте|й|йте)(?:сь|ся)?"
+            # any other imperative with the user as its object: "и поздравь меня", "а потом разбуди нас"
+            r"|[а-яё]{2,}(?:ай|яй|ей|уй|ь|ьте|йте|ите)(?:сь|ся)?[^\S\n]+(?:мне|меня|нам|нас)(?![а-яё])"
             r"|(?:можешь|можете|сможешь|сможете|(?:не[^\S\n]+)?мог(?:ла|ли)?[^\S\n]+бы))(?![а-яё-])")
 _QUESTION = (r"(?:what|when|where|which|who|why|how|is[^\S\n]+it|are[^\S\n]+there|do[^\S\n]+you"
              r"|котор\w+|как\w*|сколько|когда|где|куда|почему|зачем|что)(?![\w'’-])")

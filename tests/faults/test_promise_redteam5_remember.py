@@ -35,6 +35,8 @@ def _plain(text: str) -> str:
     ("Remember that I live in Berlin, and what time is it there now?", "i live in berlin"),
     ("Запомни, что мой сын учится в пятом классе, и напиши ему задачу по математике",
      "мой сын учится в пятом классе"),
+    ("Запомни, что мой день рождения 5 мая, и поздравь меня", "мой день рождения 5 мая"),
+    ("Remember: I use Arch, btw tell me how to update it", "i use arch"),
 ])
 async def test_a_request_after_the_fact_is_not_proposed_with_it(engine: Engine, text: str, fact: str) -> None:
     """README: '"Remember: …" / "Запомни, что …" proposes what follows it'. A request to the
@@ -47,6 +49,8 @@ async def test_a_request_after_the_fact_is_not_proposed_with_it(engine: Engine, 
 @pytest.mark.parametrize(("text", "fact"), [
     ("Remember that I live in Berlin and work in Munich.", "i live in berlin and work in munich"),
     ("Запомни, что я люблю чай и кофе.", "я люблю чай и кофе"),
+    ("Запомни, что у меня кот и две собаки.", "у меня кот и две собаки"),
+    ("Запомни, что я люблю хлеб и соль.", "я люблю хлеб и соль"),
     ("Remember: I write Go, and my team writes Rust.", "i write go, and my team writes rust"),
 ])
 async def test_a_fact_with_a_conjunction_is_proposed_whole(engine: Engine, text: str, fact: str) -> None:

@@ -251,6 +251,13 @@ Chosen by the fault suite (``tests/faults/hostile_cases.py``, 10 MB paste): clas
 paste took ~60 s on the event loop and froze the UI; the head of a message is where goals and
 preferences are stated."""
 
+INBOX_PROPOSAL_MAX_CHARS: Final = 500
+"""The longest statement the classifier proposes for the inbox (after "Remember: …", an "always"
+rule, a stated fact); a longer one is not proposed and the turn says so. A memory is a sentence or
+two: a pasted page after "Remember:" (red team 5: a 6,000-character message proposed whole) is data,
+and a run-on sentence this long is not read as one fact. 500 characters is about 100 words, above
+every proposal in the test suites (the longest is under 200)."""
+
 STATE_CLASSIFY_THREAD_CHARS: Final = 2000
 """A user message longer than this (after the cap above) is classified in a worker thread, off the
 event loop; a shorter one inline (a thread hop costs more than classifying it). Set with the cap."""

@@ -30,7 +30,9 @@ What is found:
   the end of their clause ("the passphrase is: …", "кодовая фраза: …"), a new password after
   "I reset it to …" / "поменял его на …" (see ``_SET_TO``), PINs, door codes and lock combinations
   ("combination is …", "код замка …", "my pin number is …", "the code for the door is …"), Wi-Fi
-  keys, security answers, ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …",
+  keys (also a bare "key: …" shortly after the network: "wifi is CafeNet, key: …"), security answers
+  (also after a bare "is": "the answer to my security question is …", up to a function word),
+  ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …",
   "login with admin / …"), 2FA backup codes and seed phrases (after "seed phrase", "mnemonic",
   "recovery phrase", "сид-фраза", or a bare "seed:" followed by 12–24 words);
 - passwords on command lines: ``--password=…``, ``--db-password …``, ``mysql -p…``,
@@ -67,7 +69,8 @@ from dataclasses import dataclass
 
 from neotask_tui.text.remember import REQUEST_PATTERN
 
-__all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_path",
+__all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_part",
+           "redact_path",
            "redact_secrets"]
 
 MARKER_PREFIX = "[REDACTED:"
@@ -324,14 +327,26 @@ _PW_POSS = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"['’]s[^\S\n]{1,4}(?:(?:
 _MEASURE = re.compile(r"(?i)[0-9]{1,4}(?:st|nd|rd|th|x|%)?(?:[ -]?(?:chars?|characters?|digits?|letters?|symbols?"
                       r"|words?|bytes?|bits?|days?|hours?|minutes?|attempts?|tries|times))?")
 _HASH_NAME = re.compile(r"(?i)(?:sha|md|aes|rsa|utf|crc|des|ecdsa|ed|pbkdf|scrypt|argon|bcrypt)[0-9\-_]{0,8}\w{0,4}")
+# the answer to a security question, named in English or Russian: "my security answer", "the answer to
+# my security question", "security question answer", "memorable word", "ответ на секретный вопрос"
+_ANSWER_WORD = (
+    r"(?:(?:security|secret|recovery|control)[ -]answer"
+    r"|(?:security|secret|recovery)[ -]question(?:['’]s)?[ -]answer"
+    r"|answer[^\S\n]{1,4}(?:to|for|of)[^\S\n]{1,4}(?:(?:my|the|your|our|a|this)[^\S\n]{1,4})?"
+    r"(?:security|secret|recovery|control)[^\S\n]{1,4}question"
+    r"|memorable[ -](?:word|answer|phrase|name)"
+    r"|(?:ответ|отв)\w{0,2}[^\S\n]{1,4}на[^\S\n]{1,4}(?:(?:мой|свой|твой|наш|этот)[^\S\n]{1,4})?"
+    r"(?:секретн|контрольн|проверочн)\w{0,3}[^\S\n]{1,4}вопрос\w{0,2}"
+    r"(?:[^\S\n]{1,4}(?!(?:это|не|был|была|будет|такой|такая|вот)(?![а-яё]))[а-яё]{2,20}(?![а-яё-]))?"  # "вопрос банка"
+    r"|(?:секретн|контрольн)\w{0,3}[^\S\n]{1,4}ответ\w{0,2})"
+)
 # a passphrase after a symbol separator ("the passphrase is: hunter two", "кодовая фраза: синий кот"):
 # the rest of the clause, to the end of its sentence or line, function words and all — unlike after a
 # bare "is", where a sentence about the passphrase ("is stored in the vault") has to be told apart
 _PHRASE_LEAD = re.compile(
     r"(?i)(?<![\w-])(?:pass[ -]?phrase|(?:secret|security|code|safe|magic)[ -](?:phrase|words?)"
     r"|(?:кодов|парольн|секретн)\w{0,3}[^\S\n]{1,4}фраз[аеуы]|фраз[аеуы][- ]пароль"
-    r"|(?:security|secret)[ -]answer|answer[^\S\n]{1,4}to[^\S\n]{1,4}(?:my|the)[^\S\n]{1,4}security[^\S\n]{1,4}question"
-    r"|(?:ответ|отв)[^\S\n]{1,4}на[^\S\n]{1,4}(?:секретный|контрольный)[^\S\n]{1,4}вопрос)s?" + _PW_FOR
+    r"|" + _ANSWER_WORD + r")s?" + _PW_FOR
     + r"[^\S\n]{0,4}(?:(?:is|was|это)[^\S\n]{0,2})?(?:[:=—–]|-(?=\s))[^\S\n]{0,4}"
 )
 _PHRASE_REST = re.compile(
@@ -341,6 +356,37 @@ _PHRASE_REST = re.compile(
 _PHRASE_EMPTY = frozenset({"not", "no", "none", "set", "yet", "required", "needed", "empty", "blank", "unset",
                            "given", "shown", "here", "below", "above", "see", "vault", "не", "нет", "задана",
                            "задан", "нужна", "пусто", "пустая", "см", "ниже", "выше"})
+# a security answer after a bare link ("my security answer is Fluffy", "the answer to my security
+# question was Fluffy", "ответ на контрольный вопрос это Пушистик"): an answer is a plain word or name,
+# so the value is the run of words after the link up to the first function word or the clause's end, and
+# a sentence about the answer ("is stored in the vault", "is case sensitive", "is the name of my first
+# pet", "не задан") leaves nothing to redact
+_ANSWER_IS = re.compile(
+    r"(?i)(?<![\w-])" + _ANSWER_WORD + r"s?" + _PW_FOR + r"[^\S\n]{1,4}(?:is|was|это|будет)(?![\w-])"
+    r"(?:[^\S\n]{1,4}(?:still|now|just|теперь|всё ещё|все еще))?[^\S\n]{1,4}(?=[^\W_])"
+)
+_ANSWER_TOKEN = re.compile(r"[^\W_][\w'’\-]{0,39}(?![\w'’\-])")
+_ANSWER_GAP = re.compile(r"[^\S\n]{1,3}")
+_ANSWER_END = re.compile(r"[^\S\n]{0,4}(?:[,;.!?)\]\"'`»]|\r?\n|$)")
+_ANSWER_MAX_WORDS = 4
+_ANSWER_PROSE = frozenset({
+    "important", "private", "personal", "confidential", "unique", "simple", "easy", "hard", "obvious",
+    "mandatory", "insensitive", "lowercase", "uppercase", "forgotten", "lost", "gone", "outdated", "something",
+    "nothing", "anything", "somewhere", "useless", "mine", "yours", "secure", "insecure", "public",
+    "важен", "важно", "секрет", "задан", "задана", "указан", "записан", "сохранён", "сохранен", "утерян",
+    "забыт", "забыл", "забыла", "простой", "сложный", "личный", "мой", "твой", "свой",
+})
+"""Words that make the run after "security answer is" a remark about the answer, not the answer."""
+# a Wi-Fi key named only "key" ("psk", "ключ") after the network: "wifi is CafeNet, key: V", "SSID
+# CafeNet / key V", "вайфай CafeNet, ключ V". The bare word is a cue only shortly after a word naming
+# a wireless network in the same paragraph; the value must look like a key ("key point is clarity",
+# "the key is to stay calm" are prose anywhere)
+_NET_WORD = re.compile(
+    r"(?i)(?<![\w-])(?:wi-?fi|wlan|wpa[23]?|ssid|hotspot|router|network|вай-?фа(?:й|я|ю|е)?|роутер\w{0,2}"
+    r"|сет(?:ь|и)|точк(?:а|и|у)[^\S\n]{1,4}доступа)(?![\w-])"
+)
+_NET_KEY = re.compile(r"(?i)(?<![\w-])(?:(?:pass|network|security)[ -]?key|key|psk|ключ(?:ом)?)"
+                      r"(?:" + _PROSE_SEP + r"|[^\S\n]{1,4})")
 # "I reset it to V", "changed the new one to V", "поменял его на V": a value after a set/change verb and
 # "to"/"на" is a secret only (a) when the verb's object stands for the password (a pronoun, "the new
 # one", a password/PIN/code/key word), a password, passphrase or PIN word is near (the sentence before
@@ -1272,6 +1318,44 @@ def _bare_seeds(text: str) -> Iterator[SecretMatch]:
             yield SecretMatch("seed_phrase", *m.span(1))
 
 
+def _answers(text: str) -> Iterator[SecretMatch]:
+    """A security answer after a bare "is"/"это": one to four words up to the clause's end or a
+    function word ("Fluffy and my PIN…"), none of them a function word or a remark about the answer."""
+    stop = _FUNCTION_WORDS | _STOPWORDS | _RU_STOPWORDS | _PHRASE_EMPTY | _ANSWER_PROSE
+    for m in _ANSWER_IS.finditer(text):
+        end, n, ended = m.end(), 0, False
+        t = _ANSWER_TOKEN.match(text, end)
+        while t is not None:
+            w = t.group(0).casefold()
+            if w in stop or (w.isascii() and w.islower() and len(w) > 4 and w.endswith(("ly", "ing", "ed"))):
+                ended = w in _FUNCTION_WORDS and w not in _ANSWER_PROSE and n > 0  # "Fluffy and …"
+                break
+            if n == _ANSWER_MAX_WORDS:
+                break  # more words than an answer has: a sentence
+            end, n = t.end(), n + 1
+            if _ANSWER_END.match(text, end):
+                ended = True
+                break
+            g = _ANSWER_GAP.match(text, end)
+            t = _ANSWER_TOKEN.match(text, g.end()) if g is not None else None
+        value = text[m.end():end]
+        if n and ended and not _is_marker(value) and not _is_code(value):
+            yield SecretMatch("password", m.end(), end)
+
+
+def _network_keys(text: str) -> Iterator[SecretMatch]:
+    """A bare "key"/"psk"/"ключ" shortly after a word naming a wireless network, and its value."""
+    nets = [m.end() for m in _NET_WORD.finditer(text)]
+    if not nets:
+        return
+
+    def near(pos: int) -> bool:
+        i = bisect.bisect_right(nets, pos) - 1
+        return i >= 0 and pos - nets[i] <= _NEAR_BEFORE and "\n\n" not in text[nets[i]:pos]
+
+    yield from _after_lead(text, _NET_KEY, "credential", lambda m, v: near(m.start()) and _plausible(v, strict=True))
+
+
 def _passwords(text: str) -> Iterator[SecretMatch]:
     low = text.lower()  # key words are looked for first: most text has none of them
     if any(w in low for w in ("pass", "pwd", "парол", "пасс", "contrase", "kennwort", "senha", "has")):
@@ -1304,6 +1388,8 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _after_lead(text, _CRED_PROSE, "credential",
                                lambda m, v: _prose_ok(m, v, strict=not _prose_sep_is_symbol(m)))
         yield from _after_lead(text, _TOKEN_BARE, "credential", lambda m, v: _bare_token(v))
+    if ("key" in low or "psk" in low or "ключ" in low) and _NET_WORD.search(text):
+        yield from _network_keys(text)
     if "authorization" in low:
         yield from _after_lead(text, _AUTH_HEADER, "credential", lambda m, v: _plausible(v, strict=False))
     if "-u" in text or "--user" in text:
@@ -1312,14 +1398,19 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _pairs(text, _CRED_PAIR, "password")
     if "code" in low or "коды" in low:
         yield from _backup_codes(text)
-    if any(w in low for w in ("phrase", "words", "mnemonic", "фраз", "мнемоник", "answer", "вопрос")):
+    if any(w in low for w in ("phrase", "words", "mnemonic", "фраз", "мнемоник", "answer", "вопрос", "ответ",
+                              "memorable")):
         for m in _SEED.finditer(text):
             yield SecretMatch("seed_phrase", *m.span(1))
         yield from _passphrases(text)
+        if "answer" in low or "вопрос" in low or "ответ" in low or "memorable" in low:
+            yield from _answers(text)
     if "seed" in low or "сид" in low:
         yield from _bare_seeds(text)
     if any(w in low for w in (" to ", " на ")):
         yield from _set_to(text)
+    if "remember" in low or "запомни" in low:
+        yield from _announced_inline(text)
     if "--" in text or any(w in low for w in ("mysql", "mariadb", "sshpass", "login", "htpasswd")):
         yield from _cli_passwords(text)
 
@@ -1370,10 +1461,17 @@ _CONTINUES = re.compile(r"[A-Za-z0-9_\-+/=]++")
 # (or the line before it in the same message) says what it is. The value must be a whole line of
 # one password-looking token; the announcement a password/secret/PIN word in prose, or (from the
 # previous message only) a line ending in ":".
-_ANNOUNCE = re.compile(
-    r"(?i)(?<![\w-])(?:" + _PW_WORD + r"s?|pass|pw|secret|secrets|creds|credentials|pin|pin[ -]?code|passcode"
-    r"|секрет\w{0,3}|пин(?:[ -]?код)?)(?![\w-])"
+_ANNOUNCE_WORD = (r"(?:" + _PW_WORD + r"s?|pass|pw|secret|secrets|creds|credentials|pin|pin[ -]?code|passcode"
+                  r"|секрет\w{0,3}|пин(?:[ -]?код)?)")
+_ANNOUNCE = re.compile(r"(?i)(?<![\w-])" + _ANNOUNCE_WORD + r"(?![\w-])")
+# the same announcement inside one line, as a request to remember the value: "The wifi password,
+# remember: V", "my security answer — запомни: V", "PIN, remember that: V"
+_ANNOUNCED_INLINE = re.compile(
+    r"(?i)(?<![\w-])(?:(?P<ans>" + _ANSWER_WORD + r")s?|(?:wi-?fi|wlan|network|router)[ _\-]?(?:key|psk)"
+    r"|ключ[^\S\n]{1,4}от[^\S\n]{1,4}(?:wi-?fi|вай-?фая?|сети|роутера)|" + _ANNOUNCE_WORD + r")" + _PW_FOR
+    + r"[^\S\n]{0,4}[,;:—–-]?[^\S\n]{0,4}(?:" + REQUEST_PATTERN + r")"
 )
+_ANNOUNCE_ANSWER = re.compile(r"(?i)(?<![\w-])" + _ANSWER_WORD + r"s?(?![\w-])")
 # a value alone on its line, or after a request to remember ("Remember: V", "Запомни: V")
 _LONE = re.compile(r"^[ \t]*(?i:" + REQUEST_PATTERN + r")?[\"'`«]?([^\s\"'`«»]{6,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)
 _CODE_LINE = re.compile(r"[(){}\[\];=<>|]|^\s*(?:#|//|def |class |import |from |\$ )")
@@ -1382,11 +1480,13 @@ _FENCE = re.compile(r"(?:```|~~~)[\w+\-]{0,20}")
 
 
 def _announces(line: str, *, colon: bool) -> str | None:
-    """``"word"`` if a line of prose says a password or secret follows, ``"colon"`` if it only ends
-    in ":" (counted when ``colon``), else ``None``."""
+    """``"word"`` if a line of prose says a password or secret follows, ``"answer"`` if it says a
+    security answer follows, ``"colon"`` if it only ends in ":" (counted when ``colon``), else ``None``."""
     line = line.strip()
     if not line or _CODE_LINE.search(line):
         return None
+    if _ANNOUNCE_ANSWER.search(line):  # before "secret": "ответ на секретный вопрос" names an answer
+        return "answer"
     if _ANNOUNCE.search(line):
         return "word"
     return "colon" if colon and line.endswith(":") else None
@@ -1398,6 +1498,8 @@ def _announced_value(value: str, how: str) -> bool:
     if (_is_marker(value) or _is_code(value) or "://" in value or "/" in value or _DOTTED.fullmatch(value)
             or re.fullmatch(r"[a-z_][a-z0-9_]*", value)):
         return False
+    if how == "answer":  # an answer is a plain word or name ("Fluffy", "Пушистик")
+        return value.casefold() not in _STOPWORDS | _RU_STOPWORDS | _PHRASE_EMPTY and not _DIGIT.fullmatch(value)
     if how == "colon":
         return _random_looking(value) or (_DIGIT.search(value) is not None and _LOWER.search(value) is not None
                                           and _UPPER.search(value) is not None and len(value) >= 8)
@@ -1425,6 +1527,14 @@ def _announced(text: str, context: str | None) -> Iterator[SecretMatch]:
         value = m.group(1).rstrip(_TRAILING)
         if how is not None and len(value) >= 6 and _announced_value(value, how):
             yield SecretMatch("password", m.start(1), m.start(1) + len(value))
+
+
+def _announced_inline(text: str) -> Iterator[SecretMatch]:
+    """A value right after "<password word>, remember: " on one line (see ``_ANNOUNCED_INLINE``)."""
+    for m in _ANNOUNCED_INLINE.finditer(text):
+        v = _value_at(text, m.end())
+        if v is not None and _announced_value(v[2], "answer" if m["ans"] else "word"):
+            yield SecretMatch("password", v[0], v[1])
 
 
 def find_secrets(text: str, *, context: str | None = None) -> list[SecretMatch]:
@@ -1521,6 +1631,24 @@ def redact(text: str, *, keep_lines: bool = False, context: str | None = None) -
         pos = s.end
     out.append(text[pos:])
     return "".join(out), len(matches)
+
+
+def redact_part(text: str, start: int, end: int) -> tuple[str, bool]:
+    """``text[start:end]`` redacted as it reads inside ``text`` (a cue before ``start`` counts:
+    "wifi password, remember: V" → ``V`` is redacted in the part after "remember: "), and whether
+    anything was. A secret that runs past ``end`` is replaced to ``end``."""
+    out: list[str] = []
+    pos = start
+    hit = False
+    for s in find_secrets(text):
+        if s.end <= start or s.start >= end:
+            continue
+        out.append(text[pos:max(pos, s.start)])
+        out.append(f"{MARKER_PREFIX}{s.kind}]")
+        pos = min(max(pos, s.end), end)
+        hit = True
+    out.append(text[pos:end])
+    return "".join(out), hit
 
 
 def redact_secrets(text: str, *, context: str | None = None) -> str:

@@ -248,3 +248,48 @@ def test_a_remember_request_proposes_what_is_to_be_remembered(text: str, memory:
 def test_remember_inside_a_story_is_not_a_request() -> None:
     assert classify("I remember when we used SVN.") == []
     assert classify("Do you remember: we used SVN back then?") == []
+
+
+@pytest.mark.parametrize(("text", "memory"), [
+    ("Запомни, что я живу в Берлине, и скажи, который час", "Я живу в Берлине"),
+    ("Remember that I live in Berlin, and tell me what time it is", "I live in Berlin"),
+    ("So, remember: the staging database runs on port 5433.", "The staging database runs on port 5433"),
+    ("Кстати, запомни: релиз по четвергам, а потом напомни мне про ретро.", "Релиз по четвергам"),
+])
+def test_the_memory_is_the_clause_after_the_request_without_a_request_that_follows(text: str, memory: str) -> None:
+    c = one(text)
+    assert c.kind == "promotion" and c.candidate and c.text == memory
+
+
+@pytest.mark.parametrize(("text", "lasting"), [
+    ("My colleague always uses tabs.", False), ("Я всегда забываю ключи.", False),
+    ("Люди всегда опаздывают.", False), ("She never answers email.", False),
+    ("Always use tabs.", True), ("Всегда отвечай по-русски.", True), ("Let's always squash merges.", True),
+    ("Ты должен всегда отвечать кратко.", True), ("Я всегда хочу короткие ответы.", True),
+])
+def test_always_is_lasting_only_in_an_instruction(text: str, lasting: bool) -> None:
+    assert any(c.kind == "promotion" and c.candidate for c in classify(text)) is lasting
+
+
+def test_a_statement_too_long_for_one_memory_is_refused_with_a_reason() -> None:
+    from neotask_tui.tuning import INBOX_PROPOSAL_MAX_CHARS
+
+    c = one("Remember: " + "the build uploads its logs to the shared bucket " * 20)
+    assert not c.candidate and len(c.text) > INBOX_PROPOSAL_MAX_CHARS
+    assert "not proposed" in c.refused
+
+
+def test_a_secret_announced_before_the_request_is_redacted_in_the_memory() -> None:
+    # the memory is a part of the statement, redacted as it reads in the whole statement
+    c = one("The wifi password, remember: Tr0ub4dor&3x")
+    assert "Tr0ub4dor&3x" not in c.text and c.contains_secret
+
+
+def test_quotes_and_code_are_masked_to_the_same_length() -> None:
+    from neotask_tui.text.quoted import mask_quoted
+
+    text = "He said \"remember: X\", I don't mind; use `always` and 'always' here.\n```\nAlways.\n```"
+    masked = mask_quoted(text)
+    assert len(masked) == len(text)
+    assert "remember" not in masked and "always" not in masked.casefold()
+    assert "I don't mind" in masked and masked.endswith("here.\nxxx\nxxxxxxx\nxxx")

@@ -222,3 +222,20 @@ RED_TEAM_NEGATIVES: list[tuple[str, str]] = [
 def test_red_team_rules_leave_ordinary_text_alone(text: str) -> None:
     assert find_secrets(text) == []
     assert redact_secrets(text) == text
+
+
+def test_a_security_answer_ends_at_the_first_function_word() -> None:
+    # the run of words after "is" stops at "and": the answer goes, the rest of the sentence stays
+    assert redact_secrets("my security answer is Fluffy and my pin is 1234") == (
+        "my security answer is [REDACTED:password] and my pin is [REDACTED:pin]")
+    assert redact_secrets("the answer to my security question is Red Fox.") == (
+        "the answer to my security question is [REDACTED:password].")
+
+
+def test_a_bare_key_counts_only_near_a_network_word() -> None:
+    near = "wifi is CafeNet, key: V3ryS3cret"
+    assert "V3ryS3cret" not in redact_secrets(near)
+    far = "wifi is CafeNet.\n\nUnrelated: the cache key: V3ryS3cret"  # another paragraph
+    assert redact_secrets(far) == far
+    distant = "wifi is CafeNet. " + "We talked about many other things afterwards. " * 5 + "key: V3ryS3cret"
+    assert redact_secrets(distant) == distant

@@ -30,8 +30,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from neotask_tui.engine.language.periods import period_of
-from neotask_tui.text.remember import remembered
-from neotask_tui.text.secrets import has_secrets, redact_secrets
+from neotask_tui.text.quoted import mask_quoted
+from neotask_tui.text.remember import remembered_span
+from neotask_tui.text.secrets import has_secrets, redact_part, redact_secrets
+from neotask_tui.tuning import INBOX_PROPOSAL_MAX_CHARS
 
 Kind = Literal["temporary_preference", "session_choice", "session_goal", "project_rule", "promotion", "user_fact",
                "session_rule"]
@@ -213,6 +215,8 @@ class Classification:
         period: The period the statement limits itself to when no duration or event was given
             ("day:0" today, "day:1" tomorrow, "wd:4" until Friday, "week", "month"; see
             :mod:`.periods`): its entry expires at the period's local end.
+        refused: Why a statement that would have been proposed is not (too long to be one memory),
+            for a notice; ``""`` otherwise.
     """
 
     kind: Kind
@@ -228,6 +232,7 @@ class Classification:
     contains_secret: bool = False
     no_store: bool = False
     period: str | None = None
+    refused: str = ""
 
     @property
     def today(self) -> bool:
@@ -333,31 +338,178 @@ def _first_group(m: re.Match[str], *names: str) -> str:
     return ""
 
 
-def _classify_one(raw: str) -> Classification | None:
-    stmt = raw.strip()
-    if not stmt or stmt.endswith("?"):
+_LEAD_FILLER = re.compile(
+    r"^(?:(?:please|kindly|also|and|so|ok(?:ay)?|just|oh|btw|but|пожалуйста|и|а|также|ещё|еще|так|ну|кстати|но)"
+    r"(?![\w'’-])[\s,:—–-]*)+",
+    re.I,
+)
+_ADDRESSED = _rx(
+    r"^(?:you|u)\s+(?:should|must|need to|have to|shall|will|'ll|are to|ought to)\b",
+    r"^(?:make sure|be sure|let'?s|let us|do not|don'?t)\b",
+    r"^(?:i|we)(?:'d| would)?\s+(?:(?:really|do|much|also|generally)\s+)?"
+    r"(?:prefer|rather|want|like|need you|expect you|ask you|'d like|would like)\b",
+    r"^(?:я|мы)\s+(?:(?:очень|бы|тоже|также)\s+)?(?:предпочитаю|предпочитаем|хочу|хотим|прошу|просим|хотел(?:а|и)?)(?!\w)",
+    r"^мне\s+(?:\w+\s+)?(?:нужн\w*|удобн\w*|нравится,? когда)(?!\w)",
+    r"^(?:ты|вы)\s+(?:должен|должна|должны|обязан\w*)(?!\w)",
+    r"^(?:тебе|вам)\s+(?:нужно|надо|следует|стоит)(?!\w)",
+    r"^(?:давай(?:те)?|не забывай(?:те)?)(?!\w)",
+)
+"""A lasting instruction that is not a bare imperative: addressed to the assistant ("you should
+always …", "ты должен всегда …", "let's always …") or the user's own preference ("I always prefer
+…", "я всегда хочу …")."""
+_EN_IMPERATIVE = frozenset([
+    "answer", "reply", "respond", "write", "use", "avoid", "send", "give", "speak", "talk", "explain", "be", "keep",
+    "format", "show", "call", "add", "include", "skip", "stop", "make", "prefer", "switch", "focus", "limit",
+    "output", "return", "list", "translate", "ask", "check", "run", "test", "start", "begin", "put", "cite",
+    "mention", "quote", "remind", "tell", "say", "let", "follow", "sign", "address", "confirm", "provide",
+    "summarize", "summarise", "suggest", "recommend", "prioritize", "prioritise", "treat", "assume", "consider",
+    "think", "wrap", "indent", "comment", "document", "name", "label", "mark", "sort", "order", "number",
+    "structure", "commit", "push", "lint", "type", "prefix", "end", "close", "open", "copy", "greet", "spell",
+    "capitalize", "respect", "ignore", "leave", "remove", "delete", "drop", "omit", "hide", "print", "log", "save",
+    "store", "fix", "review", "wait", "try", "remember", "double-check", "refer", "link", "note", "state", "stick",
+    "stay", "sound", "reference", "warn", "flag", "highlight", "attach", "sanitize", "escape",
+    "validate", "deploy", "ship", "release", "squash", "rebase", "merge", "code", "build",
+    "measure", "round", "convert", "report", "specify", "define"
+])
+"""English verbs an instruction starts with ("always *use* tabs", "*answer* always in English"), for
+a statement whose marker does not come first: "Users always complain" starts with its subject."""
+_EN_SUBJECT = frozenset([
+    "i", "we", "you", "he", "she", "it", "they", "me", "us", "him", "her", "them", "my", "our", "your", "his",
+    "its", "their", "this", "that", "these", "those", "there", "here", "the", "a", "an", "some", "any", "all",
+    "most", "many", "each", "every", "no", "none", "nobody", "everybody", "everyone", "someone", "somebody",
+    "people", "nothing", "something", "everything", "one", "same", "such", "so"
+])
+_RU_IMPERATIVE = re.compile(r"(?:не\s+)?([а-яё]{2,}(?:й|йте|и|ите|ь|ьте)(?:сь|ся)?)(?![а-яё-])", re.I)
+_RU_NOT_VERB = frozenset([
+    "мои", "твои", "свои", "наши", "ваши", "эти", "те", "мой", "твой", "свой", "какой", "такой", "другой", "этой",
+    "той", "самой", "одной", "всей", "моей", "твоей", "своей", "нашей", "вашей", "любой", "каждый", "какие",
+    "такие", "другие", "все", "ни", "чьи"
+])
+_RU_VERB_STEM = re.compile(
+    r"(?:отвеча|ответ|пиш|напиш|использ|присыл|пришл|шли|говор|объясн|дела|сдела|дава|дай|показ|покаж|избега"
+    r"|сокращ|держ|форматир|перевод|переведи|добав|обращ|пропуск|перестань|будь|стара|присла|провер|запуск"
+    r"|тестир|комментир|указ|цитир|упомина|называ|начина|заканчива|спрашива|уточня|предлага|напомина|сохраня"
+    r"|остав|удаля|убира|выделя|став|клад|след|соблюда|учитыва|помн|пользу|оформля|подписыва|прикладыва"
+    r"|проверя|исправля|делай|называй|ставь)",
+    re.I,
+)
+
+
+_PREFER = re.compile(r"prefer|предпочитаю", re.I)
+_REQUEST_MARKER = re.compile(r"remember|запомни", re.I)
+"""Permanence markers that are a request to remember: a request counts only where
+:func:`~neotask_tui.text.remember.remembered_span` finds one ("I can't remember that guy's name" is none)."""
+
+
+_OWN_PRACTICE = re.compile(r"(?:i|we|я|мы)\s+([^\W\d_][\w'’-]*)", re.I)
+
+
+def _standing(view: str) -> bool:
+    """Whether a statement with a permanence marker ("always", "never", "всегда"…) is a standing
+    instruction ("Always use tabs", "Всегда отвечай по-русски", "You should always …", "I always
+    prefer …") rather than a description of someone or a habit ("My colleague always uses tabs",
+    "Я всегда забываю ключи", "Users always complain"): with the markers taken out it starts with an
+    imperative, an address to the assistant, the user's own preference, or the user's own working
+    practice with a verb an instruction would use ("I always use uv" is "use uv"; "I always forget my
+    keys" is a habit)."""
+    # a scope or a period is not the subject: "In this repo always use …", "До пятницы всегда …"
+    lead = _LEAD_FILLER.sub("", strip_leading_period(_PROJECT.sub(" ", view).strip(" ,:—–-")))
+    marker_first = (m := _PERM.search(lead)) is not None and not lead[:m.start()].strip(" ,:—–-")
+    # the markers go, except a preference verb ("I always prefer …" is "I prefer …")
+    core = _PERM.sub(lambda w: w.group(0) if _PREFER.fullmatch(w.group(0)) else " ", lead)
+    core = _LEAD_FILLER.sub("", re.sub(r"\s+", " ", core).strip(" ,:—–-"))
+    if _ADDRESSED.search(core):
+        return True
+    own = _OWN_PRACTICE.match(core)
+    if own is not None:  # "I always use uv", "я всегда пишу тесты": how the user works, not a habit
+        verb = own.group(1).casefold()
+        return verb in _EN_IMPERATIVE or bool(_RU_VERB_STEM.match(verb))
+    first = re.match(r"[^\W\d_][\w'’-]*", core)
+    if first is None:
+        return False
+    word = first.group(0).casefold()
+    if word.isascii():
+        if word in _EN_IMPERATIVE:
+            return True
+        return marker_first and word not in _EN_SUBJECT and not word.endswith(("'s", "’s"))
+    ru = _RU_IMPERATIVE.match(core.casefold())
+    if ru is None or ru.start(1) > 3:
+        return False
+    verb = ru.group(1)
+    if verb in _RU_NOT_VERB or verb.endswith(("ый", "ий")):
+        return False
+    return bool(_RU_VERB_STEM.match(verb)) or marker_first
+
+
+def _statement_spans(view: str) -> list[tuple[int, int]]:
+    """The statements of a (masked) message as spans: :func:`split_statements`, with positions."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for m in [*_SPLIT.finditer(view), None]:
+        end = m.start() if m is not None else len(view)
+        a, b = pos, end
+        while a < b and view[a].isspace():
+            a += 1
+        while b > a and view[b - 1].isspace():
+            b -= 1
+        if a < b:
+            out.append((a, b))
+        if m is None:
+            break
+        pos = m.end()
+    return out
+
+
+def _classify_one(raw: str, view: str | None = None) -> Classification | None:
+    """One statement: ``raw`` as typed, ``view`` the same with quotes and code masked
+    (:func:`~neotask_tui.text.quoted.mask_quoted`), where every decision is read."""
+    if view is None:
+        raw = raw.strip()
+        view = mask_quoted(raw)
+    full_raw = raw
+    requested = False
+    span = remembered_span(view)
+    if span is not None:  # "…, remember that X, and tell me Y": the memory is X
+        a, b = span
+        content = view[a:b]
+        if not _PERM.sub(" ", content).strip(" ,.;:!?…—–-\n\t`'\"«»"):
+            return None  # "Remember:", "Запомни, что", "Remember: always.": nothing to remember
+        if content.endswith("?"):
+            return None  # "…, remember that party?"
+        raw, view, requested = raw[a:b], content, True
+    elif not view or view.endswith("?"):
         return None
-    secret = has_secrets(stmt)
-    redacted = redact_secrets(stmt)
+    stmt = view
+    if requested:
+        redacted, secret = redact_part(full_raw, a, b)
+    else:
+        redacted, secret = redact_part(raw, 0, len(raw))
     text = _clean(redacted)
     temp = temporary_markers(stmt)
-    perm = permanence_markers(stmt)
+    perm = [p for p in permanence_markers(stmt) if not _REQUEST_MARKER.match(p)] + (["remember"] if requested else [])
+    # "always" in a description ("My colleague always uses tabs") is no sign of a lasting rule
+    lasting = bool(perm) and (requested or _standing(stmt))
     no_store = no_store_marker(stmt)
     ttl = _duration(stmt)
     ev = _UNTIL_EVENT.search(stmt)
-    until = _first_group(ev, "en", "ru") if ev else None
+    until = _group(ev, raw, "en", "ru") if ev else None
     if until:
         temp.append(f"until {until}")
+    too_long = len(text) > INBOX_PROPOSAL_MAX_CHARS
 
     def mk(kind: Kind, field_: str | None, value: str | None, shown: str | None = None,
            **kw: Any) -> Classification:
+        if too_long and kw.get("candidate_scope"):
+            kw["candidate_scope"] = None
+            kw["refused"] = (f"not proposed for long-term memory: {len(text):,} characters, more than a "
+                             f"memory holds ({INBOX_PROPOSAL_MAX_CHARS}); /remember keeps what you choose")
         return Classification(
             kind, text if shown is None else shown, field_, value, ttl=ttl, until_event=until, contains_secret=secret,
             no_store=no_store, period=None if ttl or until else period_of(stmt), **kw,
         )
 
     proj = _PROJECT.search(stmt)
-    if proj:
+    if proj and (lasting or not perm):
         word = _first_group(proj, "en", "ru").lower()
         scope = "workspace" if word.startswith(("workspace", "воркспейс")) else "project"
         return mk(
@@ -371,7 +523,7 @@ def _classify_one(raw: str) -> Classification | None:
     # A stated goal is this conversation's goal even when it says "always" or "from now on" ("my goal
     # is always to keep the build green"): a goal is session state, never a lasting preference.
     if goal:
-        obj = _clean(redact_secrets(_first_group(goal, "en", "ru")))
+        obj = _clean(redact_secrets(_group(goal, raw, "en", "ru")))
         if obj:
             return mk(
                 "session_goal", "current_goal", obj,
@@ -379,20 +531,17 @@ def _classify_one(raw: str) -> Classification | None:
                 markers=tuple(temp),
             )
     choice = _CHOICE.search(stmt)
-    if choice and not (perm and not temp):
-        obj = _clean(redact_secrets(_first_group(choice, "en", "en2", "ru")))
+    if choice and not (lasting and not temp):
+        obj = _clean(redact_secrets(_group(choice, raw, "en", "en2", "ru")))
         if obj:
             return mk(
                 "session_choice", "selected_entity", obj,
                 reason="a choice in the current workflow: an action, not a preference",
                 markers=tuple(temp),
             )
-    if perm and not temp:
-        memory = _clean(remembered(redacted))  # before _clean: "Remember:" keeps its colon
-        if not _PERM.sub(" ", memory).strip(" ,.;:!?…—–-\n\t`'\"«»"):
-            return None  # "Remember:", "Always.", "Запомни, что": nothing to remember
+    if lasting and not temp:
         return mk(
-            "promotion", None, None, memory, candidate_scope="user",
+            "promotion", None, None, text[:1].upper() + text[1:] if requested else text, candidate_scope="user",
             reason="explicit lasting preference: proposed for long-term memory, not a session fact",
             markers=tuple(perm),
         )
@@ -423,19 +572,36 @@ def _classify_one(raw: str) -> Classification | None:
     return None
 
 
+def _group(m: re.Match[str], raw: str, *names: str) -> str:
+    """The first non-empty named group of ``m`` (matched on the masked view), read from ``raw``."""
+    for n in names:
+        if m.groupdict().get(n):
+            return raw[m.start(n):m.end(n)]
+    return ""
+
+
 def classify(text: str, fallback: Callable[[str], Classification | None] | None = None) -> list[Classification]:
     """Classify every explicit statement in a user message.
 
+    Quoted text and code are read as data (:func:`~neotask_tui.text.quoted.mask_quoted`): a
+    "Remember:" or "always" inside them is not the user's; the statement's text keeps them.
+
     Args:
         text: The user's message.
+        fallback: Classifies a statement no row claims (the session rules of :mod:`.rules`); it is
+            asked only when the statement, quotes and code masked, is still one.
 
     Returns:
         One :class:`Classification` per statement that means something for memory; ordinary chat
         and questions yield nothing.
     """
     out: list[Classification] = []
-    for stmt in split_statements(text):
-        c = _classify_one(stmt) or (fallback(stmt) if fallback is not None else None)
+    view = mask_quoted(text)
+    for a, b in _statement_spans(view):
+        raw, v = text[a:b], view[a:b]
+        c = _classify_one(raw, v)
+        if c is None and fallback is not None and (v == raw or fallback(v) is not None):
+            c = fallback(raw)
         if c is not None:
             out.append(c)
     return out

@@ -403,6 +403,8 @@ class StateManager:
                 if c.period:
                     extra = f" until {describe_period(c.period)}"
                 notices.append(Notice(f"{label}: {_text(e.value)}{extra}"))
+            if c.refused:
+                notices.append(Notice(c.refused[0].upper() + c.refused[1:], "inbox"))
             if c.candidate and c.candidate_scope:
                 cand = Candidate(
                     text=c.text, scope=c.candidate_scope, reason=c.reason, origin="classifier",

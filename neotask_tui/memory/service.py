@@ -22,7 +22,14 @@ from neotask_tui import paths, tuning
 from neotask_tui.config import MemorySettings
 from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFile, read_text, read_tombstones
 from neotask_tui.memory.forget import forget_chunk
-from neotask_tui.memory.index.chunking import ENTRY_RE, find_entry, format_entry, place_entry, token_counter
+from neotask_tui.memory.index.chunking import (
+    ENTRY_RE,
+    find_entry,
+    format_entry,
+    place_entry,
+    statements,
+    token_counter,
+)
 from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope, row_terms
 from neotask_tui.memory.index.store import ROW_COLUMNS, ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
@@ -555,7 +562,11 @@ class MemoryService:
         - consented memory comes first, then transcripts (:func:`~.types.recall_rank`), each
           best first;
         - a passage whose text a passage already taken repeats (:func:`~.search.relevance.covered`)
-          is left out: the same text from two sources is one item, the consented one.
+          is left out: the same text from two sources is one item, the consented one. A file
+          passage is compared by what it says (:func:`~.index.chunking.statements`: headings and
+          entry stamps aside), so one fact in ``MEMORY.md`` and in a ``memory/`` note, or under two
+          headings, is one item too: the one ranked first (consented before transcripts, then the
+          better match), whose id a forget or a "never recall" acts on.
         """
         if budget_tokens <= 0 or k <= 0:
             return []
@@ -575,14 +586,17 @@ class MemoryService:
                 and lexical.terms(h.text) and (keep is None or keep(h))]
         hits.sort(key=lambda h: recall_rank(h.kind))  # stable: best first within each
         out: list[MemoryHit] = []
+        said: list[str] = []  # what each passage taken says (a file passage's headings and stamps aside)
         used = 0
         for h in hits:
-            if any(covered(h.text, o.text) for o in out):
+            text = h.text if h.source == "transcript" else statements(h.text)
+            if any(covered(text, o) for o in said):
                 continue
             cost = self._count(h.text) + 12  # fence + source line overhead
             if used + cost > budget_tokens:
                 continue
             out.append(h)
+            said.append(text)
             used += cost
             if len(out) >= k:
                 break

@@ -186,6 +186,13 @@ def strip_entry_tags(text: str) -> str:
     return "\n".join(ENTRY_RE.sub(lambda m: f"{m.group(1)} ", ln) for ln in text.splitlines())
 
 
+def statements(text: str) -> str:
+    """What a file passage says: its lines without heading lines and without entry tags (the
+    ``- 2025-06-01 14:03 [user]`` stamp included). The same fact under two headings, in ``MEMORY.md``
+    and in a ``memory/`` note, or as a dated entry and as a plain line, says the same thing."""
+    return "\n".join(ENTRY_RE.sub("", ln) for ln in text.splitlines() if not HEADING.match(ln))
+
+
 def content_hash(*parts: str) -> str:
     """Short stable hash of the given strings."""
     h = hashlib.sha256()

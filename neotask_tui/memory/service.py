@@ -31,9 +31,9 @@ from neotask_tui.memory.index.chunking import (
     token_counter,
 )
 from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope, row_terms
-from neotask_tui.memory.index.store import ROW_COLUMNS, ChunkStore, StoreError, is_remote, sql_str
+from neotask_tui.memory.index.store import ROW_COLUMNS, TERMS_VERSION, ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
-from neotask_tui.memory.search.relevance import covered, relevant
+from neotask_tui.memory.search.relevance import UNRELATED, covered, floor_similarity, relevant
 from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats, recall_rank
 from neotask_tui.memory.watcher import Watcher
@@ -42,11 +42,19 @@ from neotask_tui.text import lexical
 from neotask_tui.text.secrets import MARKER_PREFIX, redact, redact_path
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from neotask_tui.memory.index.embedder import Embedder
     from neotask_tui.storage.events import Event
 
 log = logging.getLogger(__name__)
 _CHUNK_ID = re.compile(r"[0-9a-f]{16}")
+
+_UNRELATED_VECTORS: dict[str, npt.NDArray[np.float32]] = {}
+"""The stored vectors of :data:`~.search.relevance.UNRELATED` per embedding model id, embedded once a
+process (a pair takes about a second; the vectors depend on the model alone)."""
+_UNRELATED_LOCK = threading.Lock()
 
 Progress = Callable[[str, int, int], None]
 TURN_INLINE_BYTES: Final = 64 * 1024
@@ -218,19 +226,19 @@ class MemoryService:
 
     def _refresh_terms(self) -> None:
         """After a lexical upgrade: remake every row's ``lex``/``ctx`` terms with the current
-        tokenizer (:data:`~neotask_tui.text.lexical.VERSION`), so documents and queries are
+        tokenizer and rules (:data:`~.index.store.TERMS_VERSION`), so documents and queries are
         normalised alike. Texts are re-tokenised, no chunk is re-embedded (only words new to the
         word-vector vocabulary are)."""
         assert self._store is not None
-        if self._store.terms_stamp() == lexical.VERSION:
+        if self._store.terms_stamp() == TERMS_VERSION:
             return
         progress = self._embed_progress("rebuilding search terms")
-        n = self._store.rewrite_terms(lambda rows: row_terms(rows, progress=progress), lexical.VERSION)
+        n = self._store.rewrite_terms(lambda rows: row_terms(rows, progress=progress), TERMS_VERSION)
         if self._terms is not None:  # the word vectors follow the vocabulary (stems of the new rules)
             snap = self._store.snapshot()
             self._terms.prune(snap.field_index("lex").vocab)
             self._terms.add_texts([str(t or "") for t in snap.cols.get("text", [])])
-        log.info("memory: search terms of %d rows rebuilt for lexical version %s", n, lexical.VERSION)
+        log.info("memory: search terms of %d rows rebuilt for version %s", n, TERMS_VERSION)
 
     def _embed_progress(self, phase: str) -> Callable[[int, int], None]:
         def cb(done: int, total: int) -> None:
@@ -459,7 +467,7 @@ class MemoryService:
     def search(
         self, query: str, *, agent_id: str, k: int = 8, scopes: Sequence[str] | None = None,
         sources: Sequence[str] = ("memory", "transcript"), exclude: Collection[str] = (),
-        params: RankParams | None = None, sync: bool = True,
+        params: RankParams | None = None, sync: bool = True, relevance: bool = False,
     ) -> list[MemoryHit]:
         """Hybrid search over one agent's memory (files are re-checked first: never stale).
 
@@ -474,6 +482,8 @@ class MemoryService:
             sync: Re-check the files first (a write to the index). ``False`` for a reader that does
                 not hold the data-dir lock: it reads the index as the lock holder keeps it, and
                 for a turn's recall: it never waits for a reindex running in this process.
+            relevance: Also score every hit on auto-recall's floor scale (``components["relevance"]``,
+                :func:`~.search.relevance.floor_similarity`).
 
         Returns:
             Hits, best first.
@@ -538,7 +548,24 @@ class MemoryService:
                     why=explain(r.components, matched, row["heading"]), matched=matched,
                 )
             )
+        if relevance and hits:
+            from neotask_tui.memory.index.models import pair_weights
+
+            spec = self.embedder.spec
+            weights = np.array([pair_weights(spec, dq, h.text) for h in hits], dtype=np.float64)
+            mat = snap.vectors[[snap.index[h.id] for h in hits]]
+            for h, s in zip(hits, floor_similarity(mat, qvec, self._unrelated(), weights), strict=True):
+                h.components["relevance"] = float(s)
         return hits
+
+    def _unrelated(self) -> npt.NDArray[np.float32]:
+        """The stored vectors of :data:`~.search.relevance.UNRELATED` for this embedding model."""
+        key = self.embedder.model_id
+        with _UNRELATED_LOCK:
+            got = _UNRELATED_VECTORS.get(key)
+            if got is None:
+                got = _UNRELATED_VECTORS[key] = self.embedder.embed(list(UNRELATED), urgent=True)
+        return got
 
     def recall(
         self, query: str, *, agent_id: str, budget_tokens: int, k: int, exclude: Collection[str] = (),
@@ -555,8 +582,10 @@ class MemoryService:
         - a message without a content word (``lexical.terms`` empty: "thanks!") recalls nothing, and a
           passage without one ("ok") is not recalled;
         - nothing below the relevance floor (:func:`~.search.relevance.relevant`: most of the query's
-          terms, or a raw cosine of at least :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`)
-          is recalled, so a message about nothing in memory recalls nothing;
+          terms, or a similarity of at least :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`
+          measured from the message's own closeness to unrelated text, each model's weight following
+          the language of both texts: :func:`~.search.relevance.floor_similarity`) is recalled, so
+          a message about nothing in memory recalls nothing;
         - ``keep`` (the caller's policy: scopes, which transcripts and speakers) is applied before the
           budget, so what it drops leaves room for the next hits;
         - consented memory comes first, then transcripts (:func:`~.types.recall_rank`), each
@@ -576,13 +605,13 @@ class MemoryService:
         if refresh:
             self._refresh_for_turn(agent_id)
         hits = self.search(query, agent_id=agent_id, k=k * 3, sources=sources, exclude=exclude, params=params,
-                           sync=False)
+                           sync=False, relevance=True)
         n_terms = len(set(lexical.terms(query)))
         if not n_terms:
             return []  # a message without one content word ("thanks!", "спасибо!") is about nothing
         # A passage without one content word ("ok", "thanks!") carries nothing to recall: on e5 such
         # chatter is close in meaning to any other chatter.
-        hits = [h for h in hits if relevant(h.components.get("dense"), len(h.matched), n_terms)
+        hits = [h for h in hits if relevant(h.components.get("relevance"), len(h.matched), n_terms)
                 and lexical.terms(h.text) and (keep is None or keep(h))]
         hits.sort(key=lambda h: recall_rank(h.kind))  # stable: best first within each
         out: list[MemoryHit] = []

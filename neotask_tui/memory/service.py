@@ -63,6 +63,20 @@ seconds of embedding at most); bigger changes are indexed in a background thread
 recalls from the index as it is meanwhile (a 1 MB file took two minutes to embed here)."""
 
 
+def _floor_cosine(hit: MemoryHit) -> float | None:
+    """The similarity auto-recall's floor judges ``hit`` by: its :func:`~.search.relevance.floor_similarity`
+    (measured from the message's own closeness to unrelated text); for a passage that also holds one
+    of the message's words, the model-average calibration (``dense``) may vouch for it instead: a
+    shared word is evidence of its own, and "We deploy on Thursdays." in a five-fact chunk (0.30
+    calibrated, 0.25 from a baseline of 0.75 on e5 for "Which day of the week do we deploy?") is
+    what the question asks. Without a shared word (another language, another topic) only the
+    message's own baseline counts."""
+    rel = hit.components.get("relevance", hit.components.get("dense"))
+    if hit.matched and rel is not None:
+        return max(rel, hit.components.get("dense", rel))
+    return rel
+
+
 def _terms_path(uri: str, model_id: str) -> Path:
     """Where the vocabulary's word vectors are cached: beside a local database, else in the data dir."""
     name = "terms-" + re.sub(r"[^A-Za-z0-9_.-]", "_", model_id) + ".npz"
@@ -611,7 +625,7 @@ class MemoryService:
             return []  # a message without one content word ("thanks!", "спасибо!") is about nothing
         # A passage without one content word ("ok", "thanks!") carries nothing to recall: on e5 such
         # chatter is close in meaning to any other chatter.
-        hits = [h for h in hits if relevant(h.components.get("relevance"), len(h.matched), n_terms)
+        hits = [h for h in hits if relevant(_floor_cosine(h), len(h.matched), n_terms)
                 and lexical.terms(h.text) and (keep is None or keep(h))]
         hits.sort(key=lambda h: recall_rank(h.kind))  # stable: best first within each
         out: list[MemoryHit] = []

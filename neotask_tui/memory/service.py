@@ -22,11 +22,18 @@ from neotask_tui import paths, tuning
 from neotask_tui.config import MemorySettings
 from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFile, read_text, read_tombstones
 from neotask_tui.memory.forget import forget_chunk
-from neotask_tui.memory.index.chunking import ENTRY_RE, find_entry, format_entry, place_entry, token_counter
+from neotask_tui.memory.index.chunking import (
+    ENTRY_RE,
+    find_entry,
+    format_entry,
+    place_entry,
+    statements,
+    token_counter,
+)
 from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope, row_terms
-from neotask_tui.memory.index.store import ROW_COLUMNS, ChunkStore, StoreError, is_remote, sql_str
+from neotask_tui.memory.index.store import ROW_COLUMNS, TERMS_VERSION, ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
-from neotask_tui.memory.search.relevance import covered, relevant
+from neotask_tui.memory.search.relevance import UNRELATED, covered, floor_similarity, relevant
 from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats, recall_rank
 from neotask_tui.memory.watcher import Watcher
@@ -35,17 +42,39 @@ from neotask_tui.text import lexical
 from neotask_tui.text.secrets import MARKER_PREFIX, redact, redact_path
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from neotask_tui.memory.index.embedder import Embedder
     from neotask_tui.storage.events import Event
 
 log = logging.getLogger(__name__)
 _CHUNK_ID = re.compile(r"[0-9a-f]{16}")
 
+_UNRELATED_VECTORS: dict[str, npt.NDArray[np.float32]] = {}
+"""The stored vectors of :data:`~.search.relevance.UNRELATED` per embedding model id, embedded once a
+process (a pair takes about a second; the vectors depend on the model alone)."""
+_UNRELATED_LOCK = threading.Lock()
+
 Progress = Callable[[str, int, int], None]
 TURN_INLINE_BYTES: Final = 64 * 1024
 """Changed memory files up to this many bytes in all are indexed inside a turn's recall (a few
 seconds of embedding at most); bigger changes are indexed in a background thread and the turn
 recalls from the index as it is meanwhile (a 1 MB file took two minutes to embed here)."""
+
+
+def _floor_cosine(hit: MemoryHit) -> float | None:
+    """The similarity auto-recall's floor judges ``hit`` by: its :func:`~.search.relevance.floor_similarity`
+    (measured from the message's own closeness to unrelated text); for a passage that also holds one
+    of the message's words, the model-average calibration (``dense``) may vouch for it instead: a
+    shared word is evidence of its own, and "We deploy on Thursdays." in a five-fact chunk (0.30
+    calibrated, 0.25 from a baseline of 0.75 on e5 for "Which day of the week do we deploy?") is
+    what the question asks. Without a shared word (another language, another topic) only the
+    message's own baseline counts."""
+    rel = hit.components.get("relevance", hit.components.get("dense"))
+    if hit.matched and rel is not None:
+        return max(rel, hit.components.get("dense", rel))
+    return rel
 
 
 def _terms_path(uri: str, model_id: str) -> Path:
@@ -211,19 +240,19 @@ class MemoryService:
 
     def _refresh_terms(self) -> None:
         """After a lexical upgrade: remake every row's ``lex``/``ctx`` terms with the current
-        tokenizer (:data:`~neotask_tui.text.lexical.VERSION`), so documents and queries are
+        tokenizer and rules (:data:`~.index.store.TERMS_VERSION`), so documents and queries are
         normalised alike. Texts are re-tokenised, no chunk is re-embedded (only words new to the
         word-vector vocabulary are)."""
         assert self._store is not None
-        if self._store.terms_stamp() == lexical.VERSION:
+        if self._store.terms_stamp() == TERMS_VERSION:
             return
         progress = self._embed_progress("rebuilding search terms")
-        n = self._store.rewrite_terms(lambda rows: row_terms(rows, progress=progress), lexical.VERSION)
+        n = self._store.rewrite_terms(lambda rows: row_terms(rows, progress=progress), TERMS_VERSION)
         if self._terms is not None:  # the word vectors follow the vocabulary (stems of the new rules)
             snap = self._store.snapshot()
             self._terms.prune(snap.field_index("lex").vocab)
             self._terms.add_texts([str(t or "") for t in snap.cols.get("text", [])])
-        log.info("memory: search terms of %d rows rebuilt for lexical version %s", n, lexical.VERSION)
+        log.info("memory: search terms of %d rows rebuilt for version %s", n, TERMS_VERSION)
 
     def _embed_progress(self, phase: str) -> Callable[[int, int], None]:
         def cb(done: int, total: int) -> None:
@@ -452,7 +481,7 @@ class MemoryService:
     def search(
         self, query: str, *, agent_id: str, k: int = 8, scopes: Sequence[str] | None = None,
         sources: Sequence[str] = ("memory", "transcript"), exclude: Collection[str] = (),
-        params: RankParams | None = None, sync: bool = True,
+        params: RankParams | None = None, sync: bool = True, relevance: bool = False,
     ) -> list[MemoryHit]:
         """Hybrid search over one agent's memory (files are re-checked first: never stale).
 
@@ -467,6 +496,8 @@ class MemoryService:
             sync: Re-check the files first (a write to the index). ``False`` for a reader that does
                 not hold the data-dir lock: it reads the index as the lock holder keeps it, and
                 for a turn's recall: it never waits for a reindex running in this process.
+            relevance: Also score every hit on auto-recall's floor scale (``components["relevance"]``,
+                :func:`~.search.relevance.floor_similarity`).
 
         Returns:
             Hits, best first.
@@ -531,7 +562,24 @@ class MemoryService:
                     why=explain(r.components, matched, row["heading"]), matched=matched,
                 )
             )
+        if relevance and hits:
+            from neotask_tui.memory.index.models import pair_weights
+
+            spec = self.embedder.spec
+            weights = np.array([pair_weights(spec, dq, h.text) for h in hits], dtype=np.float64)
+            mat = snap.vectors[[snap.index[h.id] for h in hits]]
+            for h, s in zip(hits, floor_similarity(mat, qvec, self._unrelated(), weights), strict=True):
+                h.components["relevance"] = float(s)
         return hits
+
+    def _unrelated(self) -> npt.NDArray[np.float32]:
+        """The stored vectors of :data:`~.search.relevance.UNRELATED` for this embedding model."""
+        key = self.embedder.model_id
+        with _UNRELATED_LOCK:
+            got = _UNRELATED_VECTORS.get(key)
+            if got is None:
+                got = _UNRELATED_VECTORS[key] = self.embedder.embed(list(UNRELATED), urgent=True)
+        return got
 
     def recall(
         self, query: str, *, agent_id: str, budget_tokens: int, k: int, exclude: Collection[str] = (),
@@ -548,14 +596,20 @@ class MemoryService:
         - a message without a content word (``lexical.terms`` empty: "thanks!") recalls nothing, and a
           passage without one ("ok") is not recalled;
         - nothing below the relevance floor (:func:`~.search.relevance.relevant`: most of the query's
-          terms, or a raw cosine of at least :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`)
-          is recalled, so a message about nothing in memory recalls nothing;
+          terms, or a similarity of at least :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`
+          measured from the message's own closeness to unrelated text, each model's weight following
+          the language of both texts: :func:`~.search.relevance.floor_similarity`) is recalled, so
+          a message about nothing in memory recalls nothing;
         - ``keep`` (the caller's policy: scopes, which transcripts and speakers) is applied before the
           budget, so what it drops leaves room for the next hits;
         - consented memory comes first, then transcripts (:func:`~.types.recall_rank`), each
           best first;
         - a passage whose text a passage already taken repeats (:func:`~.search.relevance.covered`)
-          is left out: the same text from two sources is one item, the consented one.
+          is left out: the same text from two sources is one item, the consented one. A file
+          passage is compared by what it says (:func:`~.index.chunking.statements`: headings and
+          entry stamps aside), so one fact in ``MEMORY.md`` and in a ``memory/`` note, or under two
+          headings, is one item too: the one ranked first (consented before transcripts, then the
+          better match), whose id a forget or a "never recall" acts on.
         """
         if budget_tokens <= 0 or k <= 0:
             return []
@@ -565,24 +619,27 @@ class MemoryService:
         if refresh:
             self._refresh_for_turn(agent_id)
         hits = self.search(query, agent_id=agent_id, k=k * 3, sources=sources, exclude=exclude, params=params,
-                           sync=False)
+                           sync=False, relevance=True)
         n_terms = len(set(lexical.terms(query)))
         if not n_terms:
             return []  # a message without one content word ("thanks!", "спасибо!") is about nothing
         # A passage without one content word ("ok", "thanks!") carries nothing to recall: on e5 such
         # chatter is close in meaning to any other chatter.
-        hits = [h for h in hits if relevant(h.components.get("dense"), len(h.matched), n_terms)
+        hits = [h for h in hits if relevant(_floor_cosine(h), len(h.matched), n_terms)
                 and lexical.terms(h.text) and (keep is None or keep(h))]
         hits.sort(key=lambda h: recall_rank(h.kind))  # stable: best first within each
         out: list[MemoryHit] = []
+        said: list[str] = []  # what each passage taken says (a file passage's headings and stamps aside)
         used = 0
         for h in hits:
-            if any(covered(h.text, o.text) for o in out):
+            text = h.text if h.source == "transcript" else statements(h.text)
+            if any(covered(text, o) for o in said):
                 continue
             cost = self._count(h.text) + 12  # fence + source line overhead
             if used + cost > budget_tokens:
                 continue
             out.append(h)
+            said.append(text)
             used += cost
             if len(out) >= k:
                 break

@@ -47,6 +47,12 @@ def history_admits(kind: str, speaker: str | None, history: str) -> bool:
     return history == "all" or (history == "user" and speaker == "user")
 
 
+def score_text(score: float) -> str:
+    """A hit's score as listed (``memory search``, ``/recall``): three decimals, or two significant
+    digits below 0.001, so a weak but real hit never reads ``0.000``."""
+    return f"{score:.3f}" if score >= 0.001 or score <= 0 else f"{score:.2g}"
+
+
 def recall_label(kind: str, speaker: str = "", said_on: str = "") -> str:
     """How a recalled item's kind is shown: ``memory``, ``this conversation · user, 2023-05-08 13:56``,
     ``history · assistant, 2023-05-08 13:56`` (a quoted passage says who said it, and when)."""

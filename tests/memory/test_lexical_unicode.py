@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from neotask_tui.config import MemorySettings
+from neotask_tui.memory.index.store import TERMS_VERSION
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.storage.events import Event
 from neotask_tui.text import lexical
@@ -117,7 +119,7 @@ def test_terms_of_an_older_tokenizer_are_rebuilt_on_open(neotask_home: Path) -> 
     ], "agent:main")
     cols = ["id", "lex", "ctx"]
     fresh = {r["id"]: (r["lex"], r["ctx"]) for r in svc.store.rows_where("true", cols)}
-    assert svc.store.terms_stamp() == lexical.VERSION
+    assert svc.store.terms_stamp() == TERMS_VERSION
     # the store as an older release left it: its own terms, no stamp
     svc.store.rewrite_terms(_legacy_terms, "")
     assert svc.store.terms_stamp() == ""
@@ -128,7 +130,7 @@ def test_terms_of_an_older_tokenizer_are_rebuilt_on_open(neotask_home: Path) -> 
     seen: list[tuple[str, int, int]] = []
     svc = MemoryService(settings, progress=lambda phase, done, total: seen.append((phase, done, total)))
     try:
-        assert svc.store.terms_stamp() == lexical.VERSION
+        assert svc.store.terms_stamp() == TERMS_VERSION
         rebuilt = {r["id"]: (r["lex"], r["ctx"]) for r in svc.store.rows_where("true", cols)}
         assert rebuilt == fresh  # file rows and transcript rows (neighbour context) alike
         assert ("rebuilding search terms", len(fresh), len(fresh)) in seen
@@ -150,3 +152,27 @@ def test_a_reader_leaves_an_old_store_as_it_is(neotask_home: Path) -> None:
         assert reader.store.terms_stamp() == ""
     finally:
         reader.close()
+
+
+def test_heading_words_left_in_a_file_rows_own_terms_by_the_previous_release_are_rebuilt(neotask_home: Path) -> None:
+    settings = MemorySettings()
+    svc = MemoryService(settings)
+    ws = svc.workspace("main")
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws / "MEMORY.md").write_text("# Memory\n\n## Food\n\n- Likes pasta.\n", encoding="utf-8")
+    svc.reindex("main")
+
+    def with_headings(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:  # as unicode-3 made them
+        return [lexical.normalize(str(r["text"])) for r in rows], [lexical.normalize(str(r["heading"])) for r in rows]
+
+    svc.store.rewrite_terms(with_headings, lexical.VERSION)
+    assert any("food" in r["lex"].split() for r in svc.store.rows_where("true", ["lex"]))
+    svc.close()
+    svc = MemoryService(settings)
+    try:
+        rows = svc.store.rows_where("true", ["lex", "ctx"])
+        assert svc.store.terms_stamp() == TERMS_VERSION
+        assert rows and not any("food" in r["lex"].split() for r in rows)
+        assert any("food" in r["ctx"].split() for r in rows)  # the heading path still counts, once
+    finally:
+        svc.close()

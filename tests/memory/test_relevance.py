@@ -22,3 +22,11 @@ def test_covered_is_the_same_words_in_order_punctuation_and_case_aside() -> None
     assert not covered("the staging host is not stage-db.internal", fact)  # "not" counts
     assert not covered(fact, "The staging host is stage-db.internal on port 6432.")  # the longer says more
     assert not covered("", fact)
+
+
+def test_a_listed_score_never_reads_zero_for_a_real_hit() -> None:
+    from neotask_tui.memory.types import score_text
+
+    assert score_text(0.4567) == "0.457"
+    assert score_text(0.00042) == "0.00042"  # weak, but a hit: not "0.000"
+    assert score_text(0.0) == "0.000"

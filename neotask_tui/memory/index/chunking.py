@@ -175,6 +175,11 @@ class ChunkDraft:
         """The text without entry tags (``- 2025-06-01 14:03 [user]`` becomes ``2025-06-01 14:03``)."""
         return strip_entry_tags(self.text)
 
+    def own_terms_text(self) -> str:
+        """The text its ``lex`` terms are made of: :meth:`plain_text` without heading lines
+        (:func:`without_headings`; the heading path is its ``ctx``)."""
+        return strip_entry_tags(without_headings(self.text))
+
     def embed_text(self) -> str:
         """What the embedder sees: the heading path gives context to short passages."""
         body = self.plain_text()
@@ -184,6 +189,21 @@ class ChunkDraft:
 def strip_entry_tags(text: str) -> str:
     """Drop the ``- `` bullet and ``[source scope=...]`` tag of entry lines (noise for ranking)."""
     return "\n".join(ENTRY_RE.sub(lambda m: f"{m.group(1)} ", ln) for ln in text.splitlines())
+
+
+def without_headings(text: str) -> str:
+    """A file passage's lines without its heading lines: its own words. A heading counts as the
+    passage's heading path (the ``ctx`` terms, and what is embedded), not a second time as words of
+    the passage: "## Food" over "- Likes pasta." must not outrank "I am allergic to peanuts." for
+    "what food am I allergic to?" by holding "food" twice."""
+    return "\n".join(ln for ln in text.splitlines() if not HEADING.match(ln))
+
+
+def statements(text: str) -> str:
+    """What a file passage says: its lines without heading lines and without entry tags (the
+    ``- 2025-06-01 14:03 [user]`` stamp included). The same fact under two headings, in ``MEMORY.md``
+    and in a ``memory/`` note, or as a dated entry and as a plain line, says the same thing."""
+    return "\n".join(ENTRY_RE.sub("", ln) for ln in without_headings(text).splitlines())
 
 
 def content_hash(*parts: str) -> str:

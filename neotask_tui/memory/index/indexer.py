@@ -22,6 +22,7 @@ from neotask_tui.memory.index.chunking import (
     content_hash,
     strip_entry_tags,
     token_counter,
+    without_headings,
 )
 from neotask_tui.memory.search.relevance import unit_parts
 from neotask_tui.memory.types import ReindexStats
@@ -294,7 +295,7 @@ class Indexer:
             "heading": d.heading,
             "text": d.text,
             "etext": d.embed_text(),
-            "lex": lexical.normalize(d.plain_text()),
+            "lex": lexical.normalize(d.own_terms_text()),
             "ctx": lexical.normalize(d.heading),
             "hash": d.hash,
             "file_hash": state.hash,
@@ -521,9 +522,10 @@ def row_terms(
 ) -> tuple[list[str], list[str]]:
     """The ``lex`` and ``ctx`` values of stored rows, recomputed from their text (in row order).
 
-    A file row's terms are those of its plain text and its heading path, as :meth:`Indexer.sync_files`
-    makes them; a transcript row's ``ctx`` is made of its neighbours in the session (the stored
-    pieces of each message joined in table order, messages in event order), as
+    A file row's terms are those of its plain text without heading lines (``lex``) and its heading
+    path (``ctx``), as :meth:`Indexer.sync_files` makes them; a transcript row's ``ctx`` is made of
+    its neighbours in the session (the stored pieces of each message joined in table order, messages
+    in event order), as
     :meth:`Indexer.rewrite_transcript` rebuilds a session.
 
     Args:
@@ -543,7 +545,7 @@ def row_terms(
             eid = int((r["event_ids"] or [0])[0])
             sessions.setdefault((str(r["agent_id"]), str(r["session_id"])), {}).setdefault(eid, []).append(i)
         else:
-            lex.append(lexical.normalize(strip_entry_tags(text)))
+            lex.append(lexical.normalize(strip_entry_tags(without_headings(text))))
             ctx[i] = lexical.normalize(str(r["heading"] or ""))
     for by_event in sessions.values():
         order = sorted(by_event)

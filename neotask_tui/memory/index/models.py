@@ -106,15 +106,32 @@ def query_weights(spec: ModelSpec, text: str) -> tuple[float, ...]:
     model). An English-only model gets :data:`~neotask_tui.tuning.EMBED_ENGLISH_MODEL_WEIGHT` times
     the share of the query's letters that are ASCII (all of it for a query without letters: digits,
     code), the other models share the rest."""
+    return _weights(spec, ascii_share(text))
+
+
+def pair_weights(spec: ModelSpec, query: str, passage: str) -> tuple[float, ...]:
+    """Weights of the models of a pair for judging ``passage`` against ``query`` (auto-recall's
+    relevance floor): as :func:`query_weights`, the English-only model's share following the smaller
+    of the two texts' ASCII shares. Its cosine of a Russian note is noise whatever the question's
+    language: weighted in, it halves e5's evidence that "Am I allergic to anything?" is answered by
+    "У меня аллергия на арахис."."""
+    return _weights(spec, min(ascii_share(query), ascii_share(passage)))
+
+
+def ascii_share(text: str) -> float:
+    """The share of ``text``'s letters that are ASCII (1.0 without letters: digits, code)."""
+    letters = [c for c in text if c.isalpha()]
+    return sum(c.isascii() for c in letters) / len(letters) if letters else 1.0
+
+
+def _weights(spec: ModelSpec, share: float) -> tuple[float, ...]:
     if not spec.parts:
         return (1.0,)
-    letters = [c for c in text if c.isalpha()]
-    ascii_share = sum(c.isascii() for c in letters) / len(letters) if letters else 1.0
     english = [p.english_only for p in spec.parts]
     n_en = sum(english)
     if n_en == 0 or n_en == len(english):
         return tuple(1.0 / len(english) for _ in english)
-    w_en = tuning.EMBED_ENGLISH_MODEL_WEIGHT * ascii_share
+    w_en = tuning.EMBED_ENGLISH_MODEL_WEIGHT * share
     rest = (1.0 - w_en) / (len(english) - n_en)
     return tuple(w_en / n_en if e else rest for e in english)
 

@@ -122,8 +122,12 @@ def sql_str(value: str) -> str:
 
 
 TERMS_STAMP = b"lexical"
-"""Key of the ``lex`` field's metadata that names the :data:`~neotask_tui.text.lexical.VERSION`
-its terms (and those of ``ctx``) were made with."""
+"""Key of the ``lex`` field's metadata that names the :data:`TERMS_VERSION` its terms (and those of
+``ctx``) were made with."""
+TERMS_VERSION = f"{lexical.VERSION}+headings-ctx"
+"""How a row's ``lex``/``ctx`` terms are made: the tokenizer (:data:`~neotask_tui.text.lexical.VERSION`)
+and what text goes where (``headings-ctx``: a file passage's heading lines count once, as its
+``ctx`` heading path, not in its own ``lex`` terms too). A store stamped otherwise rebuilds them."""
 
 
 def _schema(dim: int) -> Any:
@@ -142,7 +146,7 @@ def _schema(dim: int) -> Any:
             ("heading", pa.string()),
             ("text", pa.string()),
             ("etext", pa.string()),
-            pa.field("lex", pa.string(), metadata={TERMS_STAMP: lexical.VERSION.encode()}),
+            pa.field("lex", pa.string(), metadata={TERMS_STAMP: TERMS_VERSION.encode()}),
             ("ctx", pa.string()),
             ("hash", pa.string()),
             ("file_hash", pa.string()),
@@ -243,9 +247,13 @@ class Snapshot:
         return got
 
     def matched(self, i: int, terms: Sequence[str]) -> list[str]:
-        """The normalised query ``terms`` found in row ``i``'s own text (its ``lex`` column)."""
-        col = self.lex_columns.get("lex")
-        have = set(str(col[i].as_py() or "").split()) if col is not None else set()
+        """The normalised query ``terms`` found in row ``i``'s own text (its ``lex`` column) and, for
+        a file passage, its heading path (its ``ctx``: "## Pets" over "- Max, Luna" holds "pets")."""
+        have: set[str] = set()
+        for name in ("lex",) if self.cols["source"][i] == "transcript" else ("lex", "ctx"):
+            col = self.lex_columns.get(name)
+            if col is not None:
+                have.update(str(col[i].as_py() or "").split())
         return [t for t in terms if t in have]
 
     def row(self, i: int) -> dict[str, Any]:
@@ -443,7 +451,7 @@ class ChunkStore:
                 log.warning("memory store optimize failed: %s", e)
 
     def terms_stamp(self) -> str:
-        """The lexical version the ``lex``/``ctx`` columns were made with (``""``: before stamps)."""
+        """The :data:`TERMS_VERSION` the ``lex``/``ctx`` columns were made with (``""``: before stamps)."""
         with self.lock:
             meta = self._tbl.schema.field("lex").metadata or {}
             return meta.get(TERMS_STAMP, b"").decode()

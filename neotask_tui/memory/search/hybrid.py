@@ -89,7 +89,8 @@ class RankParams:
     mmr_lambda: float | None = None
     """MMR trade-off (1 = relevance only); ``None`` = off."""
     min_score: float = 0.0
-    """Drop hits whose fused score is below this."""
+    """Drop hits whose fused score is below this. A row scoring 0 is never a hit: it shares no word
+    with the query and its cosine is at or below the mean of the pool (the dense side's zero)."""
     group_weight: float = tuning.MEMORY_RANK_GROUP_WEIGHT
     """Weight of the coarse score: BM25 of the hit's whole group (transcript session or file),
     normalised by the best group; 0 = off; left out of the sum of a chunk alone in its file (a short
@@ -205,8 +206,8 @@ def rank(
     dn, ln, raw_bm = parts
     for j in pool[:k]:
         score = float(fused[j])
-        if score < params.min_score:
-            continue
+        if score <= 0 or score < params.min_score:
+            continue  # 0: no evidence at all (the cosine at or below the pool's mean, no word shared)
         comp = {
             "dense": float(cos[j]),
             "dense_norm": float(dn[j]),

@@ -3,7 +3,8 @@
 Ranking scores are relative: each side is normalised by the best hit of the query, so the best
 passage for "thanks!" scores as high as the best one for a real question. Auto-recall needs an
 absolute floor instead: a passage is recalled only when there is evidence that it is about what the
-message asks — most of the message's terms, or a raw cosine at least
+message asks — most of the message's terms, or a similarity (:func:`floor_similarity`: each model's
+cosine measured from the message's own cosine to unrelated text) of at least
 :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`. A message that finds nothing above the floor
 recalls nothing and spends no tokens on recall.
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from neotask_tui.text import lexical
 from neotask_tui.text.remember import remembered
@@ -95,12 +96,79 @@ def like_query(v: npt.NDArray[np.float32], query: npt.NDArray[np.float32], n: in
     return out
 
 
+UNRELATED: Final = (
+    "The weather was cold and windy all week.", "She plays the violin in a small orchestra.",
+    "We painted the kitchen walls light blue.", "The football match ended in a draw.",
+    "He bought a used bicycle from a neighbour.", "The museum is closed on public holidays.",
+    "Our flight was delayed by two hours.", "The recipe needs three eggs and a cup of flour.",
+    "The printer on the second floor is out of paper.", "I watched a documentary about whales.",
+    "The train station is a short walk from the hotel.", "They planted tomatoes in the garden.",
+    "The meeting was moved to Tuesday afternoon.", "The laptop battery lasts about six hours.",
+    "My grandmother tells stories about her village.", "The river flooded the fields last spring.",
+    "Погода всю неделю была холодной и ветреной.", "Она играет на скрипке в небольшом оркестре.",
+    "Мы покрасили стены на кухне в голубой цвет.", "Футбольный матч закончился вничью.",
+    "Он купил подержанный велосипед у соседа.", "Музей закрыт в праздничные дни.",
+    "Наш рейс задержали на два часа.", "Для рецепта нужны три яйца и стакан муки.",
+    "В принтере на втором этаже закончилась бумага.", "Я посмотрел документальный фильм о китах.",
+    "Вокзал находится недалеко от гостиницы.", "Они посадили помидоры в огороде.",
+    "Das Wetter war die ganze Woche kalt.", "El museo está cerrado los días festivos.",
+    "Ми пофарбували стіни на кухні.", "Le train est arrivé en retard ce matin.",
+)
+"""Reference passages about everyday things, in the users' languages (English, Russian, a few
+others), embedded as passages by every model: a message's mean cosine to them is how close that
+message is to text about something else, on that model (:func:`floor_similarity`). Written by hand,
+not fitted; they only need to be about many different things."""
+
+
+def floor_similarity(mat: npt.NDArray[np.float32], q: npt.NDArray[np.float32],
+                     unrelated: npt.NDArray[np.float32], weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Similarity of every row of ``mat`` (stored passages) to the query vector ``q`` on the scale
+    of auto-recall's floor (:data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`).
+
+    A fixed offset per model (:func:`calibrated`) says how close unrelated text is *on average*; a
+    message's own closeness to everything varies with the message far more than that on e5 ("Напиши
+    рецепт борща." has a raw cosine of 0.81-0.84 to any short English sentence, "Какая столица
+    Австралии?" 0.69-0.73). So each model's cosine is measured from this message's own baseline: its
+    mean cosine ``b`` to :data:`UNRELATED` (``unrelated``: their stored vectors), as
+    ``(cos - b) / (1 - b)``. Unrelated text then scores about 0 on every model and for every message,
+    which is what the floor assumes, and no per-model constant is needed (a configured fastembed
+    model gets the same treatment).
+
+    Args:
+        mat: Passage vectors as stored (:func:`unit_parts`).
+        q: The query vector as embedded (a pair's parts weighted, see :func:`similarity`).
+        unrelated: :data:`UNRELATED`'s passage vectors, as stored.
+        weights: ``(len(mat), n_models)``: each model's weight for each passage (rows sum to 1; for a
+            pair ``models.pair_weights``). A model whose part of ``q`` is zero (no weight for this
+            query) is left out.
+
+    Returns:
+        The weighted sum of each model's baselined cosine, per passage.
+    """
+    import numpy as np
+
+    n = weights.shape[1]
+    d = mat.shape[1] // n
+    out = np.zeros(len(mat), dtype=np.float64)
+    for i in range(n):
+        part = slice(i * d, (i + 1) * d)
+        norm = float(np.linalg.norm(q[part]))
+        if norm == 0.0:
+            continue
+        u = q[part].astype(np.float64) * (math.sqrt(n) / norm)  # stored parts are unit / sqrt(n)
+        cos = mat[:, part].astype(np.float64) @ u
+        base = float((unrelated[:, part].astype(np.float64) @ u).mean())
+        out += weights[:, i] * (cos - base) / (1.0 - base)
+    return out
+
+
 def relevant(cosine: float | None, matched: int, query_terms: int,
              floor: float = MEMORY_RECALL_MIN_COSINE) -> bool:
     """Whether a passage clears auto-recall's relevance floor.
 
     Args:
-        cosine: Raw cosine of the passage to the message (``None``: no embeddings, lexical only).
+        cosine: Similarity of the passage to the message on the floor's scale (auto-recall passes
+            :func:`floor_similarity`; ``None``: no embeddings, lexical only).
         matched: How many of the message's distinct normalised terms the passage's own text holds.
         query_terms: How many distinct normalised terms the message has.
         floor: The cosine floor.

@@ -33,7 +33,7 @@ from neotask_tui.memory.index.chunking import (
 from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope, row_terms
 from neotask_tui.memory.index.store import ROW_COLUMNS, TERMS_VERSION, ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
-from neotask_tui.memory.search.relevance import UNRELATED, covered, floor_similarity, relevant
+from neotask_tui.memory.search.relevance import covered, floor_similarity, references, relevant, script
 from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats, recall_rank
 from neotask_tui.memory.watcher import Watcher
@@ -51,8 +51,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _CHUNK_ID = re.compile(r"[0-9a-f]{16}")
 
-_UNRELATED_VECTORS: dict[str, npt.NDArray[np.float32]] = {}
-"""The stored vectors of :data:`~.search.relevance.UNRELATED` per embedding model id, embedded once a
+_UNRELATED_VECTORS: dict[str, dict[str | None, npt.NDArray[np.float32]]] = {}
+"""The stored vectors of each :func:`~.search.relevance.references` set per embedding model id, embedded once a
 process (a pair takes about a second; the vectors depend on the model alone)."""
 _UNRELATED_LOCK = threading.Lock()
 
@@ -568,17 +568,25 @@ class MemoryService:
             spec = self.embedder.spec
             weights = np.array([pair_weights(spec, dq, h.text) for h in hits], dtype=np.float64)
             mat = snap.vectors[[snap.index[h.id] for h in hits]]
-            for h, s in zip(hits, floor_similarity(mat, qvec, self._unrelated(), weights), strict=True):
+            scripts = [script(h.text) for h in hits]
+            for h, s in zip(hits, floor_similarity(mat, qvec, self._unrelated(), weights, scripts), strict=True):
                 h.components["relevance"] = float(s)
         return hits
 
-    def _unrelated(self) -> npt.NDArray[np.float32]:
-        """The stored vectors of :data:`~.search.relevance.UNRELATED` for this embedding model."""
+    def _unrelated(self) -> dict[str | None, npt.NDArray[np.float32]]:
+        """The stored vectors of each reference set of :func:`~.search.relevance.references` (by
+        script key) for this embedding model, embedded once per process."""
         key = self.embedder.model_id
         with _UNRELATED_LOCK:
             got = _UNRELATED_VECTORS.get(key)
             if got is None:
-                got = _UNRELATED_VECTORS[key] = self.embedder.embed(list(UNRELATED), urgent=True)
+                sets = references()
+                vecs = self.embedder.embed([t for _, texts in sets for t in texts], urgent=True)
+                got, start = {}, 0
+                for name, texts in sets:
+                    got[name] = vecs[start:start + len(texts)]
+                    start += len(texts)
+                _UNRELATED_VECTORS[key] = got
         return got
 
     def recall(

@@ -145,13 +145,8 @@ RU_MEMORY = ("Мы деплоим по четвергам.", "Хост базы 
 RU_HISTORY = ("Моя сестра приезжает в следующие выходные с собакой.", "Вчера шёл дождь, и мы играли в шахматы.")
 
 
-_E5_FLOOR = pytest.mark.xfail(strict=True, reason=(
-    "known, not fixed (#20): on e5 the calibrated similarity of unrelated short Russian sentences "
-    "(0.30-0.48) overlaps related pairs (0.22-0.59); no absolute floor separates them"))
-
-
 @pytest.mark.parametrize("message", ["Какая столица Австралии?",
-                                     pytest.param("Напиши стихотворение про осень.", marks=_E5_FLOOR),
+                                     "Напиши стихотворение про осень.",
                                      "Сколько будет два плюс два?"])
 async def test_a_russian_question_about_nothing_remembered_recalls_nothing(message: str) -> None:
     _memory(*RU_MEMORY)
@@ -234,6 +229,15 @@ async def test_memory_search_puts_consented_memory_before_transcripts(capsys: py
     (("我妹妹下周末带着她的狗来看我。", "昨天下雨了，我们下了一下午的棋。"), "澳大利亚的首都是哪里？"),
     (("Η αδερφή μου έρχεται το επόμενο Σαββατοκύριακο με τον σκύλο της.", "Χθες έβρεχε και παίξαμε σκάκι."),
      "Ποια είναι η πρωτεύουσα της Αυστραλίας;"),
+    (("来週末、妹が犬を連れて遊びに来ます。", "昨日は雨だったので、午後はずっとチェスをしていました。"),
+     "オーストラリアの首都はどこですか？"),
+    (("다음 주말에 여동생이 강아지를 데리고 온다.", "어제는 비가 와서 오후 내내 체스를 뒀다."), "호주의 수도는 어디인가요?"),
+    (("أختي ستزورني نهاية الأسبوع القادم مع كلبها.", "أمطرت أمس ولعبنا الشطرنج طوال فترة الظهيرة."),
+     "ما هي عاصمة أستراليا؟"),
+    (("אחותי מגיעה בסוף השבוע הבא עם הכלב שלה.", "אתמול ירד גשם ושיחקנו שחמט כל אחר הצהריים."),
+     "מהי בירת אוסטרליה?"),
+    (("मेरी बहन अगले सप्ताहांत अपने कुत्ते के साथ आ रही है।", "कल बारिश हुई और हमने पूरी दोपहर शतरंज खेला।"),
+     "ऑस्ट्रेलिया की राजधानी क्या है?"),
 ])
 async def test_a_question_about_nothing_remembered_recalls_nothing_in_other_scripts(
         history: tuple[str, ...], message: str) -> None:
@@ -244,6 +248,26 @@ async def test_a_question_about_nothing_remembered_recalls_nothing_in_other_scri
         await engine.new_session(KEY)
         got = await engine.recall(KEY, message)
         assert got == [], [(r.kind, round(r.score, 3), r.text[:50]) for r in got]
+    finally:
+        await engine.aclose()
+
+
+@pytest.mark.parametrize("fact, message", [
+    ("我对花生过敏。", "我对什么过敏？"),
+    ("私はピーナッツアレルギーです。", "私は何かにアレルギーがありますか？"),
+    ("나는 땅콩 알레르기가 있다.", "나는 무엇에 알레르기가 있나요?"),
+    ("Είμαι αλλεργικός στα φιστίκια.", "Σε τι είμαι αλλεργικός;"),
+    ("أعاني من حساسية من الفول السوداني.", "هل لدي حساسية من شيء؟"),
+])
+async def test_a_question_in_another_script_still_recalls_the_fact_it_asks_about(fact: str, message: str) -> None:
+    """The other side of the floor measured against same-script references: it must not shut out a
+    remembered fact in that script (the question shares no word with it in most of these)."""
+    _memory(fact, "Мы деплоим по четвергам.")
+    engine = _engine()
+    try:
+        await engine.new_session(KEY)
+        got = await engine.recall(KEY, message)
+        assert [r.text for r in got if fact in r.text], [(r.kind, round(r.score, 3), r.text[:50]) for r in got]
     finally:
         await engine.aclose()
 

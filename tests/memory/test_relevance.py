@@ -30,3 +30,21 @@ def test_a_listed_score_never_reads_zero_for_a_real_hit() -> None:
     assert score_text(0.4567) == "0.457"
     assert score_text(0.00042) == "0.00042"  # weak, but a hit: not "0.000"
     assert score_text(0.0) == "0.000"
+
+
+def test_a_passage_is_measured_against_references_in_its_own_script() -> None:
+    from neotask_tui.memory.search.relevance import UNRELATED_BY_SCRIPT, references, script
+
+    assert script("昨天下雨了，我们下了一下午的棋。") == "han"
+    assert script("飛行機が二時間遅れた。") == "kana"  # Han and kana together are Japanese
+    assert script("축구 경기는 무승부로 끝났다.") == "hangul"
+    assert script("Χθες έβρεχε και παίξαμε σκάκι.") == "greek"
+    assert script("المتحف مغلق") == "arabic"
+    assert script("The staging host is stage-db.internal.") is None
+    assert script("Вчера шёл дождь.") is None  # Latin and Cyrillic share the mixed set
+    assert script("Deploy 部署 on Thursday, then tell the whole team about it") is None  # mostly Latin
+    assert script("42 — 17") is None
+    # every script key has references, each in its own script
+    for key, texts in UNRELATED_BY_SCRIPT.items():
+        assert len(texts) >= 8 and all(script(t) == key for t in texts), key
+    assert [k for k, _ in references()] == [None, *UNRELATED_BY_SCRIPT]

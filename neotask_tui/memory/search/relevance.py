@@ -17,8 +17,10 @@ the one recall ranks first: consented memory before transcripts).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, TypeVar
+
+import regex
 
 from neotask_tui.text import lexical
 from neotask_tui.text.remember import remembered
@@ -117,11 +119,78 @@ UNRELATED: Final = (
 """Reference passages about everyday things, in the users' languages (English, Russian, a few
 others), embedded as passages by every model: a message's mean cosine to them is how close that
 message is to text about something else, on that model (:func:`floor_similarity`). Written by hand,
-not fitted; they only need to be about many different things."""
+not fitted; they only need to be about many different things. A passage in a script of
+:data:`UNRELATED_BY_SCRIPT` is measured against that script's references instead."""
+
+UNRELATED_BY_SCRIPT: Final[dict[str, tuple[str, ...]]] = {
+    "han": ("这周天气一直又冷又有风。", "她在一个小乐团里拉小提琴。", "我们把厨房的墙刷成了浅蓝色。",
+            "足球比赛最后打成了平局。", "他从邻居那里买了一辆旧自行车。", "博物馆在节假日不开放。",
+            "我们的航班晚点了两个小时。", "二楼的打印机没纸了。"),
+    "kana": ("今週はずっと寒くて風が強かった。", "彼女は小さなオーケストラでバイオリンを弾いている。",
+             "台所の壁を水色に塗った。", "サッカーの試合は引き分けに終わった。",
+             "彼は近所の人から中古の自転車を買った。",
+             "美術館は祝日は休館です。", "飛行機が二時間遅れた。", "二階のプリンターの紙が切れている。"),
+    "hangul": ("이번 주 내내 춥고 바람이 많이 불었다.", "그녀는 작은 오케스트라에서 바이올린을 연주한다.",
+               "우리는 부엌 벽을 하늘색으로 칠했다.", "축구 경기는 무승부로 끝났다.",
+               "그는 이웃에게서 중고 자전거를 샀다.",
+               "박물관은 공휴일에 문을 닫는다.", "우리 비행기가 두 시간 지연되었다.", "2층 프린터에 종이가 떨어졌다."),
+    "greek": ("Ο καιρός ήταν κρύος και με αέρα όλη την εβδομάδα.", "Παίζει βιολί σε μια μικρή ορχήστρα.",
+              "Βάψαμε τους τοίχους της κουζίνας γαλάζιους.", "Ο αγώνας ποδοσφαίρου έληξε ισόπαλος.",
+              "Αγόρασε ένα μεταχειρισμένο ποδήλατο από έναν γείτονα.", "Το μουσείο είναι κλειστό τις αργίες.",
+              "Η πτήση μας καθυστέρησε δύο ώρες.", "Ο εκτυπωτής στον δεύτερο όροφο δεν έχει χαρτί."),
+    "arabic": ("كان الطقس باردا وعاصفا طوال الأسبوع.", "تعزف على الكمان في أوركسترا صغيرة.",
+               "دهنّا جدران المطبخ باللون الأزرق الفاتح.", "انتهت مباراة كرة القدم بالتعادل.",
+               "اشترى دراجة مستعملة من أحد الجيران.", "المتحف مغلق في أيام العطل الرسمية.",
+               "تأخرت رحلتنا ساعتين.", "نفد الورق من الطابعة في الطابق الثاني."),
+    "hebrew": ("מזג האוויר היה קר וסוער כל השבוע.", "היא מנגנת בכינור בתזמורת קטנה.", "צבענו את קירות המטבח בתכלת.",
+               "משחק הכדורגל הסתיים בתיקו.", "הוא קנה אופניים משומשים משכן.", "המוזיאון סגור בחגים.",
+               "הטיסה שלנו התעכבה בשעתיים.", "למדפסת בקומה השנייה נגמר הנייר."),
+    "devanagari": ("पूरे हफ़्ते मौसम ठंडा और तेज़ हवा वाला रहा।", "वह एक छोटे ऑर्केस्ट्रा में वायलिन बजाती है।",
+                   "हमने रसोई की दीवारों को हल्का नीला रंग दिया।", "फ़ुटबॉल मैच बराबरी पर खत्म हुआ।",
+                   "उसने एक पड़ोसी से पुरानी साइकिल खरीदी।", "संग्रहालय सरकारी छुट्टियों पर बंद रहता है।",
+                   "हमारी उड़ान दो घंटे देर से चली।", "दूसरी मंज़िल के प्रिंटर में कागज़ खत्म हो गया है।"),
+    "thai": ("อากาศหนาวและลมแรงตลอดทั้งสัปดาห์", "เธอเล่นไวโอลินในวงออร์เคสตราเล็กๆ", "เราทาสีผนังห้องครัวเป็นสีฟ้าอ่อน",
+             "การแข่งขันฟุตบอลจบลงด้วยผลเสมอ", "เขาซื้อจักรยานมือสองจากเพื่อนบ้าน", "พิพิธภัณฑ์ปิดในวันหยุดนักขัตฤกษ์",
+             "เที่ยวบินของเราล่าช้าสองชั่วโมง", "เครื่องพิมพ์ที่ชั้นสองกระดาษหมด"),
+}
+"""The same kind of everyday references (weather, music, a kitchen, football, a bicycle, a museum, a
+flight, a printer) in scripts other than Latin and Cyrillic. A message is much closer to any text in
+its own language than to text in another on e5 ("澳大利亚的首都是哪里？" sits 0.29 above the mean of
+:data:`UNRELATED` for "昨天下雨了，我们下了一下午的棋。", about a rainy afternoon of chess, but 0.00
+above Chinese references about other things), so a passage in one of these scripts is measured
+against references in its script (:func:`script`). Latin and Cyrillic passages keep the mixed set
+:data:`UNRELATED`: an English message is about as close to its Russian sentences as to its English
+ones on e5 (0.738 against 0.730 for "Am I allergic to anything?")."""
+
+_SCRIPTS: Final = tuple((name, regex.compile(pattern)) for name, pattern in (
+    ("kana", r"[\p{Hiragana}\p{Katakana}]"), ("han", r"\p{Han}"), ("hangul", r"\p{Hangul}"),
+    ("greek", r"\p{Greek}"), ("arabic", r"\p{Arabic}"), ("hebrew", r"\p{Hebrew}"),
+    ("devanagari", r"\p{Devanagari}"), ("thai", r"\p{Thai}")))
+_LETTER: Final = regex.compile(r"\p{L}")
+
+
+def script(text: str) -> str | None:
+    """The key of :data:`UNRELATED_BY_SCRIPT` whose references ``text`` is measured against: the
+    script of at least half of its letters (Japanese: Han and kana together, once any kana is
+    there), or ``None`` (Latin, Cyrillic, mixed, no letters: :data:`UNRELATED`)."""
+    letters = len(_LETTER.findall(text))
+    if not letters:
+        return None
+    counts = {name: len(pattern.findall(text)) for name, pattern in _SCRIPTS}
+    if counts["kana"]:
+        counts["kana"] += counts["han"]
+    name, n = max(counts.items(), key=lambda kv: kv[1])
+    return name if 2 * n >= letters else None
+
+
+def references() -> tuple[tuple[str | None, tuple[str, ...]], ...]:
+    """Every reference set with its script key (``None``: :data:`UNRELATED`), in a fixed order."""
+    return ((None, UNRELATED), *UNRELATED_BY_SCRIPT.items())
 
 
 def floor_similarity(mat: npt.NDArray[np.float32], q: npt.NDArray[np.float32],
-                     unrelated: npt.NDArray[np.float32], weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+                     unrelated: Mapping[str | None, npt.NDArray[np.float32]], weights: npt.NDArray[np.float64],
+                     scripts: Sequence[str | None] | None = None) -> npt.NDArray[np.float64]:
     """Similarity of every row of ``mat`` (stored passages) to the query vector ``q`` on the scale
     of auto-recall's floor (:data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`).
 
@@ -130,17 +199,21 @@ def floor_similarity(mat: npt.NDArray[np.float32], q: npt.NDArray[np.float32],
     рецепт борща." has a raw cosine of 0.81-0.84 to any short English sentence, "Какая столица
     Австралии?" 0.69-0.73). So each model's cosine is measured from this message's own baseline: its
     mean cosine ``b`` to :data:`UNRELATED` (``unrelated``: their stored vectors), as
-    ``(cos - b) / (1 - b)``. Unrelated text then scores about 0 on every model and for every message,
+    ``(cos - b) / (1 - b)``; for a passage in a script of :data:`UNRELATED_BY_SCRIPT`, to the
+    references in its script. Unrelated text then scores about 0 on every model and for every message,
     which is what the floor assumes, and no per-model constant is needed (a configured fastembed
     model gets the same treatment).
 
     Args:
         mat: Passage vectors as stored (:func:`unit_parts`).
         q: The query vector as embedded (a pair's parts weighted, see :func:`similarity`).
-        unrelated: :data:`UNRELATED`'s passage vectors, as stored.
+        unrelated: The stored vectors of each reference set of :func:`references`, by script key
+            (``None``: :data:`UNRELATED`, required).
         weights: ``(len(mat), n_models)``: each model's weight for each passage (rows sum to 1; for a
             pair ``models.pair_weights``). A model whose part of ``q`` is zero (no weight for this
             query) is left out.
+        scripts: Each passage's :func:`script` (default: all ``None``); a script without references
+            in ``unrelated`` falls back to :data:`UNRELATED`.
 
     Returns:
         The weighted sum of each model's baselined cosine, per passage.
@@ -149,6 +222,7 @@ def floor_similarity(mat: npt.NDArray[np.float32], q: npt.NDArray[np.float32],
 
     n = weights.shape[1]
     d = mat.shape[1] // n
+    keys = list(scripts) if scripts is not None else [None] * len(mat)
     out = np.zeros(len(mat), dtype=np.float64)
     for i in range(n):
         part = slice(i * d, (i + 1) * d)
@@ -157,7 +231,8 @@ def floor_similarity(mat: npt.NDArray[np.float32], q: npt.NDArray[np.float32],
             continue
         u = q[part].astype(np.float64) * (math.sqrt(n) / norm)  # stored parts are unit / sqrt(n)
         cos = mat[:, part].astype(np.float64) @ u
-        base = float((unrelated[:, part].astype(np.float64) @ u).mean())
+        bases = {key: float((refs[:, part].astype(np.float64) @ u).mean()) for key, refs in unrelated.items()}
+        base = np.array([bases.get(sc, bases[None]) for sc in keys])
         out += weights[:, i] * (cos - base) / (1.0 - base)
     return out
 

@@ -100,29 +100,3 @@ async def test_recall_of_compacted_turns_searches_with_feedback(monkeypatch: pyt
         assert FEEDBACK_DOCS in seen  # the archive is searched with pseudo-relevance feedback
     finally:
         await engine.aclose()
-
-
-def test_compacted_turns_rank_by_the_memory_search_fused_with_their_own_meaning() -> None:
-    """A turn the memory service ranks last (its words are not the message's) but whose meaning is
-    the message's comes ahead of word-sharing turns about something else: the two rankings are fused,
-    not the memory order alone."""
-    from neotask_tui.engine.recall.lineage import LineageRecall
-    from neotask_tui.storage.events import Event
-
-    texts = [
-        "The weather station on the roof reports the weather every hour.",
-        "We talked about the weather forecast for the weekend trip.",
-        "My sister adopted a puppy last week; it is a golden retriever.",
-        "Weather apps disagree about tomorrow, so check the weather twice.",
-        "Lunch was pasta with tomato sauce and a little basil.",
-    ]
-    events = [Event("message", i + 1, i or None, "2026-01-01T00:00:00+00:00",
-                    {"role": "user", "content": t}) for i, t in enumerate(texts)]
-    engine = Engine(Settings(), provider=ScriptedProvider(), tz=ZoneInfo("UTC"))
-    lr = LineageRecall(engine)
-    memory_order = [1, 2, 4, 5, 3]  # word matches on "weather" first, the dog last
-    fused = [e.id for e in lr._fused(events, "Does anyone in my family have a new dog?", memory_order)]
-    assert fused.index(3) < fused.index(4), fused
-    assert sorted(fused) == [1, 2, 3, 4, 5]
-    # without memory hits, the memory order alone (here: none)
-    assert lr._fused(events, "Does anyone in my family have a new dog?", []) == []

@@ -2,8 +2,7 @@
 
 The rolling summary keeps the structure of old history; this puts its *words* back in reach: for
 the next user message, the lineage's archived turns are ranked (the memory service's hybrid search
-over archived transcripts fused with the turns' own dense ranking, then
-:class:`~neotask_tui.engine.recall.archive.ArchiveRecall`) and the
+over archived transcripts, then :class:`~neotask_tui.engine.recall.archive.ArchiveRecall`) and the
 best ones fill the recall section within the room the rest of the context leaves.
 """
 
@@ -17,13 +16,7 @@ from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.engine.context.assembly import ContextInputs, RecallItem, fence_recall, recall_room
 from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import SessionsWithMemory
-from neotask_tui.engine.recall.archive import (
-    CONTINUATION_NOTE,
-    ArchiveRecall,
-    format_turns,
-    reciprocal_rank_fusion,
-    select_turns,
-)
+from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
 from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.memory.index.indexer import redacted_messages
 from neotask_tui.memory.search.relevance import covered
@@ -87,9 +80,8 @@ class LineageRecall:
         the context leaves it free).
 
         Ranking: the memory service's hybrid search over the archived transcripts (when it is
-        available; with pseudo-relevance feedback, :data:`FEEDBACK_DOCS`) fused with the turns' own
-        dense ranking (:meth:`_fused`), then this lineage's own BM25 + dense ranking with a
-        pseudo-relevance-feedback round for turns it does not reach.
+        available; with pseudo-relevance feedback, :data:`FEEDBACK_DOCS`), then this lineage's own
+        BM25 + dense ranking with a pseudo-relevance-feedback round for turns it does not reach.
         Memories already recalled for the turn that quote a turn of this lineage (kind
         ``conversation``) are merged into the turn list (no duplicates, and nothing that is already in
         the live window). A turn below the relevance floor is not recalled (so a message about nothing
@@ -142,8 +134,7 @@ class LineageRecall:
         memory_ids = [*first, *(i for i in found if i not in first)]
         archive = self._archive_recall()
         fallback = archive.rank(archived, query, feedback=ARCHIVE_FEEDBACK_SEEDS)
-        head = self._fused(archived, query, memory_ids)
-        seen = {e.id for e in head}
+        seen = set(memory_ids)
         # Below the relevance floor nothing is recalled; a turn a consented memory already says is not
         # repeated (that memory is the one item for it).
         alone, answers = archive.floor(archived, query, own=True, passages=True)
@@ -156,7 +147,7 @@ class LineageRecall:
         # A turn that clears the floor only with the turn before it (one passage) is recalled with it
         # (not at all when a consented memory says that turn: the passage would repeat it).
         needs = {i: by_id[p] for i, p in answers.items() if i not in ok and not said(by_id[p])}
-        ranked = [e for e in head + [e for e in fallback if e.id not in seen]
+        ranked = [e for e in [by_id[i] for i in memory_ids] + [e for e in fallback if e.id not in seen]
                   if (e.id in ok or e.id in needs) and not said(e)]
         turns = select_turns(ranked, archived, budget, count, needs=needs)
         if turns:
@@ -169,25 +160,6 @@ class LineageRecall:
             rest = [r for r in inp.recall if r.kind != "memory"
                     and not (r.kind == "history" and any(covered(r.text, t) for t in texts))]
             inp.recall = [*mem, item, *rest]
-
-    def _fused(self, archived: list[Event], query: str, memory_ids: list[int]) -> list[Event]:
-        """The memory service's ranking of the turns fused with the turns' own dense ranking.
-
-        The memory service ranks a turn by its passage (its vector is the mean of the turn's and the
-        turn-with-the-one-before's, its lexical score takes the neighbours' words at a lower weight)
-        and mostly by words; the lineage's dense ranking (:meth:`ArchiveRecall.rankings`) judges the
-        turn's own meaning alone. The two views fail on different turns: a reply whose words are not
-        the question's, a turn whose neighbours carry the words. Reciprocal-rank fusion of the two
-        (:func:`~neotask_tui.engine.recall.archive.reciprocal_rank_fusion`, its shipped ``k`` and
-        depth) ranks a turn well when either view does. Without memory hits (memory off or not built)
-        or without embeddings, the memory service's order alone (possibly empty)."""
-        by_id = {e.id: e for e in archived}
-        dense = self._archive_recall().rankings(archived, query).get("dense") if memory_ids else None
-        if not dense:
-            return [by_id[i] for i in memory_ids if i in by_id]
-        pos = {e.id: j for j, e in enumerate(archived)}
-        order = reciprocal_rank_fusion([[pos[i] for i in memory_ids if i in pos], dense], len(archived))
-        return [archived[j] for j in order]
 
     def _recallable(self, key: str, archived: list[Event]) -> list[Event]:
         """The archived turns as recall may quote them: redacted as the memory index holds them

@@ -91,10 +91,11 @@ class TurnRenderer:
             if self.reply is not None:
                 await self.reply.finish()
                 self.reply.set_status("interrupted")
+                app.notify("reply stopped — the partial text is kept", timeout=3)
             else:
                 await self.transcript.add(Entry(kind="notice", text="stopped before the reply started",
                                                 level="warning"))
-            app.notify("reply stopped — the partial text is kept", timeout=3)
+                app.notify("stopped before the reply started — your message is kept", timeout=3)
             raise
         except NeotaskError as e:
             await self.transcript.add(Entry(kind="notice", text=str(e), level="error"))

@@ -87,6 +87,26 @@ async def test_escape_stops_streaming_and_keeps_the_partial_text(
         assert _views(app, "assistant")[1].entry.text == "second answer"
 
 
+async def test_escape_before_the_first_token_says_nothing_was_kept_but_the_message(
+        app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider, engine: Engine) -> None:
+    """Found on the newcomer walk: Esc while the local model was still reading the prompt toasted
+    "the partial text is kept" under a notice "stopped before the reply started"."""
+    provider.queue({"text": "late", "delay": 60.0, "chunk_chars": 10})
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _send(pilot, app, "slow start")
+        await wait_for(pilot, lambda: app.streaming, "the turn")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.streaming, "the stop")
+        notes = [n.message for n in app._notifications]
+        assert "stopped before the reply started — your message is kept" in notes, notes
+        assert not any("partial text" in n for n in notes), notes
+        assert not _views(app, "assistant")
+        stored = [e.content for e in engine.events(engine.default_key()) if e.type == "message"]
+        assert stored[:1] == ["slow start"]
+
+
 async def test_a_message_sent_while_a_reply_streams_waits_its_turn(
         app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider, engine: Engine) -> None:
     provider.queue({"text": "tick " * 300, "delay": 0.03})

@@ -1,0 +1,230 @@
+"""Red team 14 (session 14, a helper briefed only with the README): the auto-recall floor across scripts.
+
+(a) unrelated everyday history + a question about something else must recall nothing;
+(b) a fact in MEMORY.md + a question about it (same or other language) must recall it.
+Harness copied from test_promise_redteam3_recall.py. Cases marked ``_OPEN`` are findings not fixed yet
+(strict expected failures: a fix turns them into passes and this file must then be updated); the
+README's known limit in "What it remembers" says what they mean for a user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from neotask_tui import paths
+from neotask_tui.config import Settings
+from neotask_tui.engine import events as ev
+from neotask_tui.engine.facade import Engine
+from neotask_tui.providers.scripted import ScriptedProvider
+from tests.doubles import scripted
+
+KEY = "agent:main:tui:default"
+_OPEN = pytest.mark.xfail(strict=True, reason=(
+    "known, not fixed (red team 14): an English question about a note in another script is far from it on "
+    "e5 once the question's own baseline is taken out, and a note sharing a MEMORY.md passage with other "
+    "lines is diluted; a Thai thank-you has content terms"))
+_LOG = os.environ.get("ATTACK14_LOG")
+
+
+@pytest.fixture(autouse=True)
+def neotask_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "neotask-home"
+    monkeypatch.setenv("NEOTASK_HOME", str(home))
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "NEOTASK_PROVIDER",
+                "NEOTASK_MODEL", "NEOTASK_SCRIPT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NEOTASK_PROVIDER_PROBE_OLLAMA", "false")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    yield home
+
+
+@pytest.fixture(autouse=True)
+def _memory_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
+
+
+def _engine(s: Settings | None = None) -> Engine:
+    s = s or Settings()
+    s.session.daily_reset_hour = -1
+    return Engine(s, provider=ScriptedProvider(), tz=ZoneInfo("UTC"))
+
+
+async def _say(engine: Engine, text: str, reply: str = "ok", key: str = KEY) -> list[ev.EngineEvent]:
+    scripted(engine).queue(reply)
+    return [e async for e in engine.send(text, key)]
+
+
+def _memory(*lines: str, agent: str = "main", name: str = "MEMORY.md") -> None:
+    ws = paths.workspace_dir(agent)
+    (ws / name).parent.mkdir(parents=True, exist_ok=True)
+    (ws / name).write_text("# Memory\n\n" + "".join(f"- {ln}\n" for ln in lines), encoding="utf-8")
+
+
+def _id(case: object) -> str:
+    return str(case.values[0] if hasattr(case, "values") else case[0])  # type: ignore[index]
+
+
+def _show(got: list) -> list:
+    return [(r.kind, round(r.score, 3), r.text[:60]) for r in got]
+
+
+def _log(case: str, message: str, got: list) -> None:
+    if _LOG:
+        with open(_LOG, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"case": case, "message": message, "got": _show(got)}, ensure_ascii=False) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------------
+# (a) history about unrelated everyday things, then a message about something else: recall nothing.
+# ---------------------------------------------------------------------------------------------------
+ZH = ("我妹妹下周末带着她的狗来看我。", "今天午饭吃了一碗拉面，加了一个鸡蛋。", "早上的地铁晚点了二十分钟。")
+JA = ("来週末、妹が犬を連れて遊びに来ます。", "今日のお昼はラーメンに卵を追加しました。",
+      "今朝の電車は二十分遅れました。")
+KO = ("다음 주말에 여동생이 강아지를 데리고 온다.", "오늘 점심은 계란을 추가한 라면이었다.",
+      "오늘 아침 지하철이 이십 분 늦었다.")
+TH = ("น้องสาวของฉันจะพาสุนัขมาเยี่ยมสุดสัปดาห์หน้า", "วันนี้กินราเมนใส่ไข่เป็นมื้อกลางวัน", "รถไฟเช้านี้มาช้ายี่สิบนาที")
+HI = ("मेरी बहन अगले सप्ताहांत अपने कुत्ते के साथ आ रही है।", "आज दोपहर के खाने में अंडे वाला रामेन खाया।",
+      "आज सुबह ट्रेन बीस मिनट देर से आई।")
+AR = ("أختي ستزورني نهاية الأسبوع القادم مع كلبها.", "تناولت اليوم على الغداء طبق رامن مع بيضة.",
+      "تأخر القطار هذا الصباح عشرين دقيقة.")
+HE = ("אחותי מגיעה בסוף השבוע הבא עם הכלב שלה.", "היום אכלתי לצהריים ראמן עם ביצה.", "הרכבת הבוקר איחרה בעשרים דקות.")
+EL = ("Η αδερφή μου έρχεται το επόμενο Σαββατοκύριακο με τον σκύλο της.", "Σήμερα έφαγα ράμεν με αυγό για μεσημεριανό.",
+      "Το τρένο σήμερα το πρωί άργησε είκοσι λεπτά.")
+RU = ("Сестра приедет в следующие выходные со своей собакой.", "Сегодня на обед был рамен с яйцом.",
+      "Утром электричка опоздала на двадцать минут.")
+UK = ("Сестра приїде наступних вихідних зі своїм собакою.", "Сьогодні на обід був рамен з яйцем.",
+      "Зранку електричка запізнилася на двадцять хвилин.")
+EN = ("My sister is visiting next weekend with her dog.", "Lunch today was a bowl of ramen with extra egg.",
+      "The train this morning was twenty minutes late.")
+
+NOTHING = [  # controls pass; FINDING lines fail
+    ("zh-greeting", ZH, "你好"),
+    ("ko-hello", KO, "안녕하세요"),
+    ("th-capital", TH, "เมืองหลวงของออสเตรเลียคืออะไร"),
+    # FINDING: recalls history "น้องสาวของฉัน…" score 0.196
+    pytest.param("th-thanks", TH, "ขอบคุณครับ", marks=_OPEN),
+    ("uk-capital", UK, "Яка столиця Австралії?"),
+    ("en-ok", EN, "ok?"),
+    ("emoji-laugh", ZH, "😂😂😂"),
+    ("code-py", EN, "def add(a, b):\n    return a - b\n\nwhy does add(2, 3) return -1?"),
+    ("mixed-zh-en", EN, "我想学习 Python 的 async/await，有什么好教程？"),
+    ("cross-zh-hist-en-msg", ZH, "How do I reset my router?"),
+]
+
+
+@pytest.mark.parametrize("case, history, message", NOTHING, ids=[_id(c) for c in NOTHING])
+async def test_nothing_remembered_recalls_nothing(case: str, history: tuple[str, ...], message: str) -> None:
+    engine = _engine()
+    try:
+        for text in history:
+            await _say(engine, text)
+        await engine.new_session(KEY)
+        got = await engine.recall(KEY, message)
+        _log(case, message, got)
+        assert got == [], _show(got)
+    finally:
+        await engine.aclose()
+
+
+# ---------------------------------------------------------------------------------------------------
+# (b) a fact in MEMORY.md and a question about it: recall it (same language or another).
+# ---------------------------------------------------------------------------------------------------
+DISTRACTOR = ("Мы деплоим по четвергам.", "The office plants are watered on Fridays.")
+
+FACTS = [  # controls pass; FINDING lines fail
+    ("zh-zh-plate", "我的车牌号是京A12345。", "我的车牌是多少？"),
+    # FINDING: recalls nothing
+    pytest.param("zh-en-allergy", "我对花生过敏。", "Am I allergic to anything?", marks=_OPEN),
+    # FINDING: recalls nothing (in a 3-line MEMORY.md)
+    pytest.param("ja-en-allergy", "私はピーナッツアレルギーです。", "Am I allergic to anything?", marks=_OPEN),
+    # FINDING: recalls nothing
+    pytest.param("ko-en-allergy", "나는 땅콩 알레르기가 있다.", "Am I allergic to anything?", marks=_OPEN),
+    # FINDING: recalls nothing
+    pytest.param("th-en-allergy", "ฉันแพ้ถั่วลิสง", "Am I allergic to anything?", marks=_OPEN),
+    # FINDING: recalls nothing
+    pytest.param("hi-en-allergy", "मुझे मूंगफली से एलर्जी है।", "Am I allergic to anything?", marks=_OPEN),
+    # FINDING: recalls nothing
+    pytest.param("he-en-allergy", "אני אלרגי לבוטנים.", "Am I allergic to anything?", marks=_OPEN),
+    # FINDING: recalls nothing
+    pytest.param("el-en-allergy", "Είμαι αλλεργικός στα φιστίκια.", "Am I allergic to anything?", marks=_OPEN),
+    # FINDING: recalls nothing
+    pytest.param("ar-en-allergy", "أعاني من حساسية من الفول السوداني.", "Am I allergic to anything?", marks=_OPEN),
+    # FINDING: recalls nothing (in a 3-line MEMORY.md; also with the ru line only)
+    pytest.param("uk-en-allergy", "У мене алергія на арахіс.", "Am I allergic to anything?", marks=_OPEN),
+    ("en-zh-birthday", "My wife's birthday is on March 3.", "我妻子的生日是哪天？"),
+    ("ja-ja-wifi", "会社のWi-Fiのパスワードはsakura2024です。", "Wi-Fiのパスワードは何？"),
+    ("en-zh-vpn", "Our VPN server is vpn.example.org.", "VPN 服务器地址是什么？"),
+    # FINDING: recalls nothing (also alone)
+    pytest.param("hi-en-car", "मेरी कार नीली होंडा सिटी है।", "What car do I drive?", marks=_OPEN),
+    # FINDING: README's own example; recalls nothing with 2 more lines in MEMORY.md (passes alone: 0.065)
+    pytest.param("ru-en-allergy", "У меня аллергия на арахис.", "Am I allergic to anything?", marks=_OPEN),
+    # FINDING: recalls nothing
+    pytest.param("zh-en-allergy2", "我对花生过敏。", "Do I have any food allergies?", marks=_OPEN),
+    # FINDING: recalls nothing
+    pytest.param("ja-en-allergy2", "私はピーナッツアレルギーです。", "What am I allergic to?", marks=_OPEN),
+    ("uk-en-allergy2", "У мене алергія на арахіс.", "What am I allergic to?"),
+    # FINDING: recalls nothing (also alone)
+    pytest.param("zh-en-plate", "我的车牌号是京A12345。", "What is my licence plate number?", marks=_OPEN),
+    ("ja-en-wifi", "会社のWi-Fiのパスワードはsakura2024です。", "What is the office Wi-Fi password?"),
+    ("th-en-cat", "แมวของฉันชื่อมะลิ", "What is my cat's name?"),
+]
+
+
+@pytest.mark.parametrize("case, fact, message", FACTS, ids=[_id(c) for c in FACTS])
+async def test_a_remembered_fact_is_recalled_by_a_question_about_it(case: str, fact: str, message: str) -> None:
+    _memory(fact, *DISTRACTOR)
+    engine = _engine()
+    try:
+        await engine.new_session(KEY)
+        got = await engine.recall(KEY, message)
+        _log(case, message, got)
+        assert [r.text for r in got if fact in r.text], _show(got)
+    finally:
+        await engine.aclose()
+
+
+# ---------------------------------------------------------------------------------------------------
+# (b2) the same cross-language questions with the fact alone in MEMORY.md, or with only the Russian
+#      line the redteam3 harness uses: does one more (English) line in the same file shut them out?
+# ---------------------------------------------------------------------------------------------------
+_RU_LINE = ("Мы деплоим по четвергам.",)
+ALONE = [  # (case, fact, message, other lines in MEMORY.md)
+    ("ru-en-allergy", "У меня аллергия на арахис.", "Am I allergic to anything?", ()),
+    ("ru-en-allergy+ru", "У меня аллергия на арахис.", "Am I allergic to anything?", _RU_LINE),
+    ("uk-en-allergy", "У мене алергія на арахіс.", "Am I allergic to anything?", ()),
+    pytest.param("uk-en-allergy+ru", "У мене алергія на арахіс.", "Am I allergic to anything?", _RU_LINE,
+                 marks=_OPEN),
+    ("ja-en-allergy", "私はピーナッツアレルギーです。", "Am I allergic to anything?", ()),
+    ("ja-en-allergy+ru", "私はピーナッツアレルギーです。", "Am I allergic to anything?", _RU_LINE),
+    pytest.param("zh-en-allergy", "我对花生过敏。", "Am I allergic to anything?", (), marks=_OPEN),
+    pytest.param("zh-en-allergy+ru", "我对花生过敏。", "Am I allergic to anything?", _RU_LINE, marks=_OPEN),
+    pytest.param("el-en-allergy", "Είμαι αλλεργικός στα φιστίκια.", "Am I allergic to anything?", (), marks=_OPEN),
+    pytest.param("el-en-allergy+ru", "Είμαι αλλεργικός στα φιστίκια.", "Am I allergic to anything?", _RU_LINE,
+                 marks=_OPEN),
+    pytest.param("zh-en-plate", "我的车牌号是京A12345。", "What is my licence plate number?", (), marks=_OPEN),
+    pytest.param("zh-en-plate+ru", "我的车牌号是京A12345。", "What is my licence plate number?", _RU_LINE,
+                 marks=_OPEN),
+    pytest.param("hi-en-car", "मेरी कार नीली होंडा सिटी है।", "What car do I drive?", (), marks=_OPEN),
+    pytest.param("hi-en-car+ru", "मेरी कार नीली होंडा सिटी है।", "What car do I drive?", _RU_LINE, marks=_OPEN),
+]
+
+
+@pytest.mark.parametrize("case, fact, message, others", ALONE, ids=[_id(c) for c in ALONE])
+async def test_a_remembered_fact_alone_is_recalled(case: str, fact: str, message: str,
+                                                    others: tuple[str, ...]) -> None:
+    """The same cross-language questions with the fact alone in MEMORY.md, or with one Russian line."""
+    _memory(fact, *others)
+    engine = _engine()
+    try:
+        await engine.new_session(KEY)
+        got = await engine.recall(KEY, message)
+        _log(case, message, got)
+        assert [r.text for r in got if fact in r.text], _show(got)
+    finally:
+        await engine.aclose()

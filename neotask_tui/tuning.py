@@ -70,8 +70,9 @@ MEMORY_RANK_SEM_MIN: Final = 0.6
 # -- memory.search.hybrid: normalisation and decay inside the fusion -----------------------------
 
 MEMORY_DENSE_BASE_CAP: Final = 0.2
-"""The dense floor (the mean cosine of the query against every visible chunk: how similar an
-unrelated chunk is) is clamped to ``[0, MEMORY_DENSE_BASE_CAP]`` so tiny pools stay sane."""
+"""The dense floor (for each chunk the mean cosine of the query against every *other* visible chunk:
+how similar an unrelated chunk is; 0 for a pool of one) is clamped to ``[0, MEMORY_DENSE_BASE_CAP]``
+so tiny pools stay sane."""
 MEMORY_DENSE_SPAN_FLOOR: Final = 0.4
 """The dense score is ``(cos - base) / max(best - base, MEMORY_DENSE_SPAN_FLOOR)``: a best match that is
 itself weak does not get full marks."""

@@ -163,6 +163,16 @@ def test_scope_isolation_between_agents(mem: MemoryService) -> None:
     )
 
 
+def test_a_one_note_agent_finds_its_note_by_meaning(mem: MemoryService) -> None:
+    """A pool of one: its mean is the note itself, so a meaning-only match scored 0 and was no hit
+    (found by CI in test_colliding_agents_keep_separate_memory_end_to_end). A row's baseline is the
+    other rows' mean, 0 for a pool of one."""
+    mem.add("solo", "alice-dot likes tea")
+    hits = mem.search("who deploys and what do they drink", agent_id="solo", k=5)
+    assert hits and "tea" in hits[0].text
+    assert hits[0].score > 0
+
+
 def test_scopes_filter_within_an_agent(mem: MemoryService) -> None:
     mem.add("main", "Use black for formatting in project foo.", file="memory/foo.md", scope="project:foo")
     mem.add("main", "The user prefers British spelling.", scope="user")

@@ -255,12 +255,16 @@ def _fuse(
     import numpy as np
 
     cos64 = cos.astype(np.float64)
-    # Floor: how similar an unrelated chunk is (the pool mean, kept within [0, MEMORY_DENSE_BASE_CAP] so
-    # tiny pools stay sane); span: at least MEMORY_DENSE_SPAN_FLOOR so a best match that is itself
-    # weak does not get full marks.
-    base = min(max(float(cos64.mean()), 0.0), tuning.MEMORY_DENSE_BASE_CAP)
-    top = float(cos64.max())
-    dn = np.clip((cos64 - base) / max(top - base, tuning.MEMORY_DENSE_SPAN_FLOOR), 0.0, 1.0)
+    # Floor: how similar an unrelated chunk is: for each row the mean of the *other* rows (a row is not
+    # its own evidence of what unrelated looks like: in a one-note pool the plain mean is the note itself
+    # and every meaning-only match scored 0, i.e. was no hit), 0 (the calibrated level of unrelated
+    # text) for a pool of one, kept within [0, MEMORY_DENSE_BASE_CAP] so tiny pools stay sane; span: at
+    # least MEMORY_DENSE_SPAN_FLOOR so a best match that is itself weak does not get full marks.
+    n = len(cos64)
+    others = (cos64.sum() - cos64) / (n - 1) if n > 1 else np.zeros_like(cos64)
+    base = np.clip(others, 0.0, tuning.MEMORY_DENSE_BASE_CAP)
+    top = float(cos64.max()) if n else 0.0
+    dn = np.clip((cos64 - base) / np.maximum(top - base, tuning.MEMORY_DENSE_SPAN_FLOOR), 0.0, 1.0)
     best = float(raw.max()) if len(raw) else 0.0
     ln = raw * (cover / best) if best > 0 else raw
     base_sum = params.dense_weight + params.lexical_weight

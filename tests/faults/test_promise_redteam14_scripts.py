@@ -198,8 +198,8 @@ ALONE = [  # (case, fact, message, other lines in MEMORY.md)
     ("ru-en-allergy", "У меня аллергия на арахис.", "Am I allergic to anything?", ()),
     ("ru-en-allergy+ru", "У меня аллергия на арахис.", "Am I allergic to anything?", _RU_LINE),
     ("uk-en-allergy", "У мене алергія на арахіс.", "Am I allergic to anything?", ()),
-    pytest.param("uk-en-allergy+ru", "У мене алергія на арахіс.", "Am I allergic to anything?", _RU_LINE,
-                 marks=_OPEN),
+    # held since a chunk's dense baseline is the other chunks' mean (a pool of two)
+    ("uk-en-allergy+ru", "У мене алергія на арахіс.", "Am I allergic to anything?", _RU_LINE),
     ("ja-en-allergy", "私はピーナッツアレルギーです。", "Am I allergic to anything?", ()),
     ("ja-en-allergy+ru", "私はピーナッツアレルギーです。", "Am I allergic to anything?", _RU_LINE),
     pytest.param("zh-en-allergy", "我对花生过敏。", "Am I allergic to anything?", (), marks=_OPEN),

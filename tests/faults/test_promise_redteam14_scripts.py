@@ -2,68 +2,24 @@
 
 (a) unrelated everyday history + a question about something else must recall nothing;
 (b) a fact in MEMORY.md + a question about it (same or other language) must recall it.
-Harness copied from test_promise_redteam3_recall.py. Cases marked ``_OPEN`` are findings not fixed yet
+Harness: test_promise_redteam3_recall.py's. Cases marked ``_OPEN`` are findings not fixed yet
 (strict expected failures: a fix turns them into passes and this file must then be updated); the
 README's known limit in "What it remembers" says what they mean for a user.
 """
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Iterator
-from pathlib import Path
-from zoneinfo import ZoneInfo
-
 import pytest
 
-from neotask_tui import paths
-from neotask_tui.config import Settings
-from neotask_tui.engine import events as ev
-from neotask_tui.engine.facade import Engine
-from neotask_tui.providers.scripted import ScriptedProvider
-from tests.doubles import scripted
+# The harness (and its autouse fixtures: a fresh NEOTASK_HOME, memory on) is red team 3's.
+from tests.faults.test_promise_redteam3_recall import KEY, _engine, _memory, _memory_on, _say, neotask_home
 
-KEY = "agent:main:tui:default"
+__all__ = ["_memory_on", "neotask_home"]  # fixtures used by pytest through this module's namespace
+
 _OPEN = pytest.mark.xfail(strict=True, reason=(
     "known, not fixed (red team 14): an English question about a note in another script is far from it on "
     "e5 once the question's own baseline is taken out, and a note sharing a MEMORY.md passage with other "
     "lines is diluted; a Thai thank-you has content terms"))
-_LOG = os.environ.get("ATTACK14_LOG")
-
-
-@pytest.fixture(autouse=True)
-def neotask_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "neotask-home"
-    monkeypatch.setenv("NEOTASK_HOME", str(home))
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "NEOTASK_PROVIDER",
-                "NEOTASK_MODEL", "NEOTASK_SCRIPT"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("NEOTASK_PROVIDER_PROBE_OLLAMA", "false")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    yield home
-
-
-@pytest.fixture(autouse=True)
-def _memory_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
-
-
-def _engine(s: Settings | None = None) -> Engine:
-    s = s or Settings()
-    s.session.daily_reset_hour = -1
-    return Engine(s, provider=ScriptedProvider(), tz=ZoneInfo("UTC"))
-
-
-async def _say(engine: Engine, text: str, reply: str = "ok", key: str = KEY) -> list[ev.EngineEvent]:
-    scripted(engine).queue(reply)
-    return [e async for e in engine.send(text, key)]
-
-
-def _memory(*lines: str, agent: str = "main", name: str = "MEMORY.md") -> None:
-    ws = paths.workspace_dir(agent)
-    (ws / name).parent.mkdir(parents=True, exist_ok=True)
-    (ws / name).write_text("# Memory\n\n" + "".join(f"- {ln}\n" for ln in lines), encoding="utf-8")
 
 
 def _id(case: object) -> str:
@@ -72,12 +28,6 @@ def _id(case: object) -> str:
 
 def _show(got: list) -> list:
     return [(r.kind, round(r.score, 3), r.text[:60]) for r in got]
-
-
-def _log(case: str, message: str, got: list) -> None:
-    if _LOG:
-        with open(_LOG, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"case": case, "message": message, "got": _show(got)}, ensure_ascii=False) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -126,7 +76,6 @@ async def test_nothing_remembered_recalls_nothing(case: str, history: tuple[str,
             await _say(engine, text)
         await engine.new_session(KEY)
         got = await engine.recall(KEY, message)
-        _log(case, message, got)
         assert got == [], _show(got)
     finally:
         await engine.aclose()
@@ -178,12 +127,16 @@ FACTS = [  # controls pass; FINDING lines fail
 
 @pytest.mark.parametrize("case, fact, message", FACTS, ids=[_id(c) for c in FACTS])
 async def test_a_remembered_fact_is_recalled_by_a_question_about_it(case: str, fact: str, message: str) -> None:
-    _memory(fact, *DISTRACTOR)
+    await _recalls(fact, message, DISTRACTOR)
+
+
+async def _recalls(fact: str, message: str, others: tuple[str, ...]) -> None:
+    """``message``, in a fresh session, recalls ``fact`` from a MEMORY.md of ``fact`` and ``others``."""
+    _memory(fact, *others)
     engine = _engine()
     try:
         await engine.new_session(KEY)
         got = await engine.recall(KEY, message)
-        _log(case, message, got)
         assert [r.text for r in got if fact in r.text], _show(got)
     finally:
         await engine.aclose()
@@ -219,12 +172,4 @@ ALONE = [  # (case, fact, message, other lines in MEMORY.md)
 async def test_a_remembered_fact_alone_is_recalled(case: str, fact: str, message: str,
                                                     others: tuple[str, ...]) -> None:
     """The same cross-language questions with the fact alone in MEMORY.md, or with one Russian line."""
-    _memory(fact, *others)
-    engine = _engine()
-    try:
-        await engine.new_session(KEY)
-        got = await engine.recall(KEY, message)
-        _log(case, message, got)
-        assert [r.text for r in got if fact in r.text], _show(got)
-    finally:
-        await engine.aclose()
+    await _recalls(fact, message, others)

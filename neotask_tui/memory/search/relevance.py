@@ -223,6 +223,7 @@ def floor_similarity(mat: npt.NDArray[np.float32], q: npt.NDArray[np.float32],
     n = weights.shape[1]
     d = mat.shape[1] // n
     keys = list(scripts) if scripts is not None else [None] * len(mat)
+    wanted = {None, *(k for k in keys if k in unrelated)}  # only the reference sets these passages use
     out = np.zeros(len(mat), dtype=np.float64)
     for i in range(n):
         part = slice(i * d, (i + 1) * d)
@@ -231,7 +232,7 @@ def floor_similarity(mat: npt.NDArray[np.float32], q: npt.NDArray[np.float32],
             continue
         u = q[part].astype(np.float64) * (math.sqrt(n) / norm)  # stored parts are unit / sqrt(n)
         cos = mat[:, part].astype(np.float64) @ u
-        bases = {key: float((refs[:, part].astype(np.float64) @ u).mean()) for key, refs in unrelated.items()}
+        bases = {key: float((unrelated[key][:, part].astype(np.float64) @ u).mean()) for key in wanted}
         base = np.array([bases.get(sc, bases[None]) for sc in keys])
         out += weights[:, i] * (cos - base) / (1.0 - base)
     return out

@@ -2,7 +2,7 @@
 
 (a) unrelated everyday history + a question about something else must recall nothing;
 (b) a fact in MEMORY.md + a question about it (same or other language) must recall it.
-Harness: test_promise_redteam3_recall.py's. Cases marked ``_OPEN`` are findings not fixed yet
+Harness: recall_support.py (shared with red team 3). Cases marked ``_OPEN`` are findings not fixed yet
 (strict expected failures: a fix turns them into passes and this file must then be updated); the
 README's known limit in "What it remembers" says what they mean for a user.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-# The harness (and its autouse fixtures: a fresh NEOTASK_HOME, memory on) is red team 3's.
-from tests.faults.test_promise_redteam3_recall import KEY, _engine, _memory, _memory_on, _say, neotask_home
+# The harness (and its autouse fixtures: a fresh NEOTASK_HOME, memory on) is shared with red team 3.
+from tests.faults.recall_support import KEY, _engine, _memory, _memory_on, _say, neotask_home
 
 __all__ = ["_memory_on", "neotask_home"]  # fixtures used by pytest through this module's namespace
 

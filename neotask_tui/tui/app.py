@@ -27,7 +27,7 @@ from neotask_tui.errors import LockedError, NeotaskError
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.commands import SlashCommandProvider
 from neotask_tui.tui.input_queue import QUEUE_LIMIT, InputQueue, Job, label_of, queue_line
-from neotask_tui.tui.layout import WIDTH_CLASSES, SideLayout, side_classes
+from neotask_tui.tui.layout import WIDTH_CLASSES, SideLayout, focus_now, side_classes
 from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.messages import EditRequested, InboxChanged, PaletteCommandChosen
 from neotask_tui.tui.panels import Panels
@@ -313,7 +313,7 @@ class NeotaskApp(App[int]):
         self.chat.editing = event_id
         self.view.prompt.text = text
         self.view.status.offer = f"editing your message e:{event_id} — Enter regenerates the reply · Esc cancels"
-        self.view.prompt.area.focus()
+        focus_now(self.view.prompt.area)
         self.refresh_bindings()
 
     def _end_edit(self) -> None:
@@ -423,7 +423,7 @@ class NeotaskApp(App[int]):
         prompt = self.view.prompt
         if cmd is not None and cmd.usage.strip() != f"/{name}" and "[" not in cmd.usage.split(" ", 1)[-1][:1]:
             prompt.text = f"/{name} "
-            prompt.area.focus()
+            focus_now(prompt.area)
         else:
             self.run_command(f"/{name}")
 

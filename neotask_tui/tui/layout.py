@@ -78,7 +78,7 @@ class SideLayout:
         self.open = None
         self._apply()
         if not self.shown[name] and self.region(focused) == name:
-            self.view.prompt_area.focus()
+            focus_now(self.view.prompt_area)
 
     def close(self) -> bool:
         """Close the panel open over the transcript (focus goes back to the prompt); False if none."""
@@ -86,7 +86,7 @@ class SideLayout:
             return False
         self.open = None
         self._apply()
-        self.view.prompt_area.focus()
+        focus_now(self.view.prompt_area)
         return True
 
     def region(self, focused: Widget | None) -> str | None:
@@ -128,4 +128,11 @@ class SideLayout:
             if entries.highlighted is None and entries.option_count:
                 entries.highlighted = 0  # so e / d / o / f / n act at once
             target = entries
-        target.focus()
+        focus_now(target)
+
+
+def focus_now(widget: Widget) -> None:
+    """Focus ``widget`` before the next key is handled. ``Widget.focus()`` defers the move to a callback
+    queued behind the keys already read, so text typed right after F6 (a fast typist, a paste, tmux
+    send-keys) went to the panel being left and was lost."""
+    widget.screen.set_focus(widget)

@@ -66,6 +66,22 @@ async def test_f6_cycles_every_region_from_any_widget_and_shift_f6_goes_back(
         assert await _regions_after(pilot, app, "shift+f6", 4) == ["transcript", "recall", "state", "prompt"]
 
 
+async def test_text_typed_in_the_same_read_as_f6_lands_in_the_prompt(app_factory: Callable[..., NeotaskApp]) -> None:
+    """A terminal read can hold F6 and the keys after it (a fast typist, a paste, tmux send-keys): they
+    are queued together, so the focus must move before the next key is handled, not in a callback
+    queued behind them (the newcomer walk lost "/help" to the transcript this way)."""
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app)
+        assert await _regions_after(pilot, app, "f6", 3) == ["state", "recall", "transcript"]
+        app.post_message(events.Key("f6", None))
+        for ch in "/help":
+            app.post_message(events.Key("slash" if ch == "/" else ch, ch))
+        await pilot.pause()
+        assert _region(app) == "prompt"
+        assert app.query_one(Prompt).text == "/help"
+
+
 async def test_the_panels_keys_work_once_f6_reaches_them(app_factory: Callable[..., NeotaskApp],
                                                           engine: Engine) -> None:
     key = engine.default_key()

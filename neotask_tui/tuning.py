@@ -115,6 +115,13 @@ MEMORY_FORGET_MATCH_FLOOR: Final = 0.3
 """``forget QUERY`` acts on the best hit only when its ``lexical_norm + dense`` exceeds this
 (otherwise nothing in memory matches the query)."""
 
+MEMORY_STATEMENT_CACHE_LINES: Final = 4096
+"""File-passage lines whose vectors auto-recall keeps per embedding model and process (the oldest go
+first): a line in another script than the message is judged by itself
+(``MemoryService._judge_by_statement``), and a turn meets the same ``MEMORY.md`` lines again. A line's
+vector is about 3 KB on the bundled pair, so the cache stays near 12 MB."""
+
+
 # -- memory.forget: which statements of a passage a query cuts ----------------------------------
 
 MEMORY_FORGET_MIN_COVERAGE: Final = 0.5

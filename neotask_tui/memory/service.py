@@ -55,6 +55,8 @@ _UNRELATED_VECTORS: dict[str, dict[str | None, npt.NDArray[np.float32]]] = {}
 """The stored vectors of each :func:`~.search.relevance.references` set per embedding model id, embedded once a
 process (a pair takes about a second; the vectors depend on the model alone)."""
 _UNRELATED_LOCK = threading.Lock()
+_STATEMENT_VECTORS: dict[str, dict[str, npt.NDArray[np.float32]]] = {}
+"""Vectors of file passages' lines, by embedding model then line (:meth:`MemoryService._statement_vectors`)."""
 
 Progress = Callable[[str, int, int], None]
 TURN_INLINE_BYTES: Final = 64 * 1024
@@ -571,7 +573,67 @@ class MemoryService:
             scripts = [script(h.text) for h in hits]
             for h, s in zip(hits, floor_similarity(mat, qvec, self._unrelated(), weights, scripts), strict=True):
                 h.components["relevance"] = float(s)
+            self._judge_by_statement(hits, qvec, dq, script(query))
         return hits
+
+    def _judge_by_statement(self, hits: list[MemoryHit], qvec: npt.NDArray[np.float32], dq: str,
+                            asked: str | None) -> None:
+        """A line of a file passage in another script than the message's (``asked``:
+        :func:`~.search.relevance.script` of the message) is judged by itself as well. A match across
+        languages has small cosines even alone ("Am I allergic to anything?" to "У меня аллергия на
+        арахис." scored 0.065 over the floor's baseline), and in a passage with lines in the
+        message's own language it is diluted under the floor: the note was never recalled once
+        ``MEMORY.md`` held two more lines. Each such line (:func:`~.index.chunking.statements`) is
+        embedded (once per process and model) and scored with
+        :func:`~.search.relevance.floor_similarity` as a passage of its own, against the references
+        of its script; the passage keeps the better score. A line in the message's own script is
+        not: same-language cosines are high, and the best of many such lines is the best of many
+        chances (a Russian "write a poem about autumn" came within 0.003 of the floor to "we deploy
+        on Thursdays" that way). Transcript passages are one message each and are judged whole.
+        """
+        import numpy as np
+
+        from neotask_tui.memory.index.models import pair_weights
+
+        lines_of: list[tuple[MemoryHit, list[str]]] = []
+        for h in hits:
+            if h.source == "transcript":
+                continue
+            lines = [ln.strip() for ln in statements(h.text).splitlines()]
+            lines = [ln for ln in lines if lexical.terms(ln) and script(ln) != asked]
+            if lines:
+                lines_of.append((h, lines))
+        if not lines_of:
+            return
+        flat = list(dict.fromkeys(ln for _, lines in lines_of for ln in lines))
+        vecs = self._statement_vectors(flat)
+        spec = self.embedder.spec
+        weights = np.array([pair_weights(spec, dq, ln) for ln in flat], dtype=np.float64)
+        sims = floor_similarity(vecs, qvec, self._unrelated(), weights, [script(ln) for ln in flat])
+        best = dict(zip(flat, (float(x) for x in sims), strict=True))
+        for h, lines in lines_of:
+            top = max(best[ln] for ln in lines)
+            if top > h.components.get("relevance", top):
+                h.components["relevance"] = top
+
+    def _statement_vectors(self, lines: list[str]) -> npt.NDArray[np.float32]:
+        """Stored-form vectors of ``lines`` (embedded once per process and model: a turn's recall
+        meets the same ``MEMORY.md`` lines again)."""
+        import numpy as np
+
+        key = self.embedder.model_id
+        with _UNRELATED_LOCK:
+            cache = _STATEMENT_VECTORS.setdefault(key, {})
+            got = {ln: cache[ln] for ln in lines if ln in cache}
+        todo = [ln for ln in lines if ln not in got]
+        if todo:
+            got.update(zip(todo, self.embedder.embed(todo, urgent=True), strict=True))
+            with _UNRELATED_LOCK:
+                for ln in todo:
+                    if len(cache) >= tuning.MEMORY_STATEMENT_CACHE_LINES:
+                        cache.pop(next(iter(cache)))
+                    cache[ln] = got[ln]
+        return np.stack([got[ln] for ln in lines])
 
     def _unrelated(self) -> dict[str | None, npt.NDArray[np.float32]]:
         """The stored vectors of each reference set of :func:`~.search.relevance.references` (by

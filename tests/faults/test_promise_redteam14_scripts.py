@@ -2,7 +2,9 @@
 
 (a) unrelated everyday history + a question about something else must recall nothing;
 (b) a fact in MEMORY.md + a question about it (same or other language) must recall it.
-Harness: recall_support.py (shared with red team 3). Cases marked ``_OPEN`` are findings not fixed yet
+Harness: recall_support.py (shared with red team 3). 22 findings of (b) hold since a line of a file passage
+in another script than the message is judged by itself (``MemoryService._judge_by_statement``); their
+comments say what they were. Cases marked ``_OPEN`` are findings not fixed yet
 (strict expected failures: a fix turns them into passes and this file must then be updated); the
 README's known limit in "What it remembers" says what they mean for a user.
 """
@@ -17,9 +19,7 @@ from tests.faults.recall_support import KEY, _engine, _memory, _memory_on, _say,
 __all__ = ["_memory_on", "neotask_home"]  # fixtures used by pytest through this module's namespace
 
 _OPEN = pytest.mark.xfail(strict=True, reason=(
-    "known, not fixed (red team 14): an English question about a note in another script is far from it on "
-    "e5 once the question's own baseline is taken out, and a note sharing a MEMORY.md passage with other "
-    "lines is diluted; a Thai thank-you has content terms"))
+    "known, not fixed (red team 14): a Thai thank-you has content terms and is close to Thai chatter"))
 
 
 def _id(case: object) -> str:
@@ -86,40 +86,40 @@ async def test_nothing_remembered_recalls_nothing(case: str, history: tuple[str,
 # ---------------------------------------------------------------------------------------------------
 DISTRACTOR = ("Мы деплоим по четвергам.", "The office plants are watered on Fridays.")
 
-FACTS = [  # controls pass; FINDING lines fail
+FACTS = [  # all hold since a line in another script than the message is judged by itself
     ("zh-zh-plate", "我的车牌号是京A12345。", "我的车牌是多少？"),
-    # FINDING: recalls nothing
-    pytest.param("zh-en-allergy", "我对花生过敏。", "Am I allergic to anything?", marks=_OPEN),
-    # FINDING: recalls nothing (in a 3-line MEMORY.md)
-    pytest.param("ja-en-allergy", "私はピーナッツアレルギーです。", "Am I allergic to anything?", marks=_OPEN),
-    # FINDING: recalls nothing
-    pytest.param("ko-en-allergy", "나는 땅콩 알레르기가 있다.", "Am I allergic to anything?", marks=_OPEN),
-    # FINDING: recalls nothing
-    pytest.param("th-en-allergy", "ฉันแพ้ถั่วลิสง", "Am I allergic to anything?", marks=_OPEN),
-    # FINDING: recalls nothing
-    pytest.param("hi-en-allergy", "मुझे मूंगफली से एलर्जी है।", "Am I allergic to anything?", marks=_OPEN),
-    # FINDING: recalls nothing
-    pytest.param("he-en-allergy", "אני אלרגי לבוטנים.", "Am I allergic to anything?", marks=_OPEN),
-    # FINDING: recalls nothing
-    pytest.param("el-en-allergy", "Είμαι αλλεργικός στα φιστίκια.", "Am I allergic to anything?", marks=_OPEN),
-    # FINDING: recalls nothing
-    pytest.param("ar-en-allergy", "أعاني من حساسية من الفول السوداني.", "Am I allergic to anything?", marks=_OPEN),
-    # FINDING: recalls nothing (in a 3-line MEMORY.md; also with the ru line only)
-    pytest.param("uk-en-allergy", "У мене алергія на арахіс.", "Am I allergic to anything?", marks=_OPEN),
+    # was a finding: recalls nothing
+    ("zh-en-allergy", "我对花生过敏。", "Am I allergic to anything?"),
+    # was a finding: recalls nothing (in a 3-line MEMORY.md)
+    ("ja-en-allergy", "私はピーナッツアレルギーです。", "Am I allergic to anything?"),
+    # was a finding: recalls nothing
+    ("ko-en-allergy", "나는 땅콩 알레르기가 있다.", "Am I allergic to anything?"),
+    # was a finding: recalls nothing
+    ("th-en-allergy", "ฉันแพ้ถั่วลิสง", "Am I allergic to anything?"),
+    # was a finding: recalls nothing
+    ("hi-en-allergy", "मुझे मूंगफली से एलर्जी है।", "Am I allergic to anything?"),
+    # was a finding: recalls nothing
+    ("he-en-allergy", "אני אלרגי לבוטנים.", "Am I allergic to anything?"),
+    # was a finding: recalls nothing
+    ("el-en-allergy", "Είμαι αλλεργικός στα φιστίκια.", "Am I allergic to anything?"),
+    # was a finding: recalls nothing
+    ("ar-en-allergy", "أعاني من حساسية من الفول السوداني.", "Am I allergic to anything?"),
+    # was a finding: recalls nothing (in a 3-line MEMORY.md; also with the ru line only)
+    ("uk-en-allergy", "У мене алергія на арахіс.", "Am I allergic to anything?"),
     ("en-zh-birthday", "My wife's birthday is on March 3.", "我妻子的生日是哪天？"),
     ("ja-ja-wifi", "会社のWi-Fiのパスワードはsakura2024です。", "Wi-Fiのパスワードは何？"),
     ("en-zh-vpn", "Our VPN server is vpn.example.org.", "VPN 服务器地址是什么？"),
-    # FINDING: recalls nothing (also alone)
-    pytest.param("hi-en-car", "मेरी कार नीली होंडा सिटी है।", "What car do I drive?", marks=_OPEN),
-    # FINDING: README's own example; recalls nothing with 2 more lines in MEMORY.md (passes alone: 0.065)
-    pytest.param("ru-en-allergy", "У меня аллергия на арахис.", "Am I allergic to anything?", marks=_OPEN),
-    # FINDING: recalls nothing
-    pytest.param("zh-en-allergy2", "我对花生过敏。", "Do I have any food allergies?", marks=_OPEN),
-    # FINDING: recalls nothing
-    pytest.param("ja-en-allergy2", "私はピーナッツアレルギーです。", "What am I allergic to?", marks=_OPEN),
+    # was a finding: recalls nothing (also alone)
+    ("hi-en-car", "मेरी कार नीली होंडा सिटी है।", "What car do I drive?"),
+    # was a finding: README's own example; recalls nothing with 2 more lines in MEMORY.md (passes alone: 0.065)
+    ("ru-en-allergy", "У меня аллергия на арахис.", "Am I allergic to anything?"),
+    # was a finding: recalls nothing
+    ("zh-en-allergy2", "我对花生过敏。", "Do I have any food allergies?"),
+    # was a finding: recalls nothing
+    ("ja-en-allergy2", "私はピーナッツアレルギーです。", "What am I allergic to?"),
     ("uk-en-allergy2", "У мене алергія на арахіс.", "What am I allergic to?"),
-    # FINDING: recalls nothing (also alone)
-    pytest.param("zh-en-plate", "我的车牌号是京A12345。", "What is my licence plate number?", marks=_OPEN),
+    # was a finding: recalls nothing (also alone)
+    ("zh-en-plate", "我的车牌号是京A12345。", "What is my licence plate number?"),
     ("ja-en-wifi", "会社のWi-Fiのパスワードはsakura2024です。", "What is the office Wi-Fi password?"),
     ("th-en-cat", "แมวของฉันชื่อมะลิ", "What is my cat's name?"),
 ]
@@ -155,16 +155,14 @@ ALONE = [  # (case, fact, message, other lines in MEMORY.md)
     ("uk-en-allergy+ru", "У мене алергія на арахіс.", "Am I allergic to anything?", _RU_LINE),
     ("ja-en-allergy", "私はピーナッツアレルギーです。", "Am I allergic to anything?", ()),
     ("ja-en-allergy+ru", "私はピーナッツアレルギーです。", "Am I allergic to anything?", _RU_LINE),
-    pytest.param("zh-en-allergy", "我对花生过敏。", "Am I allergic to anything?", (), marks=_OPEN),
-    pytest.param("zh-en-allergy+ru", "我对花生过敏。", "Am I allergic to anything?", _RU_LINE, marks=_OPEN),
-    pytest.param("el-en-allergy", "Είμαι αλλεργικός στα φιστίκια.", "Am I allergic to anything?", (), marks=_OPEN),
-    pytest.param("el-en-allergy+ru", "Είμαι αλλεργικός στα φιστίκια.", "Am I allergic to anything?", _RU_LINE,
-                 marks=_OPEN),
-    pytest.param("zh-en-plate", "我的车牌号是京A12345。", "What is my licence plate number?", (), marks=_OPEN),
-    pytest.param("zh-en-plate+ru", "我的车牌号是京A12345。", "What is my licence plate number?", _RU_LINE,
-                 marks=_OPEN),
-    pytest.param("hi-en-car", "मेरी कार नीली होंडा सिटी है।", "What car do I drive?", (), marks=_OPEN),
-    pytest.param("hi-en-car+ru", "मेरी कार नीली होंडा सिटी है।", "What car do I drive?", _RU_LINE, marks=_OPEN),
+    ("zh-en-allergy", "我对花生过敏。", "Am I allergic to anything?", ()),
+    ("zh-en-allergy+ru", "我对花生过敏。", "Am I allergic to anything?", _RU_LINE),
+    ("el-en-allergy", "Είμαι αλλεργικός στα φιστίκια.", "Am I allergic to anything?", ()),
+    ("el-en-allergy+ru", "Είμαι αλλεργικός στα φιστίκια.", "Am I allergic to anything?", _RU_LINE),
+    ("zh-en-plate", "我的车牌号是京A12345。", "What is my licence plate number?", ()),
+    ("zh-en-plate+ru", "我的车牌号是京A12345。", "What is my licence plate number?", _RU_LINE),
+    ("hi-en-car", "मेरी कार नीली होंडा सिटी है।", "What car do I drive?", ()),
+    ("hi-en-car+ru", "मेरी कार नीली होंडा सिटी है।", "What car do I drive?", _RU_LINE),
 ]
 
 
@@ -173,3 +171,69 @@ async def test_a_remembered_fact_alone_is_recalled(case: str, fact: str, message
                                                     others: tuple[str, ...]) -> None:
     """The same cross-language questions with the fact alone in MEMORY.md, or with one Russian line."""
     await _recalls(fact, message, others)
+
+
+# ---------------------------------------------------------------------------------------------------
+# (c) the line-by-line judgement's own risk (not the red team's cases): a MEMORY.md of notes in many
+#     scripts is judged line by line for every message in another script, so each of its lines is one
+#     more chance of a false match. Messages about nothing in it recall nothing; the cross-language
+#     questions it answers are found.
+# ---------------------------------------------------------------------------------------------------
+BABEL = ("我对花生过敏。", "私はピーナッツアレルギーです。", "У меня аллергия на арахис.", "Мы деплоим по четвергам.",
+         "The office plants are watered on Fridays.", "我的车牌号是京A12345。", "मेरी कार नीली होंडा सिटी है।")
+_ZH_POEM = pytest.mark.xfail(strict=True, reason=(
+    "known, not fixed (found with the line-by-line judgement, not caused by it: the passage alone scores "
+    "0.32): a Chinese message is measured against the mixed references for a passage of mostly Latin and "
+    "Cyrillic letters, which it is far from, so the passage clears the floor"))
+
+
+@pytest.mark.parametrize("message", [
+    "Write a poem about autumn.", "What is the capital of Australia?", "How do I reset my router?",
+    "Tell me a joke about cats.", "How much is two plus two?", "Explain Python decorators.",
+    "Напиши стихотворение про осень.", "Какая столица Австралии?", "Как перезагрузить роутер?",
+    pytest.param("写一首关于秋天的诗。", marks=_ZH_POEM)])
+async def test_a_many_script_memory_recalls_nothing_for_a_message_about_something_else(message: str) -> None:
+    _memory(*BABEL)
+    engine = _engine()
+    try:
+        await engine.new_session(KEY)
+        got = await engine.recall(KEY, message)
+        assert got == [], _show(got)
+    finally:
+        await engine.aclose()
+
+
+@pytest.mark.parametrize("message", ["Am I allergic to anything?", "What car do I drive?", "When do we deploy?"])
+async def test_a_many_script_memory_answers_questions_in_another_language(message: str) -> None:
+    _memory(*BABEL)
+    engine = _engine()
+    try:
+        await engine.new_session(KEY)
+        got = await engine.recall(KEY, message)
+        assert got, message
+    finally:
+        await engine.aclose()
+
+
+FOUR_FACTS = ("The office plants are watered on Fridays.", "We deploy on Thursdays.",
+              "The staging database host is stage-db.internal on port 6432.", "I prefer tea over coffee.")
+_SAME_SCRIPT = pytest.mark.xfail(strict=True, reason=(
+    "known, not fixed (README's known limits): a line in the message's own script is judged only as part of "
+    "its passage, and a Russian question about an English note is far from it on e5"))
+
+
+@pytest.mark.parametrize("message, fact", [
+    ("Which day do we deploy?", "We deploy on Thursdays."),  # holds: a shared word
+    pytest.param("What do I like to drink?", "I prefer tea over coffee.", marks=_SAME_SCRIPT),
+    pytest.param("В какой день мы деплоим?", "We deploy on Thursdays.", marks=_SAME_SCRIPT)])
+async def test_a_fact_among_others_in_the_messages_own_script(message: str, fact: str) -> None:
+    """The README's known limits, as cases: dilution in the message's own script stays."""
+    _memory(*FOUR_FACTS)
+    engine = _engine()
+    try:
+        await engine.new_session(KEY)
+        got = await engine.recall(KEY, message)
+        assert [r.text for r in got if fact in r.text], _show(got)
+    finally:
+        await engine.aclose()
+

@@ -41,7 +41,8 @@ def test_a_passage_is_measured_against_references_in_its_own_script() -> None:
     assert script("Χθες έβρεχε και παίξαμε σκάκι.") == "greek"
     assert script("المتحف مغلق") == "arabic"
     assert script("The staging host is stage-db.internal.") is None
-    assert script("Вчера шёл дождь.") is None  # Latin and Cyrillic share the mixed set
+    assert script("Вчера шёл дождь.") == "cyrillic"
+    assert script("Хост базы стейджинга — stage-db.internal, порт 6432.") == "cyrillic"  # mostly Cyrillic
     assert script("Deploy 部署 on Thursday, then tell the whole team about it") is None  # mostly Latin
     assert script("42 — 17") is None
     # every script key has references, each in its own script

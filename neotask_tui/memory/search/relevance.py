@@ -123,6 +123,7 @@ not fitted; they only need to be about many different things. A passage in a scr
 :data:`UNRELATED_BY_SCRIPT` is measured against that script's references instead."""
 
 UNRELATED_BY_SCRIPT: Final[dict[str, tuple[str, ...]]] = {
+    "cyrillic": tuple(t for t in UNRELATED if regex.search(r"\p{Cyrillic}", t)),
     "han": ("这周天气一直又冷又有风。", "她在一个小乐团里拉小提琴。", "我们把厨房的墙刷成了浅蓝色。",
             "足球比赛最后打成了平局。", "他从邻居那里买了一辆旧自行车。", "博物馆在节假日不开放。",
             "我们的航班晚点了两个小时。", "二楼的打印机没纸了。"),
@@ -154,25 +155,28 @@ UNRELATED_BY_SCRIPT: Final[dict[str, tuple[str, ...]]] = {
              "เที่ยวบินของเราล่าช้าสองชั่วโมง", "เครื่องพิมพ์ที่ชั้นสองกระดาษหมด"),
 }
 """The same kind of everyday references (weather, music, a kitchen, football, a bicycle, a museum, a
-flight, a printer) in scripts other than Latin and Cyrillic. A message is much closer to any text in
+flight, a printer) in scripts other than Latin (Cyrillic: the Russian and Ukrainian lines of
+:data:`UNRELATED`). A message is much closer to any text in
 its own language than to text in another on e5 ("澳大利亚的首都是哪里？" sits 0.29 above the mean of
 :data:`UNRELATED` for "昨天下雨了，我们下了一下午的棋。", about a rainy afternoon of chess, but 0.00
 above Chinese references about other things), so a passage in one of these scripts is measured
-against references in its script (:func:`script`). Latin and Cyrillic passages keep the mixed set
-:data:`UNRELATED`: an English message is about as close to its Russian sentences as to its English
-ones on e5 (0.738 against 0.730 for "Am I allergic to anything?")."""
+against references in its script (:func:`script`). Latin passages keep the mixed set
+:data:`UNRELATED`. Cyrillic ones were measured against it too (an English message is about as close to
+its Russian sentences as to its English ones on e5: 0.738 against 0.730 for "Am I allergic to
+anything?"), but a Russian message is not: "Напиши стихотворение про осень." scored 0.39 to the line
+"Мы деплоим по четвергам." from the mixed set's baseline, 0.30 from the Cyrillic lines'."""
 
 _SCRIPTS: Final = tuple((name, regex.compile(pattern)) for name, pattern in (
     ("kana", r"[\p{Hiragana}\p{Katakana}]"), ("han", r"\p{Han}"), ("hangul", r"\p{Hangul}"),
     ("greek", r"\p{Greek}"), ("arabic", r"\p{Arabic}"), ("hebrew", r"\p{Hebrew}"),
-    ("devanagari", r"\p{Devanagari}"), ("thai", r"\p{Thai}")))
+    ("devanagari", r"\p{Devanagari}"), ("thai", r"\p{Thai}"), ("cyrillic", r"\p{Cyrillic}")))
 _LETTER: Final = regex.compile(r"\p{L}")
 
 
 def script(text: str) -> str | None:
     """The key of :data:`UNRELATED_BY_SCRIPT` whose references ``text`` is measured against: the
     script of at least half of its letters (Japanese: Han and kana together, once any kana is
-    there), or ``None`` (Latin, Cyrillic, mixed, no letters: :data:`UNRELATED`)."""
+    there), or ``None`` (Latin, mixed, no letters: :data:`UNRELATED`)."""
     letters = len(_LETTER.findall(text))
     if not letters:
         return None

@@ -12,7 +12,7 @@ import pytest
 from neotask_tui import paths
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
-from neotask_tui.engine.context.assembly import AssembledContext
+from neotask_tui.engine.context.assembly import AssembledContext, RecallItem
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from tests.doubles import scripted
@@ -58,3 +58,17 @@ def _memory(*lines: str, agent: str = "main", name: str = "MEMORY.md") -> None:
 
 def _recall_section(ctx: AssembledContext) -> str:
     return "\n".join(m.content for m, sec in zip(ctx.messages, ctx.section_of, strict=True) if sec == "recall")
+
+
+async def _recalled_in_new_session(message: str, history: tuple[str, ...] = ()) -> list[RecallItem]:
+    """What ``message`` recalls in a fresh session after ``history`` was said in the one before it
+    (``MEMORY.md`` as the test wrote it)."""
+    engine = _engine()
+    try:
+        for text in history:
+            await _say(engine, text)
+        await engine.new_session(KEY)
+        return await engine.recall(KEY, message)
+    finally:
+        await engine.aclose()
+

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 # The harness (and its autouse fixtures: a fresh NEOTASK_HOME, memory on) is shared with red team 3.
-from tests.faults.recall_support import KEY, _engine, _memory, _memory_on, _say, neotask_home
+from tests.faults.recall_support import _memory, _memory_on, _recalled_in_new_session, neotask_home
 
 __all__ = ["_memory_on", "neotask_home"]  # fixtures used by pytest through this module's namespace
 
@@ -70,15 +70,8 @@ NOTHING = [  # controls pass; FINDING lines fail
 
 @pytest.mark.parametrize("case, history, message", NOTHING, ids=[_id(c) for c in NOTHING])
 async def test_nothing_remembered_recalls_nothing(case: str, history: tuple[str, ...], message: str) -> None:
-    engine = _engine()
-    try:
-        for text in history:
-            await _say(engine, text)
-        await engine.new_session(KEY)
-        got = await engine.recall(KEY, message)
-        assert got == [], _show(got)
-    finally:
-        await engine.aclose()
+    got = await _recalled_in_new_session(message, history)
+    assert got == [], _show(got)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -133,13 +126,8 @@ async def test_a_remembered_fact_is_recalled_by_a_question_about_it(case: str, f
 async def _recalls(fact: str, message: str, others: tuple[str, ...]) -> None:
     """``message``, in a fresh session, recalls ``fact`` from a MEMORY.md of ``fact`` and ``others``."""
     _memory(fact, *others)
-    engine = _engine()
-    try:
-        await engine.new_session(KEY)
-        got = await engine.recall(KEY, message)
-        assert [r.text for r in got if fact in r.text], _show(got)
-    finally:
-        await engine.aclose()
+    got = await _recalled_in_new_session(message)
+    assert [r.text for r in got if fact in r.text], _show(got)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -194,25 +182,14 @@ _ZH_POEM = pytest.mark.xfail(strict=True, reason=(
     pytest.param("写一首关于秋天的诗。", marks=_ZH_POEM)])
 async def test_a_many_script_memory_recalls_nothing_for_a_message_about_something_else(message: str) -> None:
     _memory(*BABEL)
-    engine = _engine()
-    try:
-        await engine.new_session(KEY)
-        got = await engine.recall(KEY, message)
-        assert got == [], _show(got)
-    finally:
-        await engine.aclose()
+    got = await _recalled_in_new_session(message)
+    assert got == [], _show(got)
 
 
 @pytest.mark.parametrize("message", ["Am I allergic to anything?", "What car do I drive?", "When do we deploy?"])
 async def test_a_many_script_memory_answers_questions_in_another_language(message: str) -> None:
     _memory(*BABEL)
-    engine = _engine()
-    try:
-        await engine.new_session(KEY)
-        got = await engine.recall(KEY, message)
-        assert got, message
-    finally:
-        await engine.aclose()
+    assert await _recalled_in_new_session(message), message
 
 
 FOUR_FACTS = ("The office plants are watered on Fridays.", "We deploy on Thursdays.",
@@ -228,12 +205,5 @@ _SAME_SCRIPT = pytest.mark.xfail(strict=True, reason=(
     pytest.param("В какой день мы деплоим?", "We deploy on Thursdays.", marks=_SAME_SCRIPT)])
 async def test_a_fact_among_others_in_the_messages_own_script(message: str, fact: str) -> None:
     """The README's known limits, as cases: dilution in the message's own script stays."""
-    _memory(*FOUR_FACTS)
-    engine = _engine()
-    try:
-        await engine.new_session(KEY)
-        got = await engine.recall(KEY, message)
-        assert [r.text for r in got if fact in r.text], _show(got)
-    finally:
-        await engine.aclose()
+    await _recalls(fact, message, tuple(x for x in FOUR_FACTS if x != fact))
 

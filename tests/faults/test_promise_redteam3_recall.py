@@ -12,7 +12,16 @@ import pytest
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.facade import Engine
 from tests.doubles import scripted
-from tests.faults.recall_support import KEY, _engine, _memory, _memory_on, _recall_section, _say, neotask_home
+from tests.faults.recall_support import (
+    KEY,
+    _engine,
+    _memory,
+    _memory_on,
+    _recall_section,
+    _recalled_in_new_session,
+    _say,
+    neotask_home,
+)
 
 __all__ = ["_memory_on", "neotask_home"]  # autouse fixtures, used by pytest through this module's namespace
 
@@ -103,15 +112,8 @@ RU_HISTORY = ("Моя сестра приезжает в следующие вы
                                      "Сколько будет два плюс два?"])
 async def test_a_russian_question_about_nothing_remembered_recalls_nothing(message: str) -> None:
     _memory(*RU_MEMORY)
-    engine = _engine()
-    try:
-        for text in RU_HISTORY:
-            await _say(engine, text)
-        await engine.new_session(KEY)
-        got = await engine.recall(KEY, message)
-        assert got == [], [(r.kind, round(r.score, 3), r.text[:50]) for r in got]
-    finally:
-        await engine.aclose()
+    got = await _recalled_in_new_session(message, RU_HISTORY)
+    assert got == [], [(r.kind, round(r.score, 3), r.text[:50]) for r in got]
 
 
 async def test_a_russian_thank_you_spends_no_recall_tokens() -> None:

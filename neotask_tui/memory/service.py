@@ -578,7 +578,8 @@ class MemoryService:
 
     def _judge_by_statement(self, hits: list[MemoryHit], qvec: npt.NDArray[np.float32], dq: str,
                             asked: str | None) -> None:
-        """A line of a file passage in another script than the message's (``asked``:
+        """A line of a file passage in a script with references of its own
+        (:data:`~.search.relevance.UNRELATED_BY_SCRIPT`) other than the message's (``asked``:
         :func:`~.search.relevance.script` of the message) is judged by itself as well. A match across
         languages has small cosines even alone ("Am I allergic to anything?" to "У меня аллергия на
         арахис." scored 0.065 over the floor's baseline), and in a passage with lines in the
@@ -586,10 +587,13 @@ class MemoryService:
         ``MEMORY.md`` held two more lines. Each such line (:func:`~.index.chunking.statements`) is
         embedded (once per process and model) and scored with
         :func:`~.search.relevance.floor_similarity` as a passage of its own, against the references
-        of its script; the passage keeps the better score. A line in the message's own script is
-        not: same-language cosines are high, and the best of many such lines is the best of many
-        chances (a Russian "write a poem about autumn" came within 0.003 of the floor to "we deploy
-        on Thursdays" that way). Transcript passages are one message each and are judged whole.
+        of its script; the passage keeps the better score. Not judged alone: a line in the message's
+        own script (same-language cosines are high, and the best of many such lines is the best of
+        many chances: a Russian "write a poem about autumn" came within 0.003 of the floor to "we
+        deploy on Thursdays" that way), and a line of Latin letters, digits or symbols (``1234567890``,
+        a URL, a line of code: measured against the mixed references, which a message in another
+        script is far from, it cleared the floor for a Thai greeting). Transcript passages are one
+        message each and are judged whole.
         """
         import numpy as np
 
@@ -600,7 +604,7 @@ class MemoryService:
             if h.source == "transcript":
                 continue
             lines = [ln.strip() for ln in statements(h.text).splitlines()]
-            lines = [ln for ln in lines if lexical.terms(ln) and script(ln) != asked]
+            lines = [ln for ln in lines if lexical.terms(ln) and script(ln) not in (None, asked)]
             if lines:
                 lines_of.append((h, lines))
         if not lines_of:
@@ -693,10 +697,11 @@ class MemoryService:
         n_terms = len(set(lexical.terms(query)))
         if not n_terms:
             return []  # a message without one content word ("thanks!", "спасибо!") is about nothing
-        # A passage without one content word ("ok", "thanks!") carries nothing to recall: on e5 such
-        # chatter is close in meaning to any other chatter.
+        # A passage without one content word ("ok", "thanks!"; for a file passage, besides its headings:
+        # a bare "# Memory") carries nothing to recall: on e5 such chatter is close to any other chatter.
         hits = [h for h in hits if relevant(_floor_cosine(h), len(h.matched), n_terms)
-                and lexical.terms(h.text) and (keep is None or keep(h))]
+                and lexical.terms(h.text if h.source == "transcript" else statements(h.text))
+                and (keep is None or keep(h))]
         hits.sort(key=lambda h: recall_rank(h.kind))  # stable: best first within each
         out: list[MemoryHit] = []
         said: list[str] = []  # what each passage taken says (a file passage's headings and stamps aside)

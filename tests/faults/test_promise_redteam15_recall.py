@@ -19,21 +19,21 @@ from tests.faults.recall_support import _memory, _memory_on, _recalled_in_new_se
 
 __all__ = ["_memory_on", "neotask_home"]  # autouse fixtures, used by pytest through this module's namespace
 
-_JUDGED_ALONE = pytest.mark.xfail(strict=True, reason=(
-    "known (red team 15, B): a line in another script than the message, judged by itself, is one more chance "
-    "of a false match; a cross-language match of small talk reaches 0.31-0.34, as true matches do"))
-_SHARED_WORD = pytest.mark.xfail(strict=True, reason=(
-    "known (red team 15, C): one shared function word (です, 我们, jest, ես) lets the model-average "
-    "calibration vouch for a passage"))
-_NO_REFERENCES = pytest.mark.xfail(strict=True, reason=(
-    "known (red team 15, D): chatter in Latin-script languages other than English, or in scripts without "
-    "references (Amharic), is measured against the mixed references and clears the floor"))
-_PARAGRAPH = pytest.mark.xfail(strict=True, reason=(
-    "known (red team 15, E): a line is judged by itself, not its sentences: a note inside a paragraph in "
-    "another script is diluted by the paragraph"))
-_CROSS_MISS = pytest.mark.xfail(strict=True, reason=(
-    "known (red team 15, E): a line of mostly Latin letters is not judged by itself (a Russian line with "
-    "English words; an English note asked in Arabic), and a cross-language match can stay under the floor"))
+def _known(finding: str, why: str) -> pytest.MarkDecorator:
+    """A finding not fixed: a strict expected failure (a fix makes it pass, and this file must follow)."""
+    return pytest.mark.xfail(strict=True, reason=f"known (red team 15, {finding}): {why}")
+
+
+_JUDGED_ALONE = _known("B", "a line in another script than the message, judged by itself, is one more chance of "
+                       "a false match; a cross-language match of small talk reaches 0.31-0.34, as true matches do")
+_SHARED_WORD = _known("C", "one shared function word (です, 我们, jest, ես) lets the model-average calibration "
+                      "vouch for a passage")
+_NO_REFERENCES = _known("D", "chatter in Latin-script languages other than English, or in scripts without "
+                        "references (Amharic), is measured against the mixed references and clears the floor")
+_PARAGRAPH = _known("E", "a line is judged by itself, not its sentences: a note inside a paragraph in another "
+                    "script is diluted by the paragraph")
+_CROSS_MISS = _known("E", "a line of mostly Latin letters is not judged by itself (a Russian line with English "
+                     "words; an English note asked in Arabic), and a cross-language match can stay under the floor")
 
 EN3 = ("The garage code is 7731.", "My dentist appointment is on June 12.", "We use PostgreSQL 16 in production.")
 

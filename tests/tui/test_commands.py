@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from textual.widgets import Static
@@ -136,6 +139,42 @@ async def test_sessions_browser_resumes_views_and_restores(app_factory: Callable
         await wait_for(pilot, lambda: engine.current_record(engine.default_key()).session_id == archived,
                        "the restored session")
         await wait_for(pilot, lambda: app.key == engine.default_key(), "the app on the restored key")
+
+
+async def test_sessions_browser_closed_mid_search_does_not_crash(app_factory: Callable[..., NeotaskApp],
+                                                                engine: Engine,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The browser's message-text search awaits the engine; the user may close the browser meanwhile. The
+    search resuming on a screen whose widgets are gone must not take the app down (it did: NoMatches)."""
+    await drain(engine.send("hello from the side project", "agent:main:tui:side-project"))
+    gate, started = asyncio.Event(), asyncio.Event()
+    original = engine.search
+
+    async def gated(*args: Any, **kwargs: Any) -> Any:
+        # The answer lands in the window between the screen losing its widgets and its workers being
+        # cancelled: modelled by a search that finishes even though the cancel has arrived.
+        result = await original(*args, **kwargs)
+        started.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await gate.wait()
+        return result
+
+    monkeypatch.setattr(engine, "search", gated)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.shown, "the browser")
+        app.screen.query_one("#sessions-search").focus()
+        await pilot.press(*"side")
+        await wait_for(pilot, started.is_set, "the message search")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SessionsScreen), "the browser closed")
+        gate.set()
+        await pilot.pause()
+        assert app.is_running
+        await _run(pilot, app, "/help")  # the app still answers keys
+        assert app.is_running
 
 
 async def test_compaction_review_cancel_then_accept(app_factory: Callable[..., NeotaskApp], engine: Engine,

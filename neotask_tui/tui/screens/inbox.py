@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.messages import InboxChanged
+from neotask_tui.tui.screens import closed
 from neotask_tui.tui.screens.modals import InputModal
 
 if TYPE_CHECKING:
@@ -55,8 +56,10 @@ class InboxScreen(Screen[None]):
     @work(exclusive=True, group="inbox-load")
     async def reload(self) -> None:
         """Read the pending entries."""
-        table = self.query_one(DataTable)
         self.entries = list(await self.engine.state.inbox_list(self.agent))
+        if closed(self):
+            return
+        table = self.query_one(DataTable)
         table.clear()
         for e in self.entries:
             cells = (str(e.n), inert(e.text)[:70], inert(e.scope), inert(e.reason)[:60],

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from neotask_tui import tuning
 from neotask_tui.commands.search import local_time
 from neotask_tui.text.terminal import inert
+from neotask_tui.tui.screens import closed
 from neotask_tui.tui.screens.sessions import TranscriptScreen, hit_text
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ class SearchScreen(Screen[tuple[str, str] | None]):
             self.result = await self.engine.search(query)
         except Exception as e:  # surfaced, never swallowed
             self.notify(f"search: {str(e)[:200]}", severity="error")
+            return
+        if closed(self):
             return
         self._fill()
         self.query_one(DataTable).focus()

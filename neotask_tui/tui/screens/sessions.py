@@ -16,6 +16,7 @@ from neotask_tui import tuning
 from neotask_tui.engine.session.branch import tree_rows
 from neotask_tui.storage.search import MARK_CLOSE, MARK_OPEN
 from neotask_tui.text.terminal import inert
+from neotask_tui.tui.screens import closed
 from neotask_tui.tui.widgets.transcript import Transcript, entries_from_events
 
 if TYPE_CHECKING:
@@ -91,6 +92,8 @@ class SessionsScreen(Screen[tuple[str, str] | None]):
     async def load_rows(self) -> None:
         """Read the list off the event loop."""
         self.rows = await asyncio.to_thread(self.engine.list_sessions, include_archived=True)
+        if closed(self):
+            return
         self._fill(self.query_one("#sessions-search", Input).value)
 
     def _fill(self, query: str) -> None:
@@ -146,6 +149,8 @@ class SessionsScreen(Screen[tuple[str, str] | None]):
             res = await self.engine.search(query, limit=tuning.SEARCH_LIMIT_MAX)
         except Exception as e:  # surfaced, never swallowed
             self.notify(f"message search: {str(e)[:200]}", severity="warning")
+            return
+        if closed(self):
             return
         best: dict[str, SearchHit] = {}
         for h in res.hits:  # best first: the first hit of a session is its best
@@ -237,6 +242,8 @@ class TranscriptScreen(Screen[None]):
         found = await asyncio.to_thread(self.engine.transcript, self.session_id)
         # a session id gives that session's events ({session id: events} is only for a key's archive)
         events = found if isinstance(found, list) else [e for evs in found.values() for e in evs]
+        if closed(self):
+            return
         await self.query_one(Transcript).load(entries_from_events(events), focus_event=self.focus_event)
 
     def action_close(self) -> None:

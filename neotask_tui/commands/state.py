@@ -44,6 +44,15 @@ def _opts(text: str) -> tuple[str, dict[str, str]]:
     return re.sub(r"\s+", " ", rest).strip(), found
 
 
+def _unquote(value: str) -> str:
+    """A value given as one quoted string (``'do not use Redis'``, ``"x y"``) is stored without the
+    quotes, as a shell would read it; quotes inside a value (``don't``, ``say "hi" twice``) stay."""
+    v = value.strip()
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"" and v[0] not in v[1:-1]:
+        return v[1:-1].strip() or v
+    return v
+
+
 def _state(engine: Engine) -> StateManager:
     """The engine's session-state part (every engine has one)."""
     return engine.state
@@ -119,7 +128,7 @@ async def _state_cmd(engine: Engine, key: str, args: str) -> CommandResult:
             unknown = set(flags) - {"for", "ttl", "until-event", "scope"}
             if not field or not value.strip() or unknown:
                 return usage_error("state", "give a key and a value")
-            e = await st.set(key, field, value.strip(), ttl=flags.get("for") or flags.get("ttl"),
+            e = await st.set(key, field, _unquote(value), ttl=flags.get("for") or flags.get("ttl"),
                              until_event=flags.get("until-event"), scope=flags.get("scope"))
             return CommandResult(text=f"{field} = {_val(e.value)}", data=e.to_dict())
         if sub == "clear":
@@ -143,7 +152,7 @@ async def _goal(engine: Engine, key: str, args: str) -> CommandResult:
     if not args.strip():
         return usage_error("goal", "the goal is empty")
     try:
-        e = await _state(engine).set_goal(key, args.strip())
+        e = await _state(engine).set_goal(key, _unquote(args))
     except StateError as err:
         return _fail(err)
     return CommandResult(text=f"goal: {e.value}", data=e.to_dict())
@@ -158,7 +167,7 @@ async def _pref(engine: Engine, key: str, args: str) -> CommandResult:
     if not text or set(flags) - {"for", "ttl", "until-event"}:
         return usage_error("pref", "the preference is empty" if not text else "unknown option")
     try:
-        e = await _state(engine).add_pref(key, text, for_=flags.get("for") or flags.get("ttl"),
+        e = await _state(engine).add_pref(key, _unquote(text), for_=flags.get("for") or flags.get("ttl"),
                                           until_event=flags.get("until-event"))
     except StateError as err:
         return _fail(err)

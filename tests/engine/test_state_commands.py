@@ -57,6 +57,17 @@ async def test_state_commands_round_trip(engine: Engine, clock: Clock) -> None:
     assert engine.state.block(KEY) == ""  # type: ignore[union-attr]
 
 
+async def test_a_value_quoted_whole_is_stored_without_its_quotes(engine: Engine) -> None:
+    """Users quote a value as in a shell; quotes that are part of the text stay."""
+    assert (await run(engine, "/state set rule 'do not use Redis anywhere' --scope project"))[0] == (
+        "rule = do not use Redis anywhere")
+    assert (await run(engine, '/goal "ship the importer"'))[0] == "goal: ship the importer"
+    assert (await run(engine, "/pref 'no emojis' --for 2h"))[0] == "preference for 2h: no emojis"
+    assert (await run(engine, "/state set note 'a' and 'b'"))[0] == "note = 'a' and 'b'"
+    assert (await run(engine, """/state set quip "say 'hi'" """))[0] == "quip = say 'hi'"
+    assert "do not use Redis anywhere" in engine.state.block(KEY)  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize("line", [
     "/state set", "/state set onlykey", "/state clear", "/state clear a b", "/state frobnicate",
     "/goal", "/pref", "/pref  --for 2h", "/pref x --for soonish", "/event", "/event two words",

@@ -112,8 +112,8 @@ class Engine:
         self._counter_for: tuple[int, int] = (0, 0)
         self.turn_lock = asyncio.Lock()
         """Serialises turns, session switches and compactions of this engine."""
-        self.memory_recall = MemoryRecall(self, memory)
         self.state = StateManager(self)
+        self.memory_recall = MemoryRecall(self, memory, stated=self.state.block)
         self.compactor = Compactor(self)
         self.lineage = LineageRecall(self)
         self.last_ledger: dict[str, Ledger] = {}

@@ -180,6 +180,50 @@ async def test_a_remember_request_and_the_memory_made_from_it_are_one_item(reque
         await engine.aclose()
 
 
+async def test_a_turn_the_carried_state_already_says_is_not_recalled_again() -> None:
+    # A rule stated in a message becomes session state; /new carries it. The message itself, now
+    # history, said the same thing: the context holds it once, as state.
+    rule = "Do not use Redis anywhere in the billing migration."
+    engine = _engine()
+    try:
+        await _say(engine, rule)
+        await _say(engine, "The billing cutover window is Sunday 02:00 UTC.")
+        await engine.new_session(KEY)
+        assert rule in engine.state.block(KEY)
+        q = "Can we use Redis as a cache in the billing migration, and when is the cutover?"
+        recall = await engine.recall(KEY, q)
+        assert not any("Redis" in r.text for r in recall), [(r.kind, r.text) for r in recall]
+        assert any("Sunday 02:00" in r.text for r in recall)  # what the state does not say still comes back
+        ctx = await engine.build(KEY, q, recall=recall)
+        blob = "\n".join(m.content for m in ctx.messages)
+        assert blob.count("Do not use Redis anywhere") == 1
+        # /reset clears the state: the turn is the only place that says it, so it is recalled again.
+        await engine.reset_session(KEY)
+        assert engine.state.block(KEY) == ""
+        assert any("Redis" in r.text for r in await engine.recall(KEY, q))
+    finally:
+        await engine.aclose()
+
+
+async def test_a_compacted_turn_the_state_already_says_is_not_recalled_again() -> None:
+    rule = "Do not use Redis anywhere in the billing migration."
+    engine = _engine()
+    try:
+        await _say(engine, rule)
+        await _say(engine, "The billing cutover window is Sunday 02:00 UTC.")
+        for i in range(3):
+            await _say(engine, f"Unrelated note number {i} about the weather and lunch plans.")
+        scripted(engine).queue("## Goal\n- keep notes [e:2]")
+        await engine.compact(KEY)
+        assert rule in engine.state.block(KEY)
+        q = "Can we use Redis as a cache in the billing migration, and when is the cutover?"
+        ctx = await engine.build(KEY, q, recall=await engine.recall(KEY, q))
+        text = _recall_section(ctx)
+        assert "Sunday 02:00" in text and "Redis" not in text
+    finally:
+        await engine.aclose()
+
+
 async def test_compacted_turns_are_this_conversation_and_other_sessions_history() -> None:
     engine = _engine()
     try:

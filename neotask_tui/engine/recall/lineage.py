@@ -141,8 +141,9 @@ class LineageRecall:
         ok = alone | set(first)  # ``first``: past the memory service's floor
         consented = [r.text for r in kept if r.kind == "memory"]
 
-        def said(e: Event) -> bool:
-            return any(covered(event_text(e), t) for t in consented)
+        def said(e: Event) -> bool:  # by a consented memory, or by the session state the context carries
+            text = event_text(e)
+            return any(covered(text, t) for t in consented) or bool(inp.state_block and covered(text, inp.state_block))
 
         # A turn that clears the floor only with the turn before it (one passage) is recalled with it
         # (not at all when a consented memory says that turn: the passage would repeat it).

@@ -22,6 +22,7 @@ from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import Sessions
 from neotask_tui.memory.files import scan
 from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
+from neotask_tui.memory.search.relevance import covered
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats, history_admits
 from neotask_tui.storage.atomic import atomic_write_text
@@ -52,9 +53,12 @@ class MemoryRecall:
         memory: A memory service to use (default: built on first use when memory is enabled).
     """
 
-    def __init__(self, sessions: Sessions, memory: MemoryService | None = None) -> None:
+    def __init__(self, sessions: Sessions, memory: MemoryService | None = None,
+                 stated: Callable[[str], str] | None = None) -> None:
         self._sessions = sessions
         self._memory = memory
+        self._stated = stated
+        """The key's session-state block as the context carries it (see :meth:`recall`)."""
         self._failed = ""
         self.progress: Callable[[str, int, int], None] | None = None
         """``(phase, done, total)`` of long memory work (re-embedding after a model change, rebuilding
@@ -117,8 +121,13 @@ class MemoryRecall:
         def kind(h: MemoryHit) -> str:
             return hit_kind(h, own)
 
+        # A turn that says only what the session state already says (a rule stated in a message, then
+        # carried over by /new) is in the context as state: recalled as well, it would be said twice.
+        block = self._stated(key) if self._stated is not None else ""
+
         def keep(h: MemoryHit) -> bool:
-            return scope_admits(h.scope, cfg) and history_admits(kind(h), h.speaker, history)
+            return (scope_admits(h.scope, cfg) and history_admits(kind(h), h.speaker, history)
+                    and not (block and kind(h) != "memory" and covered(h.text, block)))
 
         # The window may need the provider choice (with nothing configured, a loopback Ollama probe):
         # off the event loop, as the recall itself.

@@ -113,7 +113,7 @@ class Engine:
         self.turn_lock = asyncio.Lock()
         """Serialises turns, session switches and compactions of this engine."""
         self.state = StateManager(self)
-        self.memory_recall = MemoryRecall(self, memory, stated=self.state.block)
+        self.memory_recall = MemoryRecall(self, memory, stated=self.state.says)
         self.compactor = Compactor(self)
         self.lineage = LineageRecall(self)
         self.last_ledger: dict[str, Ledger] = {}
@@ -620,7 +620,8 @@ class Engine:
         inp = ContextInputs(
             system=self.settings.general.system_prompt, history=hist, new_message=new_message,
             window=self.window(), count_text=self.count_text, reply_reserve=cs.reply_reserve_tokens,
-            strategy=cs.strategy, state_block=state_block, summary=summary, summary_event_id=sum_id,
+            strategy=cs.strategy, state_block=state_block, state_says=self.state.says(key) if state_block else None,
+            summary=summary, summary_event_id=sum_id,
             recall=recall or [], tool_result_max_tokens=cs.tool_result_max_tokens,
             max_message_tokens=cs.max_message_tokens, count_event=lambda e: self.count_event(e, sid),
             new_event_id=new_event_id, new_attachments=list(new_attachments),

@@ -57,6 +57,9 @@ class ContextInputs:
     reply_reserve: int = 512
     strategy: str = "summary"
     state_block: str = ""
+    state_says: Callable[[str], bool] | None = None
+    """Whether a message of the user's says nothing but what the state block holds (see
+    :meth:`~neotask_tui.engine.state.manager.StateManager.says`): recall leaves such a turn out."""
     summary: str = ""
     summary_event_id: int | None = None
     recall: list[RecallItem] = field(default_factory=list)

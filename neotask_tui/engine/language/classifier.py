@@ -595,15 +595,21 @@ def classify(text: str, fallback: Callable[[str], Classification | None] | None 
         One :class:`Classification` per statement that means something for memory; ordinary chat
         and questions yield nothing.
     """
-    out: list[Classification] = []
+    return [c for c in classify_each(text, fallback) if c is not None]
+
+
+def classify_each(text: str, fallback: Callable[[str], Classification | None] | None = None,
+                  ) -> list[Classification | None]:
+    """:func:`classify`, one entry per statement of ``text`` (:func:`split_statements`, quotes and
+    code masked): ``None`` for a statement that means nothing for memory (ordinary chat, a question)."""
+    out: list[Classification | None] = []
     view = mask_quoted(text)
     for a, b in _statement_spans(view):
         raw, v = text[a:b], view[a:b]
         c = _classify_one(raw, v)
         if c is None and fallback is not None and (v == raw or fallback(v) is not None):
             c = fallback(raw)
-        if c is not None:
-            out.append(c)
+        out.append(c)
     return out
 
 

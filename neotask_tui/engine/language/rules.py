@@ -18,6 +18,7 @@ import re
 
 from neotask_tui.engine.language.classifier import Classification, session_rule
 from neotask_tui.engine.language.classifier import classify as classify_statements
+from neotask_tui.engine.language.classifier import classify_each as classify_each_statement
 from neotask_tui.engine.language.constraints import constraint_kind, core
 
 _FILLER = re.compile(r"^\s*(?:(?:please|kindly|also|and|so|but|ok(?:ay)?|пожалуйста|и|а|но|также|ещё|еще)\b[\s,]*)+",
@@ -52,3 +53,8 @@ def classify(text: str) -> list[Classification]:
     """Every explicit statement of a user message: :func:`~.classifier.classify`'s kinds, then
     session rules for the negated directives none of them claims."""
     return classify_statements(text, _fallback)
+
+
+def classify_each(text: str) -> list[Classification | None]:
+    """:func:`classify`, one entry per statement (``None``: the statement means nothing for memory)."""
+    return classify_each_statement(text, _fallback)

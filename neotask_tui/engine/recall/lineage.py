@@ -143,7 +143,8 @@ class LineageRecall:
 
         def said(e: Event) -> bool:  # by a consented memory, or by the session state the context carries
             text = event_text(e)
-            return any(covered(text, t) for t in consented) or bool(inp.state_block and covered(text, inp.state_block))
+            return any(covered(text, t) for t in consented) or bool(
+                inp.state_says is not None and e.role == "user" and inp.state_says(text))
 
         # A turn that clears the floor only with the turn before it (one passage) is recalled with it
         # (not at all when a consented memory says that turn: the passage would repeat it).

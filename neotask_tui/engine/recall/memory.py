@@ -22,7 +22,6 @@ from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import Sessions
 from neotask_tui.memory.files import scan
 from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
-from neotask_tui.memory.search.relevance import covered
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats, history_admits
 from neotask_tui.storage.atomic import atomic_write_text
@@ -54,11 +53,12 @@ class MemoryRecall:
     """
 
     def __init__(self, sessions: Sessions, memory: MemoryService | None = None,
-                 stated: Callable[[str], str] | None = None) -> None:
+                 stated: Callable[[str], Callable[[str], bool]] | None = None) -> None:
         self._sessions = sessions
         self._memory = memory
         self._stated = stated
-        """The key's session-state block as the context carries it (see :meth:`recall`)."""
+        """For a key, whether a message of the user's says nothing but what its session state holds
+        (:meth:`~neotask_tui.engine.state.manager.StateManager.says`, see :meth:`recall`)."""
         self._failed = ""
         self.progress: Callable[[str, int, int], None] | None = None
         """``(phase, done, total)`` of long memory work (re-embedding after a model change, rebuilding
@@ -123,11 +123,11 @@ class MemoryRecall:
 
         # A turn that says only what the session state already says (a rule stated in a message, then
         # carried over by /new) is in the context as state: recalled as well, it would be said twice.
-        block = self._stated(key) if self._stated is not None else ""
+        said = self._stated(key) if self._stated is not None else None
 
         def keep(h: MemoryHit) -> bool:
             return (scope_admits(h.scope, cfg) and history_admits(kind(h), h.speaker, history)
-                    and not (block and kind(h) != "memory" and covered(h.text, block)))
+                    and not (said is not None and kind(h) != "memory" and h.speaker == "user" and said(h.text)))
 
         # The window may need the provider choice (with nothing configured, a loopback Ollama probe):
         # off the event loop, as the recall itself.

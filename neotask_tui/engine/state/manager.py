@@ -15,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from neotask_tui.engine.language.periods import describe as describe_period
 from neotask_tui.engine.language.periods import period_end
-from neotask_tui.engine.language.rules import classify
+from neotask_tui.engine.language.rules import classify, classify_each
 from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.state.inbox import Candidate, Inbox, InboxEntry, InboxError, redact_tree
 from neotask_tui.engine.state.model import (
@@ -46,6 +47,7 @@ from neotask_tui.engine.state.tools import handle_tool as _handle_tool
 from neotask_tui.engine.state.tools import tool_specs
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
+from neotask_tui.text import lexical
 from neotask_tui.text.secrets import MARKER_PREFIX, has_secrets, redact_assigned, redact_secrets
 from neotask_tui.tuning import STATE_CLASSIFY_MAX_CHARS, STATE_CLASSIFY_THREAD_CHARS
 
@@ -61,6 +63,11 @@ _AFTER_EVENT = re.compile(r"^\s*(?:after\s+)?([A-Za-z][\w.\-]*)\s*(?:\+\s*(\S+(?
 
 def _text(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+
+def _words(value: str) -> tuple[str, ...]:
+    """A state value as :meth:`StateManager.says` compares it: redacted, its lower-cased words."""
+    return tuple(lexical.words(redact_secrets(value)))
 
 
 def _check_name(what: str, name: str) -> None:
@@ -155,6 +162,36 @@ class StateManager:
              "when": e.expired_at.isoformat() if e.expired_at else None}
             for e in self._fold(key).expired
         ]
+
+    def says(self, key: str) -> Callable[[str], bool]:
+        """Whether a message of the user's says nothing but what ``key``'s active state holds.
+
+        A rule, a goal or a temporary preference stated in a message becomes a state entry, and
+        ``/new`` carries it; recalled as well, the message would put it in the context twice
+        (:mod:`neotask_tui.engine.recall`). The message is *said* by the state when each of its
+        statements, classified again as when it was sent (:func:`~neotask_tui.engine.language.rules.
+        classify_each`), made an entry of the same field and value that is still active: "Please stop
+        using emojis." is said by the rule "stop using emojis", "My goal is to migrate X." by the goal
+        "migrate X". A message with one more statement (a fact beside the rule), one the state does
+        not hold ("Use Redis." beside the rule "do not use Redis"), or whose entry was edited, cleared
+        or has expired is not: it is recalled as any other. Secrets are compared redacted, as stored.
+        """
+        held = {(e.field, _words(_text(e.value))) for e in self.get(key).active}
+        if not held:
+            return lambda text: False
+        bags = [set(v) for _, v in held]
+
+        def said(text: str) -> bool:
+            if len(text) > STATE_CLASSIFY_THREAD_CHARS:  # a paste is data, not a restated rule
+                return False
+            words = set(lexical.words(text))  # cheap first: the text holds some entry's every word
+            if not any(b <= words for b in bags):
+                return False
+            found = classify_each(text)
+            return bool(found) and all(c is not None and c.field is not None and c.value is not None
+                                       and (c.field, _words(c.value)) in held for c in found)
+
+        return said
 
     def block(self, key: str) -> str:
         """The compact "Current session:" block for the context ("" when nothing is active)."""

@@ -22,7 +22,8 @@ What is found:
   Markdown table's password/PIN/token column;
 - passwords in English and Russian prose ("my password for the box is …", "I log in with … as my
   password", "… is my password", "the pass is …", "пароль от сервера — …", "войти с паролем …",
-  "mot de passe: …", "the password's …", "My password? It's …", "пароль такой: …", "пароль — это …";
+  "mot de passe: …", "the password's …", "My password? It's …", "пароль такой: …", "пароль — это …",
+  "the password, which is …", "the password stays / remains / equals …";
   an aside after the word is skipped: "password (don't tell anyone): …", "my password, by the way,
   is …"), also with the separator and/or value on the next line
   ("password:\\n…", "мой пароль\\n— …"; the value alone on its line, also after the cue line's own
@@ -187,8 +188,9 @@ _SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|
 _PW_WORD = (r"(?:pass(?:word|phrase|code)|passwd|pwd|парол(?:ь|я|ю|ем|е|и)|пасс(?![а-яё])|mot[ ]de[ ]passe"
             r"|contrase(?:ñ|n)a|passwort|kennwort|senha|has(?:ł|l)o)")
 _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after it
-    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе→⇒])[^\S\n]{0,4}"
-    r"(?:->|=>|[→⇒]|[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bare\b|\bэто\b|\bесть\b)"
+    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе→⇒,sre])[^\S\n]{0,4}"
+    r"(?:->|=>|[→⇒]|[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bare\b|\bэто\b|\bесть\b"
+    r"|,[^\S\n]{1,4}which[^\S\n]{1,4}(?:is|was)\b|\bstays\b|\bremains\b|\bequals\b)"
     r"(?:[^\S\n]{0,2}[:—–](?!\S))?(?:[^\S\n]{1,4}(?:это|вот)(?![а-яё]))?"
     r"(?:[^\S\n]{1,4}(?:still|now|currently|actually|just|always|теперь|сейчас|всё ещё|все еще))?[^\S\n]{0,4}"
 )

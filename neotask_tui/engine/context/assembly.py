@@ -142,10 +142,13 @@ _KIND_NOTES = {
 
 
 def quoted_body(it: RecallItem) -> str:
-    """The text of a recalled item as the fence quotes it: a history passage says who said it, when."""
+    """The text of a recalled item as the fence quotes it: a transcript passage says who said it, when
+    (a turn of this conversation as the lineage's recalled turns do: ``assistant: …``)."""
+    when = f" on {it.said_on}" if it.said_on else ""
+    if it.kind == "conversation" and it.speaker:
+        return f"{it.speaker}{when}: {it.text}"
     if it.kind != "history":
         return it.text
-    when = f" on {it.said_on}" if it.said_on else ""
     if it.speaker == "assistant":
         return f"the assistant replied{when} (an earlier reply, not a verified fact): {it.text}"
     return f"{it.speaker or 'someone'} said{when}: {it.text}"

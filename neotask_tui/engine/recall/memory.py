@@ -124,10 +124,15 @@ class MemoryRecall:
         # A turn that says only what the session state already says (a rule stated in a message, then
         # carried over by /new) is in the context as state: recalled as well, it would be said twice.
         said = self._stated(key) if self._stated is not None else None
+        # A turn of this conversation still in the session (a fork's copied history, the recent turns a
+        # compaction kept) is in the context as itself: quoted again, the context would say it twice.
+        live = {e.id for e in self._sessions.events(key) if e.type == "message"}
 
         def keep(h: MemoryHit) -> bool:
-            return (scope_admits(h.scope, cfg) and history_admits(kind(h), h.speaker, history)
-                    and not (said is not None and kind(h) != "memory" and h.speaker == "user" and said(h.text)))
+            k = kind(h)
+            return (scope_admits(h.scope, cfg) and history_admits(k, h.speaker, history)
+                    and not (k == "conversation" and h.event_ids and all(i in live for i in h.event_ids))
+                    and not (said is not None and k != "memory" and h.speaker == "user" and said(h.text)))
 
         # The window may need the provider choice (with nothing configured, a loopback Ollama probe):
         # off the event loop, as the recall itself.

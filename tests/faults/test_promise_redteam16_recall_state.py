@@ -1,8 +1,9 @@
 """Red team 16 (a helper briefed only with the README): recall against session state, `/new` vs `/reset`,
 recall kinds and their labels, secrets through recall, and "a message about nothing recalls nothing".
 
-Each ``test_finding_*`` asserts what the README promises and fails on the code it was written against;
-each ``test_holds_*`` is a promise that was attacked and held (a regression test).
+Each ``test_finding_*`` asserts what the README promises and failed on the code it was written against
+(all hold since, but the small-talk one: a strict expected failure, a README known limit); each
+``test_holds_*`` is a promise that was attacked and held (a regression test).
 
 Real engine, real embedding models and the memory store on a tmp NEOTASK_HOME, the scripted provider for
 replies, a frozen clock the tests move.
@@ -206,6 +207,9 @@ SMALL_TALK = ["Good morning!", "Thanks a lot, that helps.", "Can you help me?", 
               "Sorry, I was away.", "Great, thank you so much!", "How are you today?"]
 
 
+@pytest.mark.xfail(strict=True, reason="known (red team 16): small talk is close in meaning to earlier small talk, "
+                                       "and a message with one common word ('got', 'back') is not 'about nothing'; "
+                                       "README known limits")
 async def test_finding_small_talk_recalls_earlier_small_talk() -> None:
     # README, Three kinds of recall: "a passage is recalled only when it holds most of your message's words
     # or is close to it in meaning …; and a message about nothing remembered recalls nothing, so the

@@ -85,7 +85,8 @@ class LineageRecall:
         Memories already recalled for the turn that quote a turn of this lineage (kind
         ``conversation``) are merged into the turn list (no duplicates, and nothing that is already in
         the live window). A turn below the relevance floor is not recalled (so a message about nothing
-        said before spends no tokens here), nor one a consented memory already says; a turn that
+        said before spends no tokens here), nor one a consented memory already says, nor a message of the
+        user's that the session state holds whole (``inp.state_says``); a turn that
         clears the floor only as one passage with the turn before it
         (:meth:`~neotask_tui.engine.recall.archive.ArchiveRecall.answers`) is recalled only together
         with that turn. The item is labelled ``conversation`` and goes after the memories, before

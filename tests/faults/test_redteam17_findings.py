@@ -150,6 +150,28 @@ async def test_finding_pozhalujsta_bez_emoji_with_an_object_is_no_session_rule()
     assert not any("эмодзи" in r.text for r in got), _show(got)
 
 
+async def test_finding_rule_of_an_edited_away_message_stays_in_the_state_and_is_carried() -> None:
+    # README, Retry and edit: "/edit … replaces your last message and answers it; … A superseded marker …
+    # lists the events it replaces. They stay in the transcript … and are left out of the context, the
+    # compaction input and summary, and the recall index." README, What it remembers: "every call is assembled
+    # from the system prompt, the session-state block, …".
+    # Input: "Do not use Redis in the billing service." then /edit "Do not use Kafka in the billing service.":
+    # the replaced message's rule stays in the session-state block (so in every call's context) beside the new
+    # one, and /new carries it on; the replaced turn itself is (rightly) gone from recall.
+    engine = _engine()
+    try:
+        await _say(engine, "Do not use Redis in the billing service.")
+        scripted(engine).queue("ok")
+        async for _ in engine.edit_last("Do not use Kafka in the billing service.", KEY):
+            pass
+        assert "Do not use Kafka" in engine.state.block(KEY)
+        ctx = await engine.build(KEY, "Which cache should the billing service use?", recall=[])
+        assert "Redis" not in _section(ctx, "state") and "Redis" not in engine.state.block(KEY), \
+            engine.state.block(KEY)
+    finally:
+        await engine.aclose()
+
+
 async def _quick_paths(shape: str, secret: str = PW) -> dict[str, str]:
     """``shape`` as a message, in /goal and /state set: what the state and the search index keep."""
     engine = _engine()
@@ -271,6 +293,35 @@ async def test_holds_assistant_repeat_of_the_rule_is_recalled_as_a_reply() -> No
         got, sent = await _sent_recall(engine, "Can we use Redis in the billing service?")
         assert "the assistant replied on 2026-03-02 12:00 (an earlier reply, not a verified fact): Understood" in sent
         assert not any(r.text.startswith("Do not use Redis") for r in got), _show(got)
+    finally:
+        await engine.aclose()
+
+
+async def test_holds_fork_before_the_rule_recalls_the_rule_turn() -> None:
+    # README, Branches: "the session state is the state as it was at e:N"; a rule said after the fork point is
+    # not held by the fork's state, so its turn (in the archived branch) is recalled as history.
+    engine = _engine()
+    try:
+        await _say(engine, "Let's plan the billing migration.")
+        at = engine.events(KEY)[-1].id
+        await _say(engine, "Do not use Redis in the billing service.")
+        await engine.fork_session(KEY, at)
+        assert engine.state.block(KEY) == ""
+        got, sent = await _sent_recall(engine, "Can we use Redis in the billing service?")
+        assert "user said on 2026-03-02 12:00: Do not use Redis in the billing service." in sent, _show(got)
+    finally:
+        await engine.aclose()
+
+
+async def test_holds_goal_ended_by_done_is_recalled_again() -> None:
+    # README: "/done" ends the workflow; a goal the state no longer holds is recallable again.
+    engine = _engine()
+    try:
+        await _say(engine, "My goal is to migrate the billing service to PostgreSQL 16.")
+        await engine.new_session(KEY)
+        assert not (await dispatch(engine, KEY, "/done")).error and engine.state.block(KEY) == ""
+        got, _ = await _sent_recall(engine, "What was my goal for the billing service?")
+        assert any("PostgreSQL 16" in r.text for r in got), _show(got)
     finally:
         await engine.aclose()
 

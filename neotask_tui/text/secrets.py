@@ -188,9 +188,16 @@ _SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|
 _PW_WORD = (r"(?:pass(?:word|phrase|code)|passwd|pwd|парол(?:ь|я|ю|ем|е|и)|пасс(?![а-яё])|mot[ ]de[ ]passe"
             r"|contrase(?:ñ|n)a|passwort|kennwort|senha|has(?:ł|l)o)")
 _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after it
-    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе→⇒,sre])[^\S\n]{0,4}"
+    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе→⇒,sreобпнс])[^\S\n]{0,4}"
     r"(?:->|=>|[→⇒]|[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bare\b|\bэто\b|\bесть\b"
-    r"|,[^\S\n]{1,4}which[^\S\n]{1,4}(?:is|was)\b|\bstays\b|\bremains\b|\bequals\b)"
+    # "the password, which is / has always been V", "the password stays / will stay / remains (unchanged
+    # at) / stays the same: V", "пароль, который (был) V", "пароль остаётся / остался / был /
+    # по-прежнему / не меняется: / сохраняется: V"
+    r"|,[^\S\n]{1,4}which[^\S\n]{1,4}(?:is|was|has[^\S\n]{1,4}(?:always[^\S\n]{1,4})?been)\b"
+    r"|\b(?:stays|remains|equals|will[^\S\n]{1,4}(?:stay|remain|be))\b"
+    r"(?:[^\S\n]{1,4}unchanged[^\S\n]{1,4}at\b|[^\S\n]{1,4}the[^\S\n]{1,4}same(?=[^\S\n]{0,2}:))?"
+    r"|,[^\S\n]{1,4}который(?:[^\S\n]{1,4}был)?(?![\w-])"
+    r"|(?<![\w-])(?:оста[её]тся|остался|был|по-прежнему|не[^\S\n]{1,4}меняется|сохраняется)(?![\w-]))"
     r"(?:[^\S\n]{0,2}[:—–](?!\S))?(?:[^\S\n]{1,4}(?:это|вот)(?![а-яё]))?"
     r"(?:[^\S\n]{1,4}(?:still|now|currently|actually|just|always|теперь|сейчас|всё ещё|все еще))?[^\S\n]{0,4}"
 )
@@ -216,7 +223,8 @@ _PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код|number))?|passcode|пин(?:[ -]?к�
 _PIN = re.compile(
     r"(?i)(?<![\w-])" + _PIN_WORD +
     r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)(?:[^\S\n]{1,4}(?:the|my|our|a))?[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
-    r"[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bwas\b|\bэто\b)?[^\S\n]{0,4}([0-9]{4,8})(?![0-9]|[\-./:,][0-9])")
+    r"[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bwas\b|\bэто\b|,[^\S\n]{1,4}(?:which|который)[^\S\n]{1,4}(?:is|was|был)?"
+    r"|\b(?:stays|remains|оста[её]тся|остался|был)(?![\w-]))?[^\S\n]{0,4}([0-9]{4,8})(?![0-9]|[\-./:,][0-9])")
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
 _PW_BARE = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,32}"

@@ -206,7 +206,7 @@ async def regenerate(engine: TurnHost, key: str | None = None, text: str | None 
             yield ev.Notice("the edited message keeps the file" + ("s" if len(kept) > 1 else "")
                             + " of the one it replaces: " + ", ".join(a.shown_path for a in kept))
         if text is not None:
-            for n in await engine.state.on_user_message(key, user_ev):
+            for n in [*await engine.state.on_superseded(key, gone), *await engine.state.on_user_message(key, user_ev)]:
                 yield ev.Notice(n.text)
         recall: list[RecallItem] = []
         try:

@@ -312,6 +312,21 @@ class StateManager:
                                  "source": source})
         return len(hits)
 
+    async def on_superseded(self, key: str, ids: list[int]) -> list[Notice]:
+        """``/edit`` replaced these messages: what they stated leaves the state (an edited rule is the
+        new message's to state). Each active entry sourced from one of them is cleared, and the
+        audit says why; entries set since by something else are left alone."""
+        gone = {f"e:{i}" for i in ids}
+        notices: list[Notice] = []
+        for e in self.get(key).active:
+            if e.source not in gone:
+                continue
+            await self.clear(key, e.field, item=e.id if e.field in LIST_FIELDS else None, source="edit",
+                             reason=f"edited: its message {e.source} was replaced (/edit)")
+            notices.append(Notice(f"{_LABELS.get(e.field, e.field)} cleared: {_text(e.value)} "
+                                  f"(its message {e.source} was edited)"))
+        return notices
+
     async def set_goal(self, key: str, text: str, *, source: str = "user command") -> StateEntry:
         """Set ``current_goal`` (workflow-bound: ``/done`` resolves it)."""
         if not text.strip():

@@ -1,7 +1,8 @@
 """Red team 17 (a helper briefed only with the README): recall against session state after `/new`, `/compact`
 and `/fork`, passwords in prose through every input path, and "a message about nothing recalls nothing".
 
-Each ``test_finding_*`` asserts what the README promises and fails on the code it was written against; each
+Each ``test_finding_*`` asserts what the README promises and failed on the code it was written against (all
+hold since, but "пожалуйста, без эмодзи в …": a strict expected failure, a README known limit); each
 ``test_holds_*`` is a promise that was attacked and held (a regression test).
 
 Real engine, real embedding models and the memory store on a tmp NEOTASK_HOME, the scripted provider for
@@ -137,6 +138,8 @@ async def test_finding_russian_password_ostaetsya_leaks_everywhere() -> None:
     assert not any(leaks.values()), leaks
 
 
+@pytest.mark.xfail(strict=True, reason="known (red team 17): a bare 'без …' names at most two words (so "
+                                       "descriptions are not rules); README, Session state")
 async def test_finding_pozhalujsta_bez_emoji_with_an_object_is_no_session_rule() -> None:
     # README, Session state: '"please stop using emojis", "перестань использовать эмодзи", "пожалуйста, без
     # эмодзи" are session rules'; README, Three kinds of recall: "a turn that says only what the session state

@@ -217,9 +217,11 @@ def _run(args: argparse.Namespace) -> int:
         "search_ms_p50": round(statistics.median(lat_ms), 2) if lat_ms else None,
         "search_ms_p95": round(lat_ms[int(0.95 * (len(lat_ms) - 1))], 2) if lat_ms else None,
         "method": "hybrid: stemmed BM25 (own + neighbour-context column, in-process, per-agent statistics; "
-        "query expanded with vocabulary words close in meaning) + dense MiniLM-int8 (mean of turn and "
-        "previous-turn+turn vectors) + session-level BM25, per-query normalised and weighted, plus 0/1 "
+        "query expanded with vocabulary words close in meaning) + dense "
+        f"{args.embedding_model or 'bundled pair (all-MiniLM-L6-v2 int8 + multilingual-e5-small q4)'} (mean of "
+        "turn and previous-turn+turn vectors) + session-level BM25, per-query normalised and weighted, plus 0/1 "
         "matches of a date period / message sender the question names",
+        "embedding_model": args.embedding_model or "(shipped default: the bundled pair)",
         "params": asdict(svc.params),
     }
     json.dump(out, sys.stdout, indent=2)

@@ -711,7 +711,7 @@ _CUE_BROKEN = re.compile(
 # "пароль, кстати, V": the view drops it. Only plain words: a value in brackets or dashes stays.
 _ASIDE_WORDS = r"[^\W\d_][\w'’]{0,23}(?:[^\S\n]{1,3}[^\W\d_][\w'’]{0,23}){0,7}"
 _ASIDE = re.compile(
-    r"(?i)(?<![\w-])" + _PW_WORD + r"s?"
+    r"(?i)(?<![\w-])(?:" + _PW_WORD + "|" + _PIN_WORD + r")s?"
     r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|от|для|к|на)[^\S\n]{1,4}[^\s:=—–,()]{1,30}+)?"
     r"([^\S\n]{0,4}\(" + _ASIDE_WORDS + r"\)(?=[^\S\n]{0,4}(?:[:=—–]|-\s|\bis\b|\bwas\b|\bэто\b))"
     r"|[^\S\n]{1,4}[—–-][^\S\n]{1,4}" + _ASIDE_WORDS + r"[^\S\n]{1,4}[—–-](?=[^\S\n]{1,4}(?:is|was|это)\b|:)"
@@ -729,7 +729,8 @@ def _cue_edits(text: str) -> list[tuple[int, int, str]]:
         if m.group(0).casefold() != word:
             out.append((m.start(), m.end(), word))
     low = text.casefold()
-    if any(w in low for w in ("pass", "pwd", "парол", "mot de", "contrase", "kennwort", "senha", "has")):
+    if any(w in low for w in ("pass", "pwd", "парол", "mot de", "contrase", "kennwort", "senha", "has", "pin", "пин",
+                              "code", "код", "combination", "комбинаци")):
         for m in _ASIDE.finditer(text):
             start, end = m.span(1)
             if m.group(1).rstrip().endswith(",") and _ASIDE_AFTER_COMMA.match(text, end) is None:

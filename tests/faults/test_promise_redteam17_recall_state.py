@@ -203,6 +203,7 @@ async def test_finding_russian_po_prezhnemu_redacts_the_wrong_word() -> None:
     (f"Password stays the same: {PW}.", PW),
     (f"My password, which has always been {PW}, works.", PW),
     ("The door PIN, which is 4821, opens the server room.", "4821"),
+    ("The lab PIN, which I forgot twice, is 4821 since Monday.", "4821"),  # an aside before a PIN (session 17)
 ])
 async def test_finding_english_stays_which_is_variants_leak(shape: str, secret: str) -> None:
     # README, Secrets: passwords in English prose ("the password, which is …", "the password stays …", "an

@@ -11,55 +11,27 @@ replies, a frozen clock the tests move.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from zoneinfo import ZoneInfo
-
 import pytest
 
 from neotask_tui.commands import dispatch
-from neotask_tui.config import Settings
 from neotask_tui.engine.context.assembly import AssembledContext, RecallItem
-from neotask_tui.engine.facade import Engine
-from neotask_tui.providers.scripted import ScriptedProvider
-from tests.doubles import Clock, scripted
+from tests.doubles import Clock
 from tests.faults.recall_support import _memory_on, neotask_home
+from tests.faults.state_recall_support import KEY, START, section
+from tests.faults.state_recall_support import compact_away as _compact
+from tests.faults.state_recall_support import say as _say
+from tests.faults.state_recall_support import show as _show
+from tests.faults.state_recall_support import state_engine as _engine
 
 __all__ = ["_memory_on", "neotask_home"]  # autouse fixtures, used by pytest through this module's namespace
 
 pytestmark = pytest.mark.promise("recall_state")
 
-KEY = "agent:main:tui:default"
-START = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 PASSWORD = "Tr0ub4dor&3xyz"
 
 
-def _engine(clock: Clock | None = None, recall_history: str = "user") -> Engine:
-    s = Settings()
-    s.session.daily_reset_hour = -1
-    s.session.idle_reset_minutes = 0
-    s.memory.recall_history = recall_history
-    return Engine(s, provider=ScriptedProvider(), tz=ZoneInfo("UTC"), clock=clock or Clock(START))
-
-
-async def _say(engine: Engine, text: str, reply: str = "ok") -> None:
-    scripted(engine).queue(reply)
-    async for _ in engine.send(text, KEY):
-        pass
-
-
-async def _compact(engine: Engine) -> None:
-    for i in range(4):
-        await _say(engine, f"Unrelated note number {i} about the weather and lunch plans.")
-    scripted(engine).queue("## Goal\n- keep notes [e:2]")
-    await engine.compact(KEY)
-
-
-def _show(items: list[RecallItem]) -> list[tuple[str, str, float, str]]:
-    return [(r.kind, r.speaker, round(r.score, 3), r.text[:90]) for r in items]
-
-
 def _recall_section(ctx: AssembledContext) -> str:
-    return "\n".join(m.content for m, sec in zip(ctx.messages, ctx.section_of, strict=True) if sec == "recall")
+    return section(ctx)
 
 
 async def _recalled_after_new(said: list[str], question: str) -> tuple[str, list[RecallItem]]:

@@ -1,7 +1,8 @@
 """NEWCOMER WALK-THROUGH — the real app in a real terminal (tmux), driven by keys alone.
 
 Marked ``tmux`` and skipped (with the reason) when tmux is missing. Each test starts
-``python -m neotask_tui`` in its own tmux session (a unique name; only that session is ever killed)
+``python -m neotask_tui`` in its own tmux session on a server of its own (``-L``, a unique name; only
+that server is ever killed)
 with the scripted provider, memory off and an isolated ``NEOTASK_HOME``, sends keys with
 ``tmux send-keys`` and reads what a user sees with ``tmux capture-pane -p``. Every wait polls the
 captured screen with a generous limit; no sleep is an assertion.
@@ -23,6 +24,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,6 +49,11 @@ class Terminal:
         self.name = f"neotask-walk-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.started = False
 
+    def _tmux(self, args: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
+        """Run tmux on this terminal's own server (``-L``): another test's last session ending shuts
+        its server down, and a session started on a shared server in that moment failed (ci, once)."""
+        return subprocess.run(["tmux", "-L", self.name, *args], text=True, **kw)
+
     def start(self) -> None:
         """Start (or restart, after the app exited) the app in the session (without the COLUMNS and
         LINES a test runner may export: they would override the pane's size)."""
@@ -60,12 +67,12 @@ class Terminal:
             # default 80x24 and be resized a moment later, and an app that started in that moment
             # drew at 80 columns. The app itself is (re)spawned into the settled pane below.
             w, h = self.size
-            subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-c", str(ROOT), "-x", str(w),
-                            "-y", str(h), "sleep 600"], check=True)
+            self._tmux(["new-session", "-d", "-s", self.name, "-c", str(ROOT), "-x", str(w), "-y", str(h),
+                        "sleep 600"], check=True)
             self.started = True
             self.wait_size()
-        subprocess.run(["tmux", "respawn-pane", "-k", "-c", str(ROOT), "-t", self.name,
-                        f"env -u COLUMNS -u LINES {cmd}"], check=True)
+        self._tmux(["respawn-pane", "-k", "-c", str(ROOT), "-t", self.name, f"env -u COLUMNS -u LINES {cmd}"],
+                   check=True)
 
     def wait_size(self) -> None:
         """Wait until the pane has the size asked for."""
@@ -73,8 +80,8 @@ class Terminal:
         deadline = time.monotonic() + LIMIT
         got = ""
         while time.monotonic() < deadline:
-            got = subprocess.run(["tmux", "display", "-p", "-t", self.name, "#{pane_width}x#{pane_height}"],
-                                 check=True, capture_output=True, text=True).stdout.strip()
+            got = self._tmux(["display", "-p", "-t", self.name, "#{pane_width}x#{pane_height}"],
+                             check=True, capture_output=True).stdout.strip()
             if got == want:
                 return
             time.sleep(0.1)
@@ -82,12 +89,13 @@ class Terminal:
 
     def close(self) -> None:
         if self.started:
-            subprocess.run(["tmux", "kill-session", "-t", self.name], check=False, capture_output=True)
+            self._tmux(["kill-server"], check=False, capture_output=True)
+            sock = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / self.name
+            sock.unlink(missing_ok=True)  # the server leaves its socket file behind
 
     def screen(self) -> str:
         """What the pane shows now."""
-        out = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], check=True, capture_output=True,
-                             text=True)
+        out = self._tmux(["capture-pane", "-p", "-t", self.name], check=True, capture_output=True)
         return out.stdout
 
     def footer(self) -> str:
@@ -96,11 +104,11 @@ class Terminal:
 
     def keys(self, *keys: str) -> None:
         """Press keys (tmux names: Enter, F6, C-o, PPage…)."""
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        self._tmux(["send-keys", "-t", self.name, *keys], check=True)
 
     def type(self, text: str) -> None:
         """Type text literally."""
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+        self._tmux(["send-keys", "-t", self.name, "-l", text], check=True)
 
     def wait(self, cond: Callable[[str], bool], what: str, limit: float = LIMIT) -> str:
         """Poll the screen until ``cond(screen)``; the limit only turns a hang into a failure."""

@@ -616,12 +616,13 @@ class Engine:
         if exclude_last and hist:
             hist = hist[:-1]
         summary, sum_id = self.summary_of(key)
-        state_block = self.state.block(key)
+        view = self.state.get(key)  # one fold of the state for the block and what it says
+        state_block = self.state.block(key, view)
         inp = ContextInputs(
             system=self.settings.general.system_prompt, history=hist, new_message=new_message,
             window=self.window(), count_text=self.count_text, reply_reserve=cs.reply_reserve_tokens,
-            strategy=cs.strategy, state_block=state_block, state_says=self.state.says(key) if state_block else None,
-            summary=summary, summary_event_id=sum_id,
+            strategy=cs.strategy, state_block=state_block,
+            state_says=self.state.says(key, view) if state_block else None, summary=summary, summary_event_id=sum_id,
             recall=recall or [], tool_result_max_tokens=cs.tool_result_max_tokens,
             max_message_tokens=cs.max_message_tokens, count_event=lambda e: self.count_event(e, sid),
             new_event_id=new_event_id, new_attachments=list(new_attachments),

@@ -163,7 +163,7 @@ class StateManager:
             for e in self._fold(key).expired
         ]
 
-    def says(self, key: str) -> Callable[[str], bool]:
+    def says(self, key: str, view: StateView | None = None) -> Callable[[str], bool]:
         """Whether a message of the user's says nothing but what ``key``'s active state holds.
 
         A rule, a goal or a temporary preference stated in a message becomes a state entry, and
@@ -175,8 +175,9 @@ class StateManager:
         "migrate X". A message with one more statement (a fact beside the rule), one the state does
         not hold ("Use Redis." beside the rule "do not use Redis"), or whose entry was edited, cleared
         or has expired is not: it is recalled as any other. Secrets are compared redacted, as stored.
+        ``view``: :meth:`get` of ``key`` when the caller has it already (one fold, not two).
         """
-        held = {(e.field, _words(_text(e.value))) for e in self.get(key).active}
+        held = {(e.field, _words(_text(e.value))) for e in (self.get(key) if view is None else view).active}
         if not held:
             return lambda text: False
         bags = [set(v) for _, v in held]
@@ -193,9 +194,10 @@ class StateManager:
 
         return said
 
-    def block(self, key: str) -> str:
-        """The compact "Current session:" block for the context ("" when nothing is active)."""
-        view = self.get(key)
+    def block(self, key: str, view: StateView | None = None) -> str:
+        """The compact "Current session:" block for the context ("" when nothing is active);
+        ``view``: :meth:`get` of ``key`` when the caller has it already."""
+        view = self.get(key) if view is None else view
         if not view.active:
             return ""
         groups: dict[str, list[StateEntry]] = {}

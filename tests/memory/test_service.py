@@ -416,3 +416,31 @@ def test_adding_the_same_words_again_writes_no_second_copy(mem: MemoryService) -
     assert (again.line_start, again.line_end) == (first.line_start, first.line_end)
     mem.forget("main", "cat called Pixel")
     assert all("Pixel" not in h.text for h in mem.search("Pixel cat", agent_id="main", k=10))
+
+
+def test_a_message_after_a_long_silence_is_embedded_without_the_one_before_it(mem: MemoryService) -> None:
+    """The first message of the next day's chat opens a new exchange: yesterday's goodbye is not its
+    context (tuning.EXCHANGE_GAP_SECONDS); a reply minutes later keeps the message it answers."""
+    events = [
+        Event("message", 1, None, "2025-03-01T21:00:00+00:00", {"role": "user", "content": "Bye, talk tomorrow!"}),
+        Event("message", 2, 1, "2025-03-02T09:30:00+00:00",
+              {"role": "user", "content": "Morning! I started a weekend yoga class."}),
+        Event("message", 3, 2, "2025-03-02T09:31:00+00:00", {"role": "assistant", "content": "Which studio?"}),
+    ]
+    mem.index_transcript("main", "s1", events, "agent:main")
+    rows = {r["event_ids"][0]: r for r in mem.store.rows_where("agent_id = 'main'", ["etext", "text", "event_ids"])}
+    assert rows[2]["etext"] == rows[2]["text"]
+    assert "Bye, talk tomorrow!" not in rows[2]["etext"]
+    assert rows[3]["etext"].startswith("Morning! I started a weekend yoga class.")
+
+
+def test_exchange_start_stops_at_a_long_silence_and_at_unknown_times() -> None:
+    from neotask_tui.memory.index.indexer import exchange_start
+    from neotask_tui.tuning import EXCHANGE_GAP_SECONDS
+
+    gap = EXCHANGE_GAP_SECONDS
+    assert exchange_start([1000.0, 1060.0], 1) == 0
+    assert exchange_start([1000.0, 1000.0 + gap + 1], 1) == 1
+    assert exchange_start([100.0, 160.0, 160.0 + gap + 1, 200.0 + gap], 3, context_turns=3) == 2
+    assert exchange_start([0.0, 0.0, 5.0], 2, context_turns=2) == 0  # unknown times: one exchange
+    assert exchange_start([10.0], 0) == 0

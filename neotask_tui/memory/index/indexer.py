@@ -29,6 +29,7 @@ from neotask_tui.memory.types import ReindexStats
 from neotask_tui.storage.events import superseded_ids
 from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
+from neotask_tui.tuning import EXCHANGE_GAP_SECONDS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -318,7 +319,8 @@ class Indexer:
 
         A message alone is often elliptic ("Yes, last Friday!"), so its vector is the normalised mean
         of the message's embedding and the embedding of the message preceded by ``context_turns``
-        earlier messages; the terms of up to ``2 * context_turns`` neighbours on each side go into the
+        earlier messages of its exchange (none written before a long silence, :func:`exchange_start`);
+        the terms of up to ``2 * context_turns`` neighbours on each side go into the
         weaker ``ctx`` BM25 column. The hit still maps back to the message's own event id.
 
         Returns:
@@ -427,7 +429,8 @@ class Indexer:
             for mi, eid, text in keep:
                 _, role, _, ts = msgs[mi]
                 k = pos[mi]
-                before = [tail(visible[order[j]]) for j in range(max(0, k - context_turns), k)]
+                first = exchange_start([msgs[m][3] for m in order], k, context_turns)
+                before = [tail(visible[order[j]]) for j in range(first, k)]
                 near = neighbour_excerpts([visible[m] for m in order], k, context_turns)
                 etext = "\n".join([*before, text])
                 chash = content_hash("transcript", role, text, etext)
@@ -495,6 +498,20 @@ def indexed_parts(content: str, limit: int = TRANSCRIPT_MESSAGE_MAX_CHARS) -> li
     cut = end.find(" ", 0, 200)
     end = end[cut + 1:] if cut >= 0 else end
     return [p for p in (head.strip(), end.strip()) if p]
+
+
+def exchange_start(ts: Sequence[float], k: int, context_turns: int = 1) -> int:
+    """The first of the up to ``context_turns`` messages before message ``k`` (``ts``: their times, in
+    order, 0 when unknown) that belong to its exchange: none written before a silence of more than
+    :data:`EXCHANGE_GAP_SECONDS` (the first message of the next day's chat opens it; yesterday's
+    goodbye is not what it answers).
+    """
+    j = k
+    while j > max(0, k - context_turns):
+        if ts[j] and ts[j - 1] and ts[j] - ts[j - 1] > EXCHANGE_GAP_SECONDS:
+            break
+        j -= 1
+    return j
 
 
 def tail(text: str, limit: int = CONTEXT_EXCERPT_CHARS) -> str:

@@ -139,12 +139,11 @@ form feed) is binary; so is any file with a NUL byte."""
 
 EXCHANGE_GAP_SECONDS: Final = 6 * 3600
 """A message written after this long a silence opens a new exchange: it is not a reply to the message
-before it. The transcript index then embeds it alone, not with that message as its context
-(:func:`~neotask_tui.memory.index.indexer.exchange_start`), and recall of compacted-away turns does
-not judge the two as one passage (:meth:`~neotask_tui.engine.recall.archive.ArchiveRecall.answers`).
-The first message of the next day's chat ("Hey! Guess what, I started a yoga class") carries the
-news; yesterday's "Bye, take care!" is not what it answers. Six hours: longer than a pause within
-one conversation, shorter than a night; chosen by that argument, not fitted."""
+before it, so the transcript index embeds it alone, not with that message as its context
+(:func:`~neotask_tui.memory.index.indexer.exchange_start`). The first message of the next day's
+chat ("Hey! Guess what, I started a yoga class") carries the news; yesterday's "Bye, take care!" is
+not what it answers. Six hours: longer than a pause within one conversation, shorter than a night;
+chosen by that argument, not fitted."""
 
 # ---------------------------------------------------------------------------------------------
 # engine.context: budget shares of the context sections

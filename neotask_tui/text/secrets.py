@@ -1484,7 +1484,13 @@ _ANNOUNCED_INLINE = re.compile(
 )
 _ANNOUNCE_ANSWER = re.compile(r"(?i)(?<![\w-])" + _ANSWER_WORD + r"s?(?![\w-])")
 # a value alone on its line, or after a request to remember ("Remember: V", "Запомни: V")
-_LONE = re.compile(r"^[ \t]*(?i:" + REQUEST_PATTERN + r")?[\"'`«]?([^\s\"'`«»]{6,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)
+# a pasted log or a bridged group chat puts the sender (and a time) before every line: "Bob: V",
+# "[2026-03-02 09:14] Bob: V", "<Bob> V" is the value alone on its line all the same
+_SPEAKER = (r"(?:\[[^\]\n]{1,40}\][ \t]*)?(?:[A-Z][\w'’.-]{0,30}(?:[ \t][A-Z][\w'’.-]{0,30}){0,2}:[ \t]+"
+            r"|<[^<>\s]{1,32}>[ \t]+)?")
+_SPEAKER_PREFIX = re.compile(r"^" + _SPEAKER)
+_LONE = re.compile(r"^[ \t]*" + _SPEAKER + r"(?i:" + REQUEST_PATTERN + r")?"
+                   r"[\"'`«]?([^\s\"'`«»]{6,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)
 _CODE_LINE = re.compile(r"[(){}\[\];=<>|]|^\s*(?:#|//|def |class |import |from |\$ )")
 _DOTTED = re.compile(r"[\w\-]+(?:\.[\w\-]+)+")
 _FENCE = re.compile(r"(?:```|~~~)[\w+\-]{0,20}")
@@ -1493,7 +1499,7 @@ _FENCE = re.compile(r"(?:```|~~~)[\w+\-]{0,20}")
 def _announces(line: str, *, colon: bool) -> str | None:
     """``"word"`` if a line of prose says a password or secret follows, ``"answer"`` if it says a
     security answer follows, ``"colon"`` if it only ends in ":" (counted when ``colon``), else ``None``."""
-    line = line.strip()
+    line = _SPEAKER_PREFIX.sub("", line.strip(), count=1)  # "[09:14] Bob: my password is …"
     if not line or _CODE_LINE.search(line):
         return None
     if _ANNOUNCE_ANSWER.search(line):  # before "secret": "ответ на секретный вопрос" names an answer

@@ -107,35 +107,3 @@ def test_chatter_after_chatter_is_no_passage_and_thanks_has_none() -> None:
     assert answers == {events[-1].id: events[-2].id}
     assert archive.answers(events, "thanks!") == {}
     assert archive.answers(events, "What is the capital of Peru?") == {}
-
-
-def test_a_reply_written_after_a_long_silence_is_no_passage_with_the_message_before_it() -> None:
-    from dataclasses import replace
-
-    chatter = [f"the train was late and the lunch was cold, round {i}" for i in range(40)]
-    asked = "How was the pottery workshop in Denver?"
-    opener = "Hey! Long time no talk, what is new with you?"
-    events = _dialogue(*chatter, asked, opener)
-    archive = ArchiveRecall(embedder=None)
-    query = "Did Melanie enjoy the pottery workshop in Denver?"
-    o_id, a_id = events[-1].id, events[-2].id
-    # minutes apart: the opener is judged with the message before it, as one passage
-    assert archive.answers(events, query) == {o_id: a_id}
-    # the next morning it opens a new exchange: it does not answer last night's message
-    late = [*events[:-1], replace(events[-1], ts="2026-03-15T09:00:00+00:00")]
-    assert ArchiveRecall(embedder=None).answers(late, query) == {}
-
-
-def test_a_sender_named_in_the_message_does_not_lift_that_persons_chatter_over_the_floor() -> None:
-    """In a pasted log every turn starts with its sender: the name in the message is who, not what."""
-    from neotask_tui.memory.index.embedder import Embedder
-
-    background = [f"{'Caroline' if i % 2 else 'Melanie'}: the train was late and the lunch was cold, round {i}"
-                  for i in range(40)]
-    content = "Melanie: My favourite activities are pottery classes and running every morning."
-    chatter = "Melanie: Wow, Caroline, did you make that? It looks so real!"
-    events = _turns(*background, content, chatter)
-    archive = ArchiveRecall(embedder=Embedder())
-    found = archive.relevant(events, "What activities does Melanie partake in?", own=True)
-    assert events[-2].id in found  # what she does
-    assert events[-1].id not in found  # her name, her chatter: nothing about activities

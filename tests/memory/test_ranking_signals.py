@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neotask_tui.memory.index.store import sender_of
+from neotask_tui.memory.index.store import _sender
 from neotask_tui.memory.search.hybrid import RankParams, dates, dense_query, rank
 from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.memory.service import MemoryService
@@ -101,11 +101,11 @@ def test_a_relative_period_counts_from_the_search_time(mem: MemoryService) -> No
 
 
 def test_sender_prefix_parsing() -> None:
-    assert sender_of("Nate: I adopted a dog") == "nate"
-    assert sender_of("Mary Ann: hi") == "mary ann"
-    assert sender_of("note: lowercase is not a sender") == ""
-    assert sender_of("See https://example.com: a link") == ""
-    assert sender_of("plain message") == ""
+    assert _sender("Nate: I adopted a dog") == "nate"
+    assert _sender("Mary Ann: hi") == "mary ann"
+    assert _sender("note: lowercase is not a sender") == ""
+    assert _sender("See https://example.com: a link") == ""
+    assert _sender("plain message") == ""
 
 
 def test_a_named_sender_ranks_their_message_first(mem: MemoryService) -> None:

@@ -15,13 +15,11 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.memory.index.embedder import Embedder
-from neotask_tui.memory.index.store import sender_of
-from neotask_tui.memory.search.hybrid import names_in, without_names
 from neotask_tui.memory.search.relevance import relevant, similarity, unit_parts
 from neotask_tui.storage.events import Event
 from neotask_tui.text.bm25 import BM25
@@ -34,7 +32,6 @@ from neotask_tui.tuning import (
     ARCHIVE_OWN_TERM_MAX_SHARE,
     ARCHIVE_RRF_DEPTH,
     ARCHIVE_RRF_K,
-    EXCHANGE_GAP_SECONDS,
 )
 
 if TYPE_CHECKING:
@@ -49,8 +46,6 @@ class _Index:
     events: list[Event]
     bm25: BM25
     vectors: npt.NDArray[np.float32] | None = None
-    senders: list[str] = field(default_factory=list)
-    """The senders the turns start with ("Alice: ..."), see :meth:`ArchiveRecall._query_vector`."""
 
 
 class ArchiveRecall:
@@ -73,8 +68,7 @@ class ArchiveRecall:
         idx = self._cache.get(sig)
         if idx is None:
             texts = [event_text(e) for e in events]
-            idx = _Index(list(events), BM25([self._terms(t) for t in texts]),
-                         senders=sorted({n for n in map(sender_of, texts) if n}))
+            idx = _Index(list(events), BM25([self._terms(t) for t in texts]))
             if self.embedder is not None and texts:
                 import numpy as np
 
@@ -88,16 +82,6 @@ class ArchiveRecall:
                     log.warning("archive recall: embeddings unavailable (%s)", e)
             self._cache = {sig: idx}  # one lineage at a time is what a turn needs
         return idx
-
-    def _query_vector(self, idx: _Index, query: str) -> npt.NDArray[np.float32]:
-        """The query's embedding for the dense side, without the senders it names (as the memory
-        service's :func:`~neotask_tui.memory.search.hybrid.dense_query`): in a pasted log or a group
-        chat every turn starts with its sender ("Melanie: ..."), and a name left in the embedded query
-        lifts every turn of that person, chatter included, over the relevance floor and up the
-        ranking ("What activities does Melanie partake in?" then matches "Melanie: Wow, did you make
-        that?"). Who said it is the lexical side's evidence; meaning is for what is said."""
-        assert self.embedder is not None
-        return self.embedder.embed_query(without_names(query, names_in(query, idx.senders)))
 
     def rankings(self, events: Sequence[Event], query: str) -> dict[str, list[int]]:
         """Separate rankings of ``events`` for ``query`` (positions into ``events``, best first).
@@ -114,7 +98,7 @@ class ArchiveRecall:
         out["bm25"] = [j for j in sorted(range(n), key=lambda j: -bm[j]) if bm[j] > 0]
         if idx.vectors is not None and self.embedder is not None:
             try:
-                sims = similarity(idx.vectors, self._query_vector(idx, query), self.embedder.spec.offsets)
+                sims = similarity(idx.vectors, self.embedder.embed_query(query), self.embedder.spec.offsets)
                 out["dense"] = sorted(range(n), key=lambda j: -float(sims[j]))
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
@@ -179,7 +163,7 @@ class ArchiveRecall:
         pair_sims: list[float] | None = None
         if idx.vectors is not None and self.embedder is not None:
             try:
-                qv = self._query_vector(idx, query)
+                qv = self.embedder.embed_query(query)
                 offsets = self.embedder.spec.offsets
                 sims = [float(x) for x in similarity(idx.vectors, qv, offsets)]
                 if passages and n > 1:
@@ -194,16 +178,13 @@ class ArchiveRecall:
 
         alone = {ev.id for j, ev in enumerate(idx.events) if clears(tfs[j], None if sims is None else sims[j])}
         # passage j: turn j + 1 with the turn before it (j)
-        # (not across a long silence: the first message of a new exchange does not answer the last
-        # one of the previous, see EXCHANGE_GAP_SECONDS)
-        apart = _apart(idx.events) if passages else set()
-        both = [j for j in range(n - 1) if tfs[j + 1] and j not in apart
+        both = [j for j in range(n - 1) if tfs[j + 1]
                 and clears(tfs[j] | tfs[j + 1], None if pair_sims is None else pair_sims[j])] if passages else []
         if own and (alone or both):
             if sims is not None:
                 alone |= {idx.events[j].id for j in outliers(sims, ARCHIVE_OWN_OUTLIER_Z)}
             if pair_sims is not None:
-                both += [j for j in outliers(pair_sims, ARCHIVE_OWN_OUTLIER_Z) if tfs[j + 1] and j not in apart]
+                both += [j for j in outliers(pair_sims, ARCHIVE_OWN_OUTLIER_Z) if tfs[j + 1]]
         if not own:
             return alone, {}
         answers = {idx.events[j + 1].id: idx.events[j].id for j in sorted(set(both))
@@ -268,22 +249,6 @@ class ArchiveRecall:
             lists.append(self.feedback_ranking(events, query, order[:feedback]))
             order = reciprocal_rank_fusion(lists, len(idx.events))
         return [idx.events[j] for j in order]
-
-
-def _apart(events: Sequence[Event]) -> set[int]:
-    """Positions ``j`` such that turn ``j + 1`` was written more than
-    :data:`~neotask_tui.tuning.EXCHANGE_GAP_SECONDS` after turn ``j`` (unparseable times: not apart)."""
-    from datetime import datetime
-
-    def when(ev: Event) -> float | None:
-        try:
-            return datetime.fromisoformat(ev.ts).timestamp()
-        except ValueError:
-            return None
-
-    ts = [when(e) for e in events]
-    return {j for j in range(len(ts) - 1)
-            if (a := ts[j]) is not None and (b := ts[j + 1]) is not None and b - a > EXCHANGE_GAP_SECONDS}
 
 
 def outliers(sims: Sequence[float], z: float) -> list[int]:

@@ -163,9 +163,7 @@ def _schema(dim: int) -> Any:
 _SENDER = re.compile(r"^\s*([A-Z][\w'’.-]{0,30}(?: [A-Z][\w'’.-]{0,30}){0,2}):\s")
 
 
-def sender_of(text: str) -> str:
-    """The sender a message starts with (``"Alice: ..."``, as bridged group chats and pasted logs
-    write it), folded as a query's words are; ``""`` when it names none."""
+def _sender(text: str) -> str:
     m = _SENDER.match(text)
     return lexical.fold(m.group(1)) if m else ""  # folded as the query's words are
 
@@ -240,7 +238,7 @@ class Snapshot:
             codes = np.full(len(self.ids), -1, dtype=np.int64)
             for i, (t, s) in enumerate(zip(self.cols.get("text", []), src, strict=False)):
                 if s == "transcript":
-                    n = sender_of(str(t))
+                    n = _sender(str(t))
                     if n:
                         codes[i] = names.setdefault(n, len(names))
             got = (codes, list(names))

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -415,28 +415,8 @@ def query_signals(
 def named_senders(snap: Corpus, query: str) -> list[int]:
     """Codes (see ``snap.senders()``) of the message senders ``query`` names ("what does Alice...",
     "Alice's")."""
-    named = set(names_in(query, snap.senders()[1]))
-    return [c for c, n in enumerate(snap.senders()[1]) if n in named]
-
-
-def names_in(query: str, names: Iterable[str]) -> list[str]:
-    """The ``names`` (folded sender names, see :func:`~neotask_tui.memory.index.store.sender_of`)
-    that ``query`` names ("what does Alice...", "Alice's")."""
     qwords = {lexical.unpossessive(w) for w in lexical.words(query)}
-    return [n for n in names if set(n.split()) <= qwords]
-
-
-def without_names(query: str, names: Sequence[str]) -> str:
-    """``query`` without the sender ``names`` it names (and their possessive), for the dense side
-    (see :func:`dense_query`); a query that is nothing but names is kept as it is."""
-    if not names:
-        return query
-    out = query
-    for n in sorted(names, key=len, reverse=True):
-        words = r"\s+".join(re.escape(w) for w in n.split())
-        out = re.sub(rf"(?<!\w){words}(?:['’]s?)?(?!\w)", " ", out, flags=re.IGNORECASE)
-    out = " ".join(out.split())
-    return out if lexical.words(out) else query
+    return [c for c, n in enumerate(snap.senders()[1]) if set(n.split()) <= qwords]
 
 
 def dense_query(snap: Corpus, query: str, named: Sequence[int] | None = None) -> str:
@@ -451,4 +431,12 @@ def dense_query(snap: Corpus, query: str, named: Sequence[int] | None = None) ->
     ``named``: :func:`named_senders` of the query when the caller has them already.
     """
     all_names = snap.senders()[1]
-    return without_names(query, [all_names[c] for c in (named_senders(snap, query) if named is None else named)])
+    names = [all_names[c] for c in (named_senders(snap, query) if named is None else named)]
+    if not names:
+        return query
+    out = query
+    for n in sorted(names, key=len, reverse=True):
+        words = r"\s+".join(re.escape(w) for w in n.split())
+        out = re.sub(rf"(?<!\w){words}(?:['’]s?)?(?!\w)", " ", out, flags=re.IGNORECASE)
+    out = " ".join(out.split())
+    return out if lexical.words(out) else query

@@ -1,0 +1,63 @@
+"""Red team 18 (pasted logs and chats over several days): a password announced in one message and
+sent alone in the next is redacted when every line starts with its sender (and a time), as in a
+pasted log or a bridged group chat."""
+
+from __future__ import annotations
+
+import pytest
+
+from neotask_tui.text.secrets import redact
+
+VALUE = "Quartz-Lemon-8812"
+PREFIXES = ["", "Alice: ", "[2026-03-02 09:14] Alice: ", "<Alice> ", "Mary Ann: "]
+ANNOUNCEMENTS = ["my password is in the next message", "The VPN password is in my next message.",
+                 "What's the new wifi password?", "мой пароль в следующем сообщении"]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("announcement", ANNOUNCEMENTS)
+def test_an_announced_password_after_a_sender_prefix_is_redacted(prefix: str, announcement: str) -> None:
+    out, _ = redact(f"{prefix}{VALUE}", context=f"{prefix}{announcement}")
+    assert VALUE not in out
+    assert out.startswith(prefix.rstrip())  # who said it stays
+    # in one pasted message, line after line
+    out, _ = redact(f"{prefix}{announcement}\n{prefix}{VALUE}")
+    assert VALUE not in out
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_an_announced_security_answer_after_a_sender_prefix_is_redacted(prefix: str) -> None:
+    out, _ = redact(f"{prefix}Fluffy", context=f"{prefix}my security answer is in the next message")
+    assert "Fluffy" not in out
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_an_unannounced_line_or_a_plain_reply_stays(prefix: str) -> None:
+    assert redact(f"{prefix}Zebra9Quokka1", context=f"{prefix}let us meet tomorrow")[0] == f"{prefix}Zebra9Quokka1"
+    said = f"{prefix}sounds good"
+    assert redact(said, context=f"{prefix}my password is in the next message")[0] == said
+    # a command after "run this:" is not a password
+    assert redact(f"{prefix}make-test2", context=f"{prefix}run this:")[0] == f"{prefix}make-test2"
+
+
+TURNS = ["I went hiking at Mount Tamalpais with my dog Rex.", "I started learning pottery on Elm Street.",
+         "Tomorrow I'm flying to Lisbon for the conference.", "The Lisbon talk on Rust async was excellent.",
+         "Rex chased a deer.", "We deploy the billing service on Thursdays."]
+
+
+@pytest.mark.xfail(strict=True, reason="red team 18 F1, open: in a short compacted conversation a word of the "
+                   "message found in one turn ('tell', 'me') counts as distinctive, and the turns that stand out "
+                   "from that background clear the floor; see the README's known limits")
+@pytest.mark.parametrize("message", ["Tell me a joke.", "Напиши рецепт борща."])
+async def test_a_message_about_nothing_said_before_recalls_no_compacted_turn(message: str) -> None:
+    from tests.faults.state_recall_support import compact_away, say, section, state_engine
+
+    engine = state_engine()
+    try:
+        for t in TURNS:
+            await say(engine, t, reply="Noted.")
+        await compact_away(engine)
+        ctx = await engine.preview("agent:main:tui:default", message)
+        assert section(ctx) == ""
+    finally:
+        await engine.aclose()

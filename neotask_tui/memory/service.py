@@ -33,7 +33,7 @@ from neotask_tui.memory.index.chunking import (
 from neotask_tui.memory.index.indexer import FILE_SOURCES, Cancelled, Indexer, default_scope, row_terms
 from neotask_tui.memory.index.store import ROW_COLUMNS, TERMS_VERSION, ChunkStore, StoreError, is_remote, sql_str
 from neotask_tui.memory.search.hybrid import RankParams, dense_query, explain, named_senders, query_signals, rank
-from neotask_tui.memory.search.relevance import covered, floor_similarity, references, relevant, script
+from neotask_tui.memory.search.relevance import covered, floor_similarity, relevant, script, unrelated_vectors
 from neotask_tui.memory.search.termvec import TermVectors
 from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, ReindexStats, recall_rank
 from neotask_tui.memory.watcher import Watcher
@@ -51,9 +51,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _CHUNK_ID = re.compile(r"[0-9a-f]{16}")
 
-_UNRELATED_VECTORS: dict[str, dict[str | None, npt.NDArray[np.float32]]] = {}
-"""The stored vectors of each :func:`~.search.relevance.references` set per embedding model id, embedded once a
-process (a pair takes about a second; the vectors depend on the model alone)."""
 _UNRELATED_LOCK = threading.Lock()
 _STATEMENT_VECTORS: dict[str, dict[str, npt.NDArray[np.float32]]] = {}
 """Vectors of file passages' lines, by embedding model then line (:meth:`MemoryService._statement_vectors`)."""
@@ -641,19 +638,8 @@ class MemoryService:
 
     def _unrelated(self) -> dict[str | None, npt.NDArray[np.float32]]:
         """The stored vectors of each reference set of :func:`~.search.relevance.references` (by
-        script key) for this embedding model, embedded once per process."""
-        key = self.embedder.model_id
-        with _UNRELATED_LOCK:
-            got = _UNRELATED_VECTORS.get(key)
-            if got is None:
-                sets = references()
-                vecs = self.embedder.embed([t for _, texts in sets for t in texts], urgent=True)
-                got, start = {}, 0
-                for name, texts in sets:
-                    got[name] = vecs[start:start + len(texts)]
-                    start += len(texts)
-                _UNRELATED_VECTORS[key] = got
-        return got
+        script key) for this embedding model (:func:`~.search.relevance.unrelated_vectors`)."""
+        return unrelated_vectors(self.embedder)
 
     def recall(
         self, query: str, *, agent_id: str, budget_tokens: int, k: int, exclude: Collection[str] = (),

@@ -1,6 +1,7 @@
 """Red team 18 (pasted logs and chats over several days): a password announced in one message and
 sent alone in the next is redacted when every line starts with its sender (and a time), as in a
-pasted log or a bridged group chat."""
+pasted log or a bridged group chat; after a compaction, a message about nothing said before recalls
+no compacted turn (the lineage's floor is measured from the message's own baseline, as auto-recall's)."""
 
 from __future__ import annotations
 
@@ -45,10 +46,8 @@ TURNS = ["I went hiking at Mount Tamalpais with my dog Rex.", "I started learnin
          "Rex chased a deer.", "We deploy the billing service on Thursdays."]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 18 F1, open: in a short compacted conversation a word of the "
-                   "message found in one turn ('tell', 'me') counts as distinctive, and the turns that stand out "
-                   "from that background clear the floor; see the README's known limits")
-@pytest.mark.parametrize("message", ["Tell me a joke.", "Напиши рецепт борща."])
+@pytest.mark.parametrize("message", ["Tell me a joke.", "Напиши рецепт борща.", "Write a haiku about autumn.",
+                                     "Как дела?"])
 async def test_a_message_about_nothing_said_before_recalls_no_compacted_turn(message: str) -> None:
     from tests.faults.state_recall_support import compact_away, say, section, state_engine
 
@@ -59,5 +58,8 @@ async def test_a_message_about_nothing_said_before_recalls_no_compacted_turn(mes
         await compact_away(engine)
         ctx = await engine.preview("agent:main:tui:default", message)
         assert section(ctx) == ""
+        # a message about something said before still recalls it
+        ctx = await engine.preview("agent:main:tui:default", "Where was the conference I flew to?")
+        assert "Lisbon" in section(ctx)
     finally:
         await engine.aclose()

@@ -11,6 +11,7 @@ Everything here reads transcripts that already exist; nothing is written.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -20,7 +21,15 @@ from typing import TYPE_CHECKING
 
 from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.memory.index.embedder import Embedder
-from neotask_tui.memory.search.relevance import relevant, similarity, unit_parts
+from neotask_tui.memory.index.models import pair_weights
+from neotask_tui.memory.search.relevance import (
+    floor_similarity,
+    relevant,
+    script,
+    similarity,
+    unit_parts,
+    unrelated_vectors,
+)
 from neotask_tui.storage.events import Event
 from neotask_tui.text.bm25 import BM25
 from neotask_tui.text.lexical import terms
@@ -159,16 +168,36 @@ class ArchiveRecall:
                 for w in q & tf:
                     df[w] = df.get(w, 0) + 1
             rare = {w for w, f in df.items() if f <= max(1.0, ARCHIVE_OWN_TERM_MAX_SHARE * n)}
-        sims: list[float] | None = None
+        sims: list[float] | None = None  # on the model's calibrated scale: what stands out (outliers)
         pair_sims: list[float] | None = None
+        floor_sims: list[float] | None = None  # on auto-recall's floor scale: what clears the floor
+        floor_pairs: list[float] | None = None
         if idx.vectors is not None and self.embedder is not None:
             try:
+                import numpy as np
+
                 qv = self.embedder.embed_query(query)
-                offsets = self.embedder.spec.offsets
+                spec = self.embedder.spec
+                offsets = spec.offsets
+                unrelated = unrelated_vectors(self.embedder)
+                texts = [event_text(e) for e in idx.events]
+
+                def on_floor(mat: npt.NDArray[np.float32], passages_: Sequence[str],
+                             refs: Mapping[str | None, npt.NDArray[np.float32]]) -> list[float]:
+                    weights = np.array([pair_weights(spec, query, t) for t in passages_], dtype=np.float64)
+                    return [float(x) for x in floor_similarity(mat, qv, refs, weights,
+                                                               [script(t) for t in passages_])]
+
                 sims = [float(x) for x in similarity(idx.vectors, qv, offsets)]
+                floor_sims = on_floor(idx.vectors, texts, unrelated)
                 if passages and n > 1:
                     pairs = unit_parts(idx.vectors[:-1] + idx.vectors[1:], len(offsets))
                     pair_sims = [float(x) for x in similarity(pairs, qv, offsets)]
+                    # A passage is two turns' vectors summed: closer to whatever is common to all text
+                    # than either turn, so it is measured against unrelated text summed the same way
+                    # (each reference with the next), not against single sentences.
+                    paired = {k: unit_parts(v[:-1] + v[1:], len(offsets)) for k, v in unrelated.items() if len(v) > 1}
+                    floor_pairs = on_floor(pairs, [f"{a}\n{b}" for a, b in itertools.pairwise(texts)], paired)
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
 
@@ -176,10 +205,11 @@ class ArchiveRecall:
             # a turn without a content word ("ok") carries nothing to recall (see MemoryService.recall)
             return bool(words) and (bool(rare & words) or relevant(cos, len(q & words), len(q)))
 
-        alone = {ev.id for j, ev in enumerate(idx.events) if clears(tfs[j], None if sims is None else sims[j])}
+        alone = {ev.id for j, ev in enumerate(idx.events)
+                 if clears(tfs[j], None if floor_sims is None else floor_sims[j])}
         # passage j: turn j + 1 with the turn before it (j)
         both = [j for j in range(n - 1) if tfs[j + 1]
-                and clears(tfs[j] | tfs[j + 1], None if pair_sims is None else pair_sims[j])] if passages else []
+                and clears(tfs[j] | tfs[j + 1], None if floor_pairs is None else floor_pairs[j])] if passages else []
         if own and (alone or both):
             if sims is not None:
                 alone |= {idx.events[j].id for j in outliers(sims, ARCHIVE_OWN_OUTLIER_Z)}

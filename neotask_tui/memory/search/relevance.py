@@ -17,6 +17,7 @@ the one recall ranks first: consented memory before transcripts).
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -29,6 +30,8 @@ from neotask_tui.tuning import MEMORY_RECALL_MIN_COSINE
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from neotask_tui.memory.index.embedder import Embedder
 
 _C = TypeVar("_C")
 
@@ -190,6 +193,28 @@ def script(text: str) -> str | None:
 def references() -> tuple[tuple[str | None, tuple[str, ...]], ...]:
     """Every reference set with its script key (``None``: :data:`UNRELATED`), in a fixed order."""
     return ((None, UNRELATED), *UNRELATED_BY_SCRIPT.items())
+
+
+_UNRELATED_VECTORS: dict[str, dict[str | None, npt.NDArray[np.float32]]] = {}
+_UNRELATED_LOCK = threading.Lock()
+
+
+def unrelated_vectors(embedder: Embedder) -> dict[str | None, npt.NDArray[np.float32]]:
+    """The stored vectors of each reference set of :func:`references` (by script key) for
+    ``embedder``'s model, embedded once a process (a pair takes about a second; the vectors depend on
+    the model alone): what :func:`floor_similarity` measures a message's own baseline against."""
+    key = embedder.model_id
+    with _UNRELATED_LOCK:
+        got = _UNRELATED_VECTORS.get(key)
+        if got is None:
+            sets = references()
+            vecs = embedder.embed([t for _, texts in sets for t in texts], urgent=True)
+            got, start = {}, 0
+            for name, texts in sets:
+                got[name] = vecs[start:start + len(texts)]
+                start += len(texts)
+            _UNRELATED_VECTORS[key] = got
+    return got
 
 
 def floor_similarity(mat: npt.NDArray[np.float32], q: npt.NDArray[np.float32],

@@ -63,3 +63,56 @@ async def test_a_message_about_nothing_said_before_recalls_no_compacted_turn(mes
         assert "Lisbon" in section(ctx)
     finally:
         await engine.aclose()
+
+
+# Red team 18, second round (after the floor change): open cases, strict xfails and README known limits.
+RU_TURNS = ["Вчера я ходил в поход на Эльбрус с собакой Бароном.",
+            "Я записался на курсы гончарного дела на Садовой улице.",
+            "Завтра лечу в Казань на конференцию по Rust.", "Доклад про асинхронность в Казани был отличный.",
+            "Барон погнался за оленем.", "Мы выкатываем биллинг по четвергам."]
+LOGS = ["Alice: the staging deploy failed again\nBob: which service?\nAlice: payments-api, the migration timed out",
+        "Carol: who is on call this weekend?\nDave: me, Saturday and Sunday",
+        "Alice: did anyone renew the TLS cert for shop.example.com?\nBob: not yet, it expires on March 14",
+        "Dave: the new intern Priya starts Monday\nCarol: I'll set up her laptop and VPN access",
+        "Bob: lunch at the ramen place?\nAlice: sure, 12:30\nDave: count me in"]
+OPEN = [
+    (RU_TURNS, "Расскажи анекдот."),  # same-language cosines are high: a Russian joke request clears the floor
+    (RU_TURNS, "Понятно."),
+    (TURNS, "Interesting."),  # close in meaning to the "Noted." replies, which bring the facts beside them
+    (TURNS, "Yep"),
+    ([f"Here is the log from our team chat:\n{log}" for log in LOGS], "Bob: ok"),  # small talk in the log's format
+]
+
+
+@pytest.mark.xfail(strict=True, reason="red team 18, round 2, open: same-language small talk and one-word "
+                   "acknowledgements still clear the floor of this conversation's compacted turns "
+                   "(README known limits)")
+@pytest.mark.parametrize(("turns", "message"), OPEN, ids=[m for _, m in OPEN])
+async def test_open_small_talk_after_a_compaction_recalls_nothing(turns: list[str], message: str) -> None:
+    from tests.faults.state_recall_support import compact_away, say, section, state_engine
+
+    engine = state_engine()
+    try:
+        for t in turns:
+            await say(engine, t, reply="Noted.")
+        await compact_away(engine)
+        ctx = await engine.preview("agent:main:tui:default", message)
+        assert section(ctx) == ""
+    finally:
+        await engine.aclose()
+
+
+@pytest.mark.xfail(strict=True, reason="red team 18, round 2, open: an English question about a Russian turn of "
+                   "this conversation is below the floor (README known limits)")
+async def test_open_an_english_question_finds_a_russian_compacted_turn() -> None:
+    from tests.faults.state_recall_support import compact_away, say, section, state_engine
+
+    engine = state_engine()
+    try:
+        for t in RU_TURNS:
+            await say(engine, t, reply="Noted.")
+        await compact_away(engine)
+        ctx = await engine.preview("agent:main:tui:default", "Where did I go hiking?")
+        assert "Эльбрус" in section(ctx)
+    finally:
+        await engine.aclose()

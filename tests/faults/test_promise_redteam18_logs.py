@@ -41,6 +41,21 @@ def test_an_unannounced_line_or_a_plain_reply_stays(prefix: str) -> None:
     assert redact(f"{prefix}make-test2", context=f"{prefix}run this:")[0] == f"{prefix}make-test2"
 
 
+async def _recalled(turns: list[str], *messages: str) -> list[str]:
+    """The recall section the next call would carry for each message, after ``turns`` (each answered
+    "Noted.") were compacted out of the window."""
+    from tests.faults.state_recall_support import compact_away, say, section, state_engine
+
+    engine = state_engine()
+    try:
+        for t in turns:
+            await say(engine, t, reply="Noted.")
+        await compact_away(engine)
+        return [section(await engine.preview("agent:main:tui:default", m)) for m in messages]
+    finally:
+        await engine.aclose()
+
+
 TURNS = ["I went hiking at Mount Tamalpais with my dog Rex.", "I started learning pottery on Elm Street.",
          "Tomorrow I'm flying to Lisbon for the conference.", "The Lisbon talk on Rust async was excellent.",
          "Rex chased a deer.", "We deploy the billing service on Thursdays."]
@@ -49,20 +64,9 @@ TURNS = ["I went hiking at Mount Tamalpais with my dog Rex.", "I started learnin
 @pytest.mark.parametrize("message", ["Tell me a joke.", "Напиши рецепт борща.", "Write a haiku about autumn.",
                                      "Как дела?"])
 async def test_a_message_about_nothing_said_before_recalls_no_compacted_turn(message: str) -> None:
-    from tests.faults.state_recall_support import compact_away, say, section, state_engine
-
-    engine = state_engine()
-    try:
-        for t in TURNS:
-            await say(engine, t, reply="Noted.")
-        await compact_away(engine)
-        ctx = await engine.preview("agent:main:tui:default", message)
-        assert section(ctx) == ""
-        # a message about something said before still recalls it
-        ctx = await engine.preview("agent:main:tui:default", "Where was the conference I flew to?")
-        assert "Lisbon" in section(ctx)
-    finally:
-        await engine.aclose()
+    nothing, lisbon = await _recalled(TURNS, message, "Where was the conference I flew to?")
+    assert nothing == ""
+    assert "Lisbon" in lisbon  # a message about something said before still recalls it
 
 
 # Red team 18, second round (after the floor change): open cases, strict xfails and README known limits.
@@ -89,30 +93,11 @@ OPEN = [
                    "(README known limits)")
 @pytest.mark.parametrize(("turns", "message"), OPEN, ids=[m for _, m in OPEN])
 async def test_open_small_talk_after_a_compaction_recalls_nothing(turns: list[str], message: str) -> None:
-    from tests.faults.state_recall_support import compact_away, say, section, state_engine
-
-    engine = state_engine()
-    try:
-        for t in turns:
-            await say(engine, t, reply="Noted.")
-        await compact_away(engine)
-        ctx = await engine.preview("agent:main:tui:default", message)
-        assert section(ctx) == ""
-    finally:
-        await engine.aclose()
+    assert await _recalled(turns, message) == [""]
 
 
 @pytest.mark.xfail(strict=True, reason="red team 18, round 2, open: an English question about a Russian turn of "
                    "this conversation is below the floor (README known limits)")
 async def test_open_an_english_question_finds_a_russian_compacted_turn() -> None:
-    from tests.faults.state_recall_support import compact_away, say, section, state_engine
-
-    engine = state_engine()
-    try:
-        for t in RU_TURNS:
-            await say(engine, t, reply="Noted.")
-        await compact_away(engine)
-        ctx = await engine.preview("agent:main:tui:default", "Where did I go hiking?")
-        assert "Эльбрус" in section(ctx)
-    finally:
-        await engine.aclose()
+    (found,) = await _recalled(RU_TURNS, "Where did I go hiking?")
+    assert "Эльбрус" in found

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 import regex
 
@@ -30,8 +30,6 @@ from neotask_tui.tuning import MEMORY_RECALL_MIN_COSINE
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
-
-    from neotask_tui.memory.index.embedder import Embedder
 
 _C = TypeVar("_C")
 
@@ -195,11 +193,20 @@ def references() -> tuple[tuple[str | None, tuple[str, ...]], ...]:
     return ((None, UNRELATED), *UNRELATED_BY_SCRIPT.items())
 
 
+class PassageEmbedder(Protocol):
+    """What :func:`unrelated_vectors` needs of an embedding model (the index's ``Embedder``; this
+    layer does not import it)."""
+
+    model_id: str
+
+    def embed(self, texts: Sequence[str], *, urgent: bool = False) -> npt.NDArray[np.float32]: ...
+
+
 _UNRELATED_VECTORS: dict[str, dict[str | None, npt.NDArray[np.float32]]] = {}
 _UNRELATED_LOCK = threading.Lock()
 
 
-def unrelated_vectors(embedder: Embedder) -> dict[str | None, npt.NDArray[np.float32]]:
+def unrelated_vectors(embedder: PassageEmbedder) -> dict[str | None, npt.NDArray[np.float32]]:
     """The stored vectors of each reference set of :func:`references` (by script key) for
     ``embedder``'s model, embedded once a process (a pair takes about a second; the vectors depend on
     the model alone): what :func:`floor_similarity` measures a message's own baseline against."""

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _CHUNK_ID = re.compile(r"[0-9a-f]{16}")
 
-_UNRELATED_LOCK = threading.Lock()
+_STATEMENT_LOCK = threading.Lock()
 _STATEMENT_VECTORS: dict[str, dict[str, npt.NDArray[np.float32]]] = {}
 """Vectors of file passages' lines, by embedding model then line (:meth:`MemoryService._statement_vectors`)."""
 
@@ -623,13 +623,13 @@ class MemoryService:
         import numpy as np
 
         key = self.embedder.model_id
-        with _UNRELATED_LOCK:
+        with _STATEMENT_LOCK:
             cache = _STATEMENT_VECTORS.setdefault(key, {})
             got = {ln: cache[ln] for ln in lines if ln in cache}
         todo = [ln for ln in lines if ln not in got]
         if todo:
             got.update(zip(todo, self.embedder.embed(todo, urgent=True), strict=True))
-            with _UNRELATED_LOCK:
+            with _STATEMENT_LOCK:
                 for ln in todo:
                     if len(cache) >= tuning.MEMORY_STATEMENT_CACHE_LINES:
                         cache.pop(next(iter(cache)))

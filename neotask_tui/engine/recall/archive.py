@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 @dataclass
 class _Index:
     events: list[Event]
+    texts: list[str]
+    """:func:`event_text` of each event."""
     bm25: BM25
     vectors: npt.NDArray[np.float32] | None = None
 
@@ -77,7 +79,7 @@ class ArchiveRecall:
         idx = self._cache.get(sig)
         if idx is None:
             texts = [event_text(e) for e in events]
-            idx = _Index(list(events), BM25([self._terms(t) for t in texts]))
+            idx = _Index(list(events), texts, BM25([self._terms(t) for t in texts]))
             if self.embedder is not None and texts:
                 import numpy as np
 
@@ -180,7 +182,7 @@ class ArchiveRecall:
                 spec = self.embedder.spec
                 offsets = spec.offsets
                 unrelated = unrelated_vectors(self.embedder)
-                texts = [event_text(e) for e in idx.events]
+                texts = idx.texts
 
                 def on_floor(mat: npt.NDArray[np.float32], passages_: Sequence[str],
                              refs: Mapping[str | None, npt.NDArray[np.float32]]) -> list[float]:

@@ -426,10 +426,11 @@ class Indexer:
             embed_pos: list[int] = []
             reuse: dict[int, str] = {}
             occ: dict[str, int] = {}
+            times = [msgs[m][3] for m in order]
             for mi, eid, text in keep:
                 _, role, _, ts = msgs[mi]
                 k = pos[mi]
-                first = exchange_start([msgs[m][3] for m in order], k, context_turns)
+                first = exchange_start(times, k, context_turns)
                 before = [tail(visible[order[j]]) for j in range(first, k)]
                 near = neighbour_excerpts([visible[m] for m in order], k, context_turns)
                 etext = "\n".join([*before, text])

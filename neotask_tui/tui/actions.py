@@ -7,10 +7,11 @@ import contextlib
 import functools
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
 
 from neotask_tui.commands import CommandResult, dispatch
 from neotask_tui.commands.intents import (
@@ -33,11 +34,15 @@ from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.messages import EditRequested
 from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.turns import TurnRenderer
+from neotask_tui.tui.typeahead import TypeAhead
 from neotask_tui.tui.widgets.transcript import Entry
 
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
     from neotask_tui.memory.types import ReindexStats
+
+
+_R = TypeVar("_R")
 
 
 class SlashCommands:
@@ -46,12 +51,13 @@ class SlashCommands:
     ``app`` is only used for what Textual's App offers (screens, themes, notifications, exit);
     ``configured_theme`` is ``ui.theme`` from the settings (a ``/theme`` choice is saved against it);
     ``regenerate`` streams the turn ``/retry`` (None) or ``/edit TEXT`` asks for, as part of the
-    command (so what was typed after the command waits for that turn too).
+    command (so what was typed after the command waits for that turn too); ``typeahead`` guards the
+    screens commands open.
     """
 
     def __init__(self, app: App[int], view: MainView, state: ChatState, engine: Engine, panels: Panels,
                  turns: TurnRenderer, configured_theme: str,
-                 regenerate: Callable[[str | None], Awaitable[None]]) -> None:
+                 regenerate: Callable[[str | None], Awaitable[None]], typeahead: TypeAhead) -> None:
         self.app = app
         self.view = view
         self.state = state
@@ -60,6 +66,13 @@ class SlashCommands:
         self.turns = turns
         self.configured_theme = configured_theme
         self.regenerate = regenerate
+        self.typeahead = typeahead
+
+    async def open_screen(self, screen: Screen[_R]) -> _R | None:
+        """Open ``screen`` and wait for its result; opened while you typed, your typing keeps going
+        to the prompt until you turn to it (``tui/typeahead.py``)."""
+        self.typeahead.opening(screen)
+        return await self.app.push_screen_wait(screen)
 
     async def show_result(self, line: str, res: CommandResult) -> None:
         """The command's text inline (errors as one-line notices with the usage)."""
@@ -103,22 +116,22 @@ class SlashCommands:
             case OpenInbox():
                 from neotask_tui.tui.screens.inbox import InboxScreen
 
-                await app.push_screen_wait(InboxScreen(self.engine, self.state.key))
+                await self.open_screen(InboxScreen(self.engine, self.state.key))
             case ShowContext(data=data):
                 from neotask_tui.tui.screens.context import ContextScreen
 
-                await app.push_screen_wait(ContextScreen(data))
+                await self.open_screen(ContextScreen(data))
             case ShowSearch(result=result):
                 from neotask_tui.tui.screens.search import SearchScreen
 
-                found = await app.push_screen_wait(SearchScreen(self.engine, result))
+                found = await self.open_screen(SearchScreen(self.engine, result))
                 if found and found[0] == "resume":  # "resume here" forked at a hit: go on there
                     self.state.key = found[1]
                     await self.panels.load_session()
             case ShowHelp(groups=groups):
                 from neotask_tui.tui.screens.help import HelpScreen
 
-                await app.push_screen_wait(HelpScreen(groups, self.key_bindings()))
+                await self.open_screen(HelpScreen(groups, self.key_bindings()))
             case CopyText() as copy:
                 await self.copy(copy)
             case AttachFiles() as attach:
@@ -206,7 +219,7 @@ class SlashCommands:
         """The sessions browser; resuming a key switches the app to it."""
         from neotask_tui.tui.screens.sessions import SessionsScreen
 
-        result = await self.app.push_screen_wait(SessionsScreen(self.engine, rows))
+        result = await self.open_screen(SessionsScreen(self.engine, rows))
         if result and result[0] == "resume":
             self.state.key = result[1]
             await self.panels.load_session()
@@ -226,7 +239,7 @@ class SlashCommands:
             await self.panels.refresh()
             return
         preview = review.preview
-        choice = await self.app.push_screen_wait(CompactReviewScreen(preview))
+        choice = await self.open_screen(CompactReviewScreen(preview))
         if choice is None:
             await self.view.add_entry(Entry(kind="notice", text="compaction cancelled — nothing changed"))
             return
@@ -235,7 +248,7 @@ class SlashCommands:
         try:
             from neotask_tui.commands.compaction import apply_review
 
-            done = await apply_review(self.engine, self.state.key, summary or preview.summary, instructions)
+            done = await apply_review(self.engine, self.state.key, summary, instructions)
         except Exception as e:  # surfaced inline; the session is unchanged when the commit fails
             await self.view.add_entry(Entry(kind="notice", text=f"compaction failed: {e}", level="error"))
             return

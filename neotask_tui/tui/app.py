@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -32,6 +33,7 @@ from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.messages import EditRequested, InboxChanged, PaletteCommandChosen
 from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.themes import chosen_theme, install_themes
+from neotask_tui.tui.typeahead import TypeAhead
 from neotask_tui.tui.widgets.footer import KeyFooter
 from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_alt_enter_as_ctrl_j
@@ -100,6 +102,7 @@ class NeotaskApp(App[int]):
         self.ready = asyncio.Event()
         self.startup_error: tuple[int, str] | None = None
         self.inputs = InputQueue(self, self.ready, self._show_queue)
+        self.typeahead = TypeAhead(self, lambda: self.view.prompt_area)
         self._panels: Panels | None = None
         self._turns: TurnRenderer | None = None
         self._commands: SlashCommands | None = None
@@ -108,6 +111,13 @@ class NeotaskApp(App[int]):
         read_alt_enter_as_ctrl_j()
         # Themes are registered and the configured one selected before any CSS is parsed.
         self._theme_notes = install_themes(self, chosen_theme(settings.ui.theme))
+
+    async def on_event(self, event: events.Event) -> None:
+        # A screen that opened while you typed passes your typing on to the prompt (tui/typeahead.py).
+        if isinstance(event, (events.Key, events.MouseDown, events.Paste)) and not event.is_forwarded \
+                and self.typeahead.take(event):
+            return
+        await super().on_event(event)
 
     def notify(self, message: str, *, title: str = "", **kw: Any) -> None:
         """Every notification (the app's and its screens') is shown inert and literally (never read
@@ -196,7 +206,8 @@ class NeotaskApp(App[int]):
             from neotask_tui.tui.actions import SlashCommands
 
             self._commands = SlashCommands(self, self.view, self.chat, self._engine(), self.panels, self.turns,
-                                           configured_theme=self.settings.ui.theme, regenerate=self.regenerate)
+                                           configured_theme=self.settings.ui.theme, regenerate=self.regenerate,
+                                           typeahead=self.typeahead)
         return self._commands
 
     # ------------------------------------------------------------------ engine startup
@@ -267,6 +278,7 @@ class NeotaskApp(App[int]):
         """Handle ``job`` after everything typed before it (now, when nothing runs). Refused (the
         queue is full, the app is quitting), the ``typed`` text goes back into the prompt."""
         behind = self.inputs.running
+        job = dataclasses.replace(job, typed=self.typeahead.typed)
         if self.inputs.submit(job):
             if behind is not None and len(self.screen_stack) > 1:  # the queue line is under this screen
                 self.notify(f"queued: {job.label} — runs after {behind}", timeout=4)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable, Coroutine
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -30,6 +31,11 @@ key held down, not a tuned figure."""
 
 LABEL_CHARS: Final = 32
 """How much of a queued input the prompt's queue line shows."""
+
+
+ASKED_TYPED: ContextVar[int | None] = ContextVar("asked_typed", default=None)
+"""In a job's worker: :attr:`Job.typed` (the prompt's count of typed characters when the job was
+asked for); None outside the queue's jobs."""
 
 
 def label_of(text: str) -> str:
@@ -52,11 +58,14 @@ class Job:
         label: How the queue line names it (:func:`label_of`).
         start: Makes the coroutine that does it (called when its turn comes, not before).
         group: The worker group it runs in (``turn`` for a message, ``command`` for a command).
+        typed: The prompt's count of typed characters when it was asked for (``PromptArea.typed``):
+            a screen it opens knows whether you typed since.
     """
 
     label: str
     start: Callable[[], Coroutine[Any, Any, None]]
     group: str
+    typed: int = 0
 
 
 class InputQueue:
@@ -77,6 +86,8 @@ class InputQueue:
         """The worker of the job running now (None between jobs)."""
         self.running: str | None = None
         """The label of the job running now."""
+        self.job: Job | None = None
+        """The job running now."""
 
     @property
     def busy(self) -> bool:
@@ -119,8 +130,9 @@ class InputQueue:
             while self._jobs and not self._closed:
                 job = self._jobs.popleft()
                 self._changed(self.waiting)
+                ASKED_TYPED.set(job.typed)  # the worker's task copies this context
                 worker = self._app.run_worker(job.start(), group=job.group, name=job.label)
-                self.current, self.running = worker, job.label
+                self.current, self.running, self.job = worker, job.label, job
                 try:
                     await worker.wait()
                 except WorkerCancelled:  # a stopped reply ends its job; the next one runs
@@ -130,6 +142,6 @@ class InputQueue:
                 except WorkerFailed:  # the app reports the error itself (and exits)
                     pass
                 finally:
-                    self.current = self.running = None
+                    self.current = self.running = self.job = None
         finally:
             self._runner = None

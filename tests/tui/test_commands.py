@@ -429,3 +429,102 @@ async def test_re_embedding_after_a_model_change_is_shown(
                                           for n in app._notifications), "the re-embed notice")
         notes = [n.message for n in app._notifications if n.message.startswith("memory: ")]
         assert any("1/1" in m and "done" in m for m in notes)
+
+
+async def _hold_the_queue(pilot: object, app: NeotaskApp) -> asyncio.Event:
+    """A job that runs until the returned event is set: what is asked for after it waits (as behind
+    a long reply)."""
+    from neotask_tui.tui.input_queue import Job
+
+    gate = asyncio.Event()
+    assert app.inputs.submit(Job("hold", gate.wait, "command"))
+    await wait_for(pilot, lambda: app.inputs.running == "hold", "the held job")
+    return gate
+
+
+async def test_a_review_that_opens_while_you_type_sends_your_typing_to_the_prompt(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
+    """F5 queued behind a reply, then typing the next message: the review opens under your fingers.
+    Its one-letter keys (``a`` accepts, ``e`` edits) must not take those letters (red team 18)."""
+    key = engine.default_key()
+    await _fill_session(engine, provider)
+    before = engine.current_record(key).session_id
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        gate = await _hold_the_queue(pilot, app)
+        await pilot.press("f5")
+        await pilot.press(*"next ")
+        gate.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review")
+        await pilot.press(*"agenda: ace", "backspace", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CompactReviewScreen) and not app.screen.editing  # type: ignore[attr-defined]
+        assert engine.current_record(key).session_id == before  # nothing compacted
+        assert app.main.query_one(Prompt).text == "next agenda: ac"  # every key kept, Enter sent nothing
+        await pilot.press("tab", "a")  # turning to the screen: its keys work again
+        await wait_for(pilot, lambda: engine.current_record(key).session_id != before, "the compaction")
+        head = next(e for e in engine.events(key) if e.type == "compaction")
+        assert head.data["summary"].strip()
+        assert app.main.query_one(Prompt).text == "next agenda: ac"
+
+
+async def test_a_review_asked_for_without_typing_after_takes_its_keys_at_once(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
+    key = engine.default_key()
+    await _fill_session(engine, provider)
+    before = engine.current_record(key).session_id
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        gate = await _hold_the_queue(pilot, app)
+        await pilot.press("f5")
+        gate.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: engine.current_record(key).session_id != before, "the compaction")
+        assert app.main.query_one(Prompt).text == ""
+
+
+async def test_an_inbox_that_opens_while_you_type_accepts_nothing_you_typed(
+        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    """Accepting a candidate puts it in long-term memory: only a key meant for the inbox may do it."""
+    agent = engine.parse_key(engine.default_key()).agent_id
+    await engine.state.inbox_add(agent, Candidate(text="I always prefer tabs over spaces", scope="user",
+                                                  reason="stated preference", source_ids=[2], explicit=True))
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        gate = await _hold_the_queue(pilot, app)
+        await pilot.press("ctrl+b", *"ok")
+        gate.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
+        await pilot.press(*" are we there", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, InboxScreen)
+        assert await engine.state.inbox_list(agent, status="accepted") == []
+        assert await engine.state.inbox_list(agent, status="rejected") == []
+        assert app.main.query_one(Prompt).text == "ok are we there"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, InboxScreen), "the inbox closed")
+        assert await engine.state.inbox_list(agent, status="accepted") == []
+
+
+async def test_the_review_refuses_a_summary_emptied_by_hand(app_factory: Callable[..., NeotaskApp], engine: Engine,
+                                                   provider: ScriptedProvider) -> None:
+    key = engine.default_key()
+    await _fill_session(engine, provider)
+    before = engine.current_record(key).session_id
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await _open_review(pilot, app)
+        await pilot.press("e")
+        app.screen.query_one("#review-editor").text = "  \n\n "  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, CompactReviewScreen)
+        assert engine.current_record(key).session_id == before
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, CompactReviewScreen), "the cancel")
+        assert engine.current_record(key).session_id == before

@@ -103,6 +103,10 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
     def action_accept(self) -> None:
         """Write the compaction with the draft (or the edited) summary."""
         text = self.query_one("#review-editor", TextArea).text if self.editing else str(self.preview.summary)
+        if self.editing and not text.strip():  # emptied by hand: most likely a slip, not a choice
+            self.notify("not accepted: the edited summary is empty — write one, or Esc to cancel",
+                        severity="error", timeout=5)
+            return
         self.dismiss(("accept", text))
 
     def action_edit(self) -> None:

@@ -1,0 +1,99 @@
+"""A screen that opens while you type does not take your typing.
+
+A command's screen can open seconds after you asked for it: the compaction review once its draft is
+written, the inbox or the sessions browser once the reply they were queued behind has ended. By
+then you may be typing your next message, and the screen's one-letter keys (``a`` accepts the
+compaction, or an inbox candidate into long-term memory; ``r`` restores a session) would act on
+letters meant for the prompt. So a screen that opens after you typed in the prompt since asking for
+it opens *guarded*: what you type (characters, pastes, Backspace, Ctrl+J) goes on into the prompt
+behind it, and Enter sends nothing while it is open, until you press any other key (Tab, an arrow,
+Esc, a shortcut) or click — from then on the screen takes keys as usual, starting with that one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual import events
+from textual.app import App
+from textual.screen import Screen
+from textual.widgets import TextArea
+
+from neotask_tui.tui.input_queue import ASKED_TYPED
+
+
+class TypeAhead:
+    """Guards the screens that open while you type (see the module's text).
+
+    ``area`` gives the prompt's text area, whose ``typed`` counts the characters typed into it.
+    """
+
+    def __init__(self, app: App[Any], area: Callable[[], TextArea]) -> None:
+        self._app = app
+        self._area = area
+        self._guarded: Screen[Any] | None = None
+        self._told = False
+
+    @property
+    def typed(self) -> int:
+        """The prompt's count of typed characters now."""
+        return int(getattr(self._area(), "typed", 0))
+
+    @property
+    def guarded(self) -> Screen[Any] | None:
+        """The screen keeping your typing for the prompt (None: keys go where they always do)."""
+        return self._guarded
+
+    def opening(self, screen: Screen[Any]) -> None:
+        """``screen`` is about to open. Opened by a job of the input queue, it is guarded when you typed
+        in the prompt since that job was asked for; opened right away (``/help``, a dialog of the
+        panels) it is not."""
+        asked = ASKED_TYPED.get()
+        if asked is not None and self.typed != asked:
+            self._guarded, self._told = screen, False
+        else:
+            self._guarded = None
+
+    def take(self, event: events.Event) -> bool:
+        """Handle ``event`` (not yet forwarded) for the guarded screen; True when it was taken (it
+        went to the prompt, or was an Enter that must not act on the screen)."""
+        screen = self._guarded
+        if screen is None:
+            return False
+        if self._app.screen is not screen:  # closed, or another screen is over it
+            if screen not in self._app.screen_stack:
+                self._guarded = None
+            return False
+        if isinstance(event, events.MouseDown):
+            self._guarded = None
+            return False
+        area = self._area()
+        if isinstance(event, events.Paste):
+            area.insert(event.text)
+            self._tell()
+            return True
+        if not isinstance(event, events.Key):
+            return False
+        if event.is_printable and event.character:
+            area.insert(event.character)
+        elif event.key == "backspace":
+            area.action_delete_left()
+        elif event.key == "ctrl+j":
+            area.insert("\n")
+        elif event.key == "enter":
+            self._app.notify("not sent: your text waits in the prompt until this screen is closed (Esc)",
+                             timeout=4)
+            return True
+        else:
+            self._guarded = None
+            return False
+        self._tell()
+        return True
+
+    def _tell(self) -> None:
+        if not self._told:
+            self._told = True
+            self._app.notify("this screen opened while you typed: your typing goes to the prompt — "
+                             "press Tab or an arrow key (or click) to use the screen, Esc to close it",
+                             timeout=6)

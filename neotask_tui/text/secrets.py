@@ -69,6 +69,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from neotask_tui.text.remember import REQUEST_PATTERN
+from neotask_tui.text.senders import LINE_PREFIX
 
 __all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_part",
            "redact_path",
@@ -1486,8 +1487,7 @@ _ANNOUNCE_ANSWER = re.compile(r"(?i)(?<![\w-])" + _ANSWER_WORD + r"s?(?![\w-])")
 # a value alone on its line, or after a request to remember ("Remember: V", "Запомни: V")
 # a pasted log or a bridged group chat puts the sender (and a time) before every line: "Bob: V",
 # "[2026-03-02 09:14] Bob: V", "<Bob> V" is the value alone on its line all the same
-_SPEAKER = (r"(?:\[[^\]\n]{1,40}\][ \t]*)?(?:[A-Z][\w'’.-]{0,30}(?:[ \t][A-Z][\w'’.-]{0,30}){0,2}:[ \t]+"
-            r"|<[^<>\s]{1,32}>[ \t]+)?")
+_SPEAKER = LINE_PREFIX
 _SPEAKER_PREFIX = re.compile(r"^" + _SPEAKER)
 _LONE = re.compile(r"^[ \t]*" + _SPEAKER + r"(?i:" + REQUEST_PATTERN + r")?"
                    r"[\"'`«]?([^\s\"'`«»]{6,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)

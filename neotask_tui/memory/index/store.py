@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from neotask_tui.errors import NeotaskError
 from neotask_tui.text import lexical
 from neotask_tui.text.bm25 import FieldIndex
+from neotask_tui.text.senders import SENDER_NAME
 
 if TYPE_CHECKING:
     import numpy as np
@@ -160,7 +161,7 @@ def _schema(dim: int) -> Any:
     )
 
 
-_SENDER = re.compile(r"^\s*([A-Z][\w'’.-]{0,30}(?: [A-Z][\w'’.-]{0,30}){0,2}):\s")
+_SENDER = re.compile(r"^\s*(" + SENDER_NAME + r"):\s")
 
 
 def _sender(text: str) -> str:

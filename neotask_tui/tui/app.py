@@ -114,9 +114,10 @@ class NeotaskApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         # A screen that opened while you typed passes your typing on to the prompt (tui/typeahead.py).
-        if isinstance(event, (events.Key, events.MouseDown, events.Paste)) and not event.is_forwarded \
-                and self.typeahead.take(event):
-            return
+        if isinstance(event, (events.Key, events.MouseDown, events.Paste)) and not event.is_forwarded:
+            if self.typeahead.take(event):
+                return
+            self.typeahead.note(event)
         await super().on_event(event)
 
     def notify(self, message: str, *, title: str = "", **kw: Any) -> None:
@@ -278,7 +279,7 @@ class NeotaskApp(App[int]):
         """Handle ``job`` after everything typed before it (now, when nothing runs). Refused (the
         queue is full, the app is quitting), the ``typed`` text goes back into the prompt."""
         behind = self.inputs.running
-        job = dataclasses.replace(job, typed=self.typeahead.typed)
+        job = dataclasses.replace(job, typed=self.typeahead.mark)
         if self.inputs.submit(job):
             if behind is not None and len(self.screen_stack) > 1:  # the queue line is under this screen
                 self.notify(f"queued: {job.label} — runs after {behind}", timeout=4)

@@ -58,8 +58,8 @@ class Job:
         label: How the queue line names it (:func:`label_of`).
         start: Makes the coroutine that does it (called when its turn comes, not before).
         group: The worker group it runs in (``turn`` for a message, ``command`` for a command).
-        typed: The prompt's count of typed characters when it was asked for (``PromptArea.typed``):
-            a screen it opens knows whether you typed since.
+        typed: How many characters had been typed into the prompt when it was asked for
+            (``TypeAhead.mark``): a screen it opens knows whether you typed since.
     """
 
     label: str

@@ -26,7 +26,11 @@ from neotask_tui.tui.input_queue import ASKED_TYPED
 class TypeAhead:
     """Guards the screens that open while you type (see the module's text).
 
-    ``area`` gives the prompt's text area, whose ``typed`` counts the characters typed into it.
+    ``area`` gives the prompt's text area. The app hands every key, click and paste to :meth:`take`
+    and then, if not taken, to :meth:`note`, as it arrives: before the key reaches a widget. A key
+    binding (F5) runs only after its key has bubbled up from the prompt to the app, behind the
+    characters typed right after it, so what was typed *before* a command was asked for is counted
+    when its key arrives (:attr:`mark`), not when its action runs.
     """
 
     def __init__(self, app: App[Any], area: Callable[[], TextArea]) -> None:
@@ -34,11 +38,20 @@ class TypeAhead:
         self._area = area
         self._guarded: Screen[Any] | None = None
         self._told = False
+        self.typed = 0
+        """Characters (and pastes) typed into the prompt so far, counted as they arrive."""
+        self.mark = 0
+        """:attr:`typed` when the last key that is not a character (or a click) arrived: what an
+        input asked for by that key (Enter, F5, Ctrl+B, a palette choice) counts as typed before it."""
 
-    @property
-    def typed(self) -> int:
-        """The prompt's count of typed characters now."""
-        return int(getattr(self._area(), "typed", 0))
+    def note(self, event: events.Event) -> None:
+        """Count ``event`` (a key, click or paste not taken by a guarded screen) as it arrives."""
+        typing = isinstance(event, events.Paste) or (
+            isinstance(event, events.Key) and event.is_printable and bool(event.character))
+        if not typing:
+            self.mark = self.typed
+        elif self._app.focused is self._area():
+            self.typed += 1
 
     @property
     def guarded(self) -> Screen[Any] | None:
@@ -50,7 +63,7 @@ class TypeAhead:
         in the prompt since that job was asked for; opened right away (``/help``, a dialog of the
         panels) it is not."""
         asked = ASKED_TYPED.get()
-        if asked is not None and self.typed != asked:
+        if asked is not None and self.typed > asked:
             self._guarded, self._told = screen, False
         else:
             self._guarded = None

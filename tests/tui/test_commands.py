@@ -469,6 +469,39 @@ async def test_a_review_that_opens_while_you_type_sends_your_typing_to_the_promp
         assert app.main.query_one(Prompt).text == "next agenda: ac"
 
 
+def _burst(app: NeotaskApp, key: str, text: str) -> None:
+    """``key`` and then ``text`` as a terminal delivers them typed fast: all queued before the app
+    handles the first (a key binding runs only once its key has bubbled up, behind the rest)."""
+    from textual import events
+
+    app.post_message(events.Key(key, None))
+    for ch in text:
+        app.post_message(events.Key("space" if ch == " " else ch, ch))
+
+
+async def test_typing_right_behind_f5_counts_as_typed_after_asking(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
+    """F5 then the next message, typed fast: F5's action runs after those characters reached the
+    prompt, but they were typed after asking, so the review that opens is guarded (tmux walk)."""
+    key = engine.default_key()
+    await _fill_session(engine, provider)
+    before = engine.current_record(key).session_id
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        gate = await _hold_the_queue(pilot, app)
+        _burst(app, "f5", "and also ")
+        await wait_for(pilot, lambda: app.main.query_one(Prompt).text == "and also " and app.inputs.waiting,
+                       "the typing and the queued /compact")
+        gate.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review")
+        await pilot.press(*"about a")
+        await pilot.pause()
+        assert isinstance(app.screen, CompactReviewScreen)
+        assert engine.current_record(key).session_id == before
+        assert app.main.query_one(Prompt).text == "and also about a"
+
+
 async def test_a_review_asked_for_without_typing_after_takes_its_keys_at_once(
         app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
     key = engine.default_key()

@@ -88,19 +88,12 @@ class PromptArea(TextArea):
                               "transcript_down"})
     """Ids of the bindings above: they run from :meth:`on_key`, in order with the keys typed around them."""
 
-    typed = 0
-    """How many characters (and pastes) were typed here: a screen that opens after this moved, since
-    it was asked for, opened while you typed (see ``tui/typeahead.py``)."""
-
     class ScrollTranscript(Message):
         """Scroll the transcript: ``how`` is ``page_up``, ``page_down``, ``up`` or ``down``."""
 
         def __init__(self, how: str) -> None:
             super().__init__()
             self.how = how
-
-    def on_paste(self, event: events.Paste) -> None:
-        self.typed += 1
 
     def action_newline(self) -> None:
         """Insert a line break."""
@@ -113,8 +106,6 @@ class PromptArea(TextArea):
     async def on_key(self, event: events.Key) -> None:
         # Runs before TextArea's own key handler; prevent_default() skips it (and the other base-class
         # handlers) for the keys the prompt handles.
-        if event.is_printable:
-            self.typed += 1
         prompt = self.parent
         if isinstance(prompt, Prompt) and prompt.prompt_key(event.key, self):
             event.stop()

@@ -247,6 +247,11 @@ deviations above the mean over all the compacted turns clears it too. One standa
 conventional "stands out from the background", chosen by that argument, not fitted (see the CHANGELOG
 for its effect on the LoCoMo dev set); the gate stays the absolute floor, so a message about nothing
 said earlier still recalls nothing."""
+RECALL_TIME_STEP_SECONDS: Final = 3600
+"""A recalled turn written this long after the last time its fence showed (the day's first line
+carries the date and time, later ones only an id) shows its own time of day: within an hour, a
+line read at the time above it is close enough; beyond, "deployed at 9, broke at 5" would read as
+one moment. Costs about four tokens per such line."""
 ARCHIVE_RRF_K: Final = 60
 """Reciprocal-rank fusion constant of the archive rankings (``1 / (k + rank)``; the usual 60)."""
 ARCHIVE_RRF_DEPTH: Final = 400

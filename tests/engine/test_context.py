@@ -71,6 +71,23 @@ def _turn(i: int, day: int, text: str) -> Event:
                  {"role": "user" if i % 2 else "assistant", "content": text})
 
 
+def test_a_recalled_turn_hours_after_the_time_shown_carries_its_own_time() -> None:
+    """Red team 18: lines after a day's first were read at its time even when written hours later."""
+    def at(i: int, hhmm: str) -> Event:
+        return Event("message", i, i - 1, f"2025-03-01T{hhmm}:00+00:00",
+                     {"role": "user" if i % 2 else "assistant", "content": f"turn {i}"})
+
+    lines = format_turns([at(1, "09:00"), at(2, "09:05"), at(3, "09:59"), at(4, "17:30"), at(5, "17:31"),
+                          at(9, "18:29"), at(10, "18:30")])
+    assert lines == ["[e:1 · 2025-03-01 Sat 09:00] user: turn 1",
+                     "assistant: turn 2",  # within the hour: read at 09:00, close enough
+                     "user: turn 3",
+                     "[e:4 · 17:30] assistant: turn 4",  # hours later, consecutive or not: its own time
+                     "user: turn 5",
+                     "[e:9] user: turn 9",
+                     "[e:10 · 18:30] assistant: turn 10"]  # an hour after the last time shown
+
+
 def test_recalled_consecutive_turns_carry_no_id_and_the_saving_is_refilled() -> None:
     turns = [_turn(i, 1 if i < 20 else 2, f"turn number {i} talks about topic {i} in some detail")
              for i in range(1, 40)]

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from neotask_tui.engine.compaction.summary import event_text
@@ -41,6 +42,7 @@ from neotask_tui.tuning import (
     ARCHIVE_OWN_TERM_MAX_SHARE,
     ARCHIVE_RRF_DEPTH,
     ARCHIVE_RRF_K,
+    RECALL_TIME_STEP_SECONDS,
 )
 
 if TYPE_CHECKING:
@@ -320,15 +322,18 @@ def format_turn(ev: Event) -> str:
     return f"[e:{ev.id} · {when}] {who}: {' '.join(event_text(ev).split())}"
 
 
+def _when(ev: Event) -> datetime | None:
+    """The event's time (None if its timestamp does not parse)."""
+    try:
+        return datetime.fromisoformat(ev.ts)
+    except ValueError:
+        return None
+
+
 def _day(ev: Event) -> str:
     """``2023-05-08 Mon 13:56`` from the event's ISO timestamp (the raw prefix if unparseable)."""
-    try:
-        from datetime import datetime
-
-        d = datetime.fromisoformat(ev.ts)
-        return d.strftime("%Y-%m-%d %a %H:%M")
-    except ValueError:
-        return ev.ts[:16].replace("T", " ")
+    d = _when(ev)
+    return d.strftime("%Y-%m-%d %a %H:%M") if d is not None else ev.ts[:16].replace("T", " ")
 
 
 def format_turns(turns: Sequence[Event]) -> list[str]:
@@ -336,25 +341,41 @@ def format_turns(turns: Sequence[Event]) -> list[str]:
 
     The first turn of each day carries its date, weekday and time (``[e:12 · 2023-05-08 Mon 13:56]``);
     the next turns of that day only their id (``[e:15]``) — the dates are what temporal questions
-    need, and repeating them on every line would cost a third of a short turn. A turn that directly
-    follows the previous line's event (id + 1, same day) carries no id at all (:data:`CONTINUATION_NOTE`):
-    the id costs 4 tokens, a sixth of a short chat turn.
+    need, and repeating them on every line would cost a third of a short turn — unless a turn came
+    :data:`~neotask_tui.tuning.RECALL_TIME_STEP_SECONDS` or more after the last time shown: it carries
+    its own time of day (``[e:40 · 18:02]``), so a line is never read as hours earlier than it was
+    written. A turn that directly follows the previous line's event (id + 1, same day, no time of
+    its own) carries no id at all (:data:`CONTINUATION_NOTE`): the id costs 4 tokens, a sixth of a
+    short chat turn.
     """
     out: list[str] = []
     day = ""
+    shown: datetime | None = None
     prev: Event | None = None
     for ev in turns:
         who = ev.role or ev.type
         text = " ".join(event_text(ev).split())
+        when = _when(ev)
         if ev.ts[:10] != day:
-            day = ev.ts[:10]
+            day, shown = ev.ts[:10], when
             out.append(f"[e:{ev.id} · {_day(ev)}] {who}: {text}")
+        elif when is not None and shown is not None and _seconds(when, shown) >= RECALL_TIME_STEP_SECONDS:
+            shown = when
+            out.append(f"[e:{ev.id} · {when.strftime('%H:%M')}] {who}: {text}")
         elif prev is not None and ev.id == prev.id + 1:
             out.append(f"{who}: {text}")
         else:
             out.append(f"[e:{ev.id}] {who}: {text}")
         prev = ev
     return out
+
+
+def _seconds(later: datetime, earlier: datetime) -> float:
+    """``later - earlier`` in seconds (0 when one is timezone-aware and the other is not)."""
+    try:
+        return (later - earlier).total_seconds()
+    except TypeError:
+        return 0.0
 
 
 CONTINUATION_NOTE = "a line without [e:N] is the event after the line above"

@@ -1,17 +1,21 @@
 """Quoted text and code in a message, masked so a reader of the user's own words skips them.
 
 A "Remember: …" or "always …" that the user quotes from someone else ('he said "remember: X"',
-«Всегда отвечай по-русски», — сказал он), writes inside code (inline backticks, a fenced block) or
-cites as a Markdown block quote (``> …``) is not the user's request. :func:`mask_quoted` returns the
-text with every character inside such a span replaced by ``x`` (line breaks kept, the quote marks
-themselves kept), so the result has the same length: a match found in the mask is a span of the
-original text, and the quoted words are still there to be shown.
+«Всегда отвечай по-русски», — сказал он), writes inside code (inline backticks, a fenced block),
+cites as a Markdown block quote (``> …``) or pastes as a chat log (lines of two or more senders,
+:func:`~neotask_tui.text.senders.pasted_log_lines`: "Bob: my name is Bob") is not the user's
+request. :func:`mask_quoted` returns the text with every character inside such a span replaced by
+``x`` (line breaks kept, the quote marks themselves kept), so the result has the same length: a
+match found in the mask is a span of the original text, and the quoted words are still there to
+be shown.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Final
+
+from neotask_tui.text.senders import pasted_log_lines
 
 MASK: Final = "x"
 """What a masked character becomes: a letter, so a quoted phrase still reads as one word
@@ -40,9 +44,12 @@ def _fill(chars: list[str], start: int, end: int) -> None:
 
 def mask_quoted(text: str) -> str:
     """``text`` with code and quoted text masked (see the module docstring); same length."""
-    if not any(c in text for c in "`~\"'«»“”„‘’>"):
+    logs = pasted_log_lines(text) if ":" in text or ">" in text else []
+    if not logs and not any(c in text for c in "`~\"'«»“”„‘’>"):
         return text
     chars = list(text)
+    for start, end in logs:
+        _fill(chars, start, end)
     fence: tuple[str, int] | None = None
     for m in _FENCE.finditer(text):
         mark = m.group(1)

@@ -101,3 +101,38 @@ async def test_open_small_talk_after_a_compaction_recalls_nothing(turns: list[st
 async def test_open_an_english_question_finds_a_russian_compacted_turn() -> None:
     (found,) = await _recalled(RU_TURNS, "Where did I go hiking?")
     assert "Эльбрус" in found
+
+
+PASTED_LOG = ("Here is what the team said yesterday:\n"
+              "Bob: My name is Bob and I always use vim.\n"
+              "[09:14] Alice: Remember: never deploy on Fridays.\n"
+              "<carol> I prefer dark mode\n")
+
+
+async def test_a_pasted_chat_log_is_not_the_users_own_facts_or_requests() -> None:
+    """Red team 18 (side observation): other people's lines in a pasted log became the user's stated
+    facts and were proposed for long-term memory ("My name is Bob")."""
+    from tests.faults.helpers import KEY, run_turn
+    from tests.faults.state_recall_support import state_engine
+
+    engine = state_engine()
+    try:
+        await run_turn(engine, PASTED_LOG + "I prefer tabs over spaces, always.", KEY)
+        inbox = [e.text for e in await engine.state.inbox_list("main")]
+        state = engine.state.block(KEY)
+        for theirs in ("Bob", "vim", "Fridays", "dark mode"):
+            assert not any(theirs in t for t in inbox), inbox
+            assert theirs not in state, state
+        assert any("tabs over spaces" in t for t in inbox), inbox  # the user's own line still counts
+    finally:
+        await engine.aclose()
+
+
+def test_one_line_with_a_sender_is_still_the_users_own() -> None:
+    """A single "Name: …" line (a user who writes that way, a transcript's one speaker) is not a log."""
+    from neotask_tui.text.quoted import mask_quoted
+
+    text = "Caroline: Remember: my sister lives in Lisbon."
+    assert mask_quoted(text) == text
+    two = "Caroline: Remember: my sister lives in Lisbon.\nCaroline: And always reply in English."
+    assert mask_quoted(two) == two  # one sender, two lines: still one person writing

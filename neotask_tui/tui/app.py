@@ -115,7 +115,7 @@ class NeotaskApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         # A screen that opened while you typed passes your typing on to the prompt (tui/typeahead.py).
         if isinstance(event, (events.Key, events.MouseDown, events.Paste)) and not event.is_forwarded:
-            if self.typeahead.take(event):
+            if await self.typeahead.take(event):
                 return
             self.typeahead.note(event)
         await super().on_event(event)

@@ -6,21 +6,36 @@ then you may be typing your next message, and the screen's one-letter keys (``a`
 compaction, or an inbox candidate into long-term memory; ``r`` restores a session) would act on
 letters meant for the prompt. So a screen that opens after you typed in the prompt since asking for
 it opens *guarded*: what you type (characters, pastes, Backspace, Ctrl+J) goes on into the prompt
-behind it, and Enter sends nothing while it is open, until you press any other key (Tab, an arrow,
-Esc, a shortcut) or click — from then on the screen takes keys as usual, starting with that one.
+behind it, and so do the prompt's editing keys (Delete, Home, End, Ctrl+W…); Enter sends nothing
+while it is open. A key that moves in the screen or closes it (Tab, an arrow, PageUp/PageDown,
+Esc) or a click turns you to it — from then on the screen takes keys as usual, starting with that
+one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from textual import events
 from textual.app import App
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import TextArea
 
 from neotask_tui.tui.input_queue import ASKED_TYPED
+
+TURN_KEYS: Final = frozenset({"tab", "shift+tab", "up", "down", "left", "right", "pageup", "pagedown", "escape"})
+"""The keys that turn you to a guarded screen (and then act on it): moving in it, or closing it."""
+
+
+def _editing_action(area: TextArea, key: str) -> str | None:
+    """The action ``area`` (the prompt) binds ``key`` to, if any (from its class bindings)."""
+    for cls in type(area).__mro__:
+        for binding in vars(cls).get("BINDINGS", ()):
+            if isinstance(binding, Binding) and key in (k.strip() for k in binding.key.split(",")):
+                return binding.action
+    return None
 
 
 class TypeAhead:
@@ -68,9 +83,15 @@ class TypeAhead:
         else:
             self._guarded = None
 
-    def take(self, event: events.Event) -> bool:
+    async def take(self, event: events.Event) -> bool:
         """Handle ``event`` (not yet forwarded) for the guarded screen; True when it was taken (it
-        went to the prompt, or was an Enter that must not act on the screen)."""
+        went to the prompt, or was an Enter that must not act on the screen).
+
+        Characters, pastes, Ctrl+J and the prompt's editing keys (Backspace, Delete, Home, End,
+        Ctrl+W, Ctrl+K, Ctrl+Z, Shift+arrows…: whatever the prompt binds) edit the prompt; Enter is
+        held. Only the keys that turn to the screen (:data:`TURN_KEYS`) or a click end the guard; any
+        other key (Ctrl+Q, a shortcut the app gives priority) does what it always does, and the
+        guard stays."""
         screen = self._guarded
         if screen is None:
             return False
@@ -88,21 +109,29 @@ class TypeAhead:
             return True
         if not isinstance(event, events.Key):
             return False
-        if event.is_printable and event.character:
-            area.insert(event.character)
-        elif event.key == "backspace":
-            area.action_delete_left()
-        elif event.key == "ctrl+j":
-            area.insert("\n")
-        elif event.key == "enter":
+        key = event.key
+        if key in TURN_KEYS:
+            self._guarded = None
+            return False
+        if key == "enter":
             self._app.notify("not sent: your text waits in the prompt until this screen is closed (Esc)",
                              timeout=4)
             return True
+        if event.is_printable and event.character:
+            area.insert(event.character)
+        elif key in self._app_priority_keys():
+            return False
+        elif (action := _editing_action(area, key)) is not None:
+            await area.run_action(action)
         else:
-            self._guarded = None
             return False
         self._tell()
         return True
+
+    def _app_priority_keys(self) -> set[str]:
+        """Keys the app binds with priority (Ctrl+Q, Ctrl+C, Ctrl+U…): they act as on the main screen."""
+        return {k for k, b in self._app.screen.active_bindings.items()
+                if b.binding.priority and b.node is self._app}
 
     def _tell(self) -> None:
         if not self._told:

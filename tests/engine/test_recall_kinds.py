@@ -324,6 +324,19 @@ def test_fence_names_each_kind_and_says_history_is_a_record() -> None:
     assert 'kind="this conversation"' not in text  # only the kinds present are explained
 
 
+def test_the_conversation_fence_says_an_assistant_line_may_have_been_wrong() -> None:
+    """Red team 18 (side observation): history said an assistant line is an earlier reply, not a
+    verified fact; the "this conversation" fence quoted the assistant's compacted replies without it."""
+    from neotask_tui.engine.context.assembly import fence_recall
+
+    text = fence_recall([RecallItem(id="archive:3-4", text=f"[e:3 · 2026-01-05 Mon 09:01] assistant: {HALLUCINATION}",
+                                    source="archived transcripts of this session", scope="session",
+                                    kind="conversation")])
+    head = text[:text.index("<recalled-memory")]
+    assert 'kind="this conversation"' in head
+    assert "an assistant line there is an earlier reply that may have been wrong" in head
+
+
 def test_recall_history_setting_is_validated() -> None:
     assert load_settings(env={"NEOTASK_MEMORY_RECALL_HISTORY": "all"}).memory.recall_history == "all"
     assert load_settings(env={}).memory.recall_history == "user"

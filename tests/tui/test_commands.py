@@ -543,6 +543,35 @@ async def test_an_inbox_that_opens_while_you_type_accepts_nothing_you_typed(
         assert await engine.state.inbox_list(agent, status="accepted") == []
 
 
+async def test_the_prompts_editing_keys_edit_the_prompt_behind_a_guarded_screen(
+        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    """Red team 19: Delete, Home, End or Ctrl+W turned the guarded inbox back to normal, and the next
+    letter accepted a candidate into MEMORY.md. Only a key that moves in the screen turns to it."""
+    agent = engine.parse_key(engine.default_key()).agent_id
+    await engine.state.inbox_add(agent, Candidate(text="I always prefer tabs over spaces", scope="user",
+                                                  reason="stated preference", source_ids=[2], explicit=True))
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        gate = await _hold_the_queue(pilot, app)
+        await pilot.press("ctrl+b", *"ok")
+        gate.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
+        prompt = app.main.query_one(Prompt)
+        await pilot.press("home", "delete", "a")
+        assert prompt.text == "ak"
+        await pilot.press("end", *" yes", "ctrl+w", "a", "ctrl+k", "ctrl+z", "e", "r")
+        await pilot.pause()
+        assert isinstance(app.screen, InboxScreen)
+        assert await engine.state.inbox_list(agent, status="accepted") == []
+        assert await engine.state.inbox_list(agent, status="rejected") == []
+        assert prompt.text.startswith("ak ") and prompt.text.endswith("er"), prompt.text
+        await pilot.press("down", "a")  # an arrow turns to the screen: its keys work again
+        await wait_for(pilot, lambda: not app.screen.entries, "the accept")  # type: ignore[attr-defined]
+        accepted = await engine.state.inbox_list(agent, status="accepted")
+        assert [e.text for e in accepted] == ["I always prefer tabs over spaces"]
+
+
 async def test_the_review_refuses_a_summary_emptied_by_hand(app_factory: Callable[..., NeotaskApp], engine: Engine,
                                                    provider: ScriptedProvider) -> None:
     key = engine.default_key()
@@ -553,11 +582,13 @@ async def test_the_review_refuses_a_summary_emptied_by_hand(app_factory: Callabl
         await wait_for(pilot, app.ready.is_set, "engine")
         await _open_review(pilot, app)
         await pilot.press("e")
-        app.screen.query_one("#review-editor").text = "  \n\n "  # type: ignore[attr-defined]
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, CompactReviewScreen)
-        assert engine.current_record(key).session_id == before
+        editor = app.screen.query_one("#review-editor")
+        for nothing in ("  \n\n ", "-", "## Current goal\n## Decisions\n- \n*", "\u00a0\u200b"):
+            editor.text = nothing  # type: ignore[attr-defined]
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, CompactReviewScreen), repr(nothing)
+            assert engine.current_record(key).session_id == before
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, CompactReviewScreen), "the cancel")
         assert engine.current_record(key).session_id == before

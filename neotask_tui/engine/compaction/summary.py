@@ -183,6 +183,12 @@ def _canonical_section(raw: str) -> str | None:
     return _ALIASES.get(key)
 
 
+def says_something(text: str) -> bool:
+    """Whether a summary text has at least one line with a word or a number (headings, bullets and
+    punctuation alone say nothing)."""
+    return any(any(c.isalnum() for c in ln.text) for ln in parse_summary(text).lines)
+
+
 def parse_summary(
     text: str,
     valid_ids: Iterable[int] | None = None,

@@ -9,6 +9,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
+from neotask_tui.engine.compaction.summary import says_something
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.widgets.markdown import SafeMarkdown as Markdown
 
@@ -103,9 +104,9 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
     def action_accept(self) -> None:
         """Write the compaction with the draft (or the edited) summary."""
         text = self.query_one("#review-editor", TextArea).text if self.editing else str(self.preview.summary)
-        if self.editing and not text.strip():  # emptied by hand: most likely a slip, not a choice
-            self.notify("not accepted: the edited summary is empty — write one, or Esc to cancel",
-                        severity="error", timeout=5)
+        if self.editing and not says_something(text):  # emptied by hand: most likely a slip, not a choice
+            self.notify("not accepted: the edited summary says nothing (headings or bullets alone) — "
+                        "write one, or Esc to cancel", severity="error", timeout=5)
             return
         self.dismiss(("accept", text))
 

@@ -237,3 +237,19 @@ async def test_a_state_panel_clear_during_a_reply_waits_its_turn(
         await pilot.press("escape")
         await _idle(pilot, app)
         assert engine.state.get(key).value("current_goal") is None
+
+
+async def test_the_input_history_file_keeps_the_order_inputs_were_sent_in(
+        app_factory: Callable[..., NeotaskApp]) -> None:
+    """Red team 19: twenty inputs sent in a burst came back from ↑ (after a restart) out of order:
+    each entry was appended by a thread of its own."""
+    from neotask_tui.tui.widgets.prompt import read_history
+
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.main.query_one(Prompt)
+        for i in range(30):
+            prompt.text = f"/goal g{i}"
+            prompt.submit()
+        await wait_for(pilot, lambda: len(read_history(prompt.history_path)) >= 30, "the history file")
+        assert read_history(prompt.history_path)[-30:] == [f"/goal g{i}" for i in range(30)]

@@ -10,6 +10,8 @@ message (and the path of ``/file``) shows the files and folders that complete th
 from __future__ import annotations
 
 import os
+import threading
+from collections import deque
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Final
@@ -139,6 +141,10 @@ class Prompt(Vertical):
         self._draft = ""
         self._matches: list[tuple[str, str]] = []
         self._partial: str | None = None
+        self._unsaved: deque[str] = deque()
+        """Entries sent but not yet appended to the history file, in the order sent."""
+        self._saving = threading.Lock()
+        self._saver_running = False
         """The path being completed (after ``@`` or ``/file``), when the suggestions are paths."""
 
     def compose(self) -> Any:
@@ -301,6 +307,22 @@ class Prompt(Vertical):
         self.query_one("#suggestions").display = False
         if not self.history or self.history[-1] != text:
             self.history.append(text)
-            path = self.history_path
-            self.run_worker(lambda: append_history(path, text), thread=True, group="history")
+            with self._saving:
+                self._unsaved.append(text)
+                start, self._saver_running = not self._saver_running, True
+            if start:  # one writer at a time, so the file keeps the order they were sent in
+                self.run_worker(self._save_history, thread=True, group="history")
         self.post_message(self.Submitted(text))
+
+    def _save_history(self) -> None:
+        """Append the entries sent so far to the history file, oldest first (a worker thread)."""
+        while True:
+            with self._saving:
+                if not self._unsaved:
+                    self._saver_running = False
+                    return
+                text = self._unsaved.popleft()
+            try:
+                append_history(self.history_path, text)
+            except OSError:  # a convenience, not a record (the transcript has the message): go on
+                continue

@@ -329,6 +329,10 @@ LOCAL_PREFILL_CHUNK_TOKENS: Final = 256
 abort callback also stops a chunk part-way). Smaller chunks notice a cancel sooner without the
 callback but read the prompt more slowly; ``bench/stop.py`` measures cancel → worker finished."""
 
+CLOSE_SETTLE_SECONDS: Final = 30.0
+"""How long closing the engine waits for an inbox decision still being written in a worker thread
+(an accept embeds the new memory: seconds, not minutes); past it the close goes on and the accept
+is finished by accepting again (it never writes a duplicate)."""
 LOCAL_CLOSE_WAIT_SECONDS: Final = 5.0
 """How long closing waits for a cancelled local generation to let go of the model before the
 model is left to the process exit (a quit never waits longer, and says it is finishing)."""

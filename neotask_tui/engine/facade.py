@@ -48,6 +48,7 @@ from neotask_tui.storage.search import SearchResult, parse_since
 from neotask_tui.storage.store import SessionStore, parse_ts
 from neotask_tui.text.clean import clean_text
 from neotask_tui.text.tokens import TokenCounter
+from neotask_tui.tuning import CLOSE_SETTLE_SECONDS
 
 PromptCounter = Callable[[list[ChatMessage]], int]
 """Exact token count of a whole prompt in the model's own chat format."""
@@ -121,7 +122,12 @@ class Engine:
 
     # ------------------------------------------------------------------ lifecycle of the engine
     async def aclose(self) -> None:
-        """Release the provider, memory service, search index and lock."""
+        """Release the provider, memory service, search index and lock, once an inbox decision
+        running in a worker thread (an accept whose caller was cancelled: the app quitting) has
+        ended, for at most :data:`~neotask_tui.tuning.CLOSE_SETTLE_SECONDS`."""
+        with contextlib.suppress(Exception):
+            if not await self.state.promotion.settle(CLOSE_SETTLE_SECONDS):
+                log.warning("closing while an inbox decision is still being written")
         if self._provider is not None:
             with contextlib.suppress(Exception):
                 await self._provider.aclose()

@@ -228,6 +228,30 @@ async def test_a_cancelled_accept_still_records_the_decision(clock: Clock) -> No
         await eng.aclose()
 
 
+async def test_closing_the_engine_mid_accept_lets_the_decision_finish_first(clock: Clock) -> None:
+    """Red team 19: Ctrl+Q a second after accepting left MEMORY.md written and the entry pending:
+    the app closed the engine (and its data-dir lock) under the accept's worker thread."""
+    import asyncio
+
+    from neotask_tui.memory.service import MemoryService
+
+    settings = make_settings()
+    settings.memory.enabled = True
+    eng = Engine(settings, provider=ScriptedProvider(), clock=clock, memory=MemoryService(settings.memory))
+    await say(eng, "Always use PostgreSQL for new services.")
+    task = asyncio.ensure_future(st(eng).inbox_accept("main", 1))
+    while "PostgreSQL" not in memory_md() and not task.done():
+        await asyncio.sleep(0.005)
+    task.cancel()  # the screen closed with the app; the thread goes on
+    await eng.aclose()
+    eng = Engine(settings, provider=ScriptedProvider(), clock=clock)
+    try:
+        assert memory_md().count("Always use PostgreSQL for new services") == 1
+        assert [x.status for x in await st(eng).inbox_list("main", status=None)] == ["accepted"]
+    finally:
+        await eng.aclose()
+
+
 @pytest.mark.parametrize("text, goal", [
     ("My goal is to ship the tz fix.", "ship the tz fix"),
     ("Моя цель — выпустить исправление часовых поясов.", "выпустить исправление часовых поясов"),

@@ -34,6 +34,18 @@ class Promotion:
         self._lock = asyncio.Lock()
         self._thread_lock = threading.Lock()
 
+    async def settle(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds) for an inbox change running in a worker thread to end:
+        closing the engine under an accept would leave the memory written and the entry pending.
+        False if it did not end in time."""
+        def wait() -> bool:
+            if not self._thread_lock.acquire(timeout=timeout):
+                return False
+            self._thread_lock.release()
+            return True
+
+        return await asyncio.to_thread(wait)
+
     def _locked(self, fn: Callable[..., InboxEntry | None], *args: Any) -> Any:
         """Run an inbox change in this thread under the thread lock (a worker thread outlives a
         cancelled caller, so the asyncio lock alone does not keep two changes apart)."""

@@ -134,8 +134,8 @@ def trim_middle(text: str, max_tokens: int, count: Callable[[str], int]) -> tupl
 
 _KIND_NOTES = {
     "memory": 'kind="memory": notes the user chose to keep in long-term memory.',
-    "conversation": ('kind="this conversation": earlier turns of this conversation, compacted out of the window; '
-                     "an assistant line there is an earlier reply that may have been wrong."),
+    "conversation": ('kind="this conversation": earlier turns of this conversation, compacted out of the window '
+                     "(an assistant line may have been wrong)."),
     "history": ('kind="history": what was said in other, earlier sessions, quoted with speaker and date: a '
                 "record of what was said then, not a verified fact; an assistant line there is an earlier "
                 "reply that may have been wrong."),

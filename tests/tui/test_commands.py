@@ -220,7 +220,14 @@ async def test_compaction_review_edit_commits_the_edited_summary(
         assert editor.display and app.screen.editing  # type: ignore[attr-defined]
         await pilot.press("a")  # types into the editor, does not accept
         assert isinstance(app.screen, CompactReviewScreen)
-        editor.text = editor.text + "\n\n## Notes\n- reviewed by hand [e:2]\n"  # type: ignore[attr-defined]
+        draft = editor.text  # type: ignore[attr-defined]
+        for nothing in ("  \n\n ", "-", "## Current goal\n## Decisions\n- \n*", "\u00a0\u200b"):
+            editor.text = nothing  # type: ignore[attr-defined]  # emptied by hand: refused, nothing written
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, CompactReviewScreen), repr(nothing)
+            assert not any(e.type == "compaction" for e in engine.events(key))
+        editor.text = draft + "\n\n## Notes\n- reviewed by hand [e:2]\n"  # type: ignore[attr-defined]
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: any(e.type == "compaction" for e in engine.events(key)), "the compaction")
         summary = next(e for e in engine.events(key) if e.type == "compaction").data["summary"]
@@ -442,6 +449,21 @@ async def _hold_the_queue(pilot: object, app: NeotaskApp) -> asyncio.Event:
     return gate
 
 
+async def _review_opening(pilot: object, app: NeotaskApp, typed: str, *, burst: bool = False) -> None:
+    """F5 queued behind a held job, then ``typed`` (``burst``: as a terminal delivers keys typed
+    fast, see :func:`_burst`), then the job ends and the review opens."""
+    await wait_for(pilot, app.ready.is_set, "engine")
+    gate = await _hold_the_queue(pilot, app)
+    if burst:
+        _burst(app, "f5", typed)
+        await wait_for(pilot, lambda: app.main.query_one(Prompt).text == typed and app.inputs.waiting,
+                       "the typing and the queued /compact")
+    else:
+        await pilot.press("f5", *typed)  # type: ignore[attr-defined]
+    gate.set()
+    await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review")
+
+
 async def test_a_review_that_opens_while_you_type_sends_your_typing_to_the_prompt(
         app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
     """F5 queued behind a reply, then typing the next message: the review opens under your fingers.
@@ -451,12 +473,7 @@ async def test_a_review_that_opens_while_you_type_sends_your_typing_to_the_promp
     before = engine.current_record(key).session_id
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
-        gate = await _hold_the_queue(pilot, app)
-        await pilot.press("f5")
-        await pilot.press(*"next ")
-        gate.set()
-        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review")
+        await _review_opening(pilot, app, "next ")
         await pilot.press(*"agenda: ace", "backspace", "enter")
         await pilot.pause()
         assert isinstance(app.screen, CompactReviewScreen) and not app.screen.editing  # type: ignore[attr-defined]
@@ -488,13 +505,7 @@ async def test_typing_right_behind_f5_counts_as_typed_after_asking(
     before = engine.current_record(key).session_id
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
-        gate = await _hold_the_queue(pilot, app)
-        _burst(app, "f5", "and also ")
-        await wait_for(pilot, lambda: app.main.query_one(Prompt).text == "and also " and app.inputs.waiting,
-                       "the typing and the queued /compact")
-        gate.set()
-        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review")
+        await _review_opening(pilot, app, "and also ", burst=True)
         await pilot.press(*"about a")
         await pilot.pause()
         assert isinstance(app.screen, CompactReviewScreen)
@@ -509,29 +520,36 @@ async def test_a_review_asked_for_without_typing_after_takes_its_keys_at_once(
     before = engine.current_record(key).session_id
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
-        gate = await _hold_the_queue(pilot, app)
-        await pilot.press("f5")
-        gate.set()
-        await wait_for(pilot, lambda: isinstance(app.screen, CompactReviewScreen), "the review")
+        await _review_opening(pilot, app, "")
         await pilot.press("a")
         await wait_for(pilot, lambda: engine.current_record(key).session_id != before, "the compaction")
         assert app.main.query_one(Prompt).text == ""
 
 
-async def test_an_inbox_that_opens_while_you_type_accepts_nothing_you_typed(
-        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
-    """Accepting a candidate puts it in long-term memory: only a key meant for the inbox may do it."""
+async def _a_candidate(engine: Engine) -> str:
+    """One pending inbox candidate; returns the agent id."""
     agent = engine.parse_key(engine.default_key()).agent_id
     await engine.state.inbox_add(agent, Candidate(text="I always prefer tabs over spaces", scope="user",
                                                   reason="stated preference", source_ids=[2], explicit=True))
+    return agent
+
+
+async def _open_the_inbox_typing(pilot: object, app: NeotaskApp, typed: str) -> None:
+    """Ctrl+B queued behind a held job, then ``typed``: the inbox opens while you type."""
+    await wait_for(pilot, app.ready.is_set, "engine")
+    gate = await _hold_the_queue(pilot, app)
+    await pilot.press("ctrl+b", *typed)  # type: ignore[attr-defined]
+    gate.set()
+    await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
+
+
+async def test_an_inbox_that_opens_while_you_type_accepts_nothing_you_typed(
+        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    """Accepting a candidate puts it in long-term memory: only a key meant for the inbox may do it."""
+    agent = await _a_candidate(engine)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
-        gate = await _hold_the_queue(pilot, app)
-        await pilot.press("ctrl+b", *"ok")
-        gate.set()
-        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
+        await _open_the_inbox_typing(pilot, app, "ok")
         await pilot.press(*" are we there", "enter")
         await pilot.pause()
         assert isinstance(app.screen, InboxScreen)
@@ -547,16 +565,10 @@ async def test_the_prompts_editing_keys_edit_the_prompt_behind_a_guarded_screen(
         app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
     """Red team 19: Delete, Home, End or Ctrl+W turned the guarded inbox back to normal, and the next
     letter accepted a candidate into MEMORY.md. Only a key that moves in the screen turns to it."""
-    agent = engine.parse_key(engine.default_key()).agent_id
-    await engine.state.inbox_add(agent, Candidate(text="I always prefer tabs over spaces", scope="user",
-                                                  reason="stated preference", source_ids=[2], explicit=True))
+    agent = await _a_candidate(engine)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
-        gate = await _hold_the_queue(pilot, app)
-        await pilot.press("ctrl+b", *"ok")
-        gate.set()
-        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
+        await _open_the_inbox_typing(pilot, app, "ok")
         prompt = app.main.query_one(Prompt)
         await pilot.press("home", "delete", "a")
         assert prompt.text == "ak"
@@ -570,25 +582,3 @@ async def test_the_prompts_editing_keys_edit_the_prompt_behind_a_guarded_screen(
         await wait_for(pilot, lambda: not app.screen.entries, "the accept")  # type: ignore[attr-defined]
         accepted = await engine.state.inbox_list(agent, status="accepted")
         assert [e.text for e in accepted] == ["I always prefer tabs over spaces"]
-
-
-async def test_the_review_refuses_a_summary_emptied_by_hand(app_factory: Callable[..., NeotaskApp], engine: Engine,
-                                                   provider: ScriptedProvider) -> None:
-    key = engine.default_key()
-    await _fill_session(engine, provider)
-    before = engine.current_record(key).session_id
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
-        await _open_review(pilot, app)
-        await pilot.press("e")
-        editor = app.screen.query_one("#review-editor")
-        for nothing in ("  \n\n ", "-", "## Current goal\n## Decisions\n- \n*", "\u00a0\u200b"):
-            editor.text = nothing  # type: ignore[attr-defined]
-            await pilot.press("ctrl+s")
-            await pilot.pause()
-            assert isinstance(app.screen, CompactReviewScreen), repr(nothing)
-            assert engine.current_record(key).session_id == before
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: not isinstance(app.screen, CompactReviewScreen), "the cancel")
-        assert engine.current_record(key).session_id == before

@@ -372,6 +372,8 @@ class NeotaskApp(App[int]):
         """
         engine = self.engine
         self.inputs.close()  # what waits is not run (it is in the input history, ↑)
+        with self.view.tolerant():
+            self.view.prompt.keep_draft()  # and so is what was typed and not sent
         turn = self.inputs.current
         if self.streaming and turn is not None:
             self.view.status.activity = "finishing… (stopping the reply)"

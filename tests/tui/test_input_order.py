@@ -253,3 +253,21 @@ async def test_the_input_history_file_keeps_the_order_inputs_were_sent_in(
             prompt.submit()
         await wait_for(pilot, lambda: len(read_history(prompt.history_path)) >= 30, "the history file")
         assert read_history(prompt.history_path)[-30:] == [f"/goal g{i}" for i in range(30)]
+
+
+async def test_quitting_keeps_the_unsent_prompt_text_in_the_input_history(
+        app_factory: Callable[..., NeotaskApp]) -> None:
+    """Red team 19: Ctrl+Q with text typed and not sent (or hidden behind a screen) lost it."""
+    from neotask_tui.tui.widgets.prompt import read_history
+
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        prompt = app.main.query_one(Prompt)
+        path = prompt.history_path
+        prompt.text = "/goal sent first"
+        prompt.submit()
+        prompt.text = "half a thought, not sent"
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running, "the exit")
+    assert read_history(path)[-2:] == ["/goal sent first", "half a thought, not sent"]

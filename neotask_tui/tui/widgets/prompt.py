@@ -9,6 +9,7 @@ message (and the path of ``/file``) shows the files and folders that complete th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections import deque
@@ -144,6 +145,9 @@ class Prompt(Vertical):
         self._unsaved: deque[str] = deque()
         """Entries sent but not yet appended to the history file, in the order sent."""
         self._saving = threading.Lock()
+        """Guards :attr:`_unsaved` and :attr:`_saver_running`."""
+        self._writing = threading.Lock()
+        """Held while an entry is taken and appended, so two writers never swap two entries."""
         self._saver_running = False
         """The path being completed (after ``@`` or ``/file``), when the suggestions are paths."""
 
@@ -317,12 +321,28 @@ class Prompt(Vertical):
     def _save_history(self) -> None:
         """Append the entries sent so far to the history file, oldest first (a worker thread)."""
         while True:
+            with self._writing:
+                with self._saving:
+                    if not self._unsaved:
+                        self._saver_running = False
+                        return
+                    text = self._unsaved.popleft()
+                self._append(text)
+
+    def _append(self, text: str) -> None:
+        with contextlib.suppress(OSError):  # a convenience, not a record (the transcript has the message)
+            append_history(self.history_path, text)
+
+    def keep_draft(self) -> None:
+        """The app is quitting: put the text not sent into the input history (after everything sent
+        before it, written now, in this thread), so ↑ brings it back at the next start."""
+        text = self.text
+        with self._writing:
             with self._saving:
-                if not self._unsaved:
-                    self._saver_running = False
-                    return
-                text = self._unsaved.popleft()
-            try:
-                append_history(self.history_path, text)
-            except OSError:  # a convenience, not a record (the transcript has the message): go on
-                continue
+                if text.strip() and (not self.history or self.history[-1] != text):
+                    self.history.append(text)
+                    self._unsaved.append(text)
+                pending = list(self._unsaved)
+                self._unsaved.clear()
+            for entry in pending:
+                self._append(entry)

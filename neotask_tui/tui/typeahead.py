@@ -4,9 +4,10 @@ A command's screen can open seconds after you asked for it: the compaction revie
 written, the inbox or the sessions browser once the reply they were queued behind has ended. By
 then you may be typing your next message, and the screen's one-letter keys (``a`` accepts the
 compaction, or an inbox candidate into long-term memory; ``r`` restores a session) would act on
-letters meant for the prompt. So a screen that opens after you typed in the prompt since asking for
-it opens *guarded*: what you type (characters, pastes, Backspace, Ctrl+J) goes on into the prompt
-behind it, and so do the prompt's editing keys (Delete, Home, End, Ctrl+W…); Enter sends nothing
+letters meant for the prompt. So a screen that opens after you typed since asking for it (in the
+prompt, the command palette, a dialog's input) opens *guarded*: what you type (characters, pastes,
+Ctrl+J) goes on into that field behind it, and so do its editing keys (Backspace, Delete, Home, End,
+Ctrl+W…); Enter sends nothing
 while it is open. A key that moves in the screen or closes it (Tab, an arrow, PageUp/PageDown,
 Esc) or a click turns you to it — from then on the screen takes keys as usual, starting with that
 one.
@@ -21,7 +22,8 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import TextArea
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
 
 from neotask_tui.tui.input_queue import ASKED_TYPED
 
@@ -29,9 +31,17 @@ TURN_KEYS: Final = frozenset({"tab", "shift+tab", "up", "down", "left", "right",
 """The keys that turn you to a guarded screen (and then act on it): moving in it, or closing it."""
 
 
-def _editing_action(area: TextArea, key: str) -> str | None:
-    """The action ``area`` (the prompt) binds ``key`` to, if any (from its class bindings)."""
-    for cls in type(area).__mro__:
+def _insert(field: Widget, text: str) -> None:
+    """Type ``text`` into a text field at its cursor."""
+    if isinstance(field, TextArea):
+        field.insert(text)
+    elif isinstance(field, Input):
+        field.insert_text_at_cursor(text)
+
+
+def _editing_action(field: Widget, key: str) -> str | None:
+    """The action ``field`` (the prompt, an input) binds ``key`` to, if any (from its class bindings)."""
+    for cls in type(field).__mro__:
         for binding in vars(cls).get("BINDINGS", ()):
             if isinstance(binding, Binding) and key in (k.strip() for k in binding.key.split(",")):
                 return binding.action
@@ -54,7 +64,11 @@ class TypeAhead:
         self._guarded: Screen[Any] | None = None
         self._told = False
         self.typed = 0
-        """Characters (and pastes) typed into the prompt so far, counted as they arrive."""
+        """Characters (and pastes) typed into a text field so far (the prompt, the palette, a
+        dialog's input), counted as they arrive."""
+        self._field: Widget | None = None
+        """The text field typed into last: a guarded screen's typing goes back there (the prompt if
+        it is gone, a closed palette)."""
         self.mark = 0
         """:attr:`typed` when the last key that is not a character (or a click) arrived: what an
         input asked for by that key (Enter, F5, Ctrl+B, a palette choice) counts as typed before it."""
@@ -63,10 +77,12 @@ class TypeAhead:
         """Count ``event`` (a key, click or paste not taken by a guarded screen) as it arrives."""
         typing = isinstance(event, events.Paste) or (
             isinstance(event, events.Key) and event.is_printable and bool(event.character))
+        focused = self._app.focused
         if not typing:
             self.mark = self.typed
-        elif self._app.focused is self._area():
+        elif isinstance(focused, (TextArea, Input)):
             self.typed += 1
+            self._field = focused
 
     @property
     def guarded(self) -> Screen[Any] | None:
@@ -102,9 +118,9 @@ class TypeAhead:
         if isinstance(event, events.MouseDown):
             self._guarded = None
             return False
-        area = self._area()
+        field = self._field if self._field is not None and self._field.is_attached else self._area()
         if isinstance(event, events.Paste):
-            area.insert(event.text)
+            _insert(field, event.text)
             self._tell()
             return True
         if not isinstance(event, events.Key):
@@ -118,11 +134,11 @@ class TypeAhead:
                              timeout=4)
             return True
         if event.is_printable and event.character:
-            area.insert(event.character)
+            _insert(field, event.character)
         elif key in self._app_priority_keys():
             return False
-        elif (action := _editing_action(area, key)) is not None:
-            await area.run_action(action)
+        elif (action := _editing_action(field, key)) is not None:
+            await field.run_action(action)
         else:
             return False
         self._tell()

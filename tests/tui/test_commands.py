@@ -561,6 +561,32 @@ async def test_an_inbox_that_opens_while_you_type_accepts_nothing_you_typed(
         assert await engine.state.inbox_list(agent, status="accepted") == []
 
 
+async def test_typing_in_the_palette_guards_the_screen_that_opens_over_it(
+        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    """Red team 20: Ctrl+B queued behind a reply, then typing in the command palette: the inbox opened
+    unguarded over it and the next "a" accepted a candidate. Typing in any text field counts, and
+    goes back to that field."""
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+
+    agent = await _a_candidate(engine)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        gate = await _hold_the_queue(pilot, app)
+        await pilot.press("ctrl+b", "ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await pilot.press(*"rea")
+        gate.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
+        await pilot.press("a", "backspace", "d")
+        await pilot.pause()
+        assert isinstance(app.screen, InboxScreen)
+        assert await engine.state.inbox_list(agent, status="accepted") == []
+        palette = next(s for s in app.screen_stack if isinstance(s, CommandPalette))
+        assert palette.query_one(Input).value == "read"
+
+
 async def test_the_prompts_editing_keys_edit_the_prompt_behind_a_guarded_screen(
         app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
     """Red team 19: Delete, Home, End or Ctrl+W turned the guarded inbox back to normal, and the next

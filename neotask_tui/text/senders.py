@@ -18,23 +18,41 @@ LINE_PREFIX: Final = r"(?:\[[^\]\n]{1,40}\][ \t]*)?(?:" + SENDER_NAME + r":[ \t]
 """What may stand before a chat line's text: a time in brackets, then ``Name: `` or ``<nick> ``
 (each optional; matches the empty string)."""
 
+_LOG_NAME = r"[A-ZА-ЯЁ][\w'’.-]{0,30}(?:[ \t][A-ZА-ЯЁ][\w'’.-]{0,30}){0,2}"
+# a Latin or Cyrillic capitalised name: a log's senders; the index's sender signal and the secret
+# scanner keep SENDER_NAME (their figures are measured with it)
+_TIME = r"(?P<time>\[[^\]\n]{1,40}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?[ \t]+)?"
 LOG_LINE: Final = re.compile(
-    r"^[ \t]*(?:\[[^\]\n]{1,40}\][ \t]*)?(?:(?P<name>" + SENDER_NAME + r"):[ \t]|<(?P<nick>[^<>\s]{1,32})>[ \t])",
+    r"^[ \t]*" + _TIME + r"(?:(?P<bold>\*\*)?(?P<name>" + _LOG_NAME + r")(?(bold)\*\*):[ \t]"
+    r"|<(?P<nick>[^<>\s]{1,32})>[ \t])",
     re.M)
-"""A line that starts with its sender (after an optional time in brackets); ``name`` or ``nick``
-is the sender."""
+"""A line that starts with its sender, after an optional time (``[09:14]``, ``14:02``): ``Name:``,
+``**Name**:`` (Slack, Markdown) or ``<nick>``; ``name`` or ``nick`` is the sender."""
+_REQUEST = re.compile(r"(?i)(?:remember|запомни(?:те)?)\b")
+"""A line that starts "Remember: …" is a request, not a sender called Remember."""
 
 
 def pasted_log_lines(text: str) -> list[tuple[int, int]]:
-    """The ``[start, end)`` spans of the lines of ``text`` that belong to a pasted chat log: lines
-    starting with a sender, when at least two different senders speak. One "Bob: …" line may be the
-    user's own way of writing; two people's lines are a record of a conversation, not the user's words.
+    """The ``[start, end)`` spans of the lines of ``text`` that belong to a pasted chat log.
+
+    A log is two or more different senders, each line starting with its sender (:data:`LOG_LINE`),
+    that look like a conversation: a line carries a time, a ``<nick>`` or a bold name, or a sender
+    speaks twice. A message of labelled lines ("Goal: …" / "Rules: …", "Note: …" / "Remember: …") is
+    the user's own structure, not a log; a single "Bob: …" line may be the user's own way of writing.
+    A log line's indented continuation lines belong to it.
     """
-    lines = [(m.start(), m.group("name") or m.group("nick")) for m in LOG_LINE.finditer(text)]
-    if len({who.casefold() for _, who in lines}) < 2:
+    found = [m for m in LOG_LINE.finditer(text) if not _REQUEST.match(m.group("name") or "")]
+    senders = [(m.group("name") or m.group("nick")).casefold() for m in found]
+    marked = any(m.group("time") or m.group("nick") or m.group("bold") for m in found)
+    if len(set(senders)) < 2 or not (marked or len(senders) > len(set(senders))):
         return []
     spans = []
-    for start, _ in lines:
-        end = text.find("\n", start)
-        spans.append((start, len(text) if end < 0 else end))
+    for m in found:
+        end = text.find("\n", m.start())
+        while end >= 0 and text[end + 1: end + 2] in (" ", "\t"):  # an indented continuation
+            nxt = text.find("\n", end + 1)
+            if not text[end + 1: len(text) if nxt < 0 else nxt].strip():
+                break
+            end = nxt
+        spans.append((m.start(), len(text) if end < 0 else end))
     return spans

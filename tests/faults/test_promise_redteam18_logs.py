@@ -136,3 +136,31 @@ def test_one_line_with_a_sender_is_still_the_users_own() -> None:
     assert mask_quoted(text) == text
     two = "Caroline: Remember: my sister lives in Lisbon.\nCaroline: And always reply in English."
     assert mask_quoted(two) == two  # one sender, two lines: still one person writing
+
+
+@pytest.mark.parametrize("log", [
+    "14:02 Bob: hi, I moved the job\n14:03 Alice: my working language is French",
+    "**Bob**: hi there\n**Alice**: my name is Alice Cooper",
+    "Боб: привет\nАлиса: меня зовут Алиса\nБоб: ок, Алиса",
+    "Bob: see below\n  remember: staging is db7\nAlice: ok\nBob: bye",
+])
+def test_common_chat_log_shapes_are_read_as_quoted(log: str) -> None:
+    """Red team 20: a time without brackets, bold names, Cyrillic names and an indented continuation
+    were still read as the user's own words."""
+    from neotask_tui.text.quoted import MASK, mask_quoted
+
+    masked = mask_quoted(log)
+    assert set(masked) <= {MASK, "\n"}, masked
+
+
+@pytest.mark.parametrize("text", [
+    "Note: we deploy on Fridays.\nRemember: staging is db2.",
+    "Goal: ship the importer fix\nRules: never use Redis\nDeadline: Friday",
+    "Запомни: сестра живёт в Лиссабоне.\nВажно: отвечай по-русски.",
+])
+def test_a_message_of_labelled_lines_is_the_users_own(text: str) -> None:
+    """Labelled lines ("Goal: …", "Note: …", "Remember: …") are the user's structure, not a log of
+    several senders: reading them as quoted would lose the user's own requests."""
+    from neotask_tui.text.quoted import mask_quoted
+
+    assert mask_quoted(text) == text

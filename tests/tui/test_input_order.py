@@ -267,7 +267,11 @@ async def test_quitting_keeps_the_unsent_prompt_text_in_the_input_history(
         path = prompt.history_path
         prompt.text = "/goal sent first"
         prompt.submit()
+        prompt.text = "/goal sent second"
+        prompt.submit()
+        prompt.text = "/goal sent first"  # recalled with ↑ and not sent again: already in the history
+        prompt.keep_draft()
         prompt.text = "half a thought, not sent"
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running, "the exit")
-    assert read_history(path)[-2:] == ["/goal sent first", "half a thought, not sent"]
+    assert read_history(path)[-3:] == ["/goal sent first", "/goal sent second", "half a thought, not sent"]

@@ -339,7 +339,7 @@ class Prompt(Vertical):
         text = self.text
         with self._writing:
             with self._saving:
-                if text.strip() and (not self.history or self.history[-1] != text):
+                if text.strip() and text not in self.history:  # one recalled with ↑ is there already
                     self.history.append(text)
                     self._unsaved.append(text)
                 pending = list(self._unsaved)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.memory.index.embedder import Embedder
-from neotask_tui.memory.index.models import pair_weights
+from neotask_tui.memory.index.models import ascii_share, passage_weights
 from neotask_tui.memory.search.relevance import (
     floor_similarity,
     relevant,
@@ -55,10 +55,29 @@ log = logging.getLogger(__name__)
 @dataclass
 class _Index:
     events: list[Event]
-    texts: list[str]
-    """:func:`event_text` of each event."""
     bm25: BM25
     vectors: npt.NDArray[np.float32] | None = None
+    floor: _FloorTexts | None = None
+    """What the relevance floor needs of the texts, whatever the message (with :attr:`vectors`)."""
+
+
+@dataclass(frozen=True)
+class _FloorTexts:
+    """Per turn, and per passage (a turn with the one after it), the ASCII share of the letters
+    (:func:`~neotask_tui.memory.index.models.ascii_share`) and the script
+    (:func:`~neotask_tui.memory.search.relevance.script`) the floor weighs and measures them by:
+    computed once per index, not on every message (a few tens of ms for a few hundred turns)."""
+
+    shares: list[float]
+    scripts: list[str | None]
+    pair_shares: list[float]
+    pair_scripts: list[str | None]
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> _FloorTexts:
+        pairs = [f"{a}\n{b}" for a, b in itertools.pairwise(texts)]
+        return cls([ascii_share(t) for t in texts], [script(t) for t in texts],
+                   [ascii_share(t) for t in pairs], [script(t) for t in pairs])
 
 
 class ArchiveRecall:
@@ -81,7 +100,7 @@ class ArchiveRecall:
         idx = self._cache.get(sig)
         if idx is None:
             texts = [event_text(e) for e in events]
-            idx = _Index(list(events), texts, BM25([self._terms(t) for t in texts]))
+            idx = _Index(list(events), BM25([self._terms(t) for t in texts]))
             if self.embedder is not None and texts:
                 import numpy as np
 
@@ -91,6 +110,7 @@ class ArchiveRecall:
                         vecs = self.embedder.embed([t for _, t in todo])
                         self._vectors.update({eid: vecs[i] for i, (eid, _) in enumerate(todo)})
                     idx.vectors = np.stack([self._vectors[e.id] for e in events])
+                    idx.floor = _FloorTexts.of(texts)
                 except Exception as e:  # dense is a bonus; BM25 still answers
                     log.warning("archive recall: embeddings unavailable (%s)", e)
             self._cache = {sig: idx}  # one lineage at a time is what a turn needs
@@ -176,7 +196,7 @@ class ArchiveRecall:
         pair_sims: list[float] | None = None
         floor_sims: list[float] | None = None  # on auto-recall's floor scale: what clears the floor
         floor_pairs: list[float] | None = None
-        if idx.vectors is not None and self.embedder is not None:
+        if idx.vectors is not None and idx.floor is not None and self.embedder is not None:
             try:
                 import numpy as np
 
@@ -184,16 +204,15 @@ class ArchiveRecall:
                 spec = self.embedder.spec
                 offsets = spec.offsets
                 unrelated = unrelated_vectors(self.embedder)
-                texts = idx.texts
+                ft = idx.floor
 
-                def on_floor(mat: npt.NDArray[np.float32], passages_: Sequence[str],
+                def on_floor(mat: npt.NDArray[np.float32], shares: Sequence[float], scripts: Sequence[str | None],
                              refs: Mapping[str | None, npt.NDArray[np.float32]]) -> list[float]:
-                    weights = np.array([pair_weights(spec, query, t) for t in passages_], dtype=np.float64)
-                    return [float(x) for x in floor_similarity(mat, qv, refs, weights,
-                                                               [script(t) for t in passages_])]
+                    weights = np.array(passage_weights(spec, query, shares), dtype=np.float64)
+                    return [float(x) for x in floor_similarity(mat, qv, refs, weights, scripts)]
 
                 sims = [float(x) for x in similarity(idx.vectors, qv, offsets)]
-                floor_sims = on_floor(idx.vectors, texts, unrelated)
+                floor_sims = on_floor(idx.vectors, ft.shares, ft.scripts, unrelated)
                 if passages and n > 1:
                     pairs = unit_parts(idx.vectors[:-1] + idx.vectors[1:], len(offsets))
                     pair_sims = [float(x) for x in similarity(pairs, qv, offsets)]
@@ -201,7 +220,7 @@ class ArchiveRecall:
                     # than either turn, so it is measured against unrelated text summed the same way
                     # (each reference with the next), not against single sentences.
                     paired = {k: unit_parts(v[:-1] + v[1:], len(offsets)) for k, v in unrelated.items() if len(v) > 1}
-                    floor_pairs = on_floor(pairs, [f"{a}\n{b}" for a, b in itertools.pairwise(texts)], paired)
+                    floor_pairs = on_floor(pairs, ft.pair_shares, ft.pair_scripts, paired)
             except Exception as e:
                 log.warning("archive recall: dense query failed (%s)", e)
 
@@ -330,10 +349,10 @@ def _when(ev: Event) -> datetime | None:
         return None
 
 
-def _day(ev: Event) -> str:
-    """``2023-05-08 Mon 13:56`` from the event's ISO timestamp (the raw prefix if unparseable)."""
-    d = _when(ev)
-    return d.strftime("%Y-%m-%d %a %H:%M") if d is not None else ev.ts[:16].replace("T", " ")
+def _day(ev: Event, when: datetime | None) -> str:
+    """``2023-05-08 Mon 13:56`` from the event's time ``when`` (:func:`_when`; the raw prefix of its
+    timestamp if that did not parse)."""
+    return when.strftime("%Y-%m-%d %a %H:%M") if when is not None else ev.ts[:16].replace("T", " ")
 
 
 def format_turns(turns: Sequence[Event]) -> list[str]:
@@ -358,7 +377,7 @@ def format_turns(turns: Sequence[Event]) -> list[str]:
         when = _when(ev)
         if ev.ts[:10] != day:
             day, shown = ev.ts[:10], when
-            out.append(f"[e:{ev.id} · {_day(ev)}] {who}: {text}")
+            out.append(f"[e:{ev.id} · {_day(ev, when)}] {who}: {text}")
         elif when is not None and shown is not None and _seconds(when, shown) >= RECALL_TIME_STEP_SECONDS:
             shown = when
             out.append(f"[e:{ev.id} · {when.strftime('%H:%M')}] {who}: {text}")

@@ -7,6 +7,7 @@ trained with a prefix on the query (and some on the passage), and score worse wi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -115,7 +116,14 @@ def pair_weights(spec: ModelSpec, query: str, passage: str) -> tuple[float, ...]
     of the two texts' ASCII shares. Its cosine of a Russian note is noise whatever the question's
     language: weighted in, it halves e5's evidence that "Am I allergic to anything?" is answered by
     "У меня аллергия на арахис."."""
-    return _weights(spec, min(ascii_share(query), ascii_share(passage)))
+    return passage_weights(spec, query, [ascii_share(passage)])[0]
+
+
+def passage_weights(spec: ModelSpec, query: str, shares: Sequence[float]) -> list[tuple[float, ...]]:
+    """:func:`pair_weights` of ``query`` with each passage whose :func:`ascii_share` is in ``shares``
+    (for passages judged against every message: their shares are computed once)."""
+    q = ascii_share(query)
+    return [_weights(spec, min(q, s)) for s in shares]
 
 
 def ascii_share(text: str) -> float:

@@ -2,8 +2,9 @@
 
 ``Bob: …``, ``Mary Ann: …``, ``[2026-03-02 09:14] Bob: …``, ``<bob> …``. One home for the shape,
 used where a line's sender matters: the secret scanner skips it (a value alone after a sender is
-still a value alone on its line), and the memory index keeps it (a question naming a person finds
-that person's lines).
+still a value alone on its line), the memory index keeps it (a question naming a person finds
+that person's lines), and the reader of the user's own words skips a pasted log
+(:func:`pasted_log_lines`, :mod:`neotask_tui.text.quoted`).
 """
 
 from __future__ import annotations
@@ -11,20 +12,31 @@ from __future__ import annotations
 import re
 from typing import Final
 
-SENDER_NAME: Final = r"[A-Z][\w'’.-]{0,30}(?:[ \t][A-Z][\w'’.-]{0,30}){0,2}"
+_BRACKETED_TIME = r"\[[^\]\n]{1,40}\][ \t]*"
+_NICK = r"[^<>\s]{1,32}"
+
+
+
+def _capitalised_words(capitals: str) -> str:
+    """One to three words, each starting with one of ``capitals`` (a character-class body)."""
+    word = "[" + capitals + r"][\w'’.-]{0,30}"
+    return word + r"(?:[ \t]" + word + r"){0,2}"
+
+
+SENDER_NAME: Final = _capitalised_words("A-Z")
 """A sender's name as it stands before a colon: one to three capitalised words."""
 
-LINE_PREFIX: Final = r"(?:\[[^\]\n]{1,40}\][ \t]*)?(?:" + SENDER_NAME + r":[ \t]+|<[^<>\s]{1,32}>[ \t]+)?"
+LINE_PREFIX: Final = r"(?:" + _BRACKETED_TIME + r")?(?:" + SENDER_NAME + r":[ \t]+|<" + _NICK + r">[ \t]+)?"
 """What may stand before a chat line's text: a time in brackets, then ``Name: `` or ``<nick> ``
 (each optional; matches the empty string)."""
 
-_LOG_NAME = r"[A-ZА-ЯЁ][\w'’.-]{0,30}(?:[ \t][A-ZА-ЯЁ][\w'’.-]{0,30}){0,2}"
+_LOG_NAME = _capitalised_words("A-ZА-ЯЁ")
 # a Latin or Cyrillic capitalised name: a log's senders; the index's sender signal and the secret
 # scanner keep SENDER_NAME (their figures are measured with it)
-_TIME = r"(?P<time>\[[^\]\n]{1,40}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?[ \t]+)?"
+_TIME = r"(?P<time>" + _BRACKETED_TIME + r"|\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?[ \t]+)?"
 LOG_LINE: Final = re.compile(
     r"^[ \t]*" + _TIME + r"(?:(?P<bold>\*\*)?(?P<name>" + _LOG_NAME + r")(?(bold)\*\*):[ \t]"
-    r"|<(?P<nick>[^<>\s]{1,32})>[ \t])",
+    r"|<(?P<nick>" + _NICK + r")>[ \t])",
     re.M)
 """A line that starts with its sender, after an optional time (``[09:14]``, ``14:02``): ``Name:``,
 ``**Name**:`` (Slack, Markdown) or ``<nick>``; ``name`` or ``nick`` is the sender."""

@@ -34,8 +34,8 @@ LABEL_CHARS: Final = 32
 
 
 ASKED_TYPED: ContextVar[int | None] = ContextVar("asked_typed", default=None)
-"""In a job's worker: :attr:`Job.typed` (the prompt's count of typed characters when the job was
-asked for); None outside the queue's jobs."""
+"""In a job's worker: :attr:`Job.typed` (how many characters had been typed into a text field when
+the job was asked for); None outside the queue's jobs."""
 
 
 def label_of(text: str) -> str:
@@ -58,8 +58,9 @@ class Job:
         label: How the queue line names it (:func:`label_of`).
         start: Makes the coroutine that does it (called when its turn comes, not before).
         group: The worker group it runs in (``turn`` for a message, ``command`` for a command).
-        typed: How many characters had been typed into the prompt when it was asked for
-            (``TypeAhead.mark``): a screen it opens knows whether you typed since.
+        typed: How many characters had been typed into a text field (the prompt, the palette, a
+            dialog) when it was asked for (``TypeAhead.mark``): a screen it opens knows whether you
+            typed since.
     """
 
     label: str
@@ -86,8 +87,6 @@ class InputQueue:
         """The worker of the job running now (None between jobs)."""
         self.running: str | None = None
         """The label of the job running now."""
-        self.job: Job | None = None
-        """The job running now."""
 
     @property
     def busy(self) -> bool:
@@ -132,7 +131,7 @@ class InputQueue:
                 self._changed(self.waiting)
                 ASKED_TYPED.set(job.typed)  # the worker's task copies this context
                 worker = self._app.run_worker(job.start(), group=job.group, name=job.label)
-                self.current, self.running, self.job = worker, job.label, job
+                self.current, self.running = worker, job.label
                 try:
                     await worker.wait()
                 except WorkerCancelled:  # a stopped reply ends its job; the next one runs
@@ -142,6 +141,6 @@ class InputQueue:
                 except WorkerFailed:  # the app reports the error itself (and exits)
                     pass
                 finally:
-                    self.current = self.running = self.job = None
+                    self.current = self.running = None
         finally:
             self._runner = None

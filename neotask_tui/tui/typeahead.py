@@ -7,10 +7,9 @@ compaction, or an inbox candidate into long-term memory; ``r`` restores a sessio
 letters meant for the prompt. So a screen that opens after you typed since asking for it (in the
 prompt, the command palette, a dialog's input) opens *guarded*: what you type (characters, pastes,
 Ctrl+J) goes on into that field behind it, and so do its editing keys (Backspace, Delete, Home, End,
-Ctrl+W…); Enter sends nothing
-while it is open. A key that moves in the screen or closes it (Tab, an arrow, PageUp/PageDown,
-Esc) or a click turns you to it — from then on the screen takes keys as usual, starting with that
-one.
+Ctrl+W…); Enter sends nothing while it is open. A key that moves in the screen or closes it (Tab,
+an arrow, PageUp/PageDown, Esc) or a click turns you to it — from then on the screen takes keys as
+usual, starting with that one.
 """
 
 from __future__ import annotations
@@ -84,14 +83,9 @@ class TypeAhead:
             self.typed += 1
             self._field = focused
 
-    @property
-    def guarded(self) -> Screen[Any] | None:
-        """The screen keeping your typing for the prompt (None: keys go where they always do)."""
-        return self._guarded
-
     def opening(self, screen: Screen[Any]) -> None:
         """``screen`` is about to open. Opened by a job of the input queue, it is guarded when you typed
-        in the prompt since that job was asked for; opened right away (``/help``, a dialog of the
+        in a text field since that job was asked for; opened right away (``/help``, a dialog of the
         panels) it is not."""
         asked = ASKED_TYPED.get()
         if asked is not None and self.typed > asked:
@@ -101,10 +95,10 @@ class TypeAhead:
 
     async def take(self, event: events.Event) -> bool:
         """Handle ``event`` (not yet forwarded) for the guarded screen; True when it was taken (it
-        went to the prompt, or was an Enter that must not act on the screen).
+        went to the field you were typing in, or was an Enter that must not act on the screen).
 
-        Characters, pastes, Ctrl+J and the prompt's editing keys (Backspace, Delete, Home, End,
-        Ctrl+W, Ctrl+K, Ctrl+Z, Shift+arrows…: whatever the prompt binds) edit the prompt; Enter is
+        Characters, pastes, Ctrl+J and the field's editing keys (Backspace, Delete, Home, End,
+        Ctrl+W, Ctrl+K, Ctrl+Z, Shift+arrows…: whatever the field binds) edit that field; Enter is
         held. Only the keys that turn to the screen (:data:`TURN_KEYS`) or a click end the guard; any
         other key (Ctrl+Q, a shortcut the app gives priority) does what it always does, and the
         guard stays."""
@@ -130,7 +124,7 @@ class TypeAhead:
             self._guarded = None
             return False
         if key == "enter":
-            self._app.notify("not sent: your text waits in the prompt until this screen is closed (Esc)",
+            self._app.notify("not sent: your text waits behind this screen until it is closed (Esc)",
                              timeout=4)
             return True
         if event.is_printable and event.character:
@@ -152,6 +146,6 @@ class TypeAhead:
     def _tell(self) -> None:
         if not self._told:
             self._told = True
-            self._app.notify("this screen opened while you typed: your typing goes to the prompt — "
+            self._app.notify("this screen opened while you typed: your typing goes where you were typing — "
                              "press Tab or an arrow key (or click) to use the screen, Esc to close it",
                              timeout=6)

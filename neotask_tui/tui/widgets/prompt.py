@@ -142,14 +142,15 @@ class Prompt(Vertical):
         self._draft = ""
         self._matches: list[tuple[str, str]] = []
         self._partial: str | None = None
+        """The path being completed (after ``@`` or ``/file``), when the suggestions are paths."""
         self._unsaved: deque[str] = deque()
         """Entries sent but not yet appended to the history file, in the order sent."""
         self._saving = threading.Lock()
-        """Guards :attr:`_unsaved` and :attr:`_saver_running`."""
+        """Guards :attr:`_unsaved` and :attr:`_saver_running` (held briefly, also on the app's thread)."""
         self._writing = threading.Lock()
-        """Held while an entry is taken and appended, so two writers never swap two entries."""
+        """Held while an entry is taken and appended (off the app's thread, but for :meth:`keep_draft`),
+        so two writers never swap two entries."""
         self._saver_running = False
-        """The path being completed (after ``@`` or ``/file``), when the suggestions are paths."""
 
     def compose(self) -> Any:
         suggestions = OptionList(id="suggestions")

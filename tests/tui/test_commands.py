@@ -281,6 +281,48 @@ async def test_inbox_accept_edit_reject(app_factory: Callable[..., NeotaskApp], 
         await wait_for(pilot, lambda: "inbox:" not in str(side.query_one("#recall-foot").render()), "count cleared")
 
 
+async def test_an_inbox_decision_in_flight_is_shown_and_not_taken_twice(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team 20 (low): while an accept was being written the inbox showed the entry as if nothing
+    happened, and a second ``a`` accepted it again (an error notice). It now says "accepting #1…" and
+    a second key waits for the first."""
+    agent = engine.parse_key(engine.default_key()).agent_id
+    await engine.state.inbox_add(agent, Candidate(text="I always prefer tabs over spaces", scope="user",
+                                                  reason="stated preference", source_ids=[2], explicit=True))
+    gate = asyncio.Event()
+    real = engine.state.inbox_accept
+    calls: list[int] = []
+
+    async def slow_accept(agent_id: str, n: int, scope: str | None = None) -> Any:
+        calls.append(n)
+        await gate.wait()  # the write takes its time (embedding, index)
+        return await real(agent_id, n, scope)
+
+    monkeypatch.setattr(engine.state, "inbox_accept", slow_accept)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
+        screen = app.screen
+        assert isinstance(screen, InboxScreen)
+        screen.query_one("#inbox-table").focus()
+        await pilot.press("a")
+        detail = screen.query_one("#inbox-detail")
+        await wait_for(pilot, lambda: "accepting #1" in str(detail.render()), "the accept in flight")
+        assert "(accepting…)" in str(screen.query_one("#inbox-why").render())
+        await pilot.press("a")
+        await wait_for(pilot, lambda: any("still accepting" in n.message for n in app._notifications),
+                       "the notice")
+        gate.set()
+        await wait_for(pilot, lambda: not screen.entries, "the accept")
+        assert calls == [1]
+        assert not [n.message for n in app._notifications if n.message.startswith("cannot")]
+        assert "accepting" not in str(screen.query_one("#inbox-detail").render())
+        accepted = await engine.state.inbox_list(agent, status="accepted")
+        assert [e.text for e in accepted] == ["I always prefer tabs over spaces"]
+
+
 async def test_recall_sidebar_never_recall_here(app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:

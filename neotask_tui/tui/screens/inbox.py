@@ -40,6 +40,9 @@ class InboxScreen(Screen[None]):
         self.key = key
         self.agent = engine.parse_key(key).agent_id
         self.entries: list[InboxEntry] = []
+        self.deciding: dict[int, str] = {}
+        """Entries with a decision in flight (number -> "accepting"/"rejecting"/"editing"): shown as
+        such, and a second key on one waits for the first to finish instead of deciding again."""
 
     def compose(self) -> Any:
         with Vertical(id="inbox-box"):
@@ -65,23 +68,28 @@ class InboxScreen(Screen[None]):
             cells = (str(e.n), inert(e.text)[:70], inert(e.scope), inert(e.reason)[:60],
                      inert(", ".join(e.failed)) or "—")
             table.add_row(*(Text(c) for c in cells))  # a str cell would be read as markup
-        self.query_one("#inbox-detail", Static).update(
-            f"{len(self.entries)} pending · a accept (writes to long-term memory with source and time) · "
-            "e edit · r reject (never proposed again)" if self.entries else "inbox is empty")
         self.app.post_message(InboxChanged(len(self.entries)))
         self.show_why()
+
+    def _show_detail(self) -> None:
+        busy = "".join(f" · {how} #{n}…" for n, how in sorted(self.deciding.items()))
+        self.query_one("#inbox-detail", Static).update(
+            f"{len(self.entries)} pending{busy} · a accept (writes to long-term memory with source and time) · "
+            "e edit · r reject (never proposed again)" if self.entries else "inbox is empty")
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self.show_why()
 
     def show_why(self) -> None:
         """The selected candidate in full under the table: its text, why it was proposed and each
-        criterion it fails with the reason (the table's cells are cut to fit)."""
+        criterion it fails with the reason (the table's cells are cut to fit); and the count line."""
+        self._show_detail()
         e = self._selected()
         if e is None:
             self.query_one("#inbox-why", Static).update("")
             return
-        lines = [f"#{e.n} {inert(e.text)}", f"why: {inert(e.reason)}"]
+        lines = [f"#{e.n} {inert(e.text)}" + (f" ({self.deciding[e.n]}…)" if e.n in self.deciding else ""),
+                 f"why: {inert(e.reason)}"]
         lines += [f"✗ {k}: {inert(str(e.criteria[k].get('why', '')))}" for k in e.failed if k in e.criteria]
         self.query_one("#inbox-why", Static).update("\n".join(lines))
 
@@ -89,10 +97,23 @@ class InboxScreen(Screen[None]):
         row = self.query_one(DataTable).cursor_row
         return self.entries[row] if 0 <= row < len(self.entries) else None
 
+    def _busy_or_selected(self, how: str) -> InboxEntry | None:
+        """The selected entry, now marked ``how`` (see :attr:`deciding`); ``None`` when nothing is
+        selected or the entry's decision is still in flight (said in a notice)."""
+        e = self._selected()
+        if e is None:
+            return None
+        if e.n in self.deciding:
+            self.notify(f"#{e.n}: still {self.deciding[e.n]}, wait for it to finish")
+            return None
+        self.deciding[e.n] = how
+        self.show_why()
+        return e
+
     @work(group="inbox-act")
     async def action_accept(self) -> None:
         """Accept the selected candidate."""
-        e = self._selected()
+        e = self._busy_or_selected("accepting")
         if e is None:
             return
         try:
@@ -100,27 +121,31 @@ class InboxScreen(Screen[None]):
             self.notify(f"remembered #{done.n} in {done.memory or 'long-term memory'}")
         except Exception as err:
             self.notify(f"cannot accept #{e.n}: {err}", severity="error")
+        finally:
+            self.deciding.pop(e.n, None)
         self.reload()
 
     @work(group="inbox-act")
     async def action_edit(self) -> None:
         """Edit the selected candidate's text."""
-        e = self._selected()
+        e = self._busy_or_selected("editing")
         if e is None:
             return
-        text = await self.app.push_screen_wait(InputModal(f"Edit candidate #{e.n}", e.text))
-        if not text:
-            return
         try:
-            await self.engine.state.inbox_edit(self.agent, e.n, text)
-        except Exception as err:
-            self.notify(f"cannot edit #{e.n}: {err}", severity="error")
+            text = await self.app.push_screen_wait(InputModal(f"Edit candidate #{e.n}", e.text))
+            if text:
+                try:
+                    await self.engine.state.inbox_edit(self.agent, e.n, text)
+                except Exception as err:
+                    self.notify(f"cannot edit #{e.n}: {err}", severity="error")
+        finally:
+            self.deciding.pop(e.n, None)
         self.reload()
 
     @work(group="inbox-act")
     async def action_reject(self) -> None:
         """Reject the selected candidate."""
-        e = self._selected()
+        e = self._busy_or_selected("rejecting")
         if e is None:
             return
         try:
@@ -128,6 +153,8 @@ class InboxScreen(Screen[None]):
             self.notify(f"rejected #{e.n}")
         except Exception as err:
             self.notify(f"cannot reject #{e.n}: {err}", severity="error")
+        finally:
+            self.deciding.pop(e.n, None)
         self.reload()
 
     def action_close(self) -> None:

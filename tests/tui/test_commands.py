@@ -248,6 +248,16 @@ async def test_context_screen_shows_the_ledger(app_factory: Callable[..., Neotas
         await wait_for(pilot, lambda: not isinstance(app.screen, ContextScreen), "back")
 
 
+async def _open_inbox(pilot: Any, app: NeotaskApp) -> InboxScreen:
+    """Ctrl+B, and the inbox's table focused once its entries are read."""
+    await pilot.press("ctrl+b")
+    await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
+    screen = app.screen
+    assert isinstance(screen, InboxScreen)
+    screen.query_one("#inbox-table").focus()
+    return screen
+
+
 async def test_inbox_accept_edit_reject(app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
     agent = engine.parse_key(engine.default_key()).agent_id
     for text in ("I always prefer tabs over spaces", "Our team deploys on Fridays only"):
@@ -259,11 +269,7 @@ async def test_inbox_accept_edit_reject(app_factory: Callable[..., NeotaskApp], 
         side = app.main.query_one(RecallSidebar)
         await wait_for(pilot, lambda: "inbox: 2 pending" in str(side.query_one("#recall-foot").render()),
                        "the inbox count")
-        await pilot.press("ctrl+b")
-        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
-        screen = app.screen
-        assert isinstance(screen, InboxScreen)
-        screen.query_one("#inbox-table").focus()
+        screen = await _open_inbox(pilot, app)
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, InputModal), "the edit dialog")
         app.screen.query_one("#modal-input").value = "I prefer tabs over spaces, always"  # type: ignore[attr-defined]
@@ -302,11 +308,7 @@ async def test_an_inbox_decision_in_flight_is_shown_and_not_taken_twice(
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")
-        await pilot.press("ctrl+b")
-        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.entries, "the inbox")
-        screen = app.screen
-        assert isinstance(screen, InboxScreen)
-        screen.query_one("#inbox-table").focus()
+        screen = await _open_inbox(pilot, app)
         await pilot.press("a")
         detail = screen.query_one("#inbox-detail")
         await wait_for(pilot, lambda: "accepting #1" in str(detail.render()), "the accept in flight")

@@ -653,8 +653,9 @@ class MemoryService:
 
         On top of the ranking:
 
-        - a message without a content word (``lexical.terms`` empty: "thanks!") recalls nothing, and a
-          passage without one ("ok") is not recalled;
+        - a message without a content word besides acknowledgements and greetings
+          (:func:`~neotask_tui.text.lexical.about_nothing`: "thanks!", "Okay, got it.", "Понятно.")
+          recalls nothing, and a passage without one ("ok") is not recalled;
         - nothing below the relevance floor (:func:`~.search.relevance.relevant`: most of the query's
           terms, or a similarity of at least :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`
           measured from the message's own closeness to unrelated text, each model's weight following
@@ -678,11 +679,11 @@ class MemoryService:
                                      min_score=self.settings.min_score)
         if refresh:
             self._refresh_for_turn(agent_id)
+        if lexical.about_nothing(query):
+            return []  # no content word besides courtesy and go-ons ("thanks!", "Okay, got it.", "Понятно.")
         hits = self.search(query, agent_id=agent_id, k=k * 3, sources=sources, exclude=exclude, params=params,
                            sync=False, relevance=True)
         n_terms = len(set(lexical.terms(query)))
-        if not n_terms:
-            return []  # a message without one content word ("thanks!", "спасибо!") is about nothing
         # A passage without one content word ("ok", "thanks!"; for a file passage, besides its headings:
         # a bare "# Memory") carries nothing to recall: on e5 such chatter is close to any other chatter.
         hits = [h for h in hits if relevant(_floor_cosine(h), len(h.matched), n_terms)

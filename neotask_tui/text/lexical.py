@@ -87,6 +87,48 @@ STOP_RU = frozenset(_RU.split())
 STOP_COURTESY = frozenset(_COURTESY.split())
 STOPWORDS = STOP_EN | STOP_RU | STOP_COURTESY
 
+_GOING_ON_WORDS = """yep yup yeah yea ya nope nah k kk sure right alright fine gotcha understood noted
+    interesting cool nice great good neat sweet agreed exactly absolutely definitely indeed totally
+    correct true hmm hmmm mhm uh huh ah aha haha hehe brb afk ttyl later continue proceed morning evening
+    понятно ясно ага угу точно верно согласен согласна круто класс здорово интересно понял поняла
+    принято норм нормально продолжай продолжим продолжаем дальше давай вернулся вернулась клево
+    прикольно"""
+_GOING_ON_PHRASES = """i'm back|im back|welcome back|got it|got you|makes sense|make sense|i see|sounds good|
+    sounds great|go ahead|go on|keep going|how are you|how are you today|how are you doing today|
+    how's it going|how is it going|what's up|
+    good afternoon|good night|tell me more|thanks a lot|that helps|one sec|one second|hold on|never mind|
+    no problem|no worries|fair enough|all right|of course|i understand|i agree|good point|nice one|
+    well done|hi there|hey there|see you|talk later|talk soon|can you help me|help me|
+    добрый день|доброе утро|добрый вечер|спокойной ночи|я вернулся|я вернулась|как дела|как ты|
+    как поживаешь|до встречи|без проблем|не за что"""
+GOING_ON: Final = frozenset(_GOING_ON_WORDS.split())
+"""Acknowledgements, greetings and go-ons ("yep", "interesting", "понятно"): words that say the
+conversation goes on, not what it is about. They are not stopwords (a passage's "an interesting
+bug" or "back pain" keeps its words); only a *message* made of them alone, with the phrases of
+:data:`GOING_ON_PHRASES`, stopwords and courtesy words, is about nothing (:func:`about_nothing`)."""
+GOING_ON_PHRASES: Final = tuple(sorted((tuple(p.split()) for p in _GOING_ON_PHRASES.split("|")), key=len, reverse=True))
+"""Several-word acknowledgements and greetings ("got it", "I'm back", "makes sense", "как дела"),
+as folded word tokens (:func:`words`): "back", "see" or "help" alone are about something."""
+
+
+def about_nothing(text: str) -> bool:
+    """Whether a message says only that the conversation goes on: no word of it is a term (see
+    :func:`terms`) once the acknowledgements and greetings of :data:`GOING_ON` and
+    :data:`GOING_ON_PHRASES` are set aside ("Okay, got it.", "Hey, I'm back.", "Interesting.",
+    "Понятно."). Auto-recall takes nothing for such a message: on an embedding model any small talk
+    is close in meaning to earlier small talk, which is not a reason to quote it."""
+    toks = words(text)
+    i, rest = 0, []
+    while i < len(toks):
+        hit = next((len(p) for p in GOING_ON_PHRASES if tuple(toks[i:i + len(p)]) == p), 0)
+        if hit:
+            i += hit
+            continue
+        rest.append(toks[i])
+        i += 1
+    return not terms(" ".join(w for w in rest if w not in GOING_ON))
+
+
 LANGUAGES: Final = (
     "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek", "hungarian", "italian",
     "norwegian", "portuguese", "romanian", "russian", "spanish", "swedish", "tamil", "turkish",

@@ -81,10 +81,16 @@ LOGS = ["Alice: the staging deploy failed again\nBob: which service?\nAlice: pay
         "Bob: lunch at the ramen place?\nAlice: sure, 12:30\nDave: count me in"]
 OPEN = [
     (RU_TURNS, "Расскажи анекдот."),  # same-language cosines are high: a Russian joke request clears the floor
+    ([f"Here is the log from our team chat:\n{log}" for log in LOGS], "Bob: ok"),  # small talk in the log's format
+]
+GOING_ON = [  # were open (strict xfails, README known limits) until session 20: lexical.about_nothing
     (RU_TURNS, "Понятно."),
     (TURNS, "Interesting."),  # close in meaning to the "Noted." replies, which bring the facts beside them
     (TURNS, "Yep"),
-    ([f"Here is the log from our team chat:\n{log}" for log in LOGS], "Bob: ok"),  # small talk in the log's format
+    # the same kind, not seen by the red team
+    (TURNS, "Sounds good!"), (TURNS, "Cool, makes sense."), (TURNS, "Alright, got it, thanks!"),
+    (TURNS, "Hmm, I see."), (TURNS, "Good morning! How are you today?"),
+    (RU_TURNS, "Ясно, спасибо."), (RU_TURNS, "Ок, понял."), (RU_TURNS, "Доброе утро! Как дела?"),
 ]
 
 
@@ -94,6 +100,22 @@ OPEN = [
 @pytest.mark.parametrize(("turns", "message"), OPEN, ids=[m for _, m in OPEN])
 async def test_open_small_talk_after_a_compaction_recalls_nothing(turns: list[str], message: str) -> None:
     assert await _recalled(turns, message) == [""]
+
+
+@pytest.mark.parametrize(("turns", "message"), GOING_ON, ids=[m for _, m in GOING_ON])
+async def test_an_acknowledgement_or_greeting_after_a_compaction_recalls_nothing(
+        turns: list[str], message: str) -> None:
+    assert await _recalled(turns, message) == [""]
+
+
+@pytest.mark.parametrize(("turns", "message", "found"), [
+    (TURNS, "Interesting, what was the Lisbon talk about?", "Rust async"),
+    (TURNS, "Got it. Where did I fly to for the conference?", "Lisbon"),
+    (RU_TURNS, "Понятно. Куда я лечу на конференцию?", "Казань"),
+], ids=["ack+question", "got it+question", "понятно+вопрос"])
+async def test_an_acknowledgement_with_a_question_still_recalls(turns: list[str], message: str, found: str) -> None:
+    (got,) = await _recalled(turns, message)
+    assert found in got
 
 
 @pytest.mark.xfail(strict=True, reason="red team 18, round 2, open: an English question about a Russian turn of "

@@ -176,3 +176,22 @@ def test_heading_words_left_in_a_file_rows_own_terms_by_the_previous_release_are
         assert any("food" in r["ctx"].split() for r in rows)  # the heading path still counts, once
     finally:
         svc.close()
+
+
+@pytest.mark.parametrize("message", [
+    "thanks!", "Okay, got it.", "Hey, I'm back.", "Interesting.", "Yep", "Sounds good!", "Cool, makes sense.",
+    "Good morning! How are you today?", "Понятно.", "Ок, понял.", "Ясно, спасибо.", "Доброе утро! Как дела?",
+])
+def test_a_message_that_only_says_the_conversation_goes_on_is_about_nothing(message: str) -> None:
+    assert lexical.about_nothing(message)
+
+
+@pytest.mark.parametrize("message", [
+    "What about my back?",  # "back" alone is about something; only "I'm back" is a greeting
+    "I see the logs are empty", "Help me with the migration", "Interesting, what was the Lisbon talk about?",
+    "What happened today?", "Tell me a joke.", "Bob: ok", "Куда я лечу?", "我们明天部署吗",
+])
+def test_a_message_with_one_word_about_something_is_not_about_nothing(message: str) -> None:
+    assert not lexical.about_nothing(message)
+    # and acknowledgements are no stopwords: a passage's "an interesting bug" keeps its words
+    assert "interest" in lexical.terms("an interesting bug")

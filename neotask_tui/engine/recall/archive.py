@@ -33,7 +33,7 @@ from neotask_tui.memory.search.relevance import (
 )
 from neotask_tui.storage.events import Event
 from neotask_tui.text.bm25 import BM25
-from neotask_tui.text.lexical import terms
+from neotask_tui.text.lexical import about_nothing, terms
 from neotask_tui.tuning import (
     ARCHIVE_FEEDBACK_MAX_SHARE,
     ARCHIVE_FEEDBACK_TERMS,
@@ -147,8 +147,9 @@ class ArchiveRecall:
         most :data:`~neotask_tui.tuning.ARCHIVE_OWN_TERM_MAX_SHARE` of the turns: a name, a place,
         an object — "When did Caroline go to the support group?" and the turn that says "I went to a
         support group yesterday") is evidence enough; other sessions' turns need most of the
-        message's terms. A message with no content term ("thanks!": courtesy words are stopwords)
-        recalls nothing.
+        message's terms. A message with no content term ("thanks!": courtesy words are stopwords;
+        nor one besides acknowledgements and greetings, :func:`~neotask_tui.text.lexical.about_nothing`:
+        "Okay, got it.", "Понятно.") recalls nothing.
         Once one of its own turns has cleared the floor (the message is about something said
         earlier), a turn whose cosine stands out from the others' (:func:`outliers`, at
         :data:`~neotask_tui.tuning.ARCHIVE_OWN_OUTLIER_Z` standard deviations) clears it too: an
@@ -180,8 +181,8 @@ class ArchiveRecall:
         if not events or not query.strip():
             return set(), {}
         q = set(self._terms(query))
-        if not q:
-            return set(), {}  # no content word ("thanks!", "спасибо!"): about nothing said before
+        if not q or about_nothing(query):
+            return set(), {}  # no content word ("thanks!", "Okay, got it.", "Понятно."): about nothing said before
         idx = self._index(events)
         n = len(idx.events)
         tfs = [tf.keys() for tf in idx.bm25.tf]  # set views, not copies: this runs on every turn

@@ -103,12 +103,22 @@ def _unreadable(st: os.stat_result, max_bytes: int) -> str | None:
     return None
 
 
+CONTROL_IN_NAME: Final = "a control character in its name"
+
+
+def control_in_name(name: str) -> bool:
+    """Whether a file or folder name holds a control character (C0, DEL or C1): such a name is never
+    read as memory, and ``memory add --file`` refuses to write one."""
+    return any(c < " " or "\x7f" <= c <= "\x9f" for c in name)
+
+
 def scan(workspace: Path, max_bytes: int) -> Scan:
     """Every memory file of a workspace (``MEMORY.md``, ``memory/**/*.md``) and what was skipped.
 
     Hidden entries (a name starting with ``.``) are ignored silently, as are files not ending in
-    ``.md``; symbolic links, special files, folders deeper than :data:`MAX_DEPTH` and files over
-    ``max_bytes`` are skipped and listed. Nothing is opened: only ``lstat``/``scandir``.
+    ``.md``; symbolic links, special files, folders deeper than :data:`MAX_DEPTH`, names holding a
+    control character (:func:`control_in_name`) and files over ``max_bytes`` are skipped and listed.
+    Nothing is opened: only ``lstat``/``scandir``.
     """
     out = Scan()
     link = paths.linked_part(workspace)
@@ -148,6 +158,10 @@ def scan(workspace: Path, max_bytes: int) -> Scan:
             if ent.name.startswith("."):
                 continue
             sub = f"{rel}/{ent.name}"
+            if control_in_name(ent.name):  # `memory add --file` refuses such a name: never read either
+                if ent.name.endswith(".md") or ent.is_dir(follow_symlinks=False):
+                    out.skipped.append(Skipped(sub, CONTROL_IN_NAME))
+                continue
             try:
                 if ent.is_symlink():
                     if ent.name.endswith(".md") or ent.is_dir():

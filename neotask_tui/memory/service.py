@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui import paths, tuning
 from neotask_tui.config import MemorySettings
-from neotask_tui.memory.files import MAX_DEPTH, MEMORY_DIR, MEMORY_FILE, SkipFile, read_text, read_tombstones
+from neotask_tui.memory.files import (
+    MAX_DEPTH,
+    MEMORY_DIR,
+    MEMORY_FILE,
+    SkipFile,
+    control_in_name,
+    read_text,
+    read_tombstones,
+)
 from neotask_tui.memory.forget import forget_chunk
 from neotask_tui.memory.index.chunking import (
     ENTRY_RE,
@@ -442,7 +450,7 @@ class MemoryService:
         body = text.strip()
         if not body:
             raise ValueError("nothing to remember: the text is empty")
-        if any(c < " " or "\x7f" <= c <= "\x9f" for c in file):  # a new file is named as typed
+        if control_in_name(file):  # a new file is named as typed; scan() would never read it
             raise ValueError(f"memory file name may not contain control characters: {file!r}")
         check_rel_path(file)  # before anything is written
         if not source.isalpha() or not source.islower():

@@ -521,6 +521,20 @@ def test_adding_to_a_file_that_would_never_be_read_is_refused(target: str, svc: 
             svc.get(A, target)
 
 
+@pytest.mark.parametrize("name", ["evil\x1b]0;TITLE\x07name.md", "a\nb.md", "c\x85d.md", "dir\x1b[31m/x.md"])
+def test_a_memory_file_with_a_control_character_in_its_name_is_never_read(
+        name: str, svc: MemoryService, ws: Path) -> None:
+    """Red team 21: ``memory add --file`` refused such a name as one "that would never be read", but a
+    file written there by hand was read, indexed and recalled. It is skipped and listed now."""
+    target = ws / "memory" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("# Evil\n\nThe qzxbanana7731 plantation note.\n")
+    stats = svc.reindex(A)
+    assert "a control character in its name" in _skipped(stats)
+    assert "qzxbanana7731" not in _texts(svc.search("qzxbanana7731 plantation", agent_id=A, k=3))
+    _assert_real_note_recalled(svc)
+
+
 def test_adding_at_the_deepest_read_level_is_indexed(svc: MemoryService, ws: Path) -> None:
     from neotask_tui.memory.files import MAX_DEPTH
 

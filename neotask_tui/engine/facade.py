@@ -495,6 +495,7 @@ class Engine:
             old = self.store.get(key)
             carried: list[Event] = []
             if reason == "reset" and old is not None:
+                carried = self._carried_state(key, "reset")  # what the reset ends, for the new session's audit
                 await self.state.on_reset(key, old.session_id)
             elif old is not None:
                 carried = self._carried_state(key, "new")

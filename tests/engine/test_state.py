@@ -120,6 +120,11 @@ async def test_ttl_manual_clear_and_reset(engine: Engine) -> None:
     old_state = fold(engine.store.events(old), engine.now())
     assert not old_state.active
     assert {e.field: e.expired_reason for e in old_state.expired}["temporary_preferences"] == "manual reset"
+    # ... and in the new session's audit, which `/state audit` and `neotask state --audit` show
+    # (red team 21: it was empty, so what /reset ended could not be found).
+    assert audit_reasons(engine) == {"temporary_preferences=answer briefly": "manual reset"}
+    r = await engine.new_session(KEY)  # what the reset ended is not carried by a /new after it
+    assert r.carried == 0 and s.get(KEY).active == []
 
 
 async def _migration_state(eng: Engine, clock: Clock) -> None:

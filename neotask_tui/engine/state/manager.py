@@ -486,20 +486,24 @@ class StateManager:
         and in scope — goal, rules, temporary preferences within their TTL… — with its original
         source, scope and absolute expiry, and the session-level expiry; time, events, ``/done``
         and scope changes then expire them in the new session as they would have in the old one.
-        Idle expiry (``idle``) is the lecture's "by time" end of a session: nothing is carried and
-        a ``reset`` record lists what it ended, for the audit (undoing the reset brings it back).
+        Idle expiry (``idle``) is the lecture's "by time" end of a session, and ``/reset``
+        (``reset``) the user's: nothing is carried and a ``reset`` record lists what it ended, so the
+        new session's audit (``/state audit``) says what ended, why and when (undoing the reset
+        brings it back).
         """
         now = self.engine.now()
         at = now.isoformat()
         old = self.engine.current_record(key).session_id
         view = self.get(key)
-        if reason == "idle":
-            minutes = self.engine.settings.session.idle_reset_minutes
+        if reason in ("idle", "reset"):
             if not view.active:
                 return []
+            minutes = self.engine.settings.session.idle_reset_minutes
+            why, source = ((f"idle expiry: no activity for {minutes} minutes", "idle expiry") if reason == "idle"
+                           else ("manual reset", "user command"))
             return [redact_tree({
-                "op": "reset", "reason": f"idle expiry: no activity for {minutes} minutes", "from_session": old,
-                "expired": [e.to_dict() for e in view.active], "source": "idle expiry", "at": at,
+                "op": "reset", "reason": why, "from_session": old,
+                "expired": [e.to_dict() for e in view.active], "source": source, "at": at,
             })]
         out: list[dict[str, Any]] = []
         for e in view.active:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from neotask_tui.commands.intents import ReviewCompaction
 from neotask_tui.commands.registry import CommandResult, command, split_args
+from neotask_tui.engine.compaction.guard import CHANGES
 
 if TYPE_CHECKING:
     from neotask_tui.engine.compaction.compactor import CompactionResult
@@ -42,9 +43,14 @@ def describe(res: CompactionResult) -> str:
     if d.get("rebuild"):
         meta += " · rebuilt from primary events"
     out = [f"**{head}** · {meta}", "", d["summary"] or "_(empty summary)_"]
-    if d.get("repaired"):
-        out += ["", "**Guard repaired** (the draft had lost these):"]
-        out += [f"- {r['kind']}: {r['text']}" for r in d["repaired"]]
+    restored = [r for r in d.get("repaired") or [] if r["kind"] not in CHANGES]
+    changed = [r for r in d.get("repaired") or [] if r["kind"] in CHANGES]
+    if restored:
+        out += ["", "**Guard restored** (the draft had lost these; they are in the summary above):"]
+        out += [f"- {r['kind']}: {r['text']}" for r in restored]
+    if changed:
+        out += ["", "**Guard changed** (what the draft said, and what the guard did with it):"]
+        out += [f"- {r['kind']}: {r['text']} — {CHANGES[r['kind']]}" for r in changed]
     if d.get("dropped"):
         out += ["", "**Not in the summary** (still in the archived transcript):"]
         out += [f"- {r['kind']}: {r['text']}" for r in d["dropped"]]

@@ -352,3 +352,29 @@ async def test_rolling_extractive_summary_stays_within_its_share_of_the_window(e
     # Rolling: what was said again is cited by its newest events; the oldest small talk left. (The ids
     # count the state record the first message's "Do not use Redis." adds as a session rule, at e:3.)
     assert "modern art museum and it was lovely. [e:51]" in text and "[e:13]" not in text
+
+
+async def test_an_identifier_that_is_also_inside_a_secret_stays_and_the_review_says_what_the_guard_changed(
+        engine: Engine) -> None:
+    """Red team 21 (medium): "latency 123 ms" lost its `123` from the summary because a GitHub token
+    elsewhere ends in "0123456789", and the review listed it (and the redacted token) under "Guard
+    repaired (the draft had lost these)" though neither was in the summary."""
+    from neotask_tui.commands.compaction import describe
+
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    lines = ["My goal is to migrate the invoicing service to Postgres 16 by Friday.",
+             f"The deploy token is {token}.", "Do not touch the ledger-v2 table."]
+    lines += [f"Log line {i}: batch {i * 7} took {i * 3} ms on host inv-{i % 5}." for i in range(45)]
+    scripted(engine).queue("ok")
+    await turn(engine, "\n".join(lines))
+    await chat(engine)
+    res = await engine.compact(KEY, preview=True)
+    idents = "\n".join(ln["text"] for ln in res.sections["Exact identifiers"])
+    assert "`123`" in idents and "`126`" in idents  # 41 * 3 and 42 * 3: both the user's
+    assert token not in res.summary and "0123456789" not in res.summary
+    shown = describe(res)
+    assert any(r["kind"] == "unsourced" for r in res.repaired)  # the redacted token left the identifiers
+    assert "unsourced" not in shown.partition("**Guard changed**")[0]  # ... which is no restoration
+    for r in res.repaired:
+        if r["kind"] == "unsourced":
+            assert f"- unsourced: {r['text']} — left out of the identifiers" in shown

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from neotask_tui.engine.compaction.extractive import extractive_summary
-from neotask_tui.engine.compaction.guard import CriticalItem, attributor, extract_items, guard
+from neotask_tui.engine.compaction.guard import CriticalItem, attributor, extract_items, guard, identifiers_in
 from neotask_tui.engine.compaction.inputs import (
     head_summary,
     is_context_event,
@@ -253,7 +253,7 @@ class Compactor:
         by_policy = self.use_model and model == EXTRACTIVE_MODEL and fb_reason is None and bool(source)
         note = self.summarizer_note() if by_policy else None
         known = _known_secrets(source)
-        items = _scrub_items(items, known)
+        items = _scrub_items(items, known, source)
         _scrub_summary(summary, known)
         report = guard(summary, items, source)
         _scrub_summary(summary, known)  # the guard re-adds items: none may bring a secret back
@@ -513,13 +513,22 @@ def _only_markers(text: str) -> bool:
     return not re.sub(r"\[REDACTED:[a-z_]{1,40}\]|[\s`'\".,;:]", "", text)
 
 
-def _scrub_items(items: list[CriticalItem], known: dict[str, str]) -> list[CriticalItem]:
-    """Items with secrets redacted; an identifier that is (part of) a secret is no item at all."""
+def _scrub_items(items: list[CriticalItem], known: dict[str, str],
+                 source: Sequence[Event] = ()) -> list[CriticalItem]:
+    """Items with secrets redacted; an identifier that is (part of) a secret is no item at all,
+    unless the compacted messages also give it outside every secret (``source``): the "123" of
+    "latency 123 ms" stays an identifier when a token elsewhere ends in "0123456789"."""
     out = []
+    outside: set[str] | None = None
     for it in items:
         if it.kind == "identifier" and (
             has_secrets(it.text) or any(it.text in v or v in it.text for v in known)
         ):
+            if not has_secrets(it.text) and not any(v in it.text for v in known):
+                if outside is None:
+                    outside = {t for ev in source for t in identifiers_in(_scrub_text(event_text(ev), known))}
+                if it.text in outside:
+                    out.append(it)
             continue
         text = _scrub_text(it.text, known)
         if MARKER_PREFIX in text and _only_markers(text):

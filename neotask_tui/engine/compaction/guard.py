@@ -764,6 +764,19 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
     return report
 
 
+CHANGES: Final[dict[str, str]] = {
+    "role": "said by the assistant or a tool, not you: its speaker is corrected",
+    "inverted": "removed: it says the opposite of a rule or decision still in force",
+    "moved": "moved to its own section",
+    "superseded": "marked as replaced by what was said later",
+    "stale goal": "removed from the current goal: a later goal replaced it",
+    "uncertain": "kept with its hedge, under assumptions",
+    "unsourced": "left out of the identifiers: no message of yours or a tool's gives it outside a secret",
+}
+"""The guard's changes to a draft, as the compaction review and ``/compact`` explains them (every other kind the guard
+reports is an item the draft had lost and the guard put back)."""
+
+
 _OWN_SECTION = frozenset(("identifier", "goal", "request", "done", "todo"))
 """Kinds a summary keeps only in their own section: the current goal said as a decision, or the
 latest request buried in the goal, is not where the next turn looks for it."""

@@ -9,6 +9,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
+from neotask_tui.engine.compaction.guard import CHANGES
 from neotask_tui.engine.compaction.summary import says_something
 from neotask_tui.text.terminal import inert
 from neotask_tui.tui.widgets.markdown import SafeMarkdown as Markdown
@@ -81,9 +82,15 @@ class CompactReviewScreen(ModalScreen[tuple[str, str] | None]):
                 yield TextArea(summary, id="review-editor", soft_wrap=True)
                 yield Static(f"Not covered by the summary ({len(dropped)})", classes="section-title")
                 yield Markdown(inert(dropped_markdown(dropped)) or "_nothing dropped_", id="review-dropped")
-                if repaired:
-                    yield Static(f"Repaired by the guard ({len(repaired)})", classes="section-title")
-                    yield Markdown(inert(dropped_markdown(repaired)), id="review-repaired")
+                restored = [d for d in repaired if d.get("kind") not in CHANGES]
+                changed = [{**d, "text": f"{d.get('text', '')} — {CHANGES[str(d.get('kind'))]}"}
+                           for d in repaired if d.get("kind") in CHANGES]
+                if restored:
+                    yield Static(f"Restored by the guard, in the summary ({len(restored)})", classes="section-title")
+                    yield Markdown(inert(dropped_markdown(restored)), id="review-repaired")
+                if changed:
+                    yield Static(f"Changed by the guard ({len(changed)})", classes="section-title")
+                    yield Markdown(inert(dropped_markdown(changed)), id="review-changed")
             with Horizontal(id="review-buttons"):
                 yield Button("Accept (a)", variant="primary", id="accept")
                 yield Button("Edit summary (e)", id="edit")

@@ -668,8 +668,11 @@ _MIX_WORD = re.compile(r"[A-Za-z\u0370-\u04ff]{1,256}")
 _WRAP_PREFIX = (r"gh[pousr]_|github_pat_|glpat-|gl(?:sa|c)_|AKIA|ASIA|sk-|sk_(?:live|test)_|rk_(?:live|test)_|"
                 r"xox[abposre]-|AIza|hf_|npm_|pypi-|eyJ|SG\.|shp(?:at|ca|pa|ss)_|do[opr]_v1_|hv[sbr]\.|"
                 r"sq0(?:atp|csp)-|ya29\.|GOCSPX-|HRKU-|dapi|NRAK-|PMAK-")
+# A next line that starts with a word and a space ("Do not touch…", "is my token") is the next
+# sentence, not the rest of the token: joined, the token's rule would take that word with it.
 _WRAP = re.compile(r"(?<![A-Za-z0-9_\-])(?:" + _WRAP_PREFIX + r")[A-Za-z0-9_\-.]{0,512}"
-                   r"(?:\r?\n[ \t]{0,16}[A-Za-z0-9_\-]{1,512}){1,8}(?![A-Za-z0-9_\-])")
+                   r"(?:\r?\n[ \t]{0,16}(?![A-Za-z][a-z]{0,15}[^\S\n])[A-Za-z0-9_\-]{1,512}){1,8}"
+                   r"(?![A-Za-z0-9_\-])")
 _WRAP_BREAK = re.compile(r"\r?\n[ \t]{0,16}")
 # a line continued with a backslash right after a token or an "=" (``OPENAI_API_KEY=sk-…\``,
 # ``export DB_PASSWORD=\``): the view joins it, so the rules see one token or one assignment

@@ -239,3 +239,21 @@ def test_a_bare_key_counts_only_near_a_network_word() -> None:
     assert redact_secrets(far) == far
     distant = "wifi is CafeNet. " + "We talked about many other things afterwards. " * 5 + "key: V3ryS3cret"
     assert redact_secrets(distant) == distant
+
+
+@pytest.mark.parametrize("text", [
+    "the deploy token is ghp_abcdefghijklmnopqrstuvwxyz0123456789.\nDo not touch the ledger-v2 table.",
+    "the deploy token is ghp_abcdefghijklmnopqrstuvwxyz0123456789\nis mine, do not share it.",
+])
+def test_a_token_at_the_end_of_a_line_does_not_take_the_next_sentences_first_word(text: str) -> None:
+    """Red team 21 (side finding): a known-prefix token at a line's end was joined with the next
+    line's first word as a wrapped token, so derived data read "[REDACTED:credential] not touch the
+    ledger-v2 table": the "Do" of a "do not" was gone."""
+    red = redact_secrets(text)
+    assert "ghp_" not in red and "0123456789" not in red
+    assert red.split("]", 1)[1].lstrip(".\n").split()[0] in ("Do", "is")
+
+
+def test_a_token_wrapped_onto_the_next_line_is_still_redacted_whole() -> None:
+    text = "key ghp_abcdefghijklmnopq\nrstuvwxyz0123456789 here"
+    assert redact_secrets(text) == "key [REDACTED:github_token] here"

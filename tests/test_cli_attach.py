@@ -29,3 +29,19 @@ def test_cli_send_attaches_files_and_refuses_binary(tmp_path: Path) -> None:
     r = _neotask("transcript", KEY, "--json")
     user = next(e for e in json.loads(r.stdout) if e.get("role") == "user")
     assert user["content"] == "what day?" and user["attachments"][0]["text"] == notes.read_text()
+
+
+def test_an_attached_files_name_is_inert_in_a_markdown_export(tmp_path: Path) -> None:
+    """Red team 21 (low): a Markdown export wrote an attached file's name with its ESC and BEL bytes,
+    so ``cat`` of the export set the terminal's title; the app and the CLI show it inert."""
+    name = tmp_path / "cfg-\x1b]0;PWNED\x07.env"
+    name.write_text("LOG_LEVEL=debug\n")
+    r = _neotask("send", "what level?", "--file", str(name))
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "export.md"
+    r = _neotask("transcript", KEY, "--format", "md", "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    attached = next(line for line in text.splitlines() if line.startswith("attached:"))
+    assert "\x1b" not in attached and "\x07" not in attached
+    assert "PWNED" in attached and "LOG_LEVEL=debug" in text

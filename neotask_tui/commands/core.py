@@ -20,6 +20,7 @@ from neotask_tui.commands.registry import (
 from neotask_tui.engine.context.attachments import attachments_of
 from neotask_tui.errors import NeotaskError
 from neotask_tui.storage.events import Event, superseded_ids
+from neotask_tui.text.terminal import inert
 from neotask_tui.tuning import EXPORT_DATA_DIR_DEPTH
 
 if TYPE_CHECKING:
@@ -150,7 +151,8 @@ def export_markdown(events: list[Event]) -> str:
             out.append(f"## {e.role} · e:{e.id} · {e.ts}{mark}\n\n{e.content}\n")
             for a in attachments_of(e.data):  # the file as it was attached (redacted), in a fence it cannot close
                 ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", a.text)), default=0) + 1)
-                out.append(f"attached: {inline_code(a.summary())}\n\n{ticks}\n{a.text.rstrip(chr(10))}\n{ticks}\n")
+                name = inline_code(inert(a.summary()))  # a file name is no text of yours: shown inert
+                out.append(f"attached: {name}\n\n{ticks}\n{a.text.rstrip(chr(10))}\n{ticks}\n")
         elif e.type == "compaction":
             out.append(f"## compaction · e:{e.id}\n\n{e.data.get('summary', '')}\n")
         elif e.type in ("tool_call", "tool_result"):

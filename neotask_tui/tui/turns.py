@@ -122,8 +122,9 @@ class TurnRenderer:
             gauge.for_call = "this"
             gauge.ledger = e.ledger
         elif isinstance(e, ev.TurnStarted):
-            if self.asked is not None:
+            if self.asked is not None:  # its id in the header at once: `/copy e:N`, `/edit`, `/fork` name it
                 self.asked.entry.event_id = e.user_event_id
+                self.asked.set_status(self.asked.entry.status, f"e:{e.user_event_id}")
         elif isinstance(e, ev.TurnDone):
             view = await self._reply_view()
             await view.finish()

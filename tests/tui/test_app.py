@@ -53,6 +53,11 @@ async def test_sending_streams_a_reply(app_factory: Callable[..., NeotaskApp], p
         assert [v.entry.text for v in _views(app, "user")] == ["what's the plan?"]
         stored = [e for e in engine.events(engine.default_key()) if e.type == "message"]
         assert [(e.role, e.content) for e in stored] == [("user", "what's the plan?"), ("assistant", REPLY)]
+        # the message's id is in its header as soon as it is stored (red team 21: "you" alone, so
+        # `/copy e:N` meant guessing N)
+        user = _views(app, "user")[0]
+        assert user.entry.meta == f"e:{stored[0].id}"
+        assert f"e:{stored[0].id}" in str(user.query_one(".msg-header").render())
 
 
 async def test_escape_stops_streaming_and_keeps_the_partial_text(

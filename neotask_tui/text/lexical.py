@@ -90,9 +90,10 @@ STOPWORDS = STOP_EN | STOP_RU | STOP_COURTESY
 _GOING_ON_WORDS = """yep yup yeah yea ya nope nah k kk sure right alright fine gotcha understood noted
     interesting cool nice great good neat sweet agreed exactly absolutely definitely indeed totally
     correct true hmm hmmm mhm uh huh ah aha haha hehe brb afk ttyl later continue proceed morning evening
+    much many lot lots ton tons heaps big huge truly super u ya everyone everybody guys folks y'all
     понятно ясно ага угу точно верно согласен согласна круто класс здорово интересно понял поняла
     принято норм нормально продолжай продолжим продолжаем дальше давай вернулся вернулась клево
-    прикольно"""
+    прикольно большое огромное премного очень всем вам тебе спасибочки спасибки"""
 _GOING_ON_PHRASES = """i'm back|im back|welcome back|got it|got you|makes sense|make sense|i see|sounds good|
     sounds great|go ahead|go on|keep going|how are you|how are you today|how are you doing today|
     how's it going|how is it going|what's up|
@@ -102,8 +103,9 @@ _GOING_ON_PHRASES = """i'm back|im back|welcome back|got it|got you|makes sense|
     добрый день|доброе утро|добрый вечер|спокойной ночи|я вернулся|я вернулась|как дела|как ты|
     как поживаешь|до встречи|без проблем|не за что"""
 GOING_ON: Final = frozenset(_GOING_ON_WORDS.split())
-"""Acknowledgements, greetings and go-ons ("yep", "interesting", "понятно"): words that say the
-conversation goes on, not what it is about. They are not stopwords (a passage's "an interesting
+"""Acknowledgements, greetings and go-ons ("yep", "interesting", "понятно"), with the intensifiers
+and addressees that go with them ("thank you *so much*", "спасибо *большое*", "hi *everyone*"):
+words that say the conversation goes on, not what it is about. They are not stopwords (a passage's "an interesting
 bug" or "back pain" keeps its words); only a *message* made of them alone, with the phrases of
 :data:`GOING_ON_PHRASES`, stopwords and courtesy words, is about nothing (:func:`about_nothing`)."""
 GOING_ON_PHRASES: Final = tuple(sorted((tuple(p.split()) for p in _GOING_ON_PHRASES.split("|")), key=len, reverse=True))

@@ -193,7 +193,8 @@ async def test_finding_small_talk_recalls_earlier_small_talk() -> None:
             await _say(engine, text)
         await _say(engine, "The billing cutover window is Sunday 02:00 UTC.")
         await engine.new_session(KEY)
-        for message in ("Okay, got it.", "Hey, I'm back."):
+        for message in ("Okay, got it.", "Hey, I'm back.",
+                        "Thank you so much", "Спасибо большое!", "Всем привет!"):  # red team 22
             got = await engine.recall(KEY, message)
             assert got == [], (message, _show(got))
     finally:

@@ -181,6 +181,9 @@ def test_heading_words_left_in_a_file_rows_own_terms_by_the_previous_release_are
 @pytest.mark.parametrize("message", [
     "thanks!", "Okay, got it.", "Hey, I'm back.", "Interesting.", "Yep", "Sounds good!", "Cool, makes sense.",
     "Good morning! How are you today?", "Понятно.", "Ок, понял.", "Ясно, спасибо.", "Доброе утро! Как дела?",
+    # red team 22: intensifiers and addressees
+    "Thank you so much", "Thank u so much 🙏", "Many thanks!", "Thank you very much.", "Спасибо большое!",
+    "Большое спасибо!", "Спасибо огромное!", "Понял, спасибо большое!", "Всем привет!", "Hi everyone!",
 ])
 def test_a_message_that_only_says_the_conversation_goes_on_is_about_nothing(message: str) -> None:
     assert lexical.about_nothing(message)
@@ -190,6 +193,7 @@ def test_a_message_that_only_says_the_conversation_goes_on_is_about_nothing(mess
     "What about my back?",  # "back" alone is about something; only "I'm back" is a greeting
     "I see the logs are empty", "Help me with the migration", "Interesting, what was the Lisbon talk about?",
     "What happened today?", "Tell me a joke.", "Bob: ok", "Куда я лечу?", "我们明天部署吗",
+    "How many tests failed?", "How much does it cost?", "Спасибо большое за помощь с миграцией",
 ])
 def test_a_message_with_one_word_about_something_is_not_about_nothing(message: str) -> None:
     assert not lexical.about_nothing(message)

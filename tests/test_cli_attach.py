@@ -45,3 +45,23 @@ def test_an_attached_files_name_is_inert_in_a_markdown_export(tmp_path: Path) ->
     attached = next(line for line in text.splitlines() if line.startswith("attached:"))
     assert "\x1b" not in attached and "\x07" not in attached
     assert "PWNED" in attached and "LOG_LEVEL=debug" in text
+
+
+def test_an_attached_files_text_and_a_name_with_a_line_break_are_inert_in_a_markdown_export(tmp_path: Path) -> None:
+    """Red team 22: the export wrote an attachment's text with its controls live (OSC 52 set the
+    clipboard, ESC[2J cleared the screen, a hidden OSC 8 link) and a name's line break as a real one,
+    which forged lines in `send`'s notice and in the export."""
+    evil = tmp_path / "nl\nname.txt"
+    evil.write_text("line one\n\x1b]52;c;SGVsbG8=\x07clipboard\n\x1b[2Jcleared\n"
+                    "ok \x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\ here \u202eabc\n")
+    r = _neotask("send", "see attached", "--file", str(evil))
+    assert r.returncode == 0, r.stderr
+    assert not any(line.startswith("name.txt") for line in (r.stdout + r.stderr).splitlines())
+    out = tmp_path / "export.md"
+    r = _neotask("transcript", KEY, "--format", "md", "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "clipboard" in text and "cleared" in text and "line one" in text  # the text itself is kept
+    attached = next(line for line in text.splitlines() if line.startswith("attached:"))
+    assert "name.txt" in attached  # the name on its one line

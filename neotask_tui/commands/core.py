@@ -151,8 +151,10 @@ def export_markdown(events: list[Event]) -> str:
             out.append(f"## {e.role} · e:{e.id} · {e.ts}{mark}\n\n{e.content}\n")
             for a in attachments_of(e.data):  # the file as it was attached (redacted), in a fence it cannot close
                 ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", a.text)), default=0) + 1)
-                name = inline_code(inert(a.summary()))  # a file name is no text of yours: shown inert
-                out.append(f"attached: {name}\n\n{ticks}\n{a.text.rstrip(chr(10))}\n{ticks}\n")
+                # neither the file's name nor its text is something you typed: both inert, so `cat` of
+                # the export acts on no control the file carried (OSC 52, a hidden OSC 8 link, ESC[2J)
+                name = inline_code(a.summary())
+                out.append(f"attached: {name}\n\n{ticks}\n{inert(a.text.rstrip(chr(10)))}\n{ticks}\n")
         elif e.type == "compaction":
             out.append(f"## compaction · e:{e.id}\n\n{e.data.get('summary', '')}\n")
         elif e.type in ("tool_call", "tool_result"):

@@ -48,6 +48,18 @@ def inert(text: str) -> str:
     return text.replace("\r\n", "\n").translate(_TABLE)
 
 
+_LINE_TABLE: dict[int, str] = {**_TABLE, 0x09: "\u2409", 0x0A: "\u240a"}
+_LINE_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_LINE_TABLE)) + "]")
+
+
+def inert_line(text: str) -> str:
+    """:func:`inert`, and a line break or tab made visible too (``␊``, ``␉``): for a name (a file's,
+    a path) shown on one line, which must not forge the lines after it."""
+    if _LINE_UNSAFE.search(text) is None:
+        return text
+    return text.translate(_LINE_TABLE)
+
+
 def inert_data(obj: Any) -> Any:
     """``obj`` (JSON-like: dicts, lists, tuples, strings, numbers) with :func:`inert` applied to
     every string, keys included, for a human-readable dump."""

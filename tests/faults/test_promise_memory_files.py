@@ -531,6 +531,7 @@ def test_a_memory_file_with_a_control_character_in_its_name_is_never_read(
     target.write_text("# Evil\n\nThe qzxbanana7731 plantation note.\n")
     stats = svc.reindex(A)
     assert "a control character in its name" in _skipped(stats)
+    assert all("\n" not in note for note in stats.notices)  # a name's line break forges no line (red team 22)
     assert "qzxbanana7731" not in _texts(svc.search("qzxbanana7731 plantation", agent_id=A, k=3))
     _assert_real_note_recalled(svc)
 

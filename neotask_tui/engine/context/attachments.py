@@ -34,6 +34,7 @@ from neotask_tui.engine.context.fences import fence
 from neotask_tui.errors import UserError
 from neotask_tui.memory.files import SkipFile, decode
 from neotask_tui.text.secrets import redact, redact_path
+from neotask_tui.text.terminal import inert_line
 from neotask_tui.tuning import ATTACH_MAX_BYTES
 
 MENTION = re.compile(r'(?<!\S)@(?:"(?P<quoted>[^"\n]+)"|(?P<bare>[^\s"]+))')
@@ -83,7 +84,7 @@ class Attachment:
             parts.append(f"cut to the first {ATTACH_MAX_BYTES // 1024} KiB of {_size(self.size)}")
         if self.redacted:
             parts.append(f"{self.redacted} secret{'s' if self.redacted != 1 else ''} redacted")
-        return f"{self.shown_path} ({'; '.join(parts)})"
+        return f"{inert_line(self.shown_path)} ({'; '.join(parts)})"  # one line, whatever the name holds
 
     def to_data(self) -> dict[str, Any]:
         """The JSON form stored with the message."""

@@ -55,7 +55,9 @@ def describe(res: CompactionResult) -> str:
         out += ["", "**Not in the summary** (still in the archived transcript):"]
         out += [f"- {r['kind']}: {r['text']}" for r in d["dropped"]]
     if d.get("candidates"):
-        out += ["", f"{len(d['candidates'])} memory candidate(s) proposed to the inbox."]
+        n = len(d["candidates"])
+        out += ["", f"{n} memory candidate(s) would be proposed to the inbox when it is applied (nothing written)."
+                if d.get("preview") else f"{n} memory candidate(s) proposed to the inbox (each once)."]
     return "\n".join(out)
 
 

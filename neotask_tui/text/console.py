@@ -65,6 +65,14 @@ class InertConsole(Console):
         """Rich's string → Text conversion, on the inert text."""
         return super().render_str(inert(text), **kw)
 
+    def print(self, *objects: Any, **kw: Any) -> None:
+        """Rich's print; Markdown is always wrapped to the width, never cut at it. (``soft_wrap``
+        keeps a plain line whole for a pipe, but Rich's Markdown lays out list items at the width
+        and a soft-wrapped console then crops them: a piped summary lost its "[e:N]".)"""
+        if kw.get("soft_wrap") is None and self.soft_wrap and any(isinstance(o, Markdown) for o in objects):
+            kw["soft_wrap"] = False
+        super().print(*objects, **kw)
+
 
 def styled(*parts: str | Text | tuple[str, str | Style]) -> Text:
     """One line from literal parts: strings, or ``(text, style)`` pairs; nothing is read as markup.

@@ -303,3 +303,20 @@ def test_styled_parts_keep_a_bel_visible() -> None:
     con.print(styled("remembered in ", ("memory/a\x07b.md:1-1", "bold"), " (1\rchunk)"))
     out = con.export_text()
     assert "memory/a␇b.md:1-1" in out and "1␍chunk" in out, out
+
+
+def test_piped_markdown_is_wrapped_not_cut() -> None:
+    """Red team 22 (medium): into a pipe, `compact --preview`, `state` and `inbox list` cut list items
+    at 80 columns, losing a summary line's "[e:N]" and a guard change's reason."""
+    import io
+
+    from neotask_tui.text.console import InertConsole, markdown
+
+    out = io.StringIO()
+    con = InertConsole(highlight=False, soft_wrap=True, file=out, force_terminal=False, width=80)
+    line = "user: My goal is to migrate the billing service to Postgres 16 by Friday, then the rest. [e:2]"
+    con.print(markdown(f"## Current goal\n\n- {line}"))
+    con.print("a plain line " * 10)  # a plain line stays whole for a pipe
+    text = out.getvalue()
+    assert "[e:2]" in text and "the rest." in text
+    assert ("a plain line " * 10).rstrip() in text

@@ -1443,6 +1443,10 @@ def _bare_token(value: str) -> bool:
 _URL = re.compile(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,30}://[^\s\"'<>`]++")
 
 
+_ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}=(?=[^=])")
+"""A ``NAME=`` before a random-looking value in one token (``API_TOKEN=ghp_…``)."""
+
+
 def _entropy_tokens(text: str) -> Iterator[SecretMatch]:
     # A URL's path segments are names (downloads, object keys, ids): credentials in URLs are
     # found by their shape (user:password@, webhooks) or by their query key word (?token=...).
@@ -1459,6 +1463,11 @@ def _entropy_tokens(text: str) -> Iterator[SecretMatch]:
     for m in _CANDIDATE.finditer(text):
         tok = m.group(0)
         if in_url(m.start()) or _INTEGRITY.match(tok):  # sha512-… is a content digest
+            continue
+        name = _ASSIGNED.match(tok)
+        if name is not None and _looks_random(tok[name.end():]):
+            # API_TOKEN=ghp_…: the value is the secret, the name stays ("search API_TOKEN" finds it)
+            yield SecretMatch("high_entropy", m.start() + name.end(), m.end())
             continue
         if _looks_random(tok):
             yield SecretMatch("high_entropy", m.start(), m.end())

@@ -257,3 +257,15 @@ def test_a_token_at_the_end_of_a_line_does_not_take_the_next_sentences_first_wor
 def test_a_token_wrapped_onto_the_next_line_is_still_redacted_whole() -> None:
     text = "key ghp_abcdefghijklmnopq\nrstuvwxyz0123456789 here"
     assert redact_secrets(text) == "key [REDACTED:github_token] here"
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("API_TOKEN=ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5", "API_TOKEN="),
+    ("export GITHUB_TOKEN=ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5 then run deploy", "export GITHUB_TOKEN="),
+    ("STRIPE_KEY=sk_live_51HxYzAbCdEfGhIjKlMnOp then charge", "STRIPE_KEY="),
+])
+def test_an_assignment_of_a_token_keeps_its_name(text: str, kept: str) -> None:
+    """Red team 22 (low): the whole ``NAME=token`` became one ``[REDACTED:high_entropy]``, so the
+    name was gone from derived data and ``search API_TOKEN`` found nothing."""
+    red = redact_secrets(text)
+    assert red.startswith(kept + "[REDACTED:") and "ghp_aB3" not in red and "51HxYz" not in red

@@ -103,13 +103,13 @@ def describe_inbox(entries: list[InboxEntry]) -> str:
     """Markdown for ``/inbox``."""
     if not entries:
         return "the inbox is empty — nothing is waiting for your approval"
-    lines = [f"**Inbox** · {len(entries)} waiting for approval"]
+    lines = [f"**Inbox** · {len(entries)} waiting for approval", ""]  # a list not at 1 starts after a blank line
     for e in entries:
         src = ", ".join(f"e:{i}" for i in e.source_ids) or "-"
         verdict = "all criteria met" if not e.failed else "; ".join(
             f"✗ {k}: {e.criteria[k]['why']}" for k in e.failed)
         lines.append(f"{e.n}. {e.text} — _{e.scope}, {e.origin} {src}; {verdict}_")
-    lines.append("`/inbox accept N [--scope S]` · `/inbox edit N TEXT` · `/inbox reject N`")
+    lines += ["", "`/inbox accept N [--scope S]` · `/inbox edit N TEXT` · `/inbox reject N`"]
     return "\n".join(lines)
 
 

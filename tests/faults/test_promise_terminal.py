@@ -320,3 +320,23 @@ def test_piped_markdown_is_wrapped_not_cut() -> None:
     text = out.getvalue()
     assert "[e:2]" in text and "the rest." in text
     assert ("a plain line " * 10).rstrip() in text
+
+
+def test_an_inbox_list_not_starting_at_1_is_a_list_not_one_line() -> None:
+    """Red team 22 (low): with #6, #7, #8 pending, `inbox list` printed all three on one line: a
+    Markdown list that does not start at 1 cannot interrupt the heading's paragraph."""
+    import io
+    from types import SimpleNamespace
+
+    from neotask_tui.commands.state import describe_inbox
+    from neotask_tui.text.console import InertConsole, markdown
+
+    entries = [SimpleNamespace(n=n, text=t, source_ids=[2], failed=[], criteria={}, scope="user", origin="chat")
+               for n, t in ((6, "My bike is red"), (7, "My car is blue"), (8, "My boat is green"))]
+    out = io.StringIO()
+    InertConsole(highlight=False, soft_wrap=True, file=out, width=100).print(
+        markdown(describe_inbox(entries)))  # type: ignore[arg-type]
+    lines = [ln.strip() for ln in out.getvalue().splitlines()]
+    assert [ln for ln in lines if "My b" in ln or "My c" in ln] == [
+        "6 My bike is red — user, chat e:2; all criteria met", "7 My car is blue — user, chat e:2; all criteria met",
+        "8 My boat is green — user, chat e:2; all criteria met"]

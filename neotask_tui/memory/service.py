@@ -399,6 +399,7 @@ class MemoryService:
         try:
             if self.background_busy() or self.closing:
                 return False
+            self.store.snapshot()  # a recall meanwhile reads every row written before the job started
             self._notices.append(notice)
             self._background = threading.Thread(
                 target=self._run_background, args=(job,), name=name, daemon=True)

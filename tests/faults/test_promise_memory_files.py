@@ -288,6 +288,30 @@ def test_a_big_reindex_does_not_hold_a_recall(monkeypatch: pytest.MonkeyPatch, n
         s.close()
 
 
+def test_a_recall_while_a_writer_holds_the_store_reads_what_was_indexed_before(svc: MemoryService,
+                                                                              ws: Path) -> None:
+    """A turn never waits for a writer at work (a big file indexed in the background): it reads the
+    index as it was. "As it was" includes the rows the last sync wrote: the first recall after adding
+    a big file once found nothing at all when the background job took the lock first."""
+    svc.sync(A)
+    held, done = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with svc.store.lock:
+            held.set()
+            done.wait(30)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        assert held.wait(30)
+        hits = svc.search("espresso machine descaling", agent_id=A, k=3, sync=False)
+    finally:
+        done.set()
+        t.join(30)
+    assert "descaling" in _texts(hits)
+
+
 @pytest.mark.timeout(180)
 def test_the_first_recall_indexes_a_big_new_file_in_the_background(monkeypatch: pytest.MonkeyPatch,
                                                                   neotask_home: Path) -> None:

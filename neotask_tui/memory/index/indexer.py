@@ -220,6 +220,10 @@ class Indexer:
                 stats.files_changed.append(rel)
             if progress and todo:
                 progress("indexed", len(todo), len(todo))
+            if stats.files_changed:
+                # Reloaded before the lock is let go: a recall that does not wait for the next writer
+                # (a turn while a big file is indexed in the background) reads the rows written here.
+                self.store.snapshot()
         stats.seconds = time.perf_counter() - t0
         return stats
 

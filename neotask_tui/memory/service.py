@@ -664,7 +664,8 @@ class MemoryService:
 
         - a message without a content word besides acknowledgements and greetings
           (:func:`~neotask_tui.text.lexical.about_nothing`: "thanks!", "Okay, got it.", "Понятно.")
-          recalls nothing, and a passage without one ("ok") is not recalled;
+          recalls nothing, and a passage without one ("ok") is not recalled; in a message with one,
+          such sentences are left out of what is searched for (:func:`~neotask_tui.text.lexical.asked`);
         - nothing below the relevance floor (:func:`~.search.relevance.relevant`: most of the query's
           terms, or a similarity of at least :data:`~neotask_tui.tuning.MEMORY_RECALL_MIN_COSINE`
           measured from the message's own closeness to unrelated text, each model's weight following
@@ -690,6 +691,7 @@ class MemoryService:
             self._refresh_for_turn(agent_id)
         if lexical.about_nothing(query):
             return []  # no content word besides courtesy and go-ons ("thanks!", "Okay, got it.", "Понятно.")
+        query = lexical.asked(query)  # "Got it. And the backup?" searches for the backup, not for small talk
         hits = self.search(query, agent_id=agent_id, k=k * 3, sources=sources, exclude=exclude, params=params,
                            sync=False, relevance=True)
         n_terms = len(set(lexical.terms(query)))

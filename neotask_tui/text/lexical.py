@@ -131,6 +131,27 @@ def about_nothing(text: str) -> bool:
     return not terms(" ".join(w for w in rest if w not in GOING_ON))
 
 
+
+def _says_going_on(text: str) -> bool:
+    """Whether ``text`` has a word of its own, though no term: "Thanks.", "Hey!", "Got it." (the "S."
+    of "C. S. Lewis" is an initial, not a sentence)."""
+    return any(len(t) > 1 for t in words(text))
+
+
+_SENTENCE_END: Final = regex.compile(r"(?<=[.!?…;])\s+|\n+")
+
+
+def asked(text: str) -> str:
+    """``text`` without its sentences that only say the conversation goes on (:func:`about_nothing`):
+    "Got it. And the backup schedule?" → "And the backup schedule?". The whole text when none of its
+    sentences, or all of them, are such. What a message asks about is what recall searches for: left
+    in, the acknowledgement pulls the query's embedding toward earlier small talk."""
+    parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
+    kept = [p for p in parts if not (about_nothing(p) and _says_going_on(p))]
+    if not kept or len(kept) == len(parts):
+        return text
+    return " ".join(kept)
+
 LANGUAGES: Final = (
     "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek", "hungarian", "italian",
     "norwegian", "portuguese", "romanian", "russian", "spanish", "swedish", "tamil", "turkish",

@@ -201,6 +201,25 @@ async def test_finding_small_talk_recalls_earlier_small_talk() -> None:
         await engine.aclose()
 
 
+@pytest.mark.parametrize("message", ["Got it. When is the billing cutover window?",
+                                     "Thanks a lot! When is the billing cutover window?",
+                                     "Спасибо большое! When is the billing cutover window?"])
+async def test_an_acknowledgement_before_a_question_recalls_only_what_it_asks(message: str) -> None:
+    # Red team 22 (low): "got it. backup?" recalled three small-talk turns beside the note it asked for: the
+    # acknowledgement counted in what the message was searched for (lexical.asked leaves it out).
+    engine = _engine()
+    try:
+        for text in SMALL_TALK:
+            await _say(engine, text)
+        await _say(engine, "The billing cutover window is Sunday 02:00 UTC.")
+        await engine.new_session(KEY)
+        got = await engine.recall(KEY, message)
+        assert [r for r in got if "Sunday 02:00" in r.text], _show(got)
+        assert [r.text for r in got if "Sunday 02:00" not in r.text] == [], _show(got)
+    finally:
+        await engine.aclose()
+
+
 @pytest.mark.xfail(strict=True, reason="known (README known limits): small talk with a word of its own ('weather') "
                                        "is close in meaning to earlier small talk")
 async def test_open_small_talk_with_a_word_of_its_own_recalls_earlier_small_talk() -> None:

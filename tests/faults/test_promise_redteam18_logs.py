@@ -118,6 +118,20 @@ async def test_an_acknowledgement_with_a_question_still_recalls(turns: list[str]
     assert found in got
 
 
+CHATTY = [*TURNS, "Good morning!", "Thanks a lot, that helps.", "Sorry, I was away.", "Great, thank you so much!"]
+
+
+@pytest.mark.parametrize("message", ["Got it. When do we deploy the billing service?",
+                                     "Thanks a lot! When do we deploy the billing service?",
+                                     "Понятно, спасибо. When do we deploy the billing service?"])
+async def test_an_acknowledgement_before_a_question_recalls_no_small_talk(message: str) -> None:
+    # Red team 22 (low): "got it. backup?" recalled small-talk turns beside what it asked for
+    # (lexical.asked: the acknowledgement is not what the message is searched for).
+    (got,) = await _recalled(CHATTY, message)
+    assert "Thursdays" in got
+    assert not [t for t in CHATTY[len(TURNS):] if t in got], got
+
+
 @pytest.mark.xfail(strict=True, reason="red team 18, round 2, open: an English question about a Russian turn of "
                    "this conversation is below the floor (README known limits)")
 async def test_open_an_english_question_finds_a_russian_compacted_turn() -> None:

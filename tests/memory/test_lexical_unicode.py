@@ -199,3 +199,23 @@ def test_a_message_with_one_word_about_something_is_not_about_nothing(message: s
     assert not lexical.about_nothing(message)
     # and acknowledgements are no stopwords: a passage's "an interesting bug" keeps its words
     assert "interest" in lexical.terms("an interesting bug")
+
+
+@pytest.mark.parametrize(("message", "searched"), [
+    ("Got it. And the backup schedule?", "And the backup schedule?"),
+    ("Thanks a lot!\nWhat is the staging port?", "What is the staging port?"),
+    ("Понятно, спасибо. Куда я лечу на конференцию?", "Куда я лечу на конференцию?"),
+    ("Where is the backup? Thanks!", "Where is the backup?"),
+])
+def test_what_a_message_asks_leaves_its_acknowledgements_out(message: str, searched: str) -> None:
+    assert lexical.asked(message) == searched
+
+
+@pytest.mark.parametrize("message", [
+    "Thanks!",  # nothing but small talk: the message as it is (recall takes nothing for it anyway)
+    "Okay, so what is the port?",  # one sentence
+    "Would Tim enjoy reading books by C. S. Lewis or John Greene?",  # initials are no sentences
+    "How many tests failed?",
+])
+def test_a_message_without_a_sentence_of_small_talk_is_searched_as_it_is(message: str) -> None:
+    assert lexical.asked(message) == message

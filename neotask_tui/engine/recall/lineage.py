@@ -22,6 +22,7 @@ from neotask_tui.memory.index.indexer import redacted_messages
 from neotask_tui.memory.search.relevance import covered
 from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.text import tokens
+from neotask_tui.text.lexical import asked
 from neotask_tui.text.tokens import MESSAGE_OVERHEAD
 from neotask_tui.tuning import (
     ARCHIVE_FEEDBACK_SEEDS,
@@ -110,6 +111,7 @@ class LineageRecall:
             query = anchor.content if anchor is not None else ""
         if not archived or not query:
             return
+        query = asked(query)  # "Got it. And the backup?" searches for the backup, not for small talk
         count = tokens.count_text
         by_id = {e.id: e for e in archived}
         lineage = set(by_id) | live

@@ -293,3 +293,21 @@ def test_quotes_and_code_are_masked_to_the_same_length() -> None:
     assert len(masked) == len(text)
     assert "remember" not in masked and "always" not in masked.casefold()
     assert "I don't mind" in masked and masked.endswith("here.\nxxx\nxxxxxxx\nxxx")
+
+
+@pytest.mark.parametrize("text", [
+    "Now please write the migration checklist for BILL-4521.",  # red team 22: was a session preference
+    "Now write a migration note for the rename.", "Please write the release notes today.",
+    "Today, please review PR 42.", "Сейчас напиши чеклист миграции для BILL-4521.", "Сегодня исправь тест.",
+])
+def test_a_request_for_one_piece_of_work_is_no_preference(text: str) -> None:
+    assert [c for c in classify(text) if c.kind == "temporary_preference"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "Now write shorter answers.", "Today, write in Russian.", "Now use tabs.", "For today, do not touch prod.",
+    "Now explain things simply.", "Сейчас отвечай по-русски.", "Сегодня пиши кратко.",
+    "Show prices in EUR until checkout_paid.",
+])
+def test_how_to_answer_with_a_time_word_is_still_a_preference(text: str) -> None:
+    assert [c.kind for c in classify(text)] == ["temporary_preference"]

@@ -175,6 +175,38 @@ _DIRECTIVE = _rx(
     r"дава|дай|показ|покаж|избега|сокращ|держ|форматир|перевод|переведи|добав|обращ|пропуск|"
     r"перестань|хочу|нужн|предпочита|будь|старайся|присла)\w*",
 )
+_TASK = re.compile(
+    r"^(?:(?:now|so|ok(?:ay)?|today|tonight|please|then|and|first|next|right now|for now|сейчас|теперь|"
+    r"сегодня|пожалуйста|давай(?:те)?|а|и|так)[,\s]+)*"
+    r"(?:write|draft|create|generate|fix|review|implement|add|run|build|refactor|update|delete|remove|"
+    r"rename|deploy|prepare|summari[sz]e|check|test|debug|find|investigate|look|analy[sz]e|compare|"
+    r"migrate|set up|configure|install|rewrite|edit|plan|outline|design|merge|ship|release|finish|do|"
+    r"напиши|создай|сгенерируй|исправь|почини|проверь|подготовь|добавь|удали|переименуй|найди|"
+    r"посмотри|разберись|настрой|собери|запусти|сделай|составь|сравни|реализуй|обнови|выкати|"
+    r"задеплой|перепиши)(?!\w)(?!\s+not\b)",
+    re.I,
+)
+"""A request for one piece of work ("Now please write the migration checklist for BILL-4521",
+"Сейчас напиши чеклист миграции"): the leading verb asks for something to be done. With a time word
+("now", "today", "сейчас") it is still a request, not a preference of the session, unless it says how
+answers should be (:data:`_MANNER`). "Do not …" is a rule, never a task."""
+_MANNER = _rx(
+    r"\b(?:answers?|repl(?:y|ies)|responses?|messages?|style|tone|format(?:ting)?|concise(?:ly)?|"
+    r"brief(?:ly)?|short(?:er|ly)?|longer|detailed|verbose|simpl[ey]|simpler|without|only|emojis?|tabs|"
+    r"spaces|bullets?|in (?:english|russian|german|french|spanish|italian|chinese|japanese|ukrainian|"
+    r"polish|portuguese|plain|full sentences|markdown|one (?:line|sentence|paragraph)))\b",
+    r"(?<!\w)(?:по-\w+|на (?:русском|английском|немецком)|кратк\w*|коротк\w*|короче|подробн\w*|без|"
+    r"только|ответ\w*|стил\w*|формат\w*|эмодзи)(?!\w)",
+)
+"""Words saying how answers should be ("write shorter answers", "explain simply", "напиши по-русски")."""
+
+
+def one_off_request(statement: str) -> bool:
+    """Whether ``statement`` asks for one piece of work rather than saying how to work
+    (:data:`_TASK` and no :data:`_MANNER` word)."""
+    return bool(_TASK.match(statement.strip())) and not _MANNER.search(statement)
+
+
 _DURATION_EN = re.compile(
     r"\bfor (?:the next )?(?P<n>\d+|an?|one|two|three|half an?) "
     r"(?P<u>hours?|hrs?|minutes?|mins?|days?)\b",
@@ -546,7 +578,8 @@ def _classify_one(raw: str, view: str | None = None) -> Classification | None:
             markers=tuple(perm),
         )
     after_period = strip_leading_period(stmt)
-    if temp and (_DIRECTIVE.search(stmt) or (after_period != stmt and _PERIOD_IMPERATIVE.match(after_period))):
+    if (temp and (_DIRECTIVE.search(stmt) or (after_period != stmt and _PERIOD_IMPERATIVE.match(after_period)))
+            and not one_off_request(after_period)):
         return mk(
             "temporary_preference", "temporary_preferences",
             # a period longer than today ("until Friday", "tomorrow", "до конца недели") stays in its text

@@ -47,6 +47,8 @@ from typing import Final
 import regex
 from py_rust_stemmers import SnowballStemmer
 
+from neotask_tui.text.wraps import join_wraps
+
 VERSION: Final = "unicode-3"
 """Identifies the normalisation (tokens, stopwords, stemmer choice). Change it with any change that
 alters a term: stores whose ``lex``/``ctx`` columns were built by another version rebuild them."""
@@ -146,7 +148,7 @@ def asked(text: str) -> str:
     "Got it. And the backup schedule?" → "And the backup schedule?". The whole text when none of its
     sentences, or all of them, are such. What a message asks about is what recall searches for: left
     in, the acknowledgement pulls the query's embedding toward earlier small talk."""
-    parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
+    parts = [p.strip() for p in _SENTENCE_END.split(join_wraps(text)) if p.strip()]
     kept = [p for p in parts if not (about_nothing(p) and _says_going_on(p))]
     if not kept or len(kept) == len(parts):
         return text

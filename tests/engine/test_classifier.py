@@ -311,3 +311,35 @@ def test_a_request_for_one_piece_of_work_is_no_preference(text: str) -> None:
 ])
 def test_how_to_answer_with_a_time_word_is_still_a_preference(text: str) -> None:
     assert [c.kind for c in classify(text)] == ["temporary_preference"]
+
+
+WRAPPED = ("I always use token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n"
+           "for the acme/api repo, and from now on answer in English.")
+
+
+def test_a_sentence_wrapped_after_a_secret_is_one_statement() -> None:
+    # Red team 22, F3: the summary kept "for the acme/api repo, and from now on answer in English." as a
+    # fragment, and the inbox got two candidates from one sentence.
+    from neotask_tui.engine.compaction.guard import sentences
+
+    (c,) = classify(WRAPPED)
+    assert c.kind == "promotion" and "for the acme/api repo" in c.text and "ghp_" not in c.text
+    assert len(sentences(WRAPPED)) == 1
+    fact = [c for c in classify("My password is qwerty-Orange-55,\nand the bastion is bastion-2.corp.")]
+    assert [c.text for c in fact] == ["My password is [REDACTED:password], and the bastion is bastion-2.corp"]
+
+
+@pytest.mark.parametrize("text", ["todo:\nfix tests\nupdate docs", "Use tabs.\nuse uv too",
+                                  "- use tabs\n- answer briefly", "Deploy on Friday\nDo not touch prod"])
+def test_lines_that_are_not_a_wrapped_sentence_stay_apart(text: str) -> None:
+    from neotask_tui.text.wraps import join_wraps
+
+    assert join_wraps(text) == text
+
+
+def test_joining_wraps_keeps_every_position() -> None:
+    from neotask_tui.text.wraps import join_wraps
+
+    joined = join_wraps(WRAPPED)
+    assert len(joined) == len(WRAPPED) and "\n" not in joined
+    assert joined.replace(" ", "") == WRAPPED.replace("\n", "").replace(" ", "")

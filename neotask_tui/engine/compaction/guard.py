@@ -23,6 +23,7 @@ from neotask_tui.engine.language.constraints import clauses, constraint_kind, co
 from neotask_tui.engine.language.progress import names_todo, reports_done
 from neotask_tui.engine.language.revocation import revocation_cue, strip_cues
 from neotask_tui.storage.events import Event
+from neotask_tui.text.wraps import join_wraps
 from neotask_tui.tuning import (
     GUARD_CONSTRAINT_COVERAGE,
     GUARD_INVERSION_OVERLAP,
@@ -304,9 +305,10 @@ def role_of(ev: Event) -> str:
 
 
 def sentences(text: str) -> list[str]:
-    """Split text into trimmed sentences (code fences are skipped)."""
+    """Split text into trimmed sentences (code fences are skipped; a line break inside a sentence is
+    no end: :func:`~neotask_tui.text.wraps.join_wraps`)."""
     text = re.sub(r"```.*?```", " ", text, flags=re.DOTALL)
-    return [s.strip(" \t-*•>") for s in _SENT_RE.split(text) if len(s.strip()) > 2]
+    return [s.strip(" \t-*•>") for s in _SENT_RE.split(join_wraps(text)) if len(s.strip()) > 2]
 
 
 def words(text: str) -> set[str]:

@@ -33,6 +33,7 @@ from neotask_tui.engine.language.periods import period_of
 from neotask_tui.text.quoted import mask_quoted
 from neotask_tui.text.remember import remembered_span
 from neotask_tui.text.secrets import has_secrets, redact_part, redact_secrets
+from neotask_tui.text.wraps import join_wraps
 from neotask_tui.tuning import INBOX_PROPOSAL_MAX_CHARS
 
 Kind = Literal["temporary_preference", "session_choice", "session_goal", "project_rule", "promotion", "user_fact",
@@ -322,8 +323,9 @@ def no_store_marker(text: str) -> bool:
 
 
 def split_statements(text: str) -> list[str]:
-    """Split a message into statements (sentences, lines, ``;``-separated clauses)."""
-    return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
+    """Split a message into statements (sentences, lines, ``;``-separated clauses); a line break
+    inside a sentence is no end (:func:`~neotask_tui.text.wraps.join_wraps`)."""
+    return [s.strip() for s in _SPLIT.split(join_wraps(text)) if s and s.strip()]
 
 
 def _clean(s: str) -> str:
@@ -477,7 +479,7 @@ def _statement_spans(view: str) -> list[tuple[int, int]]:
     """The statements of a (masked) message as spans: :func:`split_statements`, with positions."""
     out: list[tuple[int, int]] = []
     pos = 0
-    for m in [*_SPLIT.finditer(view), None]:
+    for m in [*_SPLIT.finditer(join_wraps(view)), None]:
         end = m.start() if m is not None else len(view)
         a, b = pos, end
         while a < b and view[a].isspace():

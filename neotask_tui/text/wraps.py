@@ -1,0 +1,42 @@
+"""Line breaks that continue a sentence.
+
+A message typed or pasted with a line break inside a sentence ("I always use token ghp_…\\nfor the
+acme/api repo, and from now on answer in English.") is one sentence. Every splitter of messages
+into sentences or statements (session state, inbox proposals, compaction, what recall searches for)
+treats a line break as a sentence end, so such a sentence became two fragments: the part after the
+break lost what it was about, and the identifier in it its sentence. :func:`join_wraps` makes such
+a break a space before splitting, keeping every position (one character for one), so spans found on
+the joined text are spans of the original.
+
+A break is a wrap when the next line starts with a lower-case letter and the line before it ends
+inside a sentence: with a comma, or with a letter, a digit or a closing bracket or quote after at
+least :data:`~neotask_tui.tuning.WRAPPED_LINE_CHARS` characters (a line that long was wrapped; a short one is an item of
+a list typed without bullets: "fix tests\nupdate docs" stays two). A line ending in ``.!?…:;``, a
+line starting with a capital, a digit or a bullet, and a blank line stay apart.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import regex
+
+from neotask_tui.tuning import WRAPPED_LINE_CHARS
+
+_BREAK: Final = regex.compile(r"(?<=([^\n]*))\n(?=[ \t]*\p{Ll})")
+
+
+def join_wraps(text: str) -> str:
+    """``text`` with each line break inside a sentence made a space (same length, same positions)."""
+    if "\n" not in text:
+        return text
+
+    def one(m: regex.Match[str]) -> str:
+        line = m.group(1).rstrip(" \t")
+        if line.endswith(","):
+            return " "
+        if len(line.strip()) >= WRAPPED_LINE_CHARS and regex.search(r"[\w)\]»”'\"]$", line):
+            return " "
+        return "\n"
+
+    return _BREAK.sub(one, text)

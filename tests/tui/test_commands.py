@@ -325,6 +325,39 @@ async def test_an_inbox_decision_in_flight_is_shown_and_not_taken_twice(
         assert [e.text for e in accepted] == ["I always prefer tabs over spaces"]
 
 
+async def test_esc_after_a_refused_key_during_an_accept_closes_the_inbox(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team 22, F9 (low): ``a``, then ``r`` while the accept ran (refused, "still accepting"), then
+    Esc: the inbox stayed open after the accept finished and the keys typed after it went nowhere."""
+    agent = engine.parse_key(engine.default_key()).agent_id
+    for text in ("I always prefer tabs over spaces", "Our team deploys on Fridays only"):
+        await engine.state.inbox_add(agent, Candidate(text=text, scope="user", reason="stated preference",
+                                                      source_ids=[2], explicit=True))
+    gate = asyncio.Event()
+    real = engine.state.inbox_accept
+
+    async def slow_accept(agent_id: str, n: int, scope: str | None = None) -> Any:
+        await gate.wait()
+        return await real(agent_id, n, scope)
+
+    monkeypatch.setattr(engine.state, "inbox_accept", slow_accept)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        screen = await _open_inbox(pilot, app)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: "accepting #1" in str(screen.query_one("#inbox-detail").render()), "accepting")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: any("still accepting" in n.message for n in app._notifications), "the notice")
+        await pilot.press("escape")
+        gate.set()
+        await wait_for(pilot, lambda: not isinstance(app.screen, InboxScreen), "the inbox closed")
+        await pilot.press("x", "y", "z")
+        await wait_for(pilot, lambda: app.main.query_one("#prompt").text.endswith("xyz"), "typing reaches the prompt")
+        assert [e.text for e in await engine.state.inbox_list(agent, status="accepted")] == [
+            "I always prefer tabs over spaces"]
+
+
 async def test_recall_sidebar_never_recall_here(app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -110,20 +112,41 @@ class InboxScreen(Screen[None]):
         self.show_why()
         return e
 
-    @work(group="inbox-act")
-    async def action_accept(self) -> None:
+    def _decide(self, e: InboxEntry, verb: str, run: Callable[[], Awaitable[str]]) -> None:
+        """Run a decision on ``e`` as the app's worker, not this screen's: closing the inbox (Esc)
+        while it is written must not cancel it (an accept still loading the memory service was lost
+        that way). Its notice comes when it is done, wherever the user is by then."""
+
+        async def job() -> None:
+            try:
+                self.app.notify(await run())
+            except Exception as err:
+                self.app.notify(f"cannot {verb} #{e.n}: {err}", severity="error")
+            finally:
+                self.deciding.pop(e.n, None)
+            if not closed(self):
+                self.reload()
+            else:
+                await self._recount()
+
+        self.app.run_worker(job(), group="inbox-decide", exit_on_error=False)
+
+    async def _recount(self) -> None:
+        """The pending count for the sidebar after a decision finished with the inbox closed."""
+        with contextlib.suppress(Exception):
+            self.app.post_message(InboxChanged(len(await self.engine.state.inbox_list(self.agent))))
+
+    def action_accept(self) -> None:
         """Accept the selected candidate."""
         e = self._busy_or_selected("accepting")
         if e is None:
             return
-        try:
+
+        async def run() -> str:
             done = await self.engine.state.inbox_accept(self.agent, e.n)
-            self.notify(f"remembered #{done.n} in {done.memory or 'long-term memory'}")
-        except Exception as err:
-            self.notify(f"cannot accept #{e.n}: {err}", severity="error")
-        finally:
-            self.deciding.pop(e.n, None)
-        self.reload()
+            return f"remembered #{done.n} in {done.memory or 'long-term memory'}"
+
+        self._decide(e, "accept", run)
 
     @work(group="inbox-act")
     async def action_edit(self) -> None:
@@ -142,20 +165,17 @@ class InboxScreen(Screen[None]):
             self.deciding.pop(e.n, None)
         self.reload()
 
-    @work(group="inbox-act")
-    async def action_reject(self) -> None:
+    def action_reject(self) -> None:
         """Reject the selected candidate."""
         e = self._busy_or_selected("rejecting")
         if e is None:
             return
-        try:
+
+        async def run() -> str:
             await self.engine.state.inbox_reject(self.agent, e.n)
-            self.notify(f"rejected #{e.n}")
-        except Exception as err:
-            self.notify(f"cannot reject #{e.n}: {err}", severity="error")
-        finally:
-            self.deciding.pop(e.n, None)
-        self.reload()
+            return f"rejected #{e.n}"
+
+        self._decide(e, "reject", run)
 
     def action_close(self) -> None:
         """Back to the chat."""

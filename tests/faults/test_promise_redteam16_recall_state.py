@@ -187,16 +187,21 @@ async def test_finding_small_talk_recalls_earlier_small_talk() -> None:
     # context spends no tokens on recall."
     # Input: earlier session with a few greetings/thanks and one fact; /new; "Okay, got it." recalls five
     # small-talk turns (0.15-0.26) sharing no word with it; "Hey, I'm back." recalls four.
+    messages = ("Okay, got it.", "Hey, I'm back.", "Thank you so much", "Спасибо большое!", "Всем привет!")
+    for message, got in zip(messages, await _recalled_after_small_talk(*messages), strict=True):  # + red team 22
+        assert got == [], (message, _show(got))
+
+
+async def _recalled_after_small_talk(*messages: str) -> list[list[RecallItem]]:
+    """What each message recalls after /new, when the session before held :data:`SMALL_TALK` and one fact
+    (the billing cutover window)."""
     engine = _engine()
     try:
         for text in SMALL_TALK:
             await _say(engine, text)
         await _say(engine, "The billing cutover window is Sunday 02:00 UTC.")
         await engine.new_session(KEY)
-        for message in ("Okay, got it.", "Hey, I'm back.",
-                        "Thank you so much", "Спасибо большое!", "Всем привет!"):  # red team 22
-            got = await engine.recall(KEY, message)
-            assert got == [], (message, _show(got))
+        return [await engine.recall(KEY, m) for m in messages]
     finally:
         await engine.aclose()
 
@@ -207,17 +212,9 @@ async def test_finding_small_talk_recalls_earlier_small_talk() -> None:
 async def test_an_acknowledgement_before_a_question_recalls_only_what_it_asks(message: str) -> None:
     # Red team 22 (low): "got it. backup?" recalled three small-talk turns beside the note it asked for: the
     # acknowledgement counted in what the message was searched for (lexical.asked leaves it out).
-    engine = _engine()
-    try:
-        for text in SMALL_TALK:
-            await _say(engine, text)
-        await _say(engine, "The billing cutover window is Sunday 02:00 UTC.")
-        await engine.new_session(KEY)
-        got = await engine.recall(KEY, message)
-        assert [r for r in got if "Sunday 02:00" in r.text], _show(got)
-        assert [r.text for r in got if "Sunday 02:00" not in r.text] == [], _show(got)
-    finally:
-        await engine.aclose()
+    (got,) = await _recalled_after_small_talk(message)
+    assert [r for r in got if "Sunday 02:00" in r.text], _show(got)
+    assert [r.text for r in got if "Sunday 02:00" not in r.text] == [], _show(got)
 
 
 @pytest.mark.xfail(strict=True, reason="known (README known limits): small talk with a word of its own ('weather') "

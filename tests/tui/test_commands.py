@@ -287,6 +287,22 @@ async def test_inbox_accept_edit_reject(app_factory: Callable[..., NeotaskApp], 
         await wait_for(pilot, lambda: "inbox:" not in str(side.query_one("#recall-foot").render()), "count cleared")
 
 
+def _slow_accepts(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, list[int]]:
+    """Make every inbox accept wait for the returned event before it writes (the write takes its time:
+    embedding, index); the list collects the entry numbers asked for."""
+    gate = asyncio.Event()
+    real = engine.state.inbox_accept
+    calls: list[int] = []
+
+    async def slow_accept(agent_id: str, n: int, scope: str | None = None) -> Any:
+        calls.append(n)
+        await gate.wait()
+        return await real(agent_id, n, scope)
+
+    monkeypatch.setattr(engine.state, "inbox_accept", slow_accept)
+    return gate, calls
+
+
 async def test_an_inbox_decision_in_flight_is_shown_and_not_taken_twice(
         app_factory: Callable[..., NeotaskApp], engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     """Red team 20 (low): while an accept was being written the inbox showed the entry as if nothing
@@ -295,16 +311,7 @@ async def test_an_inbox_decision_in_flight_is_shown_and_not_taken_twice(
     agent = engine.parse_key(engine.default_key()).agent_id
     await engine.state.inbox_add(agent, Candidate(text="I always prefer tabs over spaces", scope="user",
                                                   reason="stated preference", source_ids=[2], explicit=True))
-    gate = asyncio.Event()
-    real = engine.state.inbox_accept
-    calls: list[int] = []
-
-    async def slow_accept(agent_id: str, n: int, scope: str | None = None) -> Any:
-        calls.append(n)
-        await gate.wait()  # the write takes its time (embedding, index)
-        return await real(agent_id, n, scope)
-
-    monkeypatch.setattr(engine.state, "inbox_accept", slow_accept)
+    gate, calls = _slow_accepts(engine, monkeypatch)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")
@@ -333,14 +340,7 @@ async def test_esc_after_a_refused_key_during_an_accept_closes_the_inbox(
     for text in ("I always prefer tabs over spaces", "Our team deploys on Fridays only"):
         await engine.state.inbox_add(agent, Candidate(text=text, scope="user", reason="stated preference",
                                                       source_ids=[2], explicit=True))
-    gate = asyncio.Event()
-    real = engine.state.inbox_accept
-
-    async def slow_accept(agent_id: str, n: int, scope: str | None = None) -> Any:
-        await gate.wait()
-        return await real(agent_id, n, scope)
-
-    monkeypatch.setattr(engine.state, "inbox_accept", slow_accept)
+    gate, _ = _slow_accepts(engine, monkeypatch)
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.ready.is_set, "engine")

@@ -512,7 +512,8 @@ class NeotaskApp(App[int]):
         if action == "undo_reset":
             return self.undo_reset_available
         if action == "stop":
-            return self.streaming
+            # A panel open over the transcript is closed first: Esc pressed to leave it stopped the reply.
+            return self.streaming and not (self.layout.open is not None and self.layout.narrow)
         if action == "cancel_edit":
             return self.chat.editing is not None and not self.streaming
         if action in ("retry", "edit_last"):

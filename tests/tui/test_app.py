@@ -112,6 +112,23 @@ async def test_escape_before_the_first_token_says_nothing_was_kept_but_the_messa
         assert stored[:1] == ["slow start"]
 
 
+async def test_escape_closes_a_panel_open_over_the_transcript_before_it_stops_the_reply(
+        app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider) -> None:
+    """Found on the newcomer walk (80×24): F2 while a reply streamed, then Esc to leave the state panel,
+    stopped the reply ("reply stopped — the partial text is kept"); the README says Esc closes the panel."""
+    provider.queue({"text": "tick " * 300, "delay": 0.03})
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _start_a_long_reply(pilot, app)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: app.layout.open is not None, "the state panel over the transcript")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.layout.open is None, "the panel closed")
+        assert app.streaming, "the reply goes on"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.streaming, "the second Esc stops it")
+
+
 async def test_a_message_sent_while_a_reply_streams_waits_its_turn(
         app_factory: Callable[..., NeotaskApp], provider: ScriptedProvider, engine: Engine) -> None:
     provider.queue({"text": "tick " * 300, "delay": 0.03})

@@ -9,7 +9,8 @@ each), the red teams' own (``tests/faults``):
   compacted out of the window; the recall section the next call would carry is counted in tokens
   (``Engine.preview``, as ``neotask context`` shows it);
 - ``history``: an earlier session of greetings and thanks, then ``/new``; the items ``Engine.recall``
-  returns (memory and history) are counted.
+  returns (memory and history) are counted. Once more with a fact in that session, for
+  :data:`ASKED_AFTER_THANKS` (a question behind thanks): the small-talk items recalled beside it.
 
 Every message of :data:`MESSAGES` is asked in each scene, and :data:`CONTROLS` (a real question
 that starts with an acknowledgement) in the two conversations, which must still recall. The
@@ -39,6 +40,14 @@ MESSAGES = ["Понятно.", "Interesting.", "Yep", "Sounds good!", "Cool, mak
 CONTROLS = {"en": ("Interesting, what was the Lisbon talk about?", "Rust async"),
             "ru": ("Понятно. Куда я лечу на конференцию?", "Казань")}
 """A question behind an acknowledgement, and a word its recall must hold."""
+ASKED_AFTER_THANKS = ["Got it. When is the billing cutover window?",
+                      "Thanks a lot! When is the billing cutover window?",
+                      "Спасибо большое! When is the billing cutover window?",
+                      "Okay, thanks.\nWhen do we cut over billing?"]
+"""A question behind a sentence of thanks, asked after the small-talk session and one fact: it should
+recall the fact and none of the small talk (``history_small_talk_beside_a_question_mean``: turns of
+that session's small talk recalled; the scenes above share the data dir, so their billing facts may
+be recalled too, rightly)."""
 
 
 async def _scenes() -> dict[str, Any]:
@@ -68,6 +77,18 @@ async def _scenes() -> dict[str, Any]:
         out["history"] = [len(await engine.recall(r16.KEY, m)) for m in MESSAGES]
     finally:
         await engine.aclose()
+    engine = r16._engine()
+    try:
+        for text in r16.SMALL_TALK:
+            await r16._say(engine, text)
+        await r16._say(engine, "The billing cutover window is Sunday 02:00 UTC.")
+        await engine.new_session(r16.KEY)
+        got = [await engine.recall(r16.KEY, m) for m in ASKED_AFTER_THANKS]
+        talk = set(r16.SMALL_TALK)
+        out["beside"] = [sum(r.text.strip() in talk for r in items) for items in got]
+        out["fact"] = [any("Sunday 02:00" in r.text for r in items) for items in got]
+    finally:
+        await engine.aclose()
     return out
 
 
@@ -87,6 +108,9 @@ def main() -> int:
             (sum(out["en"][:known]) + sum(out["ru"][:known])) / (2 * known), 1),
         "history_items_mean": round(sum(out["history"]) / len(MESSAGES), 2),
         "controls_recalled": [out["en_control_recalled"], out["ru_control_recalled"]],
+        "history_small_talk_beside_a_question_mean": round(sum(out["beside"]) / len(ASKED_AFTER_THANKS), 2),
+        "history_fact_recalled_after_thanks": out["fact"],
+        "history_small_talk_beside_each_question": dict(zip(ASKED_AFTER_THANKS, out["beside"], strict=True)),
         "per_message": {m: {"en": out["en"][i], "ru": out["ru"][i], "history_items": out["history"][i]}
                         for i, m in enumerate(MESSAGES)},
     }

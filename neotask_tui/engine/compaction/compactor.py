@@ -521,15 +521,15 @@ def _scrub_items(items: list[CriticalItem], known: dict[str, str],
     out = []
     outside: set[str] | None = None
     for it in items:
-        if it.kind == "identifier" and (
-            has_secrets(it.text) or any(it.text in v or v in it.text for v in known)
-        ):
-            if not has_secrets(it.text) and not any(v in it.text for v in known):
+        if it.kind == "identifier":
+            if has_secrets(it.text) or any(v in it.text for v in known):
+                continue  # it holds a secret
+            if any(it.text in v for v in known):  # a part of a secret: kept only when given outside them
                 if outside is None:
                     outside = {t for ev in source for t in identifiers_in(_scrub_text(event_text(ev), known))}
                 if it.text in outside:
                     out.append(it)
-            continue
+                continue
         text = _scrub_text(it.text, known)
         if MARKER_PREFIX in text and _only_markers(text):
             continue

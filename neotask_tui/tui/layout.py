@@ -67,12 +67,18 @@ class SideLayout:
                 side.set_class(self.open == name, f"-open-{name}")
 
     def toggle(self, name: str, focused: Widget | None) -> None:
-        """F2 / F3: show or hide panel ``name`` (narrow: open it over the transcript, or close it)."""
+        """F2 / F3: show or hide panel ``name`` (narrow: open it over the transcript, focus staying in
+        the prompt, or close it)."""
         if self.narrow:
             if self.open == name:
                 self.close()
             else:
-                self.focus_stop(name)
+                # Opened, not focused: the keys typed next are text for the prompt, never a panel's
+                # own keys (an "f" of "fine" forgot the recalled memory line). F6 moves into it.
+                self.open = name
+                self._apply()
+                if self.region(focused) in PANELS:
+                    focus_now(self.view.prompt_area)
             return
         self.shown[name] = not self.shown[name]
         self.open = None

@@ -228,7 +228,13 @@ async def test_on_a_small_terminal_the_panels_open_over_a_full_width_transcript(
             await pilot.pause()
             assert app.view.state.region.width > 0 and app.view.recall.region.width == 0
             assert _width(app, "#transcript") == size[0]  # over it, not beside it
-            assert _region(app) == "state"
+            # Opened, not focused (red team 23, H1: "fine" typed after F3 forgot the recalled memory line
+            # with its "f", and "ok, done" after F2 cleared the goal): what is typed goes to the prompt.
+            assert _region(app) == "prompt"
+            await pilot.press("d", "o", "n", "e")
+            await pilot.pause()
+            assert app.main.query_one(Prompt).text == "done"
+            app.main.query_one(Prompt).text = ""
             await pilot.press("escape")
             await pilot.pause()
             assert app.view.state.region.width == 0 and _region(app) == "prompt"

@@ -273,13 +273,14 @@ def test_main_screen_sizes(snap_compare: Callable[..., bool], scene: tuple[Engin
 
 def test_state_panel_over_the_transcript_at_80x24(snap_compare: Callable[..., bool],
                                                   scene: tuple[Engine, ScriptedProvider, Clock]) -> None:
-    """F2 on a small terminal opens the state panel over the transcript, with its keys in the footer."""
+    """F2 on a small terminal opens the state panel over the transcript (the prompt keeps the focus);
+    F6 moves into it, with its keys in the footer."""
     engine, provider, _clock = scene
     app, settle = _main_scene()(engine, provider)
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
-        await pilot.press("f2")
+        await pilot.press("f2", "f6")
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -108,7 +108,9 @@ def describe_inbox(entries: list[InboxEntry]) -> str:
         src = ", ".join(f"e:{i}" for i in e.source_ids) or "-"
         verdict = "all criteria met" if not e.failed else "; ".join(
             f"✗ {k}: {e.criteria[k]['why']}" for k in e.failed)
-        lines.append(f"{e.n}. {e.text} — _{e.scope}, {e.origin} {src}; {verdict}_")
+        # "#N", never a Markdown ordered list: a renderer renumbers one (#1, #3, #4 showed as 1, 2, 3,
+        # and `inbox accept 3` then stored the candidate shown as 2)
+        lines.append(f"- **#{e.n}** {e.text} — _{e.scope}, {e.origin} {src}; {verdict}_")
     lines += ["", "`/inbox accept N [--scope S]` · `/inbox edit N TEXT` · `/inbox reject N`"]
     return "\n".join(lines)
 

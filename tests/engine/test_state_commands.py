@@ -88,7 +88,7 @@ async def test_inbox_commands(engine: Engine) -> None:
     [e async for e in engine.send("Always answer in French.", KEY)]
     r = await dispatch(engine, KEY, "/inbox")
     assert r.action == "open_inbox" and [d["n"] for d in r.data] == [1, 2]
-    assert "1. Always send me a short summary first — _user, classifier e:" in r.text
+    assert "- **#1** Always send me a short summary first — _user, classifier e:" in r.text
     text, err = await run(engine, "/inbox edit 1 Send a short summary first, then details.")
     assert not err and text == "#1 is now: Send a short summary first, then details."
     text, err = await run(engine, "/inbox accept 1 --scope user")

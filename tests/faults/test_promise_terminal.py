@@ -338,5 +338,25 @@ def test_an_inbox_list_not_starting_at_1_is_a_list_not_one_line() -> None:
         markdown(describe_inbox(entries)))  # type: ignore[arg-type]
     lines = [ln.strip() for ln in out.getvalue().splitlines()]
     assert [ln for ln in lines if "My b" in ln or "My c" in ln] == [
-        "6 My bike is red — user, chat e:2; all criteria met", "7 My car is blue — user, chat e:2; all criteria met",
-        "8 My boat is green — user, chat e:2; all criteria met"]
+        "• #6 My bike is red — user, chat e:2; all criteria met",
+        "• #7 My car is blue — user, chat e:2; all criteria met",
+        "• #8 My boat is green — user, chat e:2; all criteria met"]
+
+
+def test_an_inbox_list_with_a_gap_shows_each_entrys_own_number() -> None:
+    """Red team 23, M3: with #1, #3 and #4 pending (#2 rejected), `inbox list` showed them as 1, 2, 3 (a
+    Markdown ordered list is renumbered), so `inbox accept 3` stored the candidate shown as 3 — #4's."""
+    import io
+    from types import SimpleNamespace
+
+    from neotask_tui.commands.state import describe_inbox
+    from neotask_tui.text.console import InertConsole, markdown
+
+    entries = [SimpleNamespace(n=n, text=t, source_ids=[2], failed=[], criteria={}, scope="user", origin="chat")
+               for n, t in ((1, "I always use uv"), (3, "always answer in English"), (4, "never use emojis"))]
+    out = io.StringIO()
+    InertConsole(highlight=False, soft_wrap=True, file=out, width=100).print(
+        markdown(describe_inbox(entries)))  # type: ignore[arg-type]
+    lines = [ln.strip() for ln in out.getvalue().splitlines() if "—" in ln]
+    assert [ln.split(" — ")[0] for ln in lines] == ["• #1 I always use uv", "• #3 always answer in English",
+                                                    "• #4 never use emojis"]

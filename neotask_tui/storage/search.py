@@ -48,7 +48,7 @@ from typing import Any
 from neotask_tui import paths, tuning
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.events import Event, now_iso
-from neotask_tui.text.secrets import MARKER_PREFIX, find_secrets
+from neotask_tui.text.secrets import MARKER_PREFIX, find_secrets, redact_values
 
 log = logging.getLogger("neotask.search")
 
@@ -325,15 +325,6 @@ def _replace(text: str, start: int, end: int, matches: list[Any]) -> str:
     return "".join(out)
 
 
-def _redact_values(text: str, values: list[str]) -> str:
-    """``text`` with each literal occurrence of a secret value (a reply quoting the password the
-    user sent, which only the conversation marks as one) replaced by a marker."""
-    for v in sorted({v for v in values if len(v) >= 6}, key=len, reverse=True):
-        if v in text:
-            text = text.replace(v, f"{MARKER_PREFIX}password]")
-    return text
-
-
 def _agent_of(key: str) -> str:
     from neotask_tui.storage.keys import parse_key
 
@@ -485,7 +476,7 @@ def _scan(path: Path, state: _FileState) -> tuple[list[_Row], _FileState]:
         else:
             if quoted is None:  # the reply's user message was indexed by an earlier scan
                 quoted = _user_secrets(path, state.prev_user, state.prev_user2)
-            body = _redact_values(redacted_indexed_text(text)[0], quoted)
+            body = redact_values(redacted_indexed_text(text)[0], quoted)
         body = body.strip()
         if not body:
             continue

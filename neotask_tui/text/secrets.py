@@ -65,15 +65,14 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from neotask_tui.text.remember import REQUEST_PATTERN
 from neotask_tui.text.senders import LINE_PREFIX
 
 __all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_part",
-           "redact_path",
-           "redact_secrets"]
+           "redact_path", "redact_secrets", "redact_values"]
 
 MARKER_PREFIX = "[REDACTED:"
 """Every redaction reads ``[REDACTED:<kind>]``."""
@@ -1720,3 +1719,13 @@ def redact_path(path: str) -> str:
     head, tail = path[:cut], path[cut:]
     red = redact_secrets(head)
     return path if red == head else red + tail
+
+
+def redact_values(text: str, values: Sequence[str]) -> str:
+    """``text`` with each literal occurrence of a secret value (a reply quoting the password the
+    user sent, which only the conversation marks as one) replaced by a marker. Values shorter than
+    six characters are left alone (a short PIN matches too much ordinary text)."""
+    for v in sorted({v for v in values if len(v) >= 6}, key=len, reverse=True):
+        if v in text:
+            text = text.replace(v, f"{MARKER_PREFIX}password]")
+    return text

@@ -290,3 +290,18 @@ def test_forget_receipts_do_not_show_a_secret_in_the_file_name(data_dir: object)
     shown = describe_forget(rec) + rec.summary + json.dumps(rec.to_dict())
     assert GH not in shown, shown
     assert "memory/[REDACTED:github_token].md" in shown
+
+
+def test_a_reply_quoting_an_announced_password_is_redacted_in_the_memory_index() -> None:
+    """Red team 23, H3: "My password is in the next message." then "Zebra!Quartz#77": the user's message
+    was redacted, but the assistant's reply quoting it stayed verbatim in the memory index (the
+    full-text index redacted it), so `memory search` and recall showed it."""
+    from neotask_tui.memory.index.indexer import redacted_messages
+    from neotask_tui.storage.events import Event
+
+    said = ["My password is in the next message.", "Zebra!Quartz#77", "Got it: Zebra!Quartz#77 is noted."]
+    events = [Event("message", i + 1, i, f"2026-01-01T10:00:0{i}+00:00",
+                    {"role": "assistant" if i == 2 else "user", "content": t}) for i, t in enumerate(said)]
+    texts = [text for _, _, text, _ in redacted_messages(events)]
+    assert not [t for t in texts if "Zebra!Quartz#77" in t], texts
+    assert texts[2] == "Got it: [REDACTED:password] is noted."

@@ -305,3 +305,14 @@ def test_a_reply_quoting_an_announced_password_is_redacted_in_the_memory_index()
     texts = [text for _, _, text, _ in redacted_messages(events)]
     assert not [t for t in texts if "Zebra!Quartz#77" in t], texts
     assert texts[2] == "Got it: [REDACTED:password] is noted."
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("The password for the admin panel, which Dana set yesterday, is Blue-Falcon-81.", "Blue-Falcon-81"),
+    ("Remember: the PIN for the office door, which I forgot, is 7731.", "7731"),
+    ("The PIN for the office door is 7731.", "7731"),
+])
+def test_a_password_after_a_longer_aside_is_redacted(text: str, secret: str) -> None:
+    """Red team 23, H2: a password or PIN named with a qualifier of several words and an aside was
+    found verbatim by `search`, listed as an identifier in the summary and accepted into MEMORY.md."""
+    assert secret not in redact_secrets(text), redact_secrets(text)

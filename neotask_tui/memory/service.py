@@ -696,9 +696,11 @@ class MemoryService:
                            sync=False, relevance=True)
         n_terms = len(set(lexical.terms(query)))
         # A passage without one content word ("ok", "thanks!"; for a file passage, besides its headings:
-        # a bare "# Memory") carries nothing to recall: on e5 such chatter is close to any other chatter.
+        # a bare "# Memory"; for a message, besides thanks and greetings: "Thanks a lot, that helps.")
+        # carries nothing to recall: on e5 such chatter is close to any other chatter.
         hits = [h for h in hits if relevant(_floor_cosine(h), len(h.matched), n_terms)
-                and lexical.terms(h.text if h.source == "transcript" else statements(h.text))
+                and (not lexical.about_nothing(h.text) if h.source == "transcript"
+                     else lexical.terms(statements(h.text)))
                 and (keep is None or keep(h))]
         hits.sort(key=lambda h: recall_rank(h.kind))  # stable: best first within each
         out: list[MemoryHit] = []

@@ -103,7 +103,14 @@ _GOING_ON_PHRASES = """i'm back|im back|welcome back|got it|got you|makes sense|
     no problem|no worries|fair enough|all right|of course|i understand|i agree|good point|nice one|
     well done|hi there|hey there|see you|talk later|talk soon|can you help me|help me|
     добрый день|доброе утро|добрый вечер|спокойной ночи|я вернулся|я вернулась|как дела|как ты|
-    как поживаешь|до встречи|без проблем|не за что"""
+    как поживаешь|до встречи|без проблем|не за что|
+    it works|it worked|that works|works now|all good|all set|let's begin|let's start|let's go|
+    let's continue|ready when you are|i'm ready|im ready|
+    hi team|hey team|hello team|morning team|thanks team|thank you team|hi all|hello all|morning all|
+    thanks all|hi guys|hey guys|thanks guys|good morning team|good morning all|good morning guys|
+    доброе утро коллеги|добрый день коллеги|добрый вечер коллеги|доброе утро ребята|
+    привет коллеги|утро коллеги|день коллеги|спасибо коллеги|всем спасибо|привет ребята|спасибо ребята|
+    всё понятно|все понятно|всё ясно|все ясно|всё работает|все работает|поехали|начнём|начнем|начинаем"""
 GOING_ON: Final = frozenset(_GOING_ON_WORDS.split())
 """Acknowledgements, greetings and go-ons ("yep", "interesting", "понятно"), with the intensifiers
 and addressees that go with them ("thank you *so much*", "спасибо *большое*", "hi *everyone*"):

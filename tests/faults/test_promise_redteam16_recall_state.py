@@ -217,9 +217,21 @@ async def test_an_acknowledgement_before_a_question_recalls_only_what_it_asks(me
     assert [r.text for r in got if "Sunday 02:00" not in r.text] == [], _show(got)
 
 
-@pytest.mark.xfail(strict=True, reason="known (README known limits): small talk with a word of its own ('weather') "
-                                       "is close in meaning to earlier small talk")
-async def test_open_small_talk_with_a_word_of_its_own_recalls_earlier_small_talk() -> None:
+RT23_MESSAGES = ("Thanks, it works!", "Спасибо, всё понятно.", "Доброе утро, коллеги!", "Tell me a joke.",
+                 "Let's begin.", "Ready when you are.", "Good morning, team! When is the standup?")
+
+
+async def test_earlier_small_talk_is_never_recalled() -> None:
+    # Red team 23, H4 (high): after a session of greetings and thanks, "Thanks, it works!", "Tell me a joke.",
+    # "Let's begin.", "Good morning, team! When is the standup?"… each recalled "Good morning!", "Okay, got
+    # it." or "Thanks a lot, that helps.". A turn that only thanks, acknowledges or greets is never recalled
+    # now (and these messages' thanks and greetings are no content of theirs either).
+    for message, got in zip(RT23_MESSAGES, await _recalled_after_small_talk(*RT23_MESSAGES), strict=True):
+        assert [r.text for r in got if r.text in SMALL_TALK] == [], (message, _show(got))
+
+
+async def test_small_talk_with_a_word_of_its_own_recalls_no_earlier_small_talk() -> None:
+    # Was a strict xfail and a README known limit until red team 23 (H4): earlier small talk is never recalled.
     engine = _engine()
     try:
         for text in SMALL_TALK:

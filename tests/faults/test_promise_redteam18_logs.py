@@ -132,6 +132,13 @@ async def test_an_acknowledgement_before_a_question_recalls_no_small_talk(messag
     assert not [t for t in CHATTY[len(TURNS):] if t in got], got
 
 
+async def test_this_conversations_small_talk_is_never_recalled() -> None:
+    # Red team 23, H4: a compacted turn that only thanks or greets is never recalled, whatever the message.
+    messages = ["Tell me a joke.", "Thanks, it works!", "Let's begin.", "Good morning, team! When do we deploy?"]
+    for message, got in zip(messages, await _recalled(CHATTY, *messages), strict=True):
+        assert not [t for t in CHATTY[len(TURNS):] if t in got], (message, got)
+
+
 @pytest.mark.xfail(strict=True, reason="red team 18, round 2, open: an English question about a Russian turn of "
                    "this conversation is below the floor (README known limits)")
 async def test_open_an_english_question_finds_a_russian_compacted_turn() -> None:

@@ -59,6 +59,9 @@ class _Index:
     vectors: npt.NDArray[np.float32] | None = None
     floor: _FloorTexts | None = None
     """What the relevance floor needs of the texts, whatever the message (with :attr:`vectors`)."""
+    chatter: frozenset[int] = frozenset()
+    """Positions of the turns that only thank, acknowledge or greet
+    (:func:`~neotask_tui.text.lexical.about_nothing`): never recalled, whatever the message."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,8 @@ class ArchiveRecall:
         idx = self._cache.get(sig)
         if idx is None:
             texts = [event_text(e) for e in events]
-            idx = _Index(list(events), BM25([self._terms(t) for t in texts]))
+            idx = _Index(list(events), BM25([self._terms(t) for t in texts]),
+                         chatter=frozenset(j for j, t in enumerate(texts) if about_nothing(t)))
             if self.embedder is not None and texts:
                 import numpy as np
 
@@ -229,16 +233,17 @@ class ArchiveRecall:
             # a turn without a content word ("ok") carries nothing to recall (see MemoryService.recall)
             return bool(words) and (bool(rare & words) or relevant(cos, len(q & words), len(q)))
 
+        chat = idx.chatter  # small talk says nothing to recall, however close it is to the message
         alone = {ev.id for j, ev in enumerate(idx.events)
-                 if clears(tfs[j], None if floor_sims is None else floor_sims[j])}
+                 if j not in chat and clears(tfs[j], None if floor_sims is None else floor_sims[j])}
         # passage j: turn j + 1 with the turn before it (j)
-        both = [j for j in range(n - 1) if tfs[j + 1]
+        both = [j for j in range(n - 1) if tfs[j + 1] and j + 1 not in chat
                 and clears(tfs[j] | tfs[j + 1], None if floor_pairs is None else floor_pairs[j])] if passages else []
         if own and (alone or both):
             if sims is not None:
-                alone |= {idx.events[j].id for j in outliers(sims, ARCHIVE_OWN_OUTLIER_Z)}
+                alone |= {idx.events[j].id for j in outliers(sims, ARCHIVE_OWN_OUTLIER_Z) if j not in chat}
             if pair_sims is not None:
-                both += [j for j in outliers(pair_sims, ARCHIVE_OWN_OUTLIER_Z) if tfs[j + 1]]
+                both += [j for j in outliers(pair_sims, ARCHIVE_OWN_OUTLIER_Z) if tfs[j + 1] and j + 1 not in chat]
         if not own:
             return alone, {}
         answers = {idx.events[j + 1].id: idx.events[j].id for j in sorted(set(both))

@@ -22,11 +22,11 @@ BM25_K1: Final = 1.2
 FTS value, which the in-process scores match."""
 BM25_B: Final = 0.75
 """BM25 length normalisation (both indexes): LanceDB's native FTS value."""
-WRAPPED_LINE_CHARS: Final = 40
+WRAPPED_LINE_CHARS: Final = 30
 """A line at least this long that ends without punctuation, followed by a line starting with a
 lower-case letter, was wrapped inside a sentence (:mod:`neotask_tui.text.wraps`); a shorter one is an
-item of a list typed without bullets ("fix tests\nupdate docs"). A typed or pasted prose line is
-longer; a list item rarely is."""
+item of a list typed without bullets ("fix tests\nupdate docs", "update the docs\nbump the
+version"). A prose line wrapped by a terminal or an editor is longer; a list item rarely is."""
 
 # ---------------------------------------------------------------------------------------------
 # memory: indexing, hybrid search, fusion, recall floors

@@ -9,10 +9,11 @@ a break a space before splitting, keeping every position (one character for one)
 the joined text are spans of the original.
 
 A break is a wrap when the next line starts with a lower-case letter and the line before it ends
-inside a sentence: with a comma, or with a letter, a digit or a closing bracket or quote after at
-least :data:`~neotask_tui.tuning.WRAPPED_LINE_CHARS` characters (a line that long was wrapped; a short one is an item of
-a list typed without bullets: "fix tests\nupdate docs" stays two). A line ending in ``.!?…:;``, a
-line starting with a capital, a digit or a bullet, and a blank line stay apart.
+inside a sentence: with a comma or a function word ("in", "the", "и"), or with a letter, a digit
+or a closing bracket or quote after at least :data:`~neotask_tui.tuning.WRAPPED_LINE_CHARS`
+characters (a line that long was wrapped; a short one is an item of a list typed without bullets:
+"fix tests\nupdate docs" stays two). A line ending in ``.!?…:;``, a line starting with a capital,
+a digit or a bullet, and a blank line stay apart.
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ import regex
 
 from neotask_tui.tuning import WRAPPED_LINE_CHARS
 
+_OPEN_END: Final = regex.compile(
+    r"(?<!\w)(?:a|an|the|to|of|in|on|at|for|with|and|or|but|from|by|as|is|are|was|were|my|our|your|"
+    r"their|his|her|its|that|и|в|во|на|с|со|к|по|а|но|из|для|о|об|от|что|я|мы|ты|вы|он|она|они|это|"
+    r"не|или|же)$",
+    regex.I,
+)
+"""A line ending in a function word ("stop using emojis in", "Меня зовут Боб, и я") goes on below."""
 _BREAK: Final = regex.compile(r"(?<=([^\n]*))\n(?=[ \t]*\p{Ll})")
 
 
@@ -33,7 +41,7 @@ def join_wraps(text: str) -> str:
 
     def one(m: regex.Match[str]) -> str:
         line = m.group(1).rstrip(" \t")
-        if line.endswith(","):
+        if line.endswith(",") or _OPEN_END.search(line):
             return " "
         if len(line.strip()) >= WRAPPED_LINE_CHARS and regex.search(r"[\w)\]»”'\"]$", line):
             return " "

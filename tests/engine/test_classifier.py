@@ -330,7 +330,8 @@ def test_a_sentence_wrapped_after_a_secret_is_one_statement() -> None:
 
 
 @pytest.mark.parametrize("text", ["todo:\nfix tests\nupdate docs", "Use tabs.\nuse uv too",
-                                  "- use tabs\n- answer briefly", "Deploy on Friday\nDo not touch prod"])
+                                  "update the docs\nbump the version", "- use tabs\n- answer briefly",
+                                  "Deploy on Friday\nDo not touch prod"])
 def test_lines_that_are_not_a_wrapped_sentence_stay_apart(text: str) -> None:
     from neotask_tui.text.wraps import join_wraps
 
@@ -343,3 +344,30 @@ def test_joining_wraps_keeps_every_position() -> None:
     joined = join_wraps(WRAPPED)
     assert len(joined) == len(WRAPPED) and "\n" not in joined
     assert joined.replace(" ", "") == WRAPPED.replace("\n", "").replace(" ", "")
+
+
+@pytest.mark.parametrize(("text", "kind", "kept"), [
+    ("My goal is to migrate the billing\nservice to Kubernetes by March.", "session_goal", "Kubernetes by March"),
+    ("Please stop using emojis in\ncommit messages.", "session_rule", "commit messages"),
+    ("Меня зовут Боб, и я\nживу в Берлине.", "user_fact", "живу в Берлине"),
+])
+def test_a_short_line_ending_inside_a_sentence_goes_on_below(text: str, kind: str, kept: str) -> None:
+    # Red team 23, M2: the goal was stored as "migrate the billing", the rule as "stop using emojis in".
+    (c,) = classify(text)
+    assert c.kind == kind and kept in c.text
+
+
+@pytest.mark.parametrize("text", [
+    "Now please write a short migration checklist", "today write me a short poem about cats",
+    "today translate this README into Russian", "сегодня напиши короткое письмо начальнику",
+])
+def test_a_manner_word_describing_the_thing_asked_for_keeps_it_a_request(text: str) -> None:
+    # Red team 23, M1: "short" made these session preferences.
+    assert [c for c in classify(text) if c.kind == "temporary_preference"] == []
+
+
+@pytest.mark.parametrize("text", ["Never mind.", "Never again.", "Never mind, I always forget this stuff.",
+                                  "Всегда так: опять упал деплой.", "No worries!"])
+def test_an_idiom_with_never_or_always_is_no_preference_or_rule(text: str) -> None:
+    # Red team 23, M4: these went to the inbox as lasting preferences.
+    assert classify(text) == []

@@ -111,10 +111,10 @@ _TODAY = _rx(
 """Markers of a statement that holds until the end of the local day."""
 _PERM = _rx(
     r"\balways\b", r"\bfrom now on\b", r"\bgoing forward\b", r"\bevery time\b", r"\bby default\b",
-    r"\bin general\b", r"\bnever\b",
+    r"\bin general\b", r"\bnever\b(?![^\S\n]+(?:mind|again|ever)\b)",
     r"\bin (?:all|every|future) (?:future )?(?:sessions?|chats?|conversations?)\b",
     r"\bremember that\b", r"(?<!\bi'd )(?<!\bi would )(?<!\bwe'd )(?<!\bwe would )\bprefer\b",
-    r"\bвсегда\b", r"\bвпредь\b", r"\bотныне\b", r"\bс этого момента\b", r"\bникогда\b",
+    r"\bвсегда\b(?![^\S\n]+так\b)", r"\bвпредь\b", r"\bотныне\b", r"\bс этого момента\b", r"\bникогда\b",
     r"\bкаждый раз\b", r"\bпо умолчанию\b", r"\bво всех (?:сессиях|чатах|разговорах)\b",
     r"\bзапомни(?:те)?\b", r"\bпредпочитаю\b", r"^(?:(?:and|also)\s+)?(?:please,?\s+)?remember\s*[:—–-]",
 )
@@ -181,7 +181,7 @@ _TASK = re.compile(
     r"сегодня|пожалуйста|давай(?:те)?|а|и|так)[,\s]+)*"
     r"(?:write|draft|create|generate|fix|review|implement|add|run|build|refactor|update|delete|remove|"
     r"rename|deploy|prepare|summari[sz]e|check|test|debug|find|investigate|look|analy[sz]e|compare|"
-    r"migrate|set up|configure|install|rewrite|edit|plan|outline|design|merge|ship|release|finish|do|"
+    r"migrate|set up|configure|install|rewrite|edit|plan|outline|design|merge|ship|release|finish|do|translate|"
     r"напиши|создай|сгенерируй|исправь|почини|проверь|подготовь|добавь|удали|переименуй|найди|"
     r"посмотри|разберись|настрой|собери|запусти|сделай|составь|сравни|реализуй|обнови|выкати|"
     r"задеплой|перепиши)(?!\w)(?!\s+not\b)",
@@ -202,10 +202,26 @@ _MANNER = _rx(
 """Words saying how answers should be ("write shorter answers", "explain simply", "напиши по-русски")."""
 
 
+_ARTIFACT = re.compile(
+    r"[^\S\n]+(?:(?:me|us)[^\S\n]+)?(?:a|an|the|this|that|these|those|my|our|some)[^\S\n]"
+    r"(?![^.!?;\n]*\b(?:answers|replies|responses|messages)\b)",
+    re.I,
+)
+"""The object of a task verb is a thing to make ("write *a short poem*", "translate *this README*"):
+then a manner word in it ("short") describes the thing, not the answers."""
+
+
 def one_off_request(statement: str) -> bool:
     """Whether ``statement`` asks for one piece of work rather than saying how to work
-    (:data:`_TASK` and no :data:`_MANNER` word)."""
-    return bool(_TASK.match(statement.strip())) and not _MANNER.search(statement)
+    (:data:`_TASK`, and no :data:`_MANNER` word unless it describes the thing asked for,
+    :data:`_ARTIFACT`; a Russian perfective verb asks for one thing whatever its object says)."""
+    stmt = statement.strip()
+    task = _TASK.match(stmt)
+    if task is None:
+        return False
+    if _ARTIFACT.match(stmt, task.end()) or re.search(r"[а-яё]", task.group(0)[-3:], re.I):
+        return not re.search(r"(?<!\w)(?:ответ\w*|answers|replies|responses)(?!\w)|(?<!\w)по-\w+", stmt, re.I)
+    return not _MANNER.search(stmt)
 
 
 _DURATION_EN = re.compile(

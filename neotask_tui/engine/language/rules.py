@@ -32,6 +32,9 @@ _DIRECTIVE_NEGATION = re.compile(
     re.I,
 )
 
+_IDIOM = re.compile(r"^(?:never (?:mind|again|ever)|no (?:problem|worries|way|idea|thanks)|не за что|без проблем)"
+                    r"[\s.!,…]*$", re.I)
+"""A negation that states no rule ("Never again.", "No worries!")."""
 _TRAILING_PLEASE = re.compile(r",?\s*(?:please|pls|пожалуйста)$", re.I)
 
 
@@ -39,7 +42,7 @@ def rule_of(statement: str) -> str | None:
     """The rule a negated directive states ("Please do not use any paid tools." → "do not use any
     paid tools"), or ``None`` when the statement is not one."""
     text = _FILLER.sub("", statement.strip())
-    if not _DIRECTIVE_NEGATION.match(text) or constraint_kind(text) != "negation":
+    if not _DIRECTIVE_NEGATION.match(text) or constraint_kind(text) != "negation" or _IDIOM.match(text):
         return None
     return _TRAILING_PLEASE.sub("", core(text).rstrip(" .!…")) or None
 

@@ -63,6 +63,10 @@ _RU_TASK = (r"(?:(?:скаж|ответ|напиш|покаж|расскаж|о�
             # any other imperative with the user as its object: "и поздравь меня", "а потом разбуди нас"
             r"|[а-яё]{2,}(?:ай|яй|ей|уй|ь|ьте|йте|ите)(?:сь|ся)?[^\S\n]+(?:мне|меня|нам|нас)(?![а-яё])"
             r"|(?:можешь|можете|сможешь|сможете|(?:не[^\S\n]+)?мог(?:ла|ли)?[^\S\n]+бы))(?![а-яё-])")
+_ASKING: Final = re.compile(r"suggest|recommend|explain|translate|summari[sz]e|calculate|compute|convert"
+                            r"|describe|recap|estimate", re.I)
+"""English task verbs that ask the assistant even after a bare "and" ("Remember that I'm vegan and
+suggest a recipe"): said of oneself they rarely follow a fact ("… and work in Munich")."""
 _QUESTION = (r"(?:what|when|where|which|who|why|how|is[^\S\n]+it|are[^\S\n]+there|do[^\S\n]+you"
              r"|котор\w+|как\w*|сколько|когда|где|куда|почему|зачем|что)(?![\w'’-])")
 _TRAILING: Final = re.compile(
@@ -93,7 +97,8 @@ def _trailing_request(content: str) -> int | None:
         broken = comma or bool(conj) or bool(m["please"])
         if m["ru"] or (m["addr"] and broken) or (m["q"] and question and (comma or conj)):
             return m.start()
-        if m["task"] and ((comma and conj) or conj.endswith("then") or bool(m["please"])):
+        if m["task"] and ((comma and conj) or conj.endswith("then") or bool(m["please"])
+                          or (conj and _ASKING.fullmatch(m["task"]))):
             return m.start()
     return None
 

@@ -371,3 +371,11 @@ def test_a_manner_word_describing_the_thing_asked_for_keeps_it_a_request(text: s
 def test_an_idiom_with_never_or_always_is_no_preference_or_rule(text: str) -> None:
     # Red team 23, M4: these went to the inbox as lasting preferences.
     assert classify(text) == []
+
+
+@pytest.mark.parametrize("text", ["Remember that I'm vegan and suggest a recipe for dinner.",
+                                  "Remember that I'm vegan and explain what tempeh is."])
+def test_remember_then_a_request_after_and_saves_only_the_fact(text: str) -> None:
+    # Red team 23, M5: the candidate was "I'm vegan and suggest a recipe for dinner".
+    (c,) = classify(text)
+    assert c.kind == "promotion" and c.text == "I'm vegan"

@@ -386,3 +386,14 @@ def test_exhortations_and_undecided_are_not_decisions(text: str, decision: bool)
 ])
 def test_a_clause_joined_by_and_is_not_a_new_imperative(text: str, ask: bool) -> None:
     assert [i.kind for i in notable([msg(1, "user", text)])] == (["ask"] if ask else [])
+
+
+def test_a_name_equals_value_line_gives_both_as_identifiers() -> None:
+    # Red team 23, M6: "export LEDGER_DB_HOST=ledger-db-01.acme.internal" lost the host in the summary, and the
+    # review said nothing (an identifier the guard never saw is none it can miss).
+    from neotask_tui.engine.compaction.guard import identifiers_in
+
+    assert identifiers_in("export LEDGER_DB_HOST=ledger-db-01.acme.internal\nexport LEDGER_DB_PORT=6432") == [
+        "LEDGER_DB_HOST", "ledger-db-01.acme.internal", "LEDGER_DB_PORT", "6432"]
+    assert identifiers_in("see https://x.io/?a=b1&c=d") == ["https://x.io/?a=b1&c=d"]
+    assert identifiers_in("API_TOKEN=[REDACTED:github_token]") == ["API_TOKEN"]

@@ -347,10 +347,14 @@ def identifiers_in(text: str) -> list[str]:
     stripped = _AMOUNT_RE.sub(" ", stripped)
     before = ""
     for m in _TOKEN_RE.finditer(stripped):
-        tok = _whole(m.group(0))
-        if _is_identifier(tok, before):
-            found.append(tok)
-        before = tok
+        raw = m.group(0)
+        # NAME=value (an environment variable, a config line): the name and the value are each one
+        parts = raw.split("=") if "=" in raw and "://" not in raw and "==" not in raw else [raw]
+        for part in parts:
+            tok = _whole(part)
+            if _is_identifier(tok, before):
+                found.append(tok)
+            before = tok
     seen: set[str] = set()
     out: list[str] = []
     for tok in found:

@@ -397,3 +397,19 @@ def test_a_name_equals_value_line_gives_both_as_identifiers() -> None:
         "LEDGER_DB_HOST", "ledger-db-01.acme.internal", "LEDGER_DB_PORT", "6432"]
     assert identifiers_in("see https://x.io/?a=b1&c=d") == ["https://x.io/?a=b1&c=d"]
     assert identifiers_in("API_TOKEN=[REDACTED:github_token]") == ["API_TOKEN"]
+
+
+def test_a_rule_word_for_word_or_an_identifier_is_never_inverted() -> None:
+    # Red team 23, M7: "Please write the rollback runbook for ticket LED-3307 and keep it under 20 lines." and
+    # the bucket's identifier were removed as saying "the opposite of a rule": the rule's own words (its
+    # "under 20 lines" no marker the check knew) and a part of another rule's words.
+    from neotask_tui.engine.compaction.guard import CriticalItem, _inverts
+    from neotask_tui.engine.compaction.summary import SummaryLine
+
+    ask = "Please write the rollback runbook for ticket LED-3307 and keep it under 20 lines."
+    rule = "Please do not rename the bucket s3://acme-prod-ledger-backups without asking Dana first."
+    assert not _inverts(SummaryLine("Constraints and rules", ask, [5]), CriticalItem("constraint", ask, [5]))
+    assert not _inverts(SummaryLine("Exact identifiers", "`s3://acme-prod-ledger-backups`", [2]),
+                        CriticalItem("constraint", rule, [2]))
+    assert _inverts(SummaryLine("Decisions", "We rename the bucket s3://acme-prod-ledger-backups.", [2]),
+                    CriticalItem("constraint", rule, [2]))

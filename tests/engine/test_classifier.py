@@ -379,3 +379,8 @@ def test_remember_then_a_request_after_and_saves_only_the_fact(text: str) -> Non
     # Red team 23, M5: the candidate was "I'm vegan and suggest a recipe for dinner".
     (c,) = classify(text)
     assert c.kind == "promotion" and c.text == "I'm vegan"
+
+
+def test_a_task_with_a_language_for_a_period_stays_a_preference() -> None:
+    (c,) = classify("This month write the changelog in Russian.")
+    assert c.kind == "temporary_preference"

@@ -211,6 +211,16 @@ _ARTIFACT = re.compile(
 then a manner word in it ("short") describes the thing, not the answers."""
 
 
+_HOW_ANSWERED = re.compile(
+    r"(?<!\w)(?:ответ\w*|answers|replies|responses)(?!\w)|(?<!\w)по-\w+"
+    r"|\bin (?:english|russian|german|french|spanish|italian|chinese|japanese|ukrainian|polish|portuguese)\b"
+    r"|(?<!\w)на (?:русском|английском|немецком|французском|испанском)(?!\w)",
+    re.I,
+)
+"""What keeps a task with a thing to make a preference: it says how answers are or which language
+("this month write the changelog in Russian")."""
+
+
 def one_off_request(statement: str) -> bool:
     """Whether ``statement`` asks for one piece of work rather than saying how to work
     (:data:`_TASK`, and no :data:`_MANNER` word unless it describes the thing asked for,
@@ -220,7 +230,7 @@ def one_off_request(statement: str) -> bool:
     if task is None:
         return False
     if _ARTIFACT.match(stmt, task.end()) or re.search(r"[а-яё]", task.group(0)[-3:], re.I):
-        return not re.search(r"(?<!\w)(?:ответ\w*|answers|replies|responses)(?!\w)|(?<!\w)по-\w+", stmt, re.I)
+        return not _HOW_ANSWERED.search(stmt)
     return not _MANNER.search(stmt)
 
 

@@ -384,3 +384,11 @@ def test_remember_then_a_request_after_and_saves_only_the_fact(text: str) -> Non
 def test_a_task_with_a_language_for_a_period_stays_a_preference() -> None:
     (c,) = classify("This month write the changelog in Russian.")
     assert c.kind == "temporary_preference"
+
+
+@pytest.mark.parametrize("text", ["Today, fix the build first and answer briefly.",
+                                  "Сегодня исправь сборку и отвечай коротко."])
+def test_a_request_with_a_preference_after_it_keeps_the_preference(text: str) -> None:
+    # Red team 24: the request-vs-preference rule of this session dropped "answer briefly" with the request.
+    (c,) = classify(text)
+    assert c.kind == "temporary_preference"

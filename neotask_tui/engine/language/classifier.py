@@ -211,6 +211,8 @@ _ARTIFACT = re.compile(
 then a manner word in it ("short") describes the thing, not the answers."""
 
 
+_MORE_CLAUSES = re.compile(r"(?<!\w)(?:and|then|but|also|и|а|потом|затем|также)(?!\w)|[,;:—–]", re.I)
+"""A request for one thing is one clause: with another after it, the statement is judged as before."""
 _HOW_ANSWERED = re.compile(
     r"(?<!\w)(?:ответ\w*|answers|replies|responses)(?!\w)|(?<!\w)по-\w+"
     r"|\bin (?:english|russian|german|french|spanish|italian|chinese|japanese|ukrainian|polish|portuguese)\b"
@@ -227,8 +229,8 @@ def one_off_request(statement: str) -> bool:
     :data:`_ARTIFACT`; a Russian perfective verb asks for one thing whatever its object says)."""
     stmt = statement.strip()
     task = _TASK.match(stmt)
-    if task is None:
-        return False
+    if task is None or _MORE_CLAUSES.search(stmt, task.end()):
+        return False  # "fix the build first and answer briefly": the clause after it may be a preference
     if _ARTIFACT.match(stmt, task.end()) or re.search(r"[а-яё]", task.group(0)[-3:], re.I):
         return not _HOW_ANSWERED.search(stmt)
     return not _MANNER.search(stmt)

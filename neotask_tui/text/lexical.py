@@ -140,8 +140,7 @@ def about_nothing(text: str) -> bool:
     return not terms(" ".join(w for w in rest if w not in GOING_ON))
 
 
-
-def _says_going_on(text: str) -> bool:
+def _has_a_word(text: str) -> bool:
     """Whether ``text`` has a word of its own, though no term: "Thanks.", "Hey!", "Got it." (the "S."
     of "C. S. Lewis" is an initial, not a sentence)."""
     return any(len(t) > 1 for t in words(text))
@@ -156,10 +155,11 @@ def asked(text: str) -> str:
     sentences, or all of them, are such. What a message asks about is what recall searches for: left
     in, the acknowledgement pulls the query's embedding toward earlier small talk."""
     parts = [p.strip() for p in _SENTENCE_END.split(join_wraps(text)) if p.strip()]
-    kept = [p for p in parts if not (about_nothing(p) and _says_going_on(p))]
+    kept = [p for p in parts if not (about_nothing(p) and _has_a_word(p))]
     if not kept or len(kept) == len(parts):
         return text
     return " ".join(kept)
+
 
 LANGUAGES: Final = (
     "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek", "hungarian", "italian",

@@ -182,20 +182,21 @@ _TASK = re.compile(
     r"(?:write|draft|create|generate|fix|review|implement|add|run|build|refactor|update|delete|remove|"
     r"rename|deploy|prepare|summari[sz]e|check|test|debug|find|investigate|look|analy[sz]e|compare|"
     r"migrate|set up|configure|install|rewrite|edit|plan|outline|design|merge|ship|release|finish|do|translate|"
-    r"напиши|создай|сгенерируй|исправь|почини|проверь|подготовь|добавь|удали|переименуй|найди|"
+    r"(?P<ru>напиши|создай|сгенерируй|исправь|почини|проверь|подготовь|добавь|удали|переименуй|найди|"
     r"посмотри|разберись|настрой|собери|запусти|сделай|составь|сравни|реализуй|обнови|выкати|"
-    r"задеплой|перепиши)(?!\w)(?!\s+not\b)",
+    r"задеплой|перепиши))(?!\w)(?!\s+not\b)",
     re.I,
 )
 """A request for one piece of work ("Now please write the migration checklist for BILL-4521",
 "Сейчас напиши чеклист миграции"): the leading verb asks for something to be done. With a time word
 ("now", "today", "сейчас") it is still a request, not a preference of the session, unless it says how
 answers should be (:data:`_MANNER`). "Do not …" is a rule, never a task."""
+_LANGUAGES = "english|russian|german|french|spanish|italian|chinese|japanese|ukrainian|polish|portuguese"
+"""Languages an answer may be asked in ("in Russian"), for :data:`_MANNER` and :data:`_HOW_ANSWERED`."""
 _MANNER = _rx(
     r"\b(?:answers?|repl(?:y|ies)|responses?|messages?|style|tone|format(?:ting)?|concise(?:ly)?|"
     r"brief(?:ly)?|short(?:er|ly)?|longer|detailed|verbose|simpl[ey]|simpler|without|only|emojis?|tabs|"
-    r"spaces|bullets?|in (?:english|russian|german|french|spanish|italian|chinese|japanese|ukrainian|"
-    r"polish|portuguese|plain|full sentences|markdown|one (?:line|sentence|paragraph)))\b",
+    r"spaces|bullets?|in (?:" + _LANGUAGES + r"|plain|full sentences|markdown|one (?:line|sentence|paragraph)))\b",
     r"(?<!\w)(?:по-\w+|на (?:русском|английском|немецком)|кратк\w*|коротк\w*|короче|подробн\w*|без|"
     r"только|ответ\w*|стил\w*|формат\w*|эмодзи)(?!\w)",
 )
@@ -215,7 +216,7 @@ _MORE_CLAUSES = re.compile(r"(?<!\w)(?:and|then|but|also|и|а|потом|зат
 """A request for one thing is one clause: with another after it, the statement is judged as before."""
 _HOW_ANSWERED = re.compile(
     r"(?<!\w)(?:ответ\w*|answers|replies|responses)(?!\w)|(?<!\w)по-\w+"
-    r"|\bin (?:english|russian|german|french|spanish|italian|chinese|japanese|ukrainian|polish|portuguese)\b"
+    r"|\bin (?:" + _LANGUAGES + r")\b"
     r"|(?<!\w)на (?:русском|английском|немецком|французском|испанском)(?!\w)",
     re.I,
 )
@@ -231,7 +232,7 @@ def one_off_request(statement: str) -> bool:
     task = _TASK.match(stmt)
     if task is None or _MORE_CLAUSES.search(stmt, task.end()):
         return False  # "fix the build first and answer briefly": the clause after it may be a preference
-    if _ARTIFACT.match(stmt, task.end()) or re.search(r"[а-яё]", task.group(0)[-3:], re.I):
+    if _ARTIFACT.match(stmt, task.end()) or task["ru"]:
         return not _HOW_ANSWERED.search(stmt)
     return not _MANNER.search(stmt)
 

@@ -246,8 +246,10 @@ _PW_IS = re.compile(
     r"|менеджер|хранилищ))"
 )
 # the separator and/or the value on the next line: "password:\nV", "Password\n: V", "my password is\nV",
-# "мой пароль\n— V", "PIN\n1234"; the value must be the only thing on its line (a next sentence is not)
-_WRAP_SEP = r"(?:->|=>|[→⇒:=—–]|-(?=\s)|\b(?:is|was|are|это|есть)\b)"
+# "мой пароль\n— V", "PIN\n1234", "the password stays\nV"; a value with more on its line must have a
+# credential's shape (a next sentence does not)
+_WRAP_SEP = (r"(?:->|=>|[→⇒:=—–]|-(?=\s)|\b(?:is|was|are|stays|remains|equals|это|есть)\b"
+             r"|(?<![\w-])оста[её]тся(?![\w-]))")
 _WRAP_NL = r"[^\S\n]{0,4}\r?\n[ \t]{0,16}"
 _PW_WRAPPED = re.compile(
     r"(?i)(?<![\w-])(?:" + _PW_WORD + r"s?|(pass|pw|пасс))" + _PW_FOR + r"(?:[^\S\n]{0,4}(" + _WRAP_SEP + r"))?"
@@ -1167,13 +1169,16 @@ def _wrapped_passwords(text: str) -> Iterator[SecretMatch]:
         found = _passphrase(text, m) if seps and m.group(1) is None else None
         if found is None:
             v = _value_at(text, m.end())
-            if v is None or not _VALUE_LINE_END.match(text, v[1]):
-                continue  # more on that line: the next sentence, not a value
+            if v is None:
+                continue
             value = v[2]
+            # More on the value's line ("password:\nhello world how are you") is the next sentence,
+            # unless the value has a credential's shape ("the password stays\nMarble-Otter-52 until Monday").
+            alone = _VALUE_LINE_END.match(text, v[1]) is not None
             symbol = any(not g[0].isalpha() for g in seps)
             if not symbol and value.isalpha() and value.islower() and value.endswith("ed"):
                 continue  # "password was\nchanged"
-            if not _plausible(value, strict=not seps or m.group(1) is not None):
+            if not _plausible(value, strict=not alone or not seps or m.group(1) is not None):
                 continue
             found = SecretMatch("password", v[0], v[1])
         covered = found.end

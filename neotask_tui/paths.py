@@ -225,6 +225,11 @@ def memory_db_dir() -> Path:
     return data_dir() / "lancedb"
 
 
+def memory_reported_file() -> Path:
+    """The memory files already reported as skipped, by agent (each is told once, not once per process)."""
+    return data_dir() / "memory-reported.json"
+
+
 def model_cache_dir() -> Path:
     """Where user-configured extra models (downloaded when online) are cached."""
     return data_dir() / "models"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import logging
 import re
 import shutil
@@ -317,15 +318,21 @@ class MemoryService:
             return stats
 
     def _note_skipped(self, agent_id: str, skipped: Sequence[str], *, complete: bool) -> None:
-        """Queue a notice for each skipped entry not reported yet (once, not on every scan); after a
-        complete scan, an entry that is fine again is forgotten so a relapse is reported again."""
-        seen = self._reported.setdefault(agent_id, set())
+        """Queue a notice for each skipped entry not reported yet (once, not on every scan, nor in
+        every process: ``neotask send`` twice tells it once); after a complete scan, an entry that
+        is fine again is forgotten so a relapse is reported again."""
+        seen = self._reported.get(agent_id)
+        if seen is None:
+            seen = self._reported[agent_id] = set(_read_reported().get(agent_id, []))
+        before = set(seen)
         for line in skipped:
             if line not in seen:
                 seen.add(line)
                 self._notices.append(f"memory: {line}")
         if complete:
             seen &= set(skipped)
+        if seen != before and self.writer:  # a reader (beside the lock holder) tells, writes nothing
+            _write_reported(agent_id, seen)
 
     def take_notices(self) -> list[str]:
         """Problems found since the last call (skipped files, background indexing), each once."""
@@ -892,3 +899,27 @@ class MemoryService:
 
 
 __all__ = ["ENTRY_RE", "MemoryService", "check_rel_path"]
+
+
+def _read_reported() -> dict[str, list[str]]:
+    """:func:`~neotask_tui.paths.memory_reported_file` as read (empty when missing or unreadable)."""
+    try:
+        data = json.loads(paths.memory_reported_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): [str(x) for x in v] for k, v in data.items() if isinstance(v, list)}
+
+
+def _write_reported(agent_id: str, lines: Collection[str]) -> None:
+    """Record the agent's reported entries (atomically; a failure only means telling again)."""
+    data = _read_reported()
+    if lines:
+        data[agent_id] = sorted(lines)
+    else:
+        data.pop(agent_id, None)
+    try:
+        atomic_write_text(paths.memory_reported_file(), json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    except OSError as e:
+        log.warning("memory: could not record the reported skipped files (%s)", e)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,3 +53,71 @@ async def test_a_wrapped_password_stays_out_of_the_search_index(engine: Engine, 
     blob = "\n".join(rows)
     assert "until Monday" in blob  # the message was indexed
     assert MARBLE not in blob
+
+
+# -- L2: a skipped memory file is reported once, across processes, and also beside a background job --
+EVIL = "evil\x1b]0;pwned\x07.md"
+
+
+def _memory(monkeypatch: pytest.MonkeyPatch) -> Any:
+    from neotask_tui.config import load_settings
+    from neotask_tui.memory.service import MemoryService
+
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
+    return MemoryService(load_settings().memory)
+
+
+def _told(svc: Any) -> str:
+    return "\n".join(svc.take_notices())
+
+
+def test_a_skipped_file_is_reported_once_not_once_per_process(monkeypatch: pytest.MonkeyPatch,
+                                                             neotask_home: Path) -> None:
+    first = _memory(monkeypatch)
+    try:
+        ws = first.workspace("main")
+        (ws / "memory").mkdir(parents=True)
+        (ws / "memory" / "ok.md").write_text("The espresso machine needs descaling every second Friday.\n")
+        (ws / "memory" / EVIL).write_text("hidden\n")
+        first.recall("espresso descaling", agent_id="main", budget_tokens=800, k=3)
+        assert "control character" in _told(first)
+    finally:
+        first.close()
+    second = _memory(monkeypatch)  # the next `neotask send`: a new process, a new service
+    try:
+        second.recall("espresso descaling", agent_id="main", budget_tokens=800, k=3)
+        assert "control character" not in _told(second)
+        (ws / "memory" / EVIL).unlink()
+        second.recall("espresso descaling", agent_id="main", budget_tokens=800, k=3)
+    finally:
+        second.close()
+    (ws / "memory" / EVIL).write_text("hidden again\n")  # fine in between: a relapse is told again
+    third = _memory(monkeypatch)
+    try:
+        third.recall("espresso descaling", agent_id="main", budget_tokens=800, k=3)
+        assert "control character" in _told(third)
+    finally:
+        third.close()
+
+
+@pytest.mark.timeout(180)
+def test_a_skipped_file_is_reported_while_a_big_file_indexes_in_the_background(
+        monkeypatch: pytest.MonkeyPatch, neotask_home: Path) -> None:
+    from neotask_tui.memory.service import TURN_INLINE_BYTES
+
+    s = _memory(monkeypatch)
+    try:
+        ws = s.workspace("main")
+        (ws / "memory").mkdir(parents=True)
+        (ws / "memory" / "ok.md").write_text("The espresso machine needs descaling every second Friday.\n")
+        (ws / "memory" / EVIL).write_text("hidden\n")
+        para = "paragraph {i} about the warehouse inventory and its shelving.\n\n"
+        (ws / "memory" / "big.md").write_text("".join(para.format(i=i) for i in range(1500)))
+        assert (ws / "memory" / "big.md").stat().st_size > TURN_INLINE_BYTES
+        s.recall("espresso descaling", agent_id="main", budget_tokens=800, k=3)
+        told = _told(s)
+        assert "background" in told and "control character" in told, told
+        s.wait_for_index()
+        assert "control character" not in _told(s)  # told once
+    finally:
+        s.close()

@@ -158,7 +158,8 @@ class Indexer:
             progress: ``(phase, done, total)`` callback.
 
         Returns:
-            Counters of what was done; ``skipped`` names every entry not read and why.
+            Counters of what was done; ``skipped`` names every entry not read and why (with
+            ``only``, also those outside it: the scan saw them).
 
         Raises:
             Cancelled: when :attr:`cancel` was set meanwhile (what was done so far is kept).
@@ -174,7 +175,7 @@ class Indexer:
             if only is not None:
                 disk = {p: v for p, v in disk.items() if p in only}
                 known = {p: v for p, v in known.items() if p in only}
-                skipped = [s for s in skipped if s.path in only]
+                # the scan saw every entry: a skipped one is told now, not after the files left out
             todo: list[tuple[str, Path, str, FileState]] = []
             for rel, abspath in list(disk.items()):
                 stats.files_seen += 1

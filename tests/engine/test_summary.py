@@ -413,3 +413,22 @@ def test_a_rule_word_for_word_or_an_identifier_is_never_inverted() -> None:
                         CriticalItem("constraint", rule, [2]))
     assert _inverts(SummaryLine("Decisions", "We rename the bucket s3://acme-prod-ledger-backups.", [2]),
                     CriticalItem("constraint", rule, [2]))
+
+
+@pytest.mark.parametrize(("text", "latest"), [
+    ("Please write the rollback runbook for ticket LED-3307 and keep it under 20 lines.", True),
+    ("Write the migration and do not touch the users table.", True),
+    ("Напиши миграцию и не трогай таблицу users.", True),
+    ("Please do not rename the bucket without asking Dana first.", False),
+    ("Пожалуйста, не трогай таблицу users.", False),
+])
+def test_a_request_that_also_sets_a_rule_is_the_latest_request(text: str, latest: bool) -> None:
+    # Red team 23, M7's remainder: "…and keep it under 20 lines" made the request a rule only, and the summary's
+    # "Latest user request" was empty. A rule that only forbids asks for no work.
+    events = [msg(1, "user", "Please do not rename the bucket s3://acme-prod-ledger-backups without asking Dana."),
+              msg(2, "assistant", "Understood."), msg(3, "user", text), msg(4, "assistant", "On it.")]
+    s = extractive_summary(events)
+    asked = [ln.text for ln in s.lines if ln.section == "Latest user request"]
+    ruled = [ln.text for ln in s.lines if ln.section == "Constraints and rules"]
+    assert text in ruled
+    assert asked == ([text] if latest else []), s.render()

@@ -497,6 +497,17 @@ def _classify(sentence: str, role: str) -> str | None:
 
 
 _REQUEST_KINDS = frozenset(("ask", "question", "todo"))
+# A rule that starts by forbidding ("Please do not rename …", "Не трогай …") asks for no work; one that
+# asks for work and sets its limit ("Please write the runbook and keep it under 20 lines") is a request too.
+_FORBIDS = re.compile(r"(?i)^\W*(?:(?:please|pls|пожалуйста)\W+)?(?:do\s+not|don['’]t|never|avoid|stop|no\s"
+                      r"|не\s|никогда|нельзя|без\s|хватит|перестань)")
+
+
+def _asks_for_work(sentence: str, kind: str | None) -> bool:
+    """Whether a user sentence of ``kind`` belongs in the latest request."""
+    if kind in _REQUEST_KINDS:
+        return True
+    return kind == "constraint" and is_ask(sentence) and not _FORBIDS.match(unlabel(sentence))
 
 
 def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
@@ -557,7 +568,7 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
             if kind is None:
                 continue
             mine.append(_merge(items, kind, s, ev.id, who))
-            if kind in _REQUEST_KINDS:
+            if _asks_for_work(s, kind):
                 asked.append(s)
         # Only the user takes a statement back: an assistant's "actually, scrap that" (or its echo of
         # the user's words) revokes nothing of theirs.

@@ -392,3 +392,32 @@ def test_a_request_with_a_preference_after_it_keeps_the_preference(text: str) ->
     # Red team 24: the request-vs-preference rule of this session dropped "answer briefly" with the request.
     (c,) = classify(text)
     assert c.kind == "temporary_preference"
+
+
+@pytest.mark.parametrize("text", [
+    "Now I want to help people go through it too.",
+    "Sounds like you're really loving life right now! It's great when you find something that suits you.",
+    "Thanks, Maria! It can be challenging, so I try to organize my time and make sure I'm there for it.",
+    "Yeah, that's why I love them. They let us take a break from reality and have an awesome adventure.",
+    "Let's take a break.",
+    "Сейчас я хочу помочь людям.",
+])
+def test_talk_about_ones_own_life_makes_no_session_state(text: str) -> None:
+    # Casual talk (LoCoMo dev streams) filled the state block with "Preferences (this session): Now I want to
+    # help people go through it too." and "Selected: a break from reality …": no ask of the assistant, no pick.
+    assert classify(text) == []
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("Today I want short answers.", "temporary_preference"),
+    ("Now I want you to answer in Russian.", "temporary_preference"),
+    ("Now I want to see shorter answers.", "temporary_preference"),
+    ("Today I would like to get answers in Russian.", "temporary_preference"),
+    ("Сегодня хочу короткие ответы.", "temporary_preference"),
+    ("Сегодня хочу, чтобы ты отвечал кратко.", "temporary_preference"),
+    ("Let us take the second option.", "session_choice"),
+    ("So let us pick Redis.", "session_choice"),
+    ("I'll try Redis today.", "session_choice"),
+])
+def test_a_preference_or_a_pick_stays_one(text: str, kind: str) -> None:
+    assert [c.kind for c in classify(text)] == [kind]

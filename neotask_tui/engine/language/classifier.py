@@ -148,6 +148,29 @@ _CHOICE = _rx(
     r"\b(?:давай(?:те)?\s+)?(?:выберем|выбираем|выбери|выберу|берём|берем|возьмём|возьмем|"
     r"остановимся на|остановимся на варианте)\s+(?P<ru>.+)",
 )
+_CLAUSE_LEAD = frozenset(("so", "and", "then", "ok", "okay", "now", "well", "fine", "alright", "right", "yes",
+                          "first", "next", "great", "good", "sure", "cool", "please"))
+_IDIOM_OBJECT = re.compile(
+    r"\s*(?:to\s+\w|an?\s+(?:break|look|walk|step|nap|rest|moment|minute|second|seat|chance|trip|photo|picture|"
+    r"day|breath|shower|stroll|ride|deep)\b|(?:care|part|place|time|turns|notes|advantage|pride|it easy)\b)",
+    re.I,
+)
+
+
+def _not_a_choice(stmt: str, m: re.Match[str]) -> bool:
+    """Whether a :data:`_CHOICE` match picks nothing: "I try to organize my time", "we take a break",
+    "take care", or "let us" with someone else as its subject ("They let us take a break")."""
+    if m["en"] is None:
+        return False
+    lead = m.group(0)[: m.start("en") - m.start()]
+    if lead.lower().startswith("let us"):
+        before = stmt[: m.start()].rstrip().lower()
+        last = re.findall(r"[a-z']+$", before)
+        if last and last[0] not in _CLAUSE_LEAD:
+            return True  # "They let us take a break": their permission, not our pick
+    return bool(_IDIOM_OBJECT.match(stmt, m.start("en")))
+
+
 _GOAL = _rx(
     # "My goal is to ship the tz fix", "Our main goal today: fix the importer", "The goal is …", "Goal: …"
     r"^\s*(?:(?:so|ok(?:ay)?|now|today|this week|from now on|for (?:today|this session))[,\s]+)?"
@@ -176,6 +199,27 @@ _DIRECTIVE = _rx(
     r"дава|дай|показ|покаж|избега|сокращ|держ|форматир|перевод|переведи|добав|обращ|пропуск|"
     r"перестань|хочу|нужн|предпочита|будь|старайся|присла)\w*",
 )
+_NOT_ASKED = _rx(
+    # "sounds like", "looks like": a comparison, not "I like"
+    r"\b(?:sounds?|looks?|feels?|seems?|just|more|much)\s+like\b",
+    # "I want to help people", "I need to finish it": what the speaker will do, not how to answer
+    r"\b(?:i|we)\s+(?:really\s+|just\s+|still\s+)?(?:want|need|would\s+like|'d\s+like)\s+to\s+"
+    r"(?!(?:see|get|have|receive|read)\b)",
+    r"(?<!\w)(?:(?:я|мы)\s+)?(?:хочу|хотим|хотел[аи]?\s+бы|нужно|надо)\s+(?!видеть|получ)[а-яё]+(?:ть|ти|чь)(?![а-яё])",
+)
+"""Where :data:`_DIRECTIVE`'s "want", "need", "like" ("хочу", "нужно") ask the assistant for nothing: "Now I
+want to help people go through it too" and "Sounds like you're really loving life right now!" are no
+preferences of the session, "Now I want short answers" and "now I want you to answer in Russian" are."""
+
+
+def _directs(statement: str) -> bool:
+    """Whether ``statement`` tells the assistant how to work (:data:`_DIRECTIVE`, outside
+    :data:`_NOT_ASKED`), or says how answers should be (:data:`_MANNER`) beside a directive word."""
+    if _DIRECTIVE.search(_NOT_ASKED.sub(" ", statement)):
+        return True
+    return bool(_DIRECTIVE.search(statement) and _MANNER.search(statement))
+
+
 _TASK = re.compile(
     r"^(?:(?:now|so|ok(?:ay)?|today|tonight|please|then|and|first|next|right now|for now|сейчас|теперь|"
     r"сегодня|пожалуйста|давай(?:те)?|а|и|так)[,\s]+)*"
@@ -594,6 +638,8 @@ def _classify_one(raw: str, view: str | None = None) -> Classification | None:
                 markers=tuple(temp),
             )
     choice = _CHOICE.search(stmt)
+    if choice and _not_a_choice(stmt, choice):
+        choice = None
     if choice and not (lasting and not temp):
         obj = _clean(redact_secrets(_group(choice, raw, "en", "en2", "ru")))
         if obj:
@@ -609,7 +655,7 @@ def _classify_one(raw: str, view: str | None = None) -> Classification | None:
             markers=tuple(perm),
         )
     after_period = strip_leading_period(stmt)
-    if (temp and (_DIRECTIVE.search(stmt) or (after_period != stmt and _PERIOD_IMPERATIVE.match(after_period)))
+    if (temp and (_directs(stmt) or (after_period != stmt and _PERIOD_IMPERATIVE.match(after_period)))
             and not one_off_request(after_period)):
         return mk(
             "temporary_preference", "temporary_preferences",

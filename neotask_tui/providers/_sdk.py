@@ -8,13 +8,15 @@ request body and one streaming attempt.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
 from neotask_tui.providers._retry import with_retries
-from neotask_tui.providers.base import ChatMessage, ProviderError, StreamEvent, ToolSpec
+from neotask_tui.providers.base import ChatMessage, ProviderError, StreamEvent, TextDelta, ToolCallEvent, ToolSpec
 from neotask_tui.text.secrets import redact_secrets
 
 _URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^\s/@]+@")
@@ -87,15 +89,39 @@ class SdkProvider:
             lambda: self._attempt(payload), max_retries=self._max_retries, backoff_base=self._backoff_base
         ))
 
+    def _keys(self) -> list[str]:
+        return [k for k in {self._api_key or "", self._used_key} if len(k) >= 6]
+
     async def _masking(self, events: AsyncIterator[StreamEvent]) -> AsyncGenerator[StreamEvent, None]:
-        """Pass the events through; an error's message never shows the configured API key or URL
-        credentials (a server may echo the Authorization header back in its error body)."""
+        """Pass the events through without the configured API key: an endpoint may echo the key it
+        got (in its error body, or in the reply itself), and the reply is printed, stored in the
+        transcript and indexed. A delta's tail that may be the start of the key waits for the next
+        delta, so a key split across deltas is masked too."""
+        held = ""
         try:
             # aclosing: a consumer that stops (Esc) closes the HTTP stream now, not when the
             # abandoned generators happen to be collected.
             async with aclosing(events):  # type: ignore[type-var]
                 async for item in events:
+                    keys = self._keys()
+                    if isinstance(item, TextDelta) and keys:
+                        text = _without_keys(held + item.text, keys)
+                        cut = len(text) - _key_prefix_tail(text, keys)
+                        held = text[cut:]
+                        if text[:cut]:
+                            yield dataclasses.replace(item, text=text[:cut])
+                        continue
+                    if held:
+                        yield TextDelta(held)
+                        held = ""
+                    if isinstance(item, ToolCallEvent) and keys:
+                        args = json.dumps(item.call.arguments, ensure_ascii=False)
+                        if any(k in args for k in keys):
+                            call = dataclasses.replace(item.call, arguments=json.loads(_without_keys(args, keys)))
+                            item = dataclasses.replace(item, call=call)
                     yield item
+            if held:
+                yield TextDelta(held)
         except ProviderError as e:
             masked = self.mask(str(e))
             if masked == str(e):
@@ -104,8 +130,23 @@ class SdkProvider:
 
     def mask(self, text: str) -> str:
         """``text`` without the API key this provider uses, URL credentials or other secrets."""
-        for key in {self._api_key or "", self._used_key}:
-            if len(key) >= 6:
-                text = text.replace(key, "[REDACTED:api_key]")
+        text = _without_keys(text, self._keys())
         text = _URL_USERINFO.sub(r"\1[REDACTED]@", text)
         return redact_secrets(text)
+
+
+def _without_keys(text: str, keys: list[str]) -> str:
+    for key in keys:
+        text = text.replace(key, "[REDACTED:api_key]")
+    return text
+
+
+def _key_prefix_tail(text: str, keys: list[str]) -> int:
+    """Length of the longest end of ``text`` that is a proper start of one of ``keys`` (0: none)."""
+    best = 0
+    for key in keys:
+        for n in range(min(len(key) - 1, len(text)), best, -1):
+            if key.startswith(text[-n:]):
+                best = n
+                break
+    return best

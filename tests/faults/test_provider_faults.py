@@ -174,3 +174,21 @@ def test_cli_send_through_openai_protocol_401_and_key_hygiene(neotask_home: Path
     for out in (bad, good, doctor, show):  # ...and never echoed
         assert API_KEY not in out.stdout and API_KEY not in out.stderr
     _no_keys_on_disk(neotask_home)
+
+
+def test_an_endpoint_echoing_the_key_leaves_it_nowhere(neotask_home: Path) -> None:
+    """Red team 25, F2: the reply of an endpoint that echoes the key it got was printed, stored in the
+    transcript and indexed (a key in no known format was not caught by the secret patterns)."""
+    odd = "myco-internal-key-" + "ZYXW98765"
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["Your key is myco-internal", f"-key-ZYXW98765 and again {odd}."], usage=U))
+        env = {"NEOTASK_PROVIDER": "openai", "OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": odd,
+               "NEOTASK_MODEL": "gpt-4o"}
+        out = cli("send", "hi", "--json", env=env)
+        found = cli("search", "ZYXW98765", "--json", env=env)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["reply"] == "Your key is [REDACTED:api_key] and again [REDACTED:api_key]."
+    assert odd not in out.stdout + out.stderr + found.stdout + found.stderr
+    for p in neotask_home.rglob("*"):
+        if p.is_file():
+            assert odd.encode() not in p.read_bytes(), p

@@ -268,3 +268,30 @@ async def test_stopping_a_reply_closes_the_http_stream(how: str) -> None:
         gone = await asyncio.to_thread(srv.client_gone.wait, 30)
         await p.aclose()
     assert gone
+
+
+ODD_KEY = "myco-internal-key-" + "ZYXW98765"  # a key in no known format: only the configured value can tell
+
+
+async def test_a_reply_echoing_the_configured_key_never_carries_it() -> None:
+    # Red team 25, F2: an endpoint that echoes the key it got put it on screen, in the transcript and the index.
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["Your key is myco-inter", "nal-key-ZYX", "W98765, ok? ", ODD_KEY, " done"],
+                        tool_calls=[ScriptedToolCall("f", {"token": ODD_KEY, "n": 1})]))
+        p = make(srv.base_url, api_key=ODD_KEY)
+        got = await collect(p.stream(MESSAGES, tools=[ToolSpec("f", "x", {"type": "object"})]))
+        await p.aclose()
+    assert got.error is None
+    assert ODD_KEY not in got.text
+    assert got.text == "Your key is [REDACTED:api_key], ok? [REDACTED:api_key] done"
+    calls = [e.call for e in got.events if isinstance(e, ToolCallEvent)]
+    assert calls and calls[0].arguments == {"token": "[REDACTED:api_key]", "n": 1}
+
+
+async def test_text_that_only_starts_like_the_key_is_kept() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["myco-", "internal", " is our prefix"]))
+        p = make(srv.base_url, api_key=ODD_KEY)
+        got = await collect(p.stream(MESSAGES))
+        await p.aclose()
+    assert got.text == "myco-internal is our prefix"

@@ -13,7 +13,8 @@ inside a sentence: with a comma or a function word ("in", "the", "и"), or with 
 or a closing bracket or quote after at least :data:`~neotask_tui.tuning.WRAPPED_LINE_CHARS`
 characters (a line that long was wrapped; a short one is an item of a list typed without bullets:
 "fix tests\nupdate docs" stays two). A line ending in ``.!?…:;``, a line starting with a capital,
-a digit or a bullet, and a blank line stay apart.
+a digit or a bullet, and a blank line stay apart, except a secret's value on the line after its cue
+word ("password\nHunter2 tonight") or where a redacted one stands (``[REDACTED:…]``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ _OPEN_END: Final = regex.compile(
 )
 """A line ending in a function word ("stop using emojis in", "Меня зовут Боб, и я") goes on below."""
 _BREAK: Final = regex.compile(r"(?<=([^\n]*))\n(?=[ \t]*\p{Ll})")
+_VALUE_BREAK: Final = regex.compile(
+    r"(?<=(?<!\w)(?:password|passphrase|passcode|pin|token|key|secret|пароль|пин|токен|ключ)"
+    r"(?:[ \t]*(?:is|:|=|—|–|-|это))?[ \t]*)\n(?=[ \t]*\S*[\d!@#$%^&*+?~_])"
+    r"|\n(?=[ \t]*\[REDACTED:)",
+    regex.I,
+)
+"""A value on the line after its cue ("…and password\nSumWrap44 tonight"), or where a redacted one
+stood: the same sentence, whatever letter the value starts with. The value must have a digit or a
+symbol in its first word: "Rotate the key\nUpdate the docs" stays two lines."""
 
 
 def join_wraps(text: str) -> str:
@@ -47,4 +57,4 @@ def join_wraps(text: str) -> str:
             return " "
         return "\n"
 
-    return _BREAK.sub(one, text)
+    return _BREAK.sub(one, _VALUE_BREAK.sub(" ", text))

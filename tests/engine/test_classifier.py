@@ -331,7 +331,8 @@ def test_a_sentence_wrapped_after_a_secret_is_one_statement() -> None:
 
 @pytest.mark.parametrize("text", ["todo:\nfix tests\nupdate docs", "Use tabs.\nuse uv too",
                                   "update the docs\nbump the version", "- use tabs\n- answer briefly",
-                                  "Deploy on Friday\nDo not touch prod"])
+                                  "Deploy on Friday\nDo not touch prod", "Rotate the key\nUpdate docs",
+                                  "password:\nhello"])
 def test_lines_that_are_not_a_wrapped_sentence_stay_apart(text: str) -> None:
     from neotask_tui.text.wraps import join_wraps
 

@@ -432,3 +432,40 @@ def test_a_request_that_also_sets_a_rule_is_the_latest_request(text: str, latest
     ruled = [ln.text for ln in s.lines if ln.section == "Constraints and rules"]
     assert text in ruled
     assert asked == ([text] if latest else []), s.render()
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("It would be great if you could draft the release notes. I also need the changelog. Thanks!",
+     "It would be great if you could draft the release notes. I also need the changelog."),
+    ("I would like a short summary of the incident for the postmortem.",
+     "I would like a short summary of the incident for the postmortem."),
+    ("Keep it under 20 lines, and also add a rollback section.",
+     "Keep it under 20 lines, and also add a rollback section."),
+    ("Было бы здорово, если бы ты написал заметки к релизу.", "Было бы здорово, если бы ты написал заметки к релизу."),
+    ("Мне нужен список изменений.", "Мне нужен список изменений."),
+])
+def test_a_polite_request_is_the_latest_request(text: str, asked: str) -> None:
+    # Red team 25, F3: these showed the message before them as the latest request.
+    events = [msg(1, "user", "Please write the migration checklist."), msg(2, "assistant", "Done."),
+              msg(3, "user", text), msg(4, "assistant", "On it.")]
+    s = extractive_summary(events)
+    assert [ln.text for ln in s.lines if ln.section == "Latest user request"] == [asked], s.render()
+
+
+@pytest.mark.parametrize("text", ["I need a break.", "I would like to visit Paris someday.",
+                                  "It would be great to see you.", "We went out and also saw a movie."])
+def test_talk_that_asks_nothing_is_no_request(text: str) -> None:
+    assert not [i for i in extract_items([msg(1, "user", text)]) if i.kind in ("ask", "request")]
+
+
+def test_a_wrapped_password_does_not_cut_the_request_it_is_in() -> None:
+    # Red team 25, F4: "…and password\n[REDACTED:password] tonight, and do not restart the cache." became the
+    # request "Deploy with user deploy-bot and password"; "tonight" and the "do not" went to another line.
+    from neotask_tui.text.secrets import redact_secrets
+
+    typed = "Deploy with user deploy-bot and password\n" + "SumWrap" + "Dd44 tonight, and do not restart the cache."
+    stored = redact_secrets(typed)
+    assert "[REDACTED:password]" in stored
+    s = extractive_summary([msg(1, "user", stored), msg(2, "assistant", "On it.")])
+    asked = [ln.text for ln in s.lines if ln.section == "Latest user request"]
+    assert asked == [" ".join(stored.split())], s.render()

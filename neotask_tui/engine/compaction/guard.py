@@ -207,6 +207,14 @@ _ASSISTANT_DECISION_RE = re.compile(
 )
 ASK_RE = re.compile(
     r"\bplease\b|\b(?:can|could|would|will) you\b|\bi need you\b|\bi want you\b|\bi['’]d like you\b"
+    # polite forms: "It would be great if you could draft …", "I'd love it if you …", "I would like a
+    # short summary …" (a thing, not "to <do something>"), "I also need the changelog"
+    r"|\b(?:it would|it['’]d) be (?:great|nice|good|helpful|awesome|perfect|ideal) if you\b"
+    r"|\bi(?: would|['’]d) (?:love|appreciate) it if you\b"
+    r"|\bi(?: would|['’]d) (?:really )?like (?:a|an|the|some|your)\b"
+    r"|\bi (?:also |still )?need (?:the|a|an) (?!(?:break|rest|vacation|holiday|nap|minute|moment|hug)\b)"
+    r"|(?<!\w)(?:было бы (?:здорово|хорошо|отлично|неплохо|удобно),? если бы ты"
+    r"|мне (?:ещё |еще |также |тоже )?нуж(?:ен|на|но|ны) (?![а-яё]+(?:ть|ти|чь)(?![а-яё])))(?!\w)?"
     r"|(?<!\w)(?:пожалуйста|сделай|напиши|добавь|исправь|можешь|можете|обнови|перепиши|проверь|запусти|удали"
     r"|переименуй|покажи|подготовь|настрой|почини|объясни|разберись|посмотри|пингани|пингуй|сообщи|напомни"
     r"|отправь|пришли|задеплой|выкати|перезапусти|пересобери|собери|открой|закрой|создай|дай знать|откати"
@@ -225,6 +233,7 @@ _ASK_VERB = re.compile(
 )
 """A request by an imperative verb at the start of a clause ("Add a test", "so fix the import")."""
 _JOINED = re.compile(r"\s+(?:and|or|и|или)\s+", re.IGNORECASE)
+_THEN_ASK = re.compile(r"(?:also|then|afterwards|additionally)\s+(.+)", re.IGNORECASE | re.DOTALL)
 _INFO_ASK = re.compile(
     r"\b(?:tell|remind|show|give)\s+(?:me|us)\b|\bexplain\b|\bdescribe\b|(?<!\w)(?:расскажи|объясни|подскажи)",
     re.IGNORECASE,
@@ -326,6 +335,8 @@ def is_ask(sentence: str) -> bool:
         return True
     head, *rest = _JOINED.split(unlabel(sentence))
     candidates = clauses(head) + [c for part in rest for c in clauses(part)[1:]]
+    # "…, and also add a rollback section", "… and then run the tests": a new imperative after all
+    candidates += [m.group(1) for part in rest if (m := _THEN_ASK.match(part))]
     return any(_ASK_VERB.match(c) for c in candidates)
 
 
@@ -489,11 +500,15 @@ def _classify(sentence: str, role: str) -> str | None:
         return "decision"
     if names_todo(sentence):
         return "todo"
-    if reports_done(sentence):
+    if reports_done(sentence) and not _WOULD.search(sentence):
         return "done"
     if is_ask(sentence):
         return "ask"
     return None
+
+
+_WOULD = re.compile(r"(?<!\w)бы(?!\w)|\bif you (?:could|would)\b|\bwould have\b", re.IGNORECASE)
+"""The conditional: "было бы здорово, если бы ты написал …" reports no work done."""
 
 
 _REQUEST_KINDS = frozenset(("ask", "question", "todo"))

@@ -25,15 +25,22 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     """
     problems: list[str] = []
     fixed: list[str] = []
-    home = paths.home_problem(probe=fix)  # a read-only doctor may run beside the holder: it writes nothing
+    unusable = {"data_dir": str(paths.data_dir()), "provider": "unknown (no usable data dir)", "sessions": 0,
+                "fixed": [], "quarantined": [], "clean": False, "memory_skipped": [], "permissions": [],
+                "usable": False}
+    # A read-only doctor may run beside the holder: it writes nothing. --fix probes the data dir by
+    # writing to it, so only once it holds the lock (beside a holder it exits 3 having written nothing).
+    home = paths.home_problem(probe=False)
     if home is not None:  # nothing below can work (or be repaired) without a usable data dir
-        return {"data_dir": str(paths.data_dir()), "provider": "unknown (no usable data dir)", "sessions": 0,
-                "problems": [home], "fixed": [], "quarantined": [], "clean": False,
-                "memory_skipped": [], "permissions": [], "usable": False}
+        return {**unusable, "problems": [home]}
     loose = paths.private_modes()  # before the lock: a writer taking it tightens them
     lock = DataLock()
     if fix:
         lock.acquire()
+        home = paths.home_problem(probe=True)
+        if home is not None:
+            lock.release()
+            return {**unusable, "problems": [home]}
         left = paths.private_modes()
         fixed.extend(f"{line} (now private)" for line in loose if line not in left)
         loose = left

@@ -25,6 +25,7 @@ from typing import Final
 
 from neotask_tui import paths
 from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.text.secrets import redact_path
 from neotask_tui.text.terminal import inert_line
 from neotask_tui.tuning import MEMORY_BINARY_CONTROL_RATIO
 
@@ -52,7 +53,8 @@ class Skipped:
 
     def message(self) -> str:
         """One line for notices, ``reindex`` and ``doctor``."""
-        return f"{inert_line(self.path)} is not indexed: {self.reason}"  # a name may hold a line break
+        # a name may hold a line break, or a secret ("memory/my password is ….md")
+        return f"{inert_line(redact_path(self.path))} is not indexed: {self.reason}"
 
 
 @dataclass

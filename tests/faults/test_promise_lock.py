@@ -217,3 +217,20 @@ def test_readers_beside_the_holder_answer_and_write_nothing_on_a_seeded_data_dir
         assert _tree(data_dir) == before
     finally:
         proc.communicate(timeout=30)
+
+
+def test_doctor_fix_beside_the_holder_writes_nothing(data_dir: Path) -> None:
+    # Red team 25, F6: `doctor --fix` probed the data dir by creating (and removing) a file in it before it
+    # found the lock held, so the dir changed though the command "writes nothing" and exits 3.
+    _seed(data_dir)
+    proc = subprocess.Popen([sys.executable, "-c", _HOLD], cwd=REPO, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    try:
+        before = data_dir.stat().st_mtime_ns
+        r = cli("doctor", "--fix")
+        assert r.returncode == 3 and f"pid {proc.pid}" in r.stderr, (r.returncode, r.stderr)
+        assert data_dir.stat().st_mtime_ns == before
+    finally:
+        proc.communicate(timeout=30)
+    assert cli("doctor", "--fix").returncode == 0  # the holder gone, it probes and fixes

@@ -121,3 +121,27 @@ def test_a_skipped_file_is_reported_while_a_big_file_indexes_in_the_background(
         assert "control character" not in _told(s)  # told once
     finally:
         s.close()
+
+
+def test_a_secret_in_a_skipped_files_name_is_redacted_in_the_notice_and_doctor(
+        monkeypatch: pytest.MonkeyPatch, neotask_home: Path) -> None:
+    # Red team 25, F7: "memory/my password is SkipPw55.md" (binary) was named as is in the skip notice and doctor.
+    from neotask_tui.cli.doctor import run_doctor
+
+    value = "Skip" + "Pw55"
+    s = _memory(monkeypatch)
+    try:
+        ws = s.workspace("main")
+        (ws / "memory").mkdir(parents=True)
+        (ws / "memory" / "ok.md").write_text("The espresso machine needs descaling every second Friday.\n")
+        (ws / "memory" / f"my password is {value}.md").write_bytes(b"\0" * 500)
+        s.recall("espresso descaling", agent_id="main", budget_tokens=800, k=3)
+        told = _told(s)
+    finally:
+        s.close()
+    assert "is not indexed" in told and value not in told and "[REDACTED:password].md" in told, told
+    report = run_doctor()
+    assert report["memory_skipped"] and value not in "\n".join(report["memory_skipped"])
+    for p in neotask_home.rglob("*"):
+        if p.is_file() and "agents" not in p.parts:
+            assert value.encode() not in p.read_bytes(), p

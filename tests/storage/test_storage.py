@@ -32,7 +32,7 @@ def test_valid_keys(key: str) -> None:
 @pytest.mark.parametrize("key", [
     "", "agent", "agent:main:tui", "agent:main:tui:default:extra", "bot:main:tui:default", "agent::tui:x",
     "agent:../etc:tui:x", "agent:main:tui:..", "agent:main:tui:a/b", "agent:main:tui:-x", "agent:main:tui:" + "x" * 65,
-    "agent:ma in:tui:x", "agent:main:tui:\x00",
+    "agent:ma in:tui:x", "agent:main:tui:\x00", "agent:алиса:cli:one", "agent:al ice:cli:one",
 ])
 def test_bad_keys_get_clear_error(key: str) -> None:
     with pytest.raises(UserError, match="bad session key"):

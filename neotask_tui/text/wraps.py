@@ -35,7 +35,7 @@ _OPEN_END: Final = regex.compile(
 _BREAK: Final = regex.compile(r"(?<=([^\n]*))\n(?=[ \t]*\p{Ll})")
 _VALUE_BREAK: Final = regex.compile(
     r"(?<=(?<!\w)(?:password|passphrase|passcode|pin|token|key|secret|пароль|пин|токен|ключ)"
-    r"(?:[ \t]*(?:is|:|=|—|–|-|это))?[ \t]*)\n(?=[ \t]*\S*[\d!@#$%^&*+?~_])"
+    r"(?:[ \t]*(?:is|stays|remains|equals|:|=|—|–|-|это|оста[её]тся))?[ \t]*)\n(?=[ \t]*\S*[\d!@#$%^&*+?~_])"
     r"|\n(?=[ \t]*\[REDACTED:)",
     regex.I,
 )

@@ -422,3 +422,13 @@ def test_talk_about_ones_own_life_makes_no_session_state(text: str) -> None:
 ])
 def test_a_preference_or_a_pick_stays_one(text: str, kind: str) -> None:
     assert [c.kind for c in classify(text)] == [kind]
+
+
+def test_a_remembered_fact_with_a_password_wrapped_after_stays_is_read_as_one_line() -> None:
+    # Newcomer walk: "Remember: my staging host is kestrel-7 and the password stays\nMarble-Otter-52 until Monday"
+    # proposed "My staging host is kestrel-7 and the password stays" for the inbox, cut at the break.
+    value = "Marble-" + "Otter-52"
+    one = classify(f"Remember: my staging host is kestrel-7 and the password stays {value} until Monday")
+    two = classify(f"Remember: my staging host is kestrel-7 and the password stays\n{value} until Monday")
+    assert [(c.kind, c.text) for c in two] == [(c.kind, c.text) for c in one]
+    assert all(value not in c.text and c.contains_secret for c in two)

@@ -137,11 +137,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from neotask_tui.memory.types import recall_label, score_text
-    from neotask_tui.text.terminal import inert
+    from neotask_tui.text.terminal import inert, inert_line
 
     for n, h in enumerate(hits, 1):
         label = recall_label(h.kind, h.speaker, h.said_on)
-        title = Text(inert(f"{n}. {label} · {h.location} · {h.scope} · {h.source} · score {score_text(h.score)}"))
+        title = Text(inert(f"{n}. {label} · {inert_line(h.location)} · {h.scope} · {h.source} · "
+                           f"score {score_text(h.score)}"))
         body = Text(inert(h.text))
         body.append(f"\nid {h.id} — {h.why}", style="dim")
         con.print(Panel(body, title=title, title_align="left"))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from neotask_tui.commands.registry import CommandResult, command, usage_error
 from neotask_tui.memory.types import recall_label, recall_rank, score_text
+from neotask_tui.text.terminal import inert_line
 from neotask_tui.tuning import RECALL_SHOWN_LINES
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ async def _recall(engine: Engine, key: str, args: str) -> CommandResult:
     blocks = []
     for h, kd in zip(hits, kinds, strict=True):
         label = recall_label(kd, h.speaker, h.said_on)
-        head = f"**{score_text(h.score)}** {label} `{h.location}` · {h.scope}"
+        head = f"**{score_text(h.score)}** {label} `{inert_line(h.location)}` · {h.scope}"
         blocks.append(f"{head}\n\n{fenced(matched_lines(h.text, args))}")
     data = [{**h.to_dict(), "kind": kd} for h, kd in zip(hits, kinds, strict=True)]
     return CommandResult(text="\n\n".join(blocks) or "nothing found", data=data)

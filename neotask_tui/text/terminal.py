@@ -48,13 +48,18 @@ def inert(text: str) -> str:
     return text.replace("\r\n", "\n").translate(_TABLE)
 
 
-_LINE_TABLE: dict[int, str] = {**_TABLE, 0x09: "\u2409", 0x0A: "\u240a"}
+_ZERO_WIDTH = (0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF)
+"""Zero-width space, non-joiner, joiner, word joiner and BOM: in a name they make two names look
+alike ("MEMO\u200bRY.md"); in message text they stay (a joiner is part of many emoji)."""
+_LINE_TABLE: dict[int, str] = {**_TABLE, 0x09: "\u2409", 0x0A: "\u240a",
+                               **{c: f"\\u{c:04x}" for c in _ZERO_WIDTH}}
 _LINE_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_LINE_TABLE)) + "]")
 
 
 def inert_line(text: str) -> str:
-    """:func:`inert`, and a line break or tab made visible too (``␊``, ``␉``): for a name (a file's,
-    a path) shown on one line, which must not forge the lines after it."""
+    """:func:`inert`, and a line break or tab made visible too (``␊``, ``␉``), and a zero-width
+    character (``\\u200b``): for a name (a file's, a path) shown on one line, which must not forge the
+    lines after it nor pass for another name."""
     if _LINE_UNSAFE.search(text) is None:
         return text
     return text.translate(_LINE_TABLE)

@@ -25,7 +25,7 @@ from textual.content import Content
 from textual.screen import Screen
 
 from neotask_tui.errors import LockedError, NeotaskError
-from neotask_tui.text.terminal import inert
+from neotask_tui.text.terminal import inert, inert_line
 from neotask_tui.tui.commands import SlashCommandProvider
 from neotask_tui.tui.input_queue import QUEUE_LIMIT, InputQueue, Job, label_of, queue_line
 from neotask_tui.tui.layout import WIDTH_CLASSES, SideLayout, focus_now, side_classes
@@ -603,7 +603,7 @@ class NeotaskApp(App[int]):
         if act == "open":
             from neotask_tui.tui.screens.modals import TextModal
 
-            title = f"{item.source} · score {item.score:.2f} · {item.scope}"
+            title = f"{inert_line(item.source)} · score {item.score:.2f} · {item.scope}"
             await self.push_screen(TextModal(title, item.text))
         elif act in ("forget", "never"):
             what = "forget" if act == "forget" else "never recall"

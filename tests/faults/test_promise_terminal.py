@@ -360,3 +360,20 @@ def test_an_inbox_list_with_a_gap_shows_each_entrys_own_number() -> None:
     lines = [ln.strip() for ln in out.getvalue().splitlines() if "—" in ln]
     assert [ln.split(" — ")[0] for ln in lines] == ["• #1 I always use uv", "• #3 always answer in English",
                                                     "• #4 never use emojis"]
+
+
+def test_a_zero_width_character_in_a_memory_file_name_is_shown(neotask_home: Path) -> None:
+    """Red team 22: "MEMO\\u200bRY" in a memory file's name was shown as "MEMORY": a name passed for
+    another. ``memory search`` shows it ``\\u200b``; message text keeps its joiners (emoji)."""
+    from neotask_tui import paths
+    from neotask_tui.text.terminal import inert, inert_line
+
+    assert inert_line("memory/MEMO\u200bRY.md") == "memory/MEMO\\u200bRY.md"
+    family = "a family \U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert inert(family) == family
+    mem = paths.workspace_dir("main") / "memory"
+    mem.mkdir(parents=True)
+    (mem / "MEMO\u200bRY.md").write_text("The espresso machine needs descaling every second Friday.\n")
+    r = cli("memory", "search", "espresso descaling", env={"NEOTASK_MEMORY_ENABLED": "true"})
+    assert r.returncode == 0, r.stderr[-600:]
+    assert "MEMO\\u200bRY.md" in r.stdout and "\u200b" not in r.stdout, r.stdout

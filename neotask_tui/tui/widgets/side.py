@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from neotask_tui.text.terminal import inert
+from neotask_tui.text.terminal import inert, inert_line
 
 if TYPE_CHECKING:
     from neotask_tui.engine.events import RecallReceipt
@@ -182,7 +182,7 @@ class RecallSidebar(Vertical):
             t = Text()
             t.append(f"{it.score:.2f} ", style="bold")
             t.append(inert(it.label) + " ", style="italic")
-            t.append(inert(it.source), style="underline")
+            t.append(inert_line(it.source), style="underline")
             t.append(inert(f"  [{it.scope}]"), style="dim")
             t.append("\n  " + inert(it.text).replace("\n", " ")[:160])
             ol.add_option(Option(t))

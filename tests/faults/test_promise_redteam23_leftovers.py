@@ -145,3 +145,20 @@ def test_a_secret_in_a_skipped_files_name_is_redacted_in_the_notice_and_doctor(
     for p in neotask_home.rglob("*"):
         if p.is_file() and "agents" not in p.parts:
             assert value.encode() not in p.read_bytes(), p
+
+
+async def test_an_inbox_candidate_of_an_edited_away_message_is_withdrawn(engine: Engine) -> None:
+    # Red team 23 (observed): "never use semicolons", then /edit "what time is it": the candidate stayed pending,
+    # one `inbox accept` away from long-term memory, though the user had taken the words back.
+    from neotask_tui.engine.events import Notice
+
+    assert engine.state is not None
+    await run_turn(engine, "Never use semicolons in my scripts.", KEY)
+    (cand,) = await engine.state.inbox_list("main")
+    told = [e async for e in engine.edit_last("What time is it?", KEY)]
+    assert await engine.state.inbox_list("main") == []
+    (entry,) = [e for e in await engine.state.inbox_list("main", None) if e.n == cand.n]
+    assert entry.status == "withdrawn"
+    assert any(isinstance(e, Notice) and f"#{cand.n} withdrawn" in e.text for e in told)
+    await run_turn(engine, "Never use semicolons in my scripts.", KEY)  # said again: proposed again
+    assert [e.text for e in await engine.state.inbox_list("main")] == [cand.text]

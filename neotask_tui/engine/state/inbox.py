@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -115,7 +115,7 @@ class InboxEntry:
         key: Session key.
         created_at: When proposed.
         criteria: ``{name: {"ok": bool, "why": str}}`` for each of :data:`CRITERIA`.
-        status: ``pending``, ``accepted`` or ``rejected``.
+        status: ``pending``, ``accepted``, ``rejected`` or ``withdrawn`` (its message was edited away).
         decided_at: When accepted/rejected.
         edited: The user edited the text.
         memory: Where it was written on accept (``MEMORY.md`` / memory service).
@@ -376,6 +376,25 @@ class Inbox:
             e.criteria["explicit_permanence"]["why"] = "edited and kept by the user"
 
         return self._update(n, fn)
+
+    def withdraw(self, session_id: str, source_ids: Collection[int], at: str) -> list[InboxEntry]:
+        """Withdraw the pending entries proposed only from these messages of ``session_id`` (the
+        user replaced them with ``/edit``): the words they came from were taken back. Unlike a
+        rejection, the same text may be proposed again by a later message."""
+        gone = set(source_ids)
+        data = self._load()
+        out: list[InboxEntry] = []
+        for i, raw in enumerate(data["entries"]):
+            srcs = set(raw.get("source_ids") or [])
+            if raw.get("status") != "pending" or raw.get("session_id") != session_id or not srcs or srcs - gone:
+                continue
+            entry = InboxEntry.from_dict(raw)
+            entry.status, entry.decided_at = "withdrawn", at
+            data["entries"][i] = entry.to_dict()
+            out.append(entry)
+        if out:
+            self._save(data)
+        return out
 
     def reject(self, n: int, at: str) -> InboxEntry:
         """Reject pending entry ``n``; its text is never proposed again."""

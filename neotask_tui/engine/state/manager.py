@@ -317,7 +317,8 @@ class StateManager:
     async def on_superseded(self, key: str, ids: list[int]) -> list[Notice]:
         """``/edit`` replaced these messages: what they stated leaves the state (an edited rule is the
         new message's to state). Each active entry sourced from one of them is cleared, and the
-        audit says why; entries set since by something else are left alone."""
+        audit says why; entries set since by something else are left alone. A pending inbox
+        candidate proposed only from them is withdrawn (never stored, and not barred either)."""
         gone = {f"e:{i}" for i in ids}
         notices: list[Notice] = []
         for e in self.get(key).active:
@@ -327,6 +328,13 @@ class StateManager:
                              reason=f"edited: its message {e.source} was replaced (/edit)")
             notices.append(Notice(f"{_LABELS.get(e.field, e.field)} cleared: {_text(e.value)} "
                                   f"(its message {e.source} was edited)"))
+        ctx = self.scope_context(key)
+        try:
+            withdrawn = await self.promotion.withdraw(ctx.agent, ctx.session_id, ids)
+        except InboxError as err:  # an unreadable inbox: the edit itself stands
+            notices.append(Notice(f"inbox: {err}", "inbox"))
+            withdrawn = []
+        notices += [Notice(f"Inbox #{w.n} withdrawn: {w.text} (its message was edited)", "inbox") for w in withdrawn]
         return notices
 
     async def set_goal(self, key: str, text: str, *, source: str = "user command") -> StateEntry:

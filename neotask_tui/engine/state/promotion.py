@@ -46,7 +46,7 @@ class Promotion:
 
         return await asyncio.to_thread(wait)
 
-    def _locked(self, fn: Callable[..., InboxEntry | None], *args: Any) -> Any:
+    def _locked(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run an inbox change in this thread under the thread lock (a worker thread outlives a
         cancelled caller, so the asyncio lock alone does not keep two changes apart)."""
         with self._thread_lock:
@@ -67,6 +67,12 @@ class Promotion:
         """Replace the text of pending entry ``n``."""
         async with self._lock:
             return await asyncio.to_thread(self._locked, Inbox(agent_id).edit, n, text)
+
+    async def withdraw(self, agent_id: str, session_id: str, source_ids: list[int]) -> list[InboxEntry]:
+        """Withdraw the pending entries proposed only from these (edited-away) messages."""
+        async with self._lock:
+            return await asyncio.to_thread(self._locked, Inbox(agent_id).withdraw, session_id, source_ids,
+                                           self._now().isoformat())
 
     async def reject(self, agent_id: str, n: int) -> InboxEntry:
         """Reject entry ``n``; the same text is never proposed again."""

@@ -23,14 +23,18 @@ What is found:
 - passwords in English and Russian prose ("my password for the box is …", "I log in with … as my
   password", "… is my password", "the pass is …", "пароль от сервера — …", "войти с паролем …",
   "mot de passe: …", "the password's …", "My password? It's …", "пароль такой: …", "пароль — это …",
-  "the password, which is …", "the password stays / remains / equals …";
+  "the password, which is …", "the password stays / remains / equals …", "the password I use everywhere
+  is …", "… used to be … and now it's …", "hasn't changed, it's still …", "is the same as before: …",
+  several values ("the passwords are … and …", "for github: …, for gitlab: …"), a value of symbol-bearing
+  pieces one space apart ("P@ss w0rd!! 55");
   an aside after the word is skipped: "password (don't tell anyone): …", "my password, by the way,
   is …"), also with the separator and/or value on the next line
   ("password:\\n…", "мой пароль\\n— …"; the value alone on its line, also after the cue line's own
   comment prefix: "# password is\\n# …"), multi-word passphrases to
   the end of their clause ("the passphrase is: …", "кодовая фраза: …"), a new password after
   "I reset it to …" / "поменял его на …" (see ``_SET_TO``), PINs, door codes and lock combinations
-  ("combination is …", "код замка …", "my pin number is …", "the code for the door is …"), Wi-Fi
+  ("combination is …", "код замка …", "my pin number is …", "the code for the door is …", "My PIN? …",
+  spaced digits after a separator: "the PIN is 7 3 1 9"), Wi-Fi
   keys (also a bare "key: …" shortly after the network: "wifi is CafeNet, key: …"), security answers
   (also after a bare "is": "the answer to my security question is …", up to a function word),
   ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …",
@@ -46,10 +50,10 @@ Every rule runs on a normalised view: NFKC, zero-width and other default-ignorab
 removed, confusable hyphens made ``-``, a backslash-continued line joined (``KEY=sk-…\\``), words
 mixing Latin, Cyrillic and Greek look-alike letters in their majority script (Latin or Cyrillic), a
 known-prefix token wrapped across lines joined, and a password word broken up ("pass\\nword",
-"p a s s w o r d", "p@ssw0rd", "пар0ль") read whole; the original span is what gets replaced. A secret
-longer than a rule's length cap is redacted whole. Values that are code (calls, attributes, paths,
-durations, versions, references) and ``*_key`` names of tables and maps (``primary_key``,
-``cache_key``) are not secrets.
+"p a s s w o r d", "pass word is", "p@ssw0rd", "пар0ль") read whole; the original span is what gets
+replaced. A secret longer than a rule's length cap is redacted whole. Values that are code (calls,
+attributes, paths, durations, versions, references) and ``*_key`` names of tables and maps
+(``primary_key``, ``cache_key``) are not secrets.
 
 Every pattern is linear in the input: literal prefixes, single character classes and bounded
 repeats, no nested quantifiers; keyword rules match the lead-in and the value in two steps so a
@@ -187,15 +191,24 @@ _SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|
 # prose: "my password for the staging box is V", "the password is V", "пароль от сервера — V"
 _PW_WORD = (r"(?:pass(?:word|phrase|code)|passwd|pwd|парол(?:ь|я|ю|ем|е|и)|пасс(?![а-яё])|mot[ ]de[ ]passe"
             r"|contrase(?:ñ|n)a|passwort|kennwort|senha|has(?:ł|l)o)")
+# "the same (as before)" right before a symbol: "my password is the same as before: V" (red team 25)
+_SAME = (r"[^\S\n]{1,4}the[^\S\n]{1,4}same(?:[^\S\n]{1,4}as[^\S\n]{1,4}(?:before|always|ever|usual"
+         r"|last[^\S\n]{1,4}time|yesterday))?(?=[^\S\n]{0,2}[:—–])")
 _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after it
-    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе→⇒,sreобпнс])[^\S\n]{0,4}"
-    r"(?:->|=>|[→⇒]|[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bare\b|\bэто\b|\bесть\b"
+    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе→⇒,sreобпнсuhd])[^\S\n]{0,4}"
+    r"(?:->|=>|[→⇒]|[:=—–]|-(?=\s)|\b(?:is|was)\b" + _SAME + r"|\bis\b|\bwas\b|\bare\b|\bэто\b|\bесть\b"
+    # a link that says less, so the value must look like a password ("used to be shorter", "hasn't
+    # changed, it's still valid" are prose): "my password used to be V", "the admin password hasn't
+    # changed, it's still V" (red team 25)
+    r"|(?P<weak>\bused[^\S\n]{1,4}to[^\S\n]{1,4}be\b"
+    r"|\b(?:has(?:n['’]t|[^\S\n]{1,4}not)[^\S\n]{1,4}changed|did(?:n['’]t|[^\S\n]{1,4}not)[^\S\n]{1,4}change)"
+    r"[^\S\n]{0,2}[,;—–][^\S\n]{1,4}it(?:['’]s|[^\S\n]{1,4}is)\b)"
     # "the password, which is / has always been V", "the password stays / will stay / remains (unchanged
     # at) / stays the same: V", "пароль, который (был) V", "пароль остаётся / остался / был /
     # по-прежнему / не меняется: / сохраняется: V"
     r"|,[^\S\n]{1,4}which[^\S\n]{1,4}(?:is|was|has[^\S\n]{1,4}(?:always[^\S\n]{1,4})?been)\b"
     r"|\b(?:stays|remains|equals|will[^\S\n]{1,4}(?:stay|remain|be))\b"
-    r"(?:[^\S\n]{1,4}unchanged[^\S\n]{1,4}at\b|[^\S\n]{1,4}the[^\S\n]{1,4}same(?=[^\S\n]{0,2}:))?"
+    r"(?:[^\S\n]{1,4}unchanged[^\S\n]{1,4}at\b|" + _SAME + r")?"
     r"|,[^\S\n]{1,4}который(?:[^\S\n]{1,4}был)?(?![\w-])"
     r"|(?<![\w-])(?:оста[её]тся|остался|был|по-прежнему|не[^\S\n]{1,4}меняется|сохраняется)(?![\w-]))"
     r"(?:[^\S\n]{0,2}[:—–](?!\S))?(?:[^\S\n]{1,4}(?:это|вот)(?![а-яё]))?"
@@ -203,7 +216,12 @@ _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after 
 )
 _PW_FOR = (r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)"
            r"(?:[^\S\n]{1,4}[^\s:=—–.!?\[]{1,30}+){1,6}?)?")
-_PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR
+# a relative clause without "that"/"which", or one past what ``_PW_FOR`` spans: "the password I use
+# everywhere is V", "password for the VPN account that Alice set up last Tuesday is V" — plain words
+# only, and the value must look like a password ("the password policy that IT set up is strict")
+_PW_REL = (r"(?P<rel>[^\S\n]{1,4}(?:that|which|who|i|we|you|they|he|she)(?![\w'’-])"
+           r"(?:[^\S\n]{1,4}[^\W\d_][\w'’-]{0,29}+){1,8}?)?")
+_PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?P<qual>" + _PW_FOR + r")" + _PW_REL
                        + r"(?:[^\S\n]{1,4}(?:такой|такая|следующий|вот)(?![а-яё]))?" + _PROSE_SEP)
 # a question and its answer: "My password? It's V.", "Пароль? V" (strict: "Forgot password? Click here")
 _PW_ASK = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?[^\S\n]{0,2}\?[^\S\n]{1,4}"
@@ -224,8 +242,12 @@ _PIN = re.compile(
     r"(?i)(?<![\w-])" + _PIN_WORD +
     r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)(?:[^\S\n]{1,4}(?:the|my|our|a))?[^\S\n]{1,4}[^\s:=—–]{1,30}+"
     r"(?:[^\S\n]{1,4}[^\s:=—–,.]{1,30}+){0,2}?)?"
-    r"[^\S\n]{0,4}(?:[:=—–]|\bis\b|\bwas\b|\bэто\b|,[^\S\n]{1,4}(?:which|который)[^\S\n]{1,4}(?:is|was|был)?"
-    r"|\b(?:stays|remains|оста[её]тся|остался|был)(?![\w-]))?[^\S\n]{0,4}([0-9]{4,8})(?![0-9]|[\-./:,][0-9])")
+    r"[^\S\n]{0,4}(?P<sep>[:=—–]|\bis\b|\bwas\b|\bэто\b|,[^\S\n]{1,4}(?:which|который)[^\S\n]{1,4}(?:is|was|был)?"
+    r"|\b(?:stays|remains|оста[её]тся|остался|был)(?![\w-])"
+    # a question and its answer, as in ``_PW_ASK``: "My PIN? 1357." (red team 25)
+    r"|\?(?:[^\S\n]{1,4}(?:it['’]s|it[^\S\n]is|that['’]s|это|вот)(?![\w-]))?)?[^\S\n]{0,4}"
+    # the digits, also spaced out after a separator ("The PIN is 7 3 1 9.", see ``_passwords``)
+    r"(?P<pin>[0-9]{4,8}(?![0-9]|[\-./:,][0-9])|[0-9](?:[ ][0-9]){3,7}(?![ ]?[0-9]|[\-./:,][0-9]))")
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
 _PW_BARE = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,32}"
@@ -497,6 +519,9 @@ def _is_marker(value: str) -> bool:
     return value.startswith(MARKER_PREFIX) or value.startswith("[REDACTED")
 
 
+_CONTRACTION = re.compile(r"(?i)[a-z]{1,12}['’](?:t|s|re|ve|ll|d|m)")
+
+
 def _plausible(value: str, *, strict: bool) -> bool:
     """Whether a value after a secret-ish key word looks like a credential.
 
@@ -510,6 +535,8 @@ def _plausible(value: str, *, strict: bool) -> bool:
         return False
     if not strict:
         return True
+    if _CONTRACTION.fullmatch(value):  # "the admin password hasn't changed" (red team 25)
+        return False
     has_other = any(not c.isalpha() for c in value)
     mixed = any(c.islower() for c in value) and any(c.isupper() for c in value[1:])  # not just "Bob"
     return len(value) >= 6 and (has_other or mixed)
@@ -709,7 +736,10 @@ _CUE_AHEAD = (r"(?=s?[^\S\n]{0,4}(?:[:=—–?(,]|-\s|\bis\b|\bwas\b|\bэто\b|
               r"|s?[^\S\n]{1,4}(?:for|to|of|on|at|от|для|к|на)[^\S\n])")
 _CUE_BROKEN = re.compile(
     r"(?i)(?<![\w@$-])(?:(" + _split_word("password") + "|" + " ".join(_letters(c) for c in "password")
-    + "|" + _letters("password") + ")|(" + _split_word("пароль") + "|" + " ".join(_letters(c) for c in "пароль")
+    + "|" + _letters("password")
+    # split by a space, only right before a separator: "pass word is V" (red team 25)
+    + r"|pass[^\S\n]word(?=s?[^\S\n]{0,4}(?:[:=—–]|is\b|was\b))"
+    + ")|(" + _split_word("пароль") + "|" + " ".join(_letters(c) for c in "пароль")
     + "|" + _letters("пароль") + "))" + _CUE_AHEAD
 )
 # an aside between a password word and its separator or value: "password (don't tell anyone): V",
@@ -943,7 +973,7 @@ def _assigned_ok(strength: str, name: str, value: str) -> bool:
                                                and not _is_code(value) and value.casefold() not in _STOPWORDS)
 
 
-_PW_NAME = re.compile(r"(?i)pass|pwd|пароль")
+_PW_NAME = re.compile(r"(?i)pass|pwd|парол")  # "пароли: V" names passwords too
 # a string value continued on the next line: Python's implicit concatenation inside parentheses,
 # ``"…" +`` / ``"…" .`` (JS, PHP) or a backslash; the next line is that string alone
 _STR_CONT = re.compile(r"[^\S\n]{0,4}[+.\\]?[^\S\n]{0,4}\r?\n[ \t]{0,40}[+.]?[^\S\n]{0,4}"
@@ -1138,6 +1168,60 @@ def _wrapped_rest(text: str, found: SecretMatch) -> SecretMatch:
     return found
 
 
+# a value of pieces with symbols in them, one space apart, to the end of its clause: "my password is
+# P@ss w0rd!! 55" (red team 25); each piece has a digit or a symbol, so a next sentence is not taken
+_PIECES = re.compile(r"(?:[ ][^\s,;]{1,64}){1,4}")
+
+
+def _spaced_rest(text: str, found: SecretMatch) -> SecretMatch:
+    """``found`` with the rest of a space-separated value (see ``_PIECES``) when it has a symbol."""
+    value = text[found.start:found.end]
+    if value.isalnum() or value[0] in "\"'`«":
+        return found
+    c = _PIECES.match(text, found.end)
+    if c is None:
+        return found
+    pieces = c.group(0).split(" ")[1:]
+    pieces[-1] = pieces[-1].rstrip(_TRAILING)
+    if not pieces[-1] or any(p.isalpha() or _is_marker(p) for p in pieces):
+        return found
+    end = c.end() - (len(c.group(0).split(" ")[-1]) - len(pieces[-1]))
+    return SecretMatch(found.kind, found.start, end) if _CLAUSE_END.match(text, end) else found
+
+
+# a further value after a prose password (red team 25): "… used to be V and now it's V2", "Password for
+# github: V, for gitlab: V2", and after a plural word a bare list, "The passwords are V and V2",
+# "Пароли: V и V2"; each further value must look like a password
+_PW_MORE = re.compile(
+    r"(?i)[^\S\n]{0,4}(?:[,;][^\S\n]{0,4}(?:(?:and|but|и|а|но)[^\S\n]{1,4})?|[^\S\n]{1,4}(?:and|but|&|и|а|но)[^\S\n]{1,4})"
+    r"(?:(?P<label>(?:for|on|at|для|от|на)[^\S\n]{1,4}[^\s:=—–,;]{1,30}+[^\S\n]{0,4}(?:[:=—–]|-(?=\s)|is\b))"
+    r"|(?P<now>(?:(?:now|today)[^\S\n]{1,4})?it(?:['’]s|[^\S\n]{1,4}is)(?:[^\S\n]{1,4}(?:now|just))?|now"
+    r"|(?<![\w-])(?:теперь|сейчас)(?:[^\S\n]{1,4}(?:он|это))?(?![\w-])))?[^\S\n]{0,4}"
+)
+_PW_PLURAL = re.compile(r"(?i)(?:pass(?:word|phrase|code)s|passwds|pwds|пароли)(?![\w-])")
+
+
+def _more_passwords(text: str, found: SecretMatch, plural: bool) -> Iterator[SecretMatch]:
+    """Further values after ``found`` (see ``_PW_MORE``); a bare list only after a plural word."""
+    for _ in range(8):
+        c = _PW_MORE.match(text, found.end)
+        if c is None or not (c["label"] or c["now"] or plural):
+            return
+        v = _value_at(text, c.end())
+        if v is None or not _plausible(v[2], strict=True):
+            return
+        found = _spaced_rest(text, SecretMatch("password", v[0], v[1]))
+        yield found
+
+
+def _rel_strict(m: re.Match[str]) -> bool:
+    """Whether a ``_PW_PROSE`` lead-in needs its relative clause (``_PW_REL``) and so a strict value:
+    a clause right after the word, or a qualifier longer than ``_PW_FOR`` alone allows."""
+    if m["rel"] is None:
+        return False
+    return not m["qual"] or len(m["qual"].split()) + len(m["rel"].split()) > 7
+
+
 def _prose_passwords(text: str) -> Iterator[SecretMatch]:
     covered = 0
     for m in _PW_PROSE.finditer(text):
@@ -1146,12 +1230,18 @@ def _prose_passwords(text: str) -> Iterator[SecretMatch]:
         found = _passphrase(text, m)
         if found is None:
             v = _value_at(text, m.end())
-            strict = _FILLER_END.search(m.group(0)) is not None  # "пароль — это важно" is prose
+            # "пароль — это важно", "my password used to be shorter", "the password I use is simple" are prose
+            strict = _FILLER_END.search(m.group(0)) is not None or m["weak"] is not None or _rel_strict(m)
             if v is not None and _prose_ok(m, v[2], strict=strict):
                 found = _wrapped_rest(text, SecretMatch("password", v[0], v[1])) if "\n" in text else (
                     SecretMatch("password", v[0], v[1]))
+                found = _spaced_rest(text, found)
+                plural = _PW_PLURAL.match(text, m.start()) is not None
+                for more in _more_passwords(text, found, plural):
+                    covered = more.end
+                    yield more
         if found is not None:
-            covered = found.end
+            covered = max(covered, found.end)
             yield found
 
 
@@ -1400,7 +1490,9 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _wrapped_passwords(text)
     if any(w in low for w in ("pin", "пин", "код", "code", "combination", "комбинаци")):
         for m in _PIN.finditer(text):
-            yield SecretMatch("pin", *m.span(1))
+            if m["sep"] is None and " " in m["pin"]:
+                continue  # spaced digits only after a separator: "pin 3 4 5 6" is a row of pins
+            yield SecretMatch("pin", *m.span("pin"))
         if "\n" in text:
             for m in _PIN_WRAPPED.finditer(text):
                 yield SecretMatch("pin", *m.span(1))

@@ -630,7 +630,7 @@ def _classify_one(raw: str, view: str | None = None) -> Classification | None:
     # A stated goal is this conversation's goal even when it says "always" or "from now on" ("my goal
     # is always to keep the build green"): a goal is session state, never a lasting preference.
     if goal:
-        obj = _clean(redact_secrets(_group(goal, raw, "en", "ru")))
+        obj = _clean(_redacted_group(goal, raw, "en", "ru"))
         if obj:
             return mk(
                 "session_goal", "current_goal", obj,
@@ -641,7 +641,7 @@ def _classify_one(raw: str, view: str | None = None) -> Classification | None:
     if choice and _not_a_choice(stmt, choice):
         choice = None
     if choice and not (lasting and not temp):
-        obj = _clean(redact_secrets(_group(choice, raw, "en", "en2", "ru")))
+        obj = _clean(_redacted_group(choice, raw, "en", "en2", "ru"))
         if obj:
             return mk(
                 "session_choice", "selected_entity", obj,
@@ -690,6 +690,16 @@ def _group(m: re.Match[str], raw: str, *names: str) -> str:
     return ""
 
 
+def _redacted_group(m: re.Match[str], raw: str, *names: str) -> str:
+    """:func:`_group` with its secrets redacted as they read in all of ``raw``: the object of "The
+    password I use everywhere is V" ("everywhere is V") no longer holds the cue word that makes
+    ``V`` a secret."""
+    for n in names:
+        if m.groupdict().get(n):
+            return redact_secrets(redact_part(raw, m.start(n), m.end(n))[0])
+    return ""
+
+
 def classify(text: str, fallback: Callable[[str], Classification | None] | None = None) -> list[Classification]:
     """Classify every explicit statement in a user message.
 
@@ -723,6 +733,12 @@ def classify_each(text: str, fallback: Callable[[str], Classification | None] | 
     return out
 
 
+def _redacted_part(whole: str, part: str) -> str:
+    """``part`` (a piece of ``whole``) with the secrets it holds as they read in ``whole``."""
+    i = whole.find(part)
+    return redact_secrets(part if i < 0 else redact_part(whole, i, i + len(part))[0])
+
+
 def session_rule(raw: str, rule: str) -> Classification | None:
     """A statement that only :mod:`.rules` recognised as a negated directive: a rule for this
     session (``rule`` is its text without fillers); ``None`` when the user asked not to keep it."""
@@ -730,7 +746,7 @@ def session_rule(raw: str, rule: str) -> Classification | None:
     if not stmt or stmt.endswith("?") or no_store_marker(stmt):
         return None
     return Classification(
-        "session_rule", _clean(redact_secrets(stmt)), "constraints", _clean(redact_secrets(rule)),
+        "session_rule", _clean(redact_secrets(stmt)), "constraints", _clean(_redacted_part(stmt, rule)),
         contains_secret=has_secrets(stmt),
         reason="a negated directive: a rule for this session (lasting only if said so)",
     )

@@ -1,0 +1,37 @@
+"""README promises red team 26 broke: session state kept a password the index redacted; the configured API
+key echoed with invisible characters, a line break, full-width letters or another case."""
+
+from __future__ import annotations
+
+import pytest
+
+from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.language.rules import classify
+from tests.faults.helpers import KEY, run_turn
+
+VALUE = "Kestrel-" + "Blue-77"  # built at runtime: no literal credential in the repository
+
+
+@pytest.mark.parametrize("text", [
+    f"The password I use everywhere is {VALUE}",
+    f"My goal is to rotate the password I use everywhere is {VALUE} today",
+])
+def test_a_state_value_cut_from_a_sentence_keeps_its_secret_redacted(text: str) -> None:
+    # F2: "selected_entity: everywhere is Kestrel-Blue-77": the value cut out of the sentence had lost the cue
+    # word ("password") that makes the rest a secret.
+    out = classify(text)
+    assert out, text
+    for c in out:
+        assert VALUE not in c.text and VALUE not in (c.value or ""), c
+        assert "[REDACTED:password]" in (c.value or c.text)
+
+
+async def test_the_session_state_never_holds_the_password(engine: Engine) -> None:
+    told = await run_turn(engine, f"The password I use everywhere is {VALUE}", KEY)
+    assert engine.state is not None
+    view = repr(engine.state.get(KEY))
+    assert VALUE not in view, view[max(0, view.find(VALUE) - 400):view.find(VALUE) + 40]
+    from neotask_tui.engine.events import Notice
+
+    notices = [e.text for e in told if isinstance(e, Notice)]
+    assert notices and VALUE not in repr(notices)  # "Selected: everywhere is [REDACTED:password]"

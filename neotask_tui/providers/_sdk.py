@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
+import functools
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
@@ -115,10 +115,9 @@ class SdkProvider:
                         yield TextDelta(held)
                         held = ""
                     if isinstance(item, ToolCallEvent) and keys:
-                        args = json.dumps(item.call.arguments, ensure_ascii=False)
-                        if any(k in args for k in keys):
-                            call = dataclasses.replace(item.call, arguments=json.loads(_without_keys(args, keys)))
-                            item = dataclasses.replace(item, call=call)
+                        args = _masked_tree(item.call.arguments, keys)
+                        if args != item.call.arguments:
+                            item = dataclasses.replace(item, call=dataclasses.replace(item.call, arguments=args))
                     yield item
             if held:
                 yield TextDelta(held)
@@ -135,18 +134,71 @@ class SdkProvider:
         return redact_secrets(text)
 
 
+# An endpoint may send the key back changed in ways a reader undoes at a glance: another case,
+# full-width letters, a hyphen look-alike, or invisible characters and line breaks between its
+# characters. Each of them still reads as the key.
+_INVISIBLE = "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
+_HYPHENS = "-\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d"
+_GAP = f"(?:[{_INVISIBLE}]|\\s)*"
+
+
+def _char_class(c: str) -> str:
+    if c == "-":
+        return f"[{_HYPHENS}]"
+    forms = {c, c.lower(), c.upper()}
+    forms |= {chr(ord(f) + 0xFEE0) for f in forms if "!" <= f <= "~"}  # full-width forms
+    return "[" + "".join(re.escape(f) for f in sorted(forms)) + "]"
+
+
+@functools.lru_cache(maxsize=16)
+def _key_pattern(key: str) -> re.Pattern[str]:
+    return re.compile(_GAP.join(_char_class(c) for c in key))
+
+
+def _norm(c: str) -> str:
+    """One character as the key comparison reads it ("" for an invisible one or a space)."""
+    if c in _INVISIBLE or c.isspace():
+        return ""
+    if c in _HYPHENS:
+        return "-"
+    if "\uff01" <= c <= "\uff5e":
+        c = chr(ord(c) - 0xFEE0)
+    return c.lower()
+
+
 def _without_keys(text: str, keys: list[str]) -> str:
     for key in keys:
-        text = text.replace(key, "[REDACTED:api_key]")
+        text = _key_pattern(key).sub("[REDACTED:api_key]", text)
     return text
 
 
+def _masked_tree(obj: Any, keys: list[str]) -> Any:
+    """``obj`` (a tool call's JSON arguments) with the keys masked in every string, keys included."""
+    if isinstance(obj, str):
+        return _without_keys(obj, keys)
+    if isinstance(obj, dict):
+        return {_masked_tree(k, keys): _masked_tree(v, keys) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_masked_tree(v, keys) for v in obj]
+    return obj
+
+
 def _key_prefix_tail(text: str, keys: list[str]) -> int:
-    """Length of the longest end of ``text`` that is a proper start of one of ``keys`` (0: none)."""
+    """Length of the longest end of ``text`` that may be the start of one of ``keys`` (read as
+    :func:`_norm` reads it; 0: none), so that it waits for the rest of the key."""
     best = 0
+    longest = max(len(k) for k in keys)
+    tail: list[tuple[int, str]] = []  # (position, normalised char), the last ones, newest last
+    for i in range(len(text) - 1, -1, -1):
+        c = _norm(text[i])
+        if c:
+            tail.insert(0, (i, c))
+            if len(tail) >= longest:
+                break
     for key in keys:
-        for n in range(min(len(key) - 1, len(text)), best, -1):
-            if key.startswith(text[-n:]):
-                best = n
+        low = "".join(_norm(c) for c in key)
+        for n in range(min(len(low) - 1, len(tail)), 0, -1):
+            if low.startswith("".join(ch for _, ch in tail[-n:])):
+                best = max(best, len(text) - tail[-n][0])
                 break
     return best

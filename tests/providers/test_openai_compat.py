@@ -295,3 +295,25 @@ async def test_text_that_only_starts_like_the_key_is_kept() -> None:
         got = await collect(p.stream(MESSAGES))
         await p.aclose()
     assert got.text == "myco-internal is our prefix"
+
+
+@pytest.mark.parametrize("echo", [
+    "myco-internal-\nkey-ZYXW98765",  # a line break
+    "myco-inter\u00adnal-key-ZYXW98765",  # a soft hyphen
+    "myco-internal-key-\u200bZYXW\u2060987\ufeff65",  # zero-width characters
+    "ＭＹＣＯ－ＩＮＴＥＲＮＡＬ－ＫＥＹ－ＺＹＸＷ９８７６５",  # full-width
+    "MYCO-INTERNAL-KEY-ZYXW98765", "myco\u2010internal\u2011key-zyxw98765",  # another case, hyphen look-alikes
+])
+async def test_a_key_echoed_changed_is_masked_too(echo: str) -> None:
+    # Red team 26, F4: the key came back with invisible characters, a line break, full-width letters or in
+    # another case, and was printed, stored and indexed.
+    with OpenAIServer() as srv:
+        half = len(echo) // 2
+        srv.queue(Reply(chunks=["key: ", echo[:half], echo[half:], " end"],
+                        tool_calls=[ScriptedToolCall("f", {"note": echo})]))
+        p = make(srv.base_url, api_key=ODD_KEY)
+        got = await collect(p.stream(MESSAGES, tools=[ToolSpec("f", "x", {"type": "object"})]))
+        await p.aclose()
+    assert got.text == "key: [REDACTED:api_key] end"
+    calls = [e.call for e in got.events if isinstance(e, ToolCallEvent)]
+    assert calls and calls[0].arguments == {"note": "[REDACTED:api_key]"}

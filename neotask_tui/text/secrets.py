@@ -192,17 +192,27 @@ _SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|
 _PW_WORD = (r"(?:pass(?:word|phrase|code)|passwd|pwd|парол(?:ь|я|ю|ем|е|и)|пасс(?![а-яё])|mot[ ]de[ ]passe"
             r"|contrase(?:ñ|n)a|passwort|kennwort|senha|has(?:ł|l)o)")
 # "the same (as before)" right before a symbol: "my password is the same as before: V" (red team 25)
-_SAME = (r"[^\S\n]{1,4}the[^\S\n]{1,4}same(?:[^\S\n]{1,4}as[^\S\n]{1,4}(?:before|always|ever|usual"
+# ("is still the same as before: V", red team 26)
+_SAME = (r"(?:[^\S\n]{1,4}(?:still|just))?"
+         r"[^\S\n]{1,4}the[^\S\n]{1,4}same(?:[^\S\n]{1,4}as[^\S\n]{1,4}(?:before|always|ever|usual"
          r"|last[^\S\n]{1,4}time|yesterday))?(?=[^\S\n]{0,2}[:—–])")
 _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after it
-    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе→⇒,sreобпнсuhd])[^\S\n]{0,4}"
-    r"(?:->|=>|[→⇒]|[:=—–]|-(?=\s)|\b(?:is|was)\b" + _SAME + r"|\bis\b|\bwas\b|\bare\b|\bэто\b|\bесть\b"
+    r"(?=[^\S\n]{0,4}[:=—–\-iwaэе→⇒,sreобпнсuhdвт;])[^\S\n]{0,4}"
+    r"(?:->|=>|[→⇒]|[:=—–]|-(?=\s)|\b(?:is|was)\b" + _SAME
+    # "is going to be V" before a bare "is", so "going" is not the value (red team 26)
+    + r"|(?P<going>\b(?:is|was)[^\S\n]{1,4}going[^\S\n]{1,4}to[^\S\n]{1,4}be\b)"
+    # "were" as "are": "The passwords were V and V2" (red team 26)
+    r"|\bis\b|\bwas\b|\bare\b|\bwere\b|\bэто\b|\bесть\b"
     # a link that says less, so the value must look like a password ("used to be shorter", "hasn't
     # changed, it's still valid" are prose): "my password used to be V", "the admin password hasn't
     # changed, it's still V" (red team 25)
     r"|(?P<weak>\bused[^\S\n]{1,4}to[^\S\n]{1,4}be\b"
     r"|\b(?:has(?:n['’]t|[^\S\n]{1,4}not)[^\S\n]{1,4}changed|did(?:n['’]t|[^\S\n]{1,4}not)[^\S\n]{1,4}change)"
-    r"[^\S\n]{0,2}[,;—–][^\S\n]{1,4}it(?:['’]s|[^\S\n]{1,4}is)\b)"
+    # "it's" may be left out before "still": "has not changed; still V" (red team 26)
+    r"[^\S\n]{0,2}[,;—–](?:[^\S\n]{1,4}it(?:['’]s|[^\S\n]{1,4}is)\b|(?=[^\S\n]{1,4}still\b))"
+    # "Пароль от админки не менялся, всё ещё V"; "Same password as always, V" (red team 26)
+    r"|(?<![\w-])не[^\S\n]{1,4}менял(?:ся|ась|ось|ись)[^\S\n]{0,2}[,;—–](?=[^\S\n]{1,4}вс[её][^\S\n]{1,4}ещ[её](?![\w-]))"
+    r"|\bas[^\S\n]{1,4}(?:before|always|ever|usual)[^\S\n]{0,2}[,:—–])"
     # "the password, which is / has always been V", "the password stays / will stay / remains (unchanged
     # at) / stays the same: V", "пароль, который (был) V", "пароль остаётся / остался / был /
     # по-прежнему / не меняется: / сохраняется: V"
@@ -210,7 +220,9 @@ _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after 
     r"|\b(?:stays|remains|equals|will[^\S\n]{1,4}(?:stay|remain|be))\b"
     r"(?:[^\S\n]{1,4}unchanged[^\S\n]{1,4}at\b|" + _SAME + r")?"
     r"|,[^\S\n]{1,4}который(?:[^\S\n]{1,4}был)?(?![\w-])"
-    r"|(?<![\w-])(?:оста[её]тся|остался|был|по-прежнему|не[^\S\n]{1,4}меняется|сохраняется)(?![\w-]))"
+    r"|(?<![\w-])(?:оста[её]тся|остался|был|были|по-прежнему|не[^\S\n]{1,4}меняется|сохраняется)(?![\w-])"
+    # "Мой пароль всё тот же: V" (red team 26; "были" there too: "Пароли были V и V2")
+    r"|(?<![\w-])(?:вс[её][^\S\n]{1,4})?(?:тот|такой)[^\S\n]{1,4}же(?=[^\S\n]{0,2}[:—–]))"
     r"(?:[^\S\n]{0,2}[:—–](?!\S))?(?:[^\S\n]{1,4}(?:это|вот)(?![а-яё]))?"
     r"(?:[^\S\n]{1,4}(?:still|now|currently|actually|just|always|теперь|сейчас|всё ещё|все еще))?[^\S\n]{0,4}"
 )
@@ -219,7 +231,8 @@ _PW_FOR = (r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)"
 # a relative clause without "that"/"which", or one past what ``_PW_FOR`` spans: "the password I use
 # everywhere is V", "password for the VPN account that Alice set up last Tuesday is V" — plain words
 # only, and the value must look like a password ("the password policy that IT set up is strict")
-_PW_REL = (r"(?P<rel>[^\S\n]{1,4}(?:that|which|who|i|we|you|they|he|she)(?![\w'’-])"
+# ("I'll use from now on", a contraction after the pronoun, red team 26)
+_PW_REL = (r"(?P<rel>[^\S\n]{1,4}(?:that|which|who|i|we|you|they|he|she)(?:['’](?:ll|d|ve|m|re))?(?![\w'’-])"
            r"(?:[^\S\n]{1,4}[^\W\d_][\w'’-]{0,29}+){1,8}?)?")
 _PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?P<qual>" + _PW_FOR + r")" + _PW_REL
                        + r"(?:[^\S\n]{1,4}(?:такой|такая|следующий|вот)(?![а-яё]))?" + _PROSE_SEP)
@@ -238,6 +251,7 @@ _PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код|number))?|passcode|пин(?:[ -]?к�
              r"|код[^\S\n]{1,4}(?:замка|сейфа|домофона|двери|подъезда|шкафчика)(?![а-яё])"
              r"|комбинаци(?:я|ю)[^\S\n]{1,4}(?:замка|сейфа)(?![а-яё])"
              r"|код(?=[^\S\n]{1,4}(?:от|для|к|на)[^\S\n]|[^\S\n]{0,4}[:=—–]))")
+_PIN_RU_CODE = re.compile(r"(?i)пин[ -]?код(?![а-яё])")  # "ПИН-код 7 3 1 9" needs no separator (red team 26)
 _PIN = re.compile(
     r"(?i)(?<![\w-])" + _PIN_WORD +
     r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)(?:[^\S\n]{1,4}(?:the|my|our|a))?[^\S\n]{1,4}[^\s:=—–]{1,30}+"
@@ -270,7 +284,7 @@ _PW_IS = re.compile(
 # the separator and/or the value on the next line: "password:\nV", "Password\n: V", "my password is\nV",
 # "мой пароль\n— V", "PIN\n1234", "the password stays\nV"; a value with more on its line must have a
 # credential's shape (a next sentence does not)
-_WRAP_SEP = (r"(?:->|=>|[→⇒:=—–]|-(?=\s)|\b(?:is|was|are|stays|remains|equals|это|есть)\b"
+_WRAP_SEP = (r"(?:->|=>|[→⇒:=—–]|-(?=\s)|\b(?:is|was|are|stays|remains|equals|will[^\S\n]{1,4}be|это|есть)\b"
              r"|(?<![\w-])оста[её]тся(?![\w-]))")
 _WRAP_NL = r"[^\S\n]{0,4}\r?\n[ \t]{0,16}"
 _PW_WRAPPED = re.compile(
@@ -1129,9 +1143,17 @@ def _prose_sep_is_symbol(m: re.Match[str]) -> bool:
     return tail.endswith((":", "=", "—", "–", "-"))
 
 
+# plain words after "is"/"will be" that describe the password (red team 26: "The password will be sent by
+# email", "is going to change", "now the password is broken")
+_PROSE_VALUES = frozenset({"sent", "broken", "gone", "lost", "stolen", "leaked", "written", "given", "known",
+                           "forgotten", "shown", "kept", "stronger", "weaker", "longer", "shorter", "better",
+                           "worse", "safer", "harder", "easier", "about", "going", "sometimes", "always", "never"})
+
+
 def _prose_ok(m: re.Match[str], value: str, *, strict: bool) -> bool:
-    """A value after "is"/"are"/"was" that is a plain participle ("hashed", "rotated") is no secret."""
-    if value.isalpha() and value.islower() and value.endswith("ed") and not _prose_sep_is_symbol(m):
+    """A value after "is"/"are"/"was" that is a plain participle ("hashed", "rotated", "going") is no secret."""
+    if (value.isalpha() and value.islower() and not _prose_sep_is_symbol(m)
+            and (value.endswith("ed") or (len(value) > 4 and value.endswith("ing")) or value in _PROSE_VALUES)):
         return False
     return _plausible(value, strict=strict)
 
@@ -1182,11 +1204,17 @@ def _spaced_rest(text: str, found: SecretMatch) -> SecretMatch:
     if c is None:
         return found
     pieces = c.group(0).split(" ")[1:]
-    pieces[-1] = pieces[-1].rstrip(_TRAILING)
-    if not pieces[-1] or any(p.isalpha() or _is_marker(p) for p in pieces):
+    # a plain word after the pieces ends the value: "P@ss w0rd!! 55 okay" (red team 26)
+    word = next((i for i, p in enumerate(pieces) if p.isalpha() or _is_marker(p)), None)
+    if word is not None:
+        pieces = pieces[:word]
+    if not pieces:
         return found
-    end = c.end() - (len(c.group(0).split(" ")[-1]) - len(pieces[-1]))
-    return SecretMatch(found.kind, found.start, end) if _CLAUSE_END.match(text, end) else found
+    last = pieces[-1].rstrip(_TRAILING)
+    if not last:
+        return found
+    end = c.start() + sum(len(p) + 1 for p in pieces) - (len(pieces[-1]) - len(last))
+    return SecretMatch(found.kind, found.start, end) if word is not None or _CLAUSE_END.match(text, end) else found
 
 
 # a further value after a prose password (red team 25): "… used to be V and now it's V2", "Password for
@@ -1222,16 +1250,26 @@ def _rel_strict(m: re.Match[str]) -> bool:
     return not m["qual"] or len(m["qual"].split()) + len(m["rel"].split()) > 7
 
 
+# an earlier value before the cue word: "it used to be V and now the password is V2" (red team 26); only
+# when the cue's own value was found, and the earlier one must look like a password
+_PW_BEFORE = re.compile(
+    r"(?i)(?<![\w-])used[^\S\n]{1,4}to[^\S\n]{1,4}be[^\S\n]{1,4}(?P<v>[^\s,;\"'`]{4,64}+)[,;]?[^\S\n]{1,4}"
+    r"(?:and|but)[^\S\n]{1,4}(?:now[^\S\n]{1,4})?(?:(?:the|my|our|your)[^\S\n]{1,4})?(?:[\w-]{1,30}+[^\S\n]{1,4})?$"
+)
+
+
 def _prose_passwords(text: str) -> Iterator[SecretMatch]:
     covered = 0
     for m in _PW_PROSE.finditer(text):
         if m.start() < covered:
             continue
+        prev = covered  # where an earlier value (``_PW_BEFORE``) may start
         found = _passphrase(text, m)
         if found is None:
             v = _value_at(text, m.end())
             # "пароль — это важно", "my password used to be shorter", "the password I use is simple" are prose
-            strict = _FILLER_END.search(m.group(0)) is not None or m["weak"] is not None or _rel_strict(m)
+            strict = (_FILLER_END.search(m.group(0)) is not None or m["weak"] is not None or _rel_strict(m)
+                      or m["going"] is not None)
             if v is not None and _prose_ok(m, v[2], strict=strict):
                 found = _wrapped_rest(text, SecretMatch("password", v[0], v[1])) if "\n" in text else (
                     SecretMatch("password", v[0], v[1]))
@@ -1240,6 +1278,9 @@ def _prose_passwords(text: str) -> Iterator[SecretMatch]:
                 for more in _more_passwords(text, found, plural):
                     covered = more.end
                     yield more
+                before = _PW_BEFORE.search(text, max(prev, m.start() - 200), m.start())
+                if before is not None and _plausible(before["v"], strict=True):
+                    yield SecretMatch("password", *before.span("v"))
         if found is not None:
             covered = max(covered, found.end)
             yield found
@@ -1490,8 +1531,9 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _wrapped_passwords(text)
     if any(w in low for w in ("pin", "пин", "код", "code", "combination", "комбинаци")):
         for m in _PIN.finditer(text):
-            if m["sep"] is None and " " in m["pin"]:
-                continue  # spaced digits only after a separator: "pin 3 4 5 6" is a row of pins
+            if m["sep"] is None and " " in m["pin"] and not _PIN_RU_CODE.match(m.group(0)):
+                # spaced digits only after a separator or "ПИН-код" (red team 26): "pin 3 4 5 6" is a row of pins
+                continue
             yield SecretMatch("pin", *m.span("pin"))
         if "\n" in text:
             for m in _PIN_WRAPPED.finditer(text):

@@ -103,11 +103,16 @@ def describe_inbox(entries: list[InboxEntry]) -> str:
     """Markdown for ``/inbox``."""
     if not entries:
         return "the inbox is empty — nothing is waiting for your approval"
-    lines = [f"**Inbox** · {len(entries)} waiting for approval", ""]  # a list not at 1 starts after a blank line
+    waiting = sum(e.status == "pending" for e in entries)
+    decided = len(entries) - waiting  # `inbox list --all`: each decided entry says what became of it
+    head = f"**Inbox** · {waiting} waiting for approval" + (f", {decided} decided" if decided else "")
+    lines = [head, ""]  # a list not at 1 starts after a blank line
     for e in entries:
         src = ", ".join(f"e:{i}" for i in e.source_ids) or "-"
         verdict = "all criteria met" if not e.failed else "; ".join(
             f"✗ {k}: {e.criteria[k]['why']}" for k in e.failed)
+        if e.status != "pending":
+            verdict = f"**{e.status}**" + (f" {e.decided_at[:16].replace('T', ' ')}" if e.decided_at else "")
         # "#N", never a Markdown ordered list: a renderer renumbers one (#1, #3, #4 showed as 1, 2, 3,
         # and `inbox accept 3` then stored the candidate shown as 2)
         lines.append(f"- **#{e.n}** {e.text} — _{e.scope}, {e.origin} {src}; {verdict}_")

@@ -35,3 +35,15 @@ async def test_the_session_state_never_holds_the_password(engine: Engine) -> Non
 
     notices = [e.text for e in told if isinstance(e, Notice)]
     assert notices and VALUE not in repr(notices)  # "Selected: everywhere is [REDACTED:password]"
+
+
+async def test_inbox_list_all_says_what_became_of_each_entry(engine: Engine) -> None:
+    # F7: `inbox list --all` said "3 waiting for approval" and showed a withdrawn entry like a pending one.
+    from neotask_tui.commands.state import describe_inbox
+
+    assert engine.state is not None
+    await run_turn(engine, "My favourite editor is Helix.", KEY)
+    [e async for e in engine.edit_last("My home city is Lisbon.", KEY)]
+    shown = describe_inbox(await engine.state.inbox_list("main", None))
+    assert "1 waiting for approval, 1 decided" in shown, shown
+    assert "**withdrawn**" in shown and shown.count("**withdrawn**") == 1, shown

@@ -331,7 +331,8 @@ def test_an_inbox_list_not_starting_at_1_is_a_list_not_one_line() -> None:
     from neotask_tui.commands.state import describe_inbox
     from neotask_tui.text.console import InertConsole, markdown
 
-    entries = [SimpleNamespace(n=n, text=t, source_ids=[2], failed=[], criteria={}, scope="user", origin="chat")
+    entries = [SimpleNamespace(n=n, text=t, source_ids=[2], failed=[], criteria={}, scope="user", origin="chat",
+                               status="pending", decided_at=None)
                for n, t in ((6, "My bike is red"), (7, "My car is blue"), (8, "My boat is green"))]
     out = io.StringIO()
     InertConsole(highlight=False, soft_wrap=True, file=out, width=100).print(
@@ -352,7 +353,8 @@ def test_an_inbox_list_with_a_gap_shows_each_entrys_own_number() -> None:
     from neotask_tui.commands.state import describe_inbox
     from neotask_tui.text.console import InertConsole, markdown
 
-    entries = [SimpleNamespace(n=n, text=t, source_ids=[2], failed=[], criteria={}, scope="user", origin="chat")
+    entries = [SimpleNamespace(n=n, text=t, source_ids=[2], failed=[], criteria={}, scope="user", origin="chat",
+                               status="pending", decided_at=None)
                for n, t in ((1, "I always use uv"), (3, "always answer in English"), (4, "never use emojis"))]
     out = io.StringIO()
     InertConsole(highlight=False, soft_wrap=True, file=out, width=100).print(

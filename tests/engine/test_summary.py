@@ -469,3 +469,21 @@ def test_a_wrapped_password_does_not_cut_the_request_it_is_in() -> None:
     s = extractive_summary([msg(1, "user", stored), msg(2, "assistant", "On it.")])
     asked = [ln.text for ln in s.lines if ln.section == "Latest user request"]
     assert asked == [" ".join(stored.split())], s.render()
+
+
+@pytest.mark.parametrize(("text", "latest"), [
+    ("Never use global state, and make sure to add docstrings.", True),
+    ("Don't use pandas, and please add a --verbose flag.", True),
+    ("Я бы хотел, чтобы ты переписал модуль оплаты.", True),
+    ("Хочу, чтобы ты добавил тесты для импорта.", True),
+    ("Could you not use pandas?", False),
+    ("Never use eval and never use exec.", False),
+])
+def test_a_request_after_a_prohibition_or_in_russian_is_the_latest_request(text: str, latest: bool) -> None:
+    # Red team 26, F5: these left "Latest user request" empty, or ("Could you not use pandas?") replaced the
+    # real request with a rule.
+    events = [msg(1, "user", "Write a parser for the CSV export."), msg(2, "assistant", "Sure."),
+              msg(3, "user", text), msg(4, "assistant", "On it.")]
+    s = extractive_summary(events)
+    asked = [ln.text for ln in s.lines if ln.section == "Latest user request"]
+    assert asked == [text if latest else "Write a parser for the CSV export."], s.render()

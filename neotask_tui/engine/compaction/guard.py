@@ -214,6 +214,7 @@ ASK_RE = re.compile(
     r"|\bi(?: would|['’]d) (?:really )?like (?:a|an|the|some|your)\b"
     r"|\bi (?:also |still )?need (?:the|a|an) (?!(?:break|rest|vacation|holiday|nap|minute|moment|hug)\b)"
     r"|(?<!\w)(?:было бы (?:здорово|хорошо|отлично|неплохо|удобно),? если бы ты"
+    r"|(?:я\s+)?(?:хочу|хотел(?:а)? бы|бы хотел(?:а)?|хотелось бы),? чтобы ты"
     r"|мне (?:ещё |еще |также |тоже )?нуж(?:ен|на|но|ны) (?![а-яё]+(?:ть|ти|чь)(?![а-яё])))(?!\w)?"
     r"|(?<!\w)(?:пожалуйста|сделай|напиши|добавь|исправь|можешь|можете|обнови|перепиши|проверь|запусти|удали"
     r"|переименуй|покажи|подготовь|настрой|почини|объясни|разберись|посмотри|пингани|пингуй|сообщи|напомни"
@@ -489,6 +490,8 @@ def supersede(prior: Sequence[CriticalItem], new: Sequence[CriticalItem], text: 
 def _classify(sentence: str, role: str) -> str | None:
     """The kind of one user sentence (``None``: nothing to keep)."""
     if sentence.endswith("?"):
+        if _POLITE_NOT.search(sentence):
+            return "constraint"  # "Could you not use pandas?": a rule asked politely
         return "ask" if is_ask(sentence) else "question"
     if constraint_kind(sentence) or is_rule(sentence):
         if is_decision(sentence) and _CHOICE_VERB.search(sentence):
@@ -507,7 +510,7 @@ def _classify(sentence: str, role: str) -> str | None:
     return None
 
 
-_WOULD = re.compile(r"(?<!\w)бы(?!\w)|\bif you (?:could|would)\b|\bwould have\b", re.IGNORECASE)
+_WOULD = re.compile(r"(?<!\w)(?:бы|чтобы)(?!\w)|\bif you (?:could|would)\b|\bwould have\b", re.IGNORECASE)
 """The conditional: "было бы здорово, если бы ты написал …" reports no work done."""
 
 
@@ -518,11 +521,31 @@ _FORBIDS = re.compile(r"(?i)^\W*(?:(?:please|pls|пожалуйста)\W+)?(?:do
                       r"|не\s|никогда|нельзя|без\s|хватит|перестань)")
 
 
+_AFTER_FORBID = re.compile(r",?\s+(?:and|but|и|но|а)\s+", re.IGNORECASE)
+_ASK_LEAD = re.compile(r"(?:also|please|then|make sure (?:to|you)|be sure to|пожалуйста,?|ещё|еще|также)\s+",
+                       re.IGNORECASE)
+_POLITE_NOT = re.compile(r"\b(?:can|could|would|will) you (?:please )?not\b|(?<!\w)(?:можешь|могли бы|мог бы) не(?!\w)",
+                         re.IGNORECASE)
+
+
 def _asks_for_work(sentence: str, kind: str | None) -> bool:
-    """Whether a user sentence of ``kind`` belongs in the latest request."""
+    """Whether a user sentence of ``kind`` belongs in the latest request: a request, or a rule that
+    also asks for work ("Keep it under 20 lines, and also add a rollback section"; "Never use global
+    state, and make sure to add docstrings": after the prohibition, a clause of its own asks)."""
     if kind in _REQUEST_KINDS:
         return True
-    return kind == "constraint" and is_ask(sentence) and not _FORBIDS.match(unlabel(sentence))
+    if kind != "constraint":
+        return False
+    text = unlabel(sentence)
+    if _POLITE_NOT.search(text):
+        return False  # "Could you not use pandas?": a rule, asked politely
+    if not _FORBIDS.match(text):
+        return is_ask(sentence)
+    parts = _AFTER_FORBID.split(text, maxsplit=1)
+    if len(parts) < 2:
+        return False
+    rest = _ASK_LEAD.sub("", parts[1], count=1) if _ASK_LEAD.match(parts[1]) else parts[1]
+    return bool(_ASK_VERB.match(rest) or ASK_RE.match(parts[1]) or (rest != parts[1] and is_ask(rest)))
 
 
 def extract_items(events: Sequence[Event]) -> list[CriticalItem]:

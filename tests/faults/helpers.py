@@ -63,3 +63,32 @@ def derived_files_containing(root: Path, needles: list[bytes], *, lower: bool = 
             blob = blob.lower()
         out.extend(f"{rel}: {n.decode(errors='replace')}" for n in needles if n in blob)
     return out
+
+
+def sqlite_rows_text(data_dir: Path) -> str:
+    """Every row of every table of every SQLite file under ``data_dir`` (the search index), as text."""
+    import sqlite3
+
+    rows: list[str] = []
+    for db in data_dir.rglob("*.sqlite3"):
+        con = sqlite3.connect(db)
+        try:
+            for (name,) in con.execute("select name from sqlite_master where type='table'"):
+                rows += [repr(r) for r in con.execute(f'select * from "{name}"')]
+        finally:
+            con.close()
+    return "\n".join(rows)
+
+
+def assert_redacted(text: str, secrets: list[str], kept: list[str], kind: str, markers: int) -> None:
+    """``text`` redacted: each of ``secrets`` gone, ``[REDACTED:<kind>]`` there, each of ``kept``
+    still as typed, and ``markers`` markers (one per value)."""
+    from neotask_tui.text.secrets import redact_secrets
+
+    out = redact_secrets(text)
+    assert f"[REDACTED:{kind}]" in out, out
+    for s in secrets:
+        assert s not in out, out
+    for words in kept:
+        assert words in out, out  # the rest of the sentence stays as typed
+    assert out.count("[REDACTED:") == markers, out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +9,7 @@ import pytest
 
 from neotask_tui.engine.facade import Engine
 from neotask_tui.text.secrets import redact_secrets
-from tests.faults.helpers import KEY, run_turn
+from tests.faults.helpers import KEY, run_turn, sqlite_rows_text
 
 MARBLE = "Marble-" + "Otter-52"  # built at runtime: no literal credential in the repository
 ZEBRA = "Zebra9" + "-x7Q"
@@ -42,15 +41,7 @@ def test_a_next_sentence_after_a_wrapped_cue_is_left_alone(text: str) -> None:
 
 async def test_a_wrapped_password_stays_out_of_the_search_index(engine: Engine, data_dir: Path) -> None:
     await run_turn(engine, f"the password stays\n{MARBLE} until Monday", KEY)
-    rows = []
-    for db in data_dir.rglob("*.sqlite3"):
-        con = sqlite3.connect(db)
-        try:
-            for (name,) in con.execute("select name from sqlite_master where type='table'"):
-                rows += [repr(r) for r in con.execute(f'select * from "{name}"')]
-        finally:
-            con.close()
-    blob = "\n".join(rows)
+    blob = sqlite_rows_text(data_dir)
     assert "until Monday" in blob  # the message was indexed
     assert MARBLE not in blob
 
@@ -67,6 +58,15 @@ def _memory(monkeypatch: pytest.MonkeyPatch) -> Any:
     return MemoryService(load_settings().memory)
 
 
+def _workspace(svc: Any, bad: str) -> Path:
+    """The main agent's workspace with a good note and a file named ``bad``."""
+    ws: Path = svc.workspace("main")
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / "ok.md").write_text("The espresso machine needs descaling every second Friday.\n")
+    (ws / "memory" / bad).write_text("hidden\n")
+    return ws
+
+
 def _told(svc: Any) -> str:
     return "\n".join(svc.take_notices())
 
@@ -75,10 +75,7 @@ def test_a_skipped_file_is_reported_once_not_once_per_process(monkeypatch: pytes
                                                              neotask_home: Path) -> None:
     first = _memory(monkeypatch)
     try:
-        ws = first.workspace("main")
-        (ws / "memory").mkdir(parents=True)
-        (ws / "memory" / "ok.md").write_text("The espresso machine needs descaling every second Friday.\n")
-        (ws / "memory" / EVIL).write_text("hidden\n")
+        ws = _workspace(first, EVIL)
         first.recall("espresso descaling", agent_id="main", budget_tokens=800, k=3)
         assert "control character" in _told(first)
     finally:
@@ -107,10 +104,7 @@ def test_a_skipped_file_is_reported_while_a_big_file_indexes_in_the_background(
 
     s = _memory(monkeypatch)
     try:
-        ws = s.workspace("main")
-        (ws / "memory").mkdir(parents=True)
-        (ws / "memory" / "ok.md").write_text("The espresso machine needs descaling every second Friday.\n")
-        (ws / "memory" / EVIL).write_text("hidden\n")
+        ws = _workspace(s, EVIL)
         para = "paragraph {i} about the warehouse inventory and its shelving.\n\n"
         (ws / "memory" / "big.md").write_text("".join(para.format(i=i) for i in range(1500)))
         assert (ws / "memory" / "big.md").stat().st_size > TURN_INLINE_BYTES

@@ -5,14 +5,13 @@ spaced out, a value of symbol-bearing pieces — while ordinary sentences about 
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from neotask_tui.engine.facade import Engine
 from neotask_tui.text.secrets import redact_secrets
-from tests.faults.helpers import KEY, run_turn
+from tests.faults.helpers import KEY, assert_redacted, run_turn, sqlite_rows_text
 
 # built at runtime: no literal credential in the repository
 EVERYWHERE = "Everywhere" + "Yy7"
@@ -50,13 +49,7 @@ SPACED_CUE = "Spaced" + "Cue11"
 ])
 def test_a_password_in_an_unusual_sentence_is_redacted(text: str, secrets: list[str], kept: list[str],
                                                        kind: str) -> None:
-    out = redact_secrets(text)
-    assert f"[REDACTED:{kind}]" in out, out
-    for s in secrets:
-        assert s not in out, out
-    for words in kept:
-        assert words in out, out  # the rest of the sentence stays as typed
-    assert out.count("[REDACTED:") == len(kept), out  # one marker per value
+    assert_redacted(text, secrets, kept, kind, markers=len(kept))  # one marker per value
 
 
 @pytest.mark.parametrize("text", [
@@ -87,15 +80,7 @@ async def test_red_team_25_passwords_stay_out_of_the_search_index(engine: Engine
                  f"the admin password hasn't changed, it's still {MANGO}",
                  f"Password for github: {GH}, for gitlab: {GL}"):
         await run_turn(engine, text, KEY)
-    rows = []
-    for db in data_dir.rglob("*.sqlite3"):
-        con = sqlite3.connect(db)
-        try:
-            for (name,) in con.execute("select name from sqlite_master where type='table'"):
-                rows += [repr(r) for r in con.execute(f'select * from "{name}"')]
-        finally:
-            con.close()
-    blob = "\n".join(rows)
+    blob = sqlite_rows_text(data_dir)
     assert "use everywhere" in blob and "hasn't changed" in blob and "for gitlab" in blob  # indexed
     for secret in (EVERYWHERE, MANGO, GH, GL):
         assert secret not in blob

@@ -17,7 +17,8 @@ from typing import Any
 
 from neotask_tui.providers._retry import with_retries
 from neotask_tui.providers.base import ChatMessage, ProviderError, StreamEvent, TextDelta, ToolCallEvent, ToolSpec
-from neotask_tui.text.secrets import redact_secrets
+from neotask_tui.text.secrets import HYPHEN_LOOKALIKES, IGNORABLE, redact_secrets
+from neotask_tui.text.trees import map_strings
 
 _URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^\s/@]+@")
 
@@ -115,7 +116,8 @@ class SdkProvider:
                         yield TextDelta(held)
                         held = ""
                     if isinstance(item, ToolCallEvent) and keys:
-                        args = _masked_tree(item.call.arguments, keys)
+                        # every string of the arguments, mapping keys included
+                        args = map_strings(item.call.arguments, functools.partial(_without_keys, keys=keys))
                         if args != item.call.arguments:
                             item = dataclasses.replace(item, call=dataclasses.replace(item.call, arguments=args))
                     yield item
@@ -137,9 +139,8 @@ class SdkProvider:
 # An endpoint may send the key back changed in ways a reader undoes at a glance: another case,
 # full-width letters, a hyphen look-alike, or invisible characters and line breaks between its
 # characters. Each of them still reads as the key.
-_INVISIBLE = "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
-_HYPHENS = "-\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d"
-_GAP = f"(?:[{_INVISIBLE}]|\\s)*"
+_HYPHENS = "-\u2013\u2014" + HYPHEN_LOOKALIKES  # the redactor's look-alikes, and en and em dashes
+_GAP = f"(?:{IGNORABLE.pattern}|\\s)*"
 
 
 def _char_class(c: str) -> str:
@@ -157,7 +158,7 @@ def _key_pattern(key: str) -> re.Pattern[str]:
 
 def _norm(c: str) -> str:
     """One character as the key comparison reads it ("" for an invisible one or a space)."""
-    if c in _INVISIBLE or c.isspace():
+    if IGNORABLE.match(c) or c.isspace():
         return ""
     if c in _HYPHENS:
         return "-"
@@ -170,17 +171,6 @@ def _without_keys(text: str, keys: list[str]) -> str:
     for key in keys:
         text = _key_pattern(key).sub("[REDACTED:api_key]", text)
     return text
-
-
-def _masked_tree(obj: Any, keys: list[str]) -> Any:
-    """``obj`` (a tool call's JSON arguments) with the keys masked in every string, keys included."""
-    if isinstance(obj, str):
-        return _without_keys(obj, keys)
-    if isinstance(obj, dict):
-        return {_masked_tree(k, keys): _masked_tree(v, keys) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_masked_tree(v, keys) for v in obj]
-    return obj
 
 
 def _key_prefix_tail(text: str, keys: list[str]) -> int:

@@ -688,14 +688,17 @@ def _looks_random_aws(token: str) -> bool:
 # with a Greek omicron), and a known-prefix token wrapped across lines joined. Each match is mapped
 # back, so the original span (zero-width characters and all) is what gets replaced.
 
-_IGNORABLE = re.compile(
+IGNORABLE = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
     "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     "\U000e0000-\U000e0fff]"
 )
-_HYPHENS = {c: "-" for c in "\u2010\u2011\u2012\u2043\u2212\ufe63\uff0d\u02d7\u2796"}
+"""One character a reader does not see (zero-width, soft hyphen, bidi and other default-ignorable)."""
+HYPHEN_LOOKALIKES = "\u2010\u2011\u2012\u2043\u2212\ufe63\uff0d\u02d7\u2796"
+"""Characters that read as ``-``."""
+_HYPHENS = {c: "-" for c in HYPHEN_LOOKALIKES}
 _HYPHEN_TABLE = str.maketrans(_HYPHENS)
-_SPECIAL = re.compile(_IGNORABLE.pattern[:-1] + "".join(_HYPHENS) + "]")
+_SPECIAL = re.compile(IGNORABLE.pattern[:-1] + "".join(_HYPHENS) + "]")
 _NONASCII = re.compile(r"[^\x00-\x7f]+")
 _CYR_TO_LAT = str.maketrans("аеорсухіјѕԁһԛԝАВЕКМНОРСТУХІЈЅ", "aeopcyxijsdhqwABEKMHOPCTYXIJS")
 _LAT_TO_CYR = str.maketrans("aeopcyxABEKMHOPCTYX", "аеорсухАВЕКМНОРСТУХ")
@@ -839,11 +842,11 @@ def _view(text: str) -> _View:
             if unicodedata.is_normalized("NFKC", run) and not _SPECIAL.search(run):
                 continue
             fixed = unicodedata.normalize("NFKC", run.translate(_HYPHEN_TABLE))
-            if len(fixed) == len(run) and not _IGNORABLE.search(run):
+            if len(fixed) == len(run) and not IGNORABLE.search(run):
                 inplace.append((m.start(), fixed))
                 continue
             for i, c in enumerate(run, m.start()):
-                if _IGNORABLE.match(c):
+                if IGNORABLE.match(c):
                     edits.append((i, i + 1, ""))
                     continue
                 r = _HYPHENS.get(c) or unicodedata.normalize("NFKC", c)

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from neotask_tui.text.trees import map_strings
+
 _BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
 """LRE RLE PDF LRO RLO and LRI RLI FSI PDI: the "Trojan Source" reordering controls."""
 
@@ -68,13 +70,7 @@ def inert_line(text: str) -> str:
 def inert_data(obj: Any) -> Any:
     """``obj`` (JSON-like: dicts, lists, tuples, strings, numbers) with :func:`inert` applied to
     every string, keys included, for a human-readable dump."""
-    if isinstance(obj, str):
-        return inert(obj)
-    if isinstance(obj, dict):
-        return {inert_data(k): inert_data(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [inert_data(v) for v in obj]
-    return obj
+    return map_strings(obj, inert)
 
 
 def inert_json(dumped: str) -> str:

@@ -30,6 +30,7 @@ from neotask_tui.memory.index.chunking import format_entry
 from neotask_tui.paths import linked_part, workspace_dir
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text.secrets import find_secrets, redact_secrets
+from neotask_tui.text.trees import map_strings
 
 LONG_TERM_SCOPES = ("agent", "workspace", "project", "user", "team", "org")
 """Scopes a long-term memory entry may have (session/chat are not long-term)."""
@@ -50,13 +51,7 @@ _redact_str = functools.lru_cache(maxsize=8192)(redact_secrets)
 
 def redact_tree(v: Any) -> Any:
     """``v`` with secrets redacted from every string in it, keys included (lists and mappings too)."""
-    if isinstance(v, str):
-        return _redact_str(v)
-    if isinstance(v, list | tuple):
-        return [redact_tree(x) for x in v]
-    if isinstance(v, dict):
-        return {redact_tree(k) if isinstance(k, str) else k: redact_tree(x) for k, x in v.items()}
-    return v
+    return map_strings(v, _redact_str)
 
 
 class InboxError(ValueError):

@@ -544,8 +544,9 @@ def _asks_for_work(sentence: str, kind: str | None) -> bool:
     parts = _AFTER_FORBID.split(text, maxsplit=1)
     if len(parts) < 2:
         return False
-    rest = _ASK_LEAD.sub("", parts[1], count=1) if _ASK_LEAD.match(parts[1]) else parts[1]
-    return bool(_ASK_VERB.match(rest) or ASK_RE.match(parts[1]) or (rest != parts[1] and is_ask(rest)))
+    lead = _ASK_LEAD.match(parts[1])
+    rest = parts[1][lead.end():] if lead else parts[1]
+    return bool(_ASK_VERB.match(rest) or ASK_RE.match(parts[1]) or (lead is not None and is_ask(rest)))
 
 
 def extract_items(events: Sequence[Event]) -> list[CriticalItem]:

@@ -140,3 +140,35 @@ def test_doctor_reports_a_remap_that_would_never_fire(neotask_home: Path) -> Non
     cfg.write_text('[ui]\nbindings = { compact = "ctrl+k", sessions = "f9", search_query = "question_mark" }\n')
     rep = json.loads(neotask("doctor", "--json", env={"NEOTASK_PROVIDER": "scripted"}).stdout)
     assert not [p for p in rep["problems"] if "ui.bindings" in p], rep["problems"]
+
+
+def test_send_runs_a_slash_command_as_the_app_does(neotask_home: Path, tmp_path: Path) -> None:
+    # `neotask send "/remember …"` remembers (it used to send the command text to the model as a message)
+    script = tmp_path / "script.jsonl"
+    script.write_text(json.dumps({"text": "ok"}) + "\n")
+    env = {"NEOTASK_PROVIDER": "scripted", "NEOTASK_SCRIPT": str(script)}
+    r = neotask("send", "/remember The build host is b-07-east", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "remembered" in r.stdout
+    r = neotask("memory", "search", "build host", "--json", env=env)
+    assert "b-07-east" in r.stdout
+    r = neotask("transcript", KEY, "--json", env=env)
+    assert "/remember" not in r.stdout  # nothing was sent to the model
+    # '//' sends a message that starts with '/', as in the app
+    r = neotask("send", "//usr/bin is slow", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    evs = json.loads(neotask("transcript", KEY, "--json", env=env).stdout)
+    assert [e["content"] for e in evs if e["type"] == "message" and e["role"] == "user"] == ["/usr/bin is slow"]
+
+
+def test_send_says_where_a_screen_command_works(neotask_home: Path, tmp_path: Path) -> None:
+    r = neotask("send", "/quit", "--json")
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    assert out["error"] is True and out["command"] == "/quit" and "neotask chat --plain" in out["text"]
+    (tmp_path / "notes.txt").write_text("some notes\n")
+    r = neotask("send", f"/file {tmp_path / 'notes.txt'}")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "--file PATH" in r.stderr
+    r = neotask("send", "/nosuch-command")
+    assert r.returncode == 1 and "unknown command /nosuch-command" in r.stderr
+    assert neotask("sessions", "list", "--json").stdout.strip() in ("[]", "")  # no turn was taken

@@ -59,6 +59,14 @@ async def _send(args: argparse.Namespace) -> int:
         from neotask_tui.errors import UserError
 
         raise UserError("--file goes with a message (a new one or --edit), not with --retry")
+    if not args.retry and not args.edit and args.text is not None:
+        head = args.text.strip()
+        if head.startswith("/") and not head.startswith("//"):
+            if pending.files:
+                raise UserError("--file goes with a message, not with a slash command")
+            return await _send_command(args, head)
+        if head.startswith("//"):  # as in the app: '//' sends a message that starts with '/'
+            args.text = args.text.replace("/", "", 1)
     files = [] if args.retry or args.text is None else pending.take(args.text)
     engine = open_engine()
     try:
@@ -110,6 +118,41 @@ async def _send(args: argparse.Namespace) -> int:
         if args.json:
             print_json(out)
         return rc
+    finally:
+        await engine.aclose()
+
+
+async def _send_command(args: argparse.Namespace, line: str) -> int:
+    """``neotask send "/remember …"``: the slash command runs as it does in the app and the REPL
+    (a message that starts with ``/`` is sent as ``//…``). A command that needs a screen, a prompt or
+    the clipboard is a one-line error naming what does the same here."""
+    from neotask_tui.commands import dispatch, intents
+    from neotask_tui.commands.registry import parse
+
+    engine = open_engine()
+    try:
+        key = _key(args, engine)
+        res = await dispatch(engine, key, line)
+        parsed = parse(line)
+        name = parsed[0] if parsed else line[1:]
+        text, error = res.text, res.error
+        shows_text = (intents.OpenInbox, intents.ShowSearch, intents.ShowContext, intents.ShowHelp)
+        elsewhere: dict[type, str] = {  # what does the same on the command line
+            intents.Regenerate: "use `neotask send --retry`",
+            intents.EditLast: "use `neotask send --edit TEXT`",
+            intents.AttachFiles: "use `neotask send TEXT --file PATH` (or @path in the message)",
+            intents.ReviewCompaction: "use `neotask compact` (--preview shows it first)",
+        }
+        if not error and res.intent is not None and not isinstance(res.intent, shows_text):
+            how = elsewhere.get(type(res.intent), "it works in the app (`neotask`) and in `neotask chat --plain`")
+            text, error = f"/{name[:40]} needs the app or the REPL here: {how}", True
+        if args.json:
+            print_json({"key": key, "command": f"/{name[:40]}", "text": text, "error": error})
+        elif error:
+            sys.stderr.write(inert(f"neotask: {text}") + "\n")
+        elif text:
+            sys.stdout.write(inert(text.rstrip("\n")) + "\n")
+        return 1 if error else 0
     finally:
         await engine.aclose()
 

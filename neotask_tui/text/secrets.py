@@ -251,6 +251,9 @@ _PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код|number))?|passcode|пин(?:[ -]?к�
              r"|код[^\S\n]{1,4}(?:замка|сейфа|домофона|двери|подъезда|шкафчика)(?![а-яё])"
              r"|комбинаци(?:я|ю)[^\S\n]{1,4}(?:замка|сейфа)(?![а-яё])"
              r"|код(?=[^\S\n]{1,4}(?:от|для|к|на)[^\S\n]|[^\S\n]{0,4}[:=—–]))")
+_DIGIT_WORD = (r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine"
+               r"|ноль|нуль|один|одна|два|две|три|четыре|пять|шесть|семь|восемь|девять)(?!\w)")
+"""A digit spelled out, in English or Russian: a PIN read out ("one three five seven", "семь три один девять")."""
 _PIN_RU_CODE = re.compile(r"(?i)пин[ -]?код(?![а-яё])")  # "ПИН-код 7 3 1 9" needs no separator (red team 26)
 _PIN = re.compile(
     r"(?i)(?<![\w-])" + _PIN_WORD +
@@ -260,8 +263,10 @@ _PIN = re.compile(
     r"|\b(?:stays|remains|оста[её]тся|остался|был)(?![\w-])"
     # a question and its answer, as in ``_PW_ASK``: "My PIN? 1357." (red team 25)
     r"|\?(?:[^\S\n]{1,4}(?:it['’]s|it[^\S\n]is|that['’]s|это|вот)(?![\w-]))?)?[^\S\n]{0,4}"
-    # the digits, also spaced out after a separator ("The PIN is 7 3 1 9.", see ``_passwords``)
-    r"(?P<pin>[0-9]{4,8}(?![0-9]|[\-./:,][0-9])|[0-9](?:[ ][0-9]){3,7}(?![ ]?[0-9]|[\-./:,][0-9]))")
+    # the digits, also spaced out or spelled out after a separator ("The PIN is 7 3 1 9.", "My PIN is
+    # one three five seven.", see ``_passwords``)
+    r"(?P<pin>[0-9]{4,8}(?![0-9]|[\-./:,][0-9])|[0-9](?:[ ][0-9]){3,7}(?![ ]?[0-9]|[\-./:,][0-9])"
+    r"|" + _DIGIT_WORD + r"(?:(?:,?[ ]|-)" + _DIGIT_WORD + r"){3,7}(?![\w-]|,?[ ]" + _DIGIT_WORD + r"))")
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
 _PW_BARE = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,32}"

@@ -157,11 +157,20 @@ _IDIOM_OBJECT = re.compile(
 )
 
 
+_RELATIVE_REST = re.compile(
+    r"\s*(?:(?!(?:what|which|whatever|whichever|that|this|it|them)\b)[\w'-]+\s+){0,2}(?:is|was|are|were)\b", re.I)
+"""What follows "I use" in a relative clause: the sentence's own verb ("The password I use everywhere is
+…", "the tool we use is …"), so nothing was picked."""
+
+
 def _not_a_choice(stmt: str, m: re.Match[str]) -> bool:
     """Whether a :data:`_CHOICE` match picks nothing: "I try to organize my time", "we take a break",
-    "take care", or "let us" with someone else as its subject ("They let us take a break")."""
+    "take care", "let us" with someone else as its subject ("They let us take a break"), or a relative
+    clause ("The password I use everywhere is …": :data:`_RELATIVE_REST`)."""
     if m["en"] is None:
         return False
+    if _RELATIVE_REST.match(stmt, m.start("en")):
+        return True
     lead = m.group(0)[: m.start("en") - m.start()]
     if lead.lower().startswith("let us"):
         before = stmt[: m.start()].rstrip().lower()

@@ -11,6 +11,7 @@ cut out of it. Bad input returns a one-line usage error, never an exception.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands.intents import OpenInbox
@@ -66,6 +67,13 @@ def _val(v: Any) -> str:
     return v if isinstance(v, str) else repr(v)
 
 
+def local_time(t: datetime) -> str:
+    """``t`` on this machine's clock with its zone ("2026-12-07 00:00 JST"): a preference "for today"
+    ends at local midnight and says so (it printed local digits with a "Z", 9 hours off in Tokyo)."""
+    here = t.astimezone()
+    return f"{here.strftime('%Y-%m-%d %H:%M')} {here.tzname() or here.strftime('%z')}"
+
+
 def describe_entry(e: StateEntry) -> str:
     """One Markdown line for an entry (struck through when expired)."""
     hints = [e.source, *([e.carried_note] if e.carried_note else [])]
@@ -74,7 +82,7 @@ def describe_entry(e: StateEntry) -> str:
     if e.until_event:
         hints.append(f"until {e.until_event}")
     if e.expires_at:
-        hints.append(f"until {e.expires_at.strftime('%Y-%m-%d %H:%M')}Z")
+        hints.append(f"until {local_time(e.expires_at)}")
     body = f"**{e.field}**: {_val(e.value)}"
     if not e.active:
         return f"- ~~{body}~~ _({e.expired_reason})_"
@@ -92,7 +100,7 @@ def describe_view(view: StateView) -> str:
         lines += ["", f"_expired or cleared ({len(view.expired)})_"]
         lines += [describe_entry(e) for e in view.expired]
     if view.session_expires_at:
-        lines.append(f"Session state expires at {view.session_expires_at.isoformat(timespec='minutes')}")
+        lines.append(f"Session state expires at {local_time(view.session_expires_at)}")
     elif view.session_expiry and view.session_expiry.get("after_event"):
         spec = view.session_expiry
         lines.append(f"Session state expires {spec['delay']} after `{spec['after_event']}`")

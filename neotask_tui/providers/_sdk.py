@@ -91,7 +91,10 @@ class SdkProvider:
         ))
 
     def _keys(self) -> list[str]:
-        return [k for k in {self._api_key or "", self._used_key} if len(k) >= 6]
+        """The configured keys, each also without its public prefix (:func:`key_body`): an endpoint
+        that sends back "TESTKEYabc…" without "sk-proj-" sends back the secret all the same."""
+        keys = [k for k in {self._api_key or "", self._used_key} if len(k) >= 6]
+        return keys + [b for k in keys if (b := key_body(k)) != k and b not in keys]
 
     async def _masking(self, events: AsyncIterator[StreamEvent]) -> AsyncGenerator[StreamEvent, None]:
         """Pass the events through without the configured API key: an endpoint may echo the key it
@@ -165,6 +168,21 @@ def _norm(c: str) -> str:
     if "\uff01" <= c <= "\uff5e":
         c = chr(ord(c) - 0xFEE0)
     return c.lower()
+
+
+_PREFIX_PART = re.compile(r"[A-Za-z0-9]{1,8}[-_]")
+KEY_BODY_MIN = 16
+"""A key's body shorter than this is not masked on its own (too likely to be ordinary text)."""
+
+
+def key_body(key: str) -> str:
+    """``key`` without its public prefix: the short leading parts ending in ``-`` or ``_``
+    (``sk-``, ``proj-``, ``ant-``, ``api03-``, ``gsk_``), as long as what stays has at least
+    :data:`KEY_BODY_MIN` characters; the key itself when it has no such prefix."""
+    body = key
+    while (m := _PREFIX_PART.match(body)) and len(body) - m.end() >= KEY_BODY_MIN:
+        body = body[m.end():]
+    return body
 
 
 def _without_keys(text: str, keys: list[str]) -> str:

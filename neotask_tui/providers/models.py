@@ -11,6 +11,7 @@ returns None ("cost unknown") unless the model runs locally, where it is 0.
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import tomllib
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ from neotask_tui.config import DEFAULT_CONTEXT_WINDOW
 from neotask_tui.providers.base import Usage
 from neotask_tui.providers.prices import PROVIDER_IDS, ListedPrice, call_cost, listed_price
 
-"""Context window assumed for a model the table does not know (conservative)."""
+log = logging.getLogger(__name__)
+
 FREE_PROVIDERS = frozenset({"local", "ollama"})
 """Providers that run on the user's machine: every token costs 0."""
 STAND_IN_PROVIDERS = frozenset({"scripted"})
@@ -275,7 +277,11 @@ def cost_usd(usage: Usage, info: ModelInfo) -> float | None:
         prices applied exactly.
     """
     if info.priced_by == "genai-prices" and info.listed is not None:
-        return call_cost(usage, info.listed)
+        try:
+            return call_cost(usage, info.listed)
+        except LookupError as e:  # never lose a paid reply over its price: "cost unknown"
+            log.warning("no price for %s (%s): cost unknown", info.listed.name or info.listed.model_id, e)
+            return None
     total = 0.0
     for count, price in (
         (usage.input_tokens, info.input),

@@ -41,6 +41,9 @@ class ListedPrice:
         tiered: Whether any price rises with the prompt size (then :func:`call_cost` is exact and
             the four fields above are the first tier only).
         context_window: The context window genai-prices lists, or None.
+        name: The name genai-prices matched (``ft:gpt-4o-mini-2024-07-18:org::id``): what
+            :func:`call_cost` asks it again. Its id is no name its match rules know for every model
+            (``ft:gpt-4o-mini`` matches nothing: red team 27 F1).
     """
 
     model_id: str
@@ -51,6 +54,7 @@ class ListedPrice:
     cache_write: float | None
     tiered: bool
     context_window: int | None
+    name: str = ""
 
 
 def _base(price: Any) -> tuple[float | None, bool]:
@@ -85,7 +89,7 @@ def listed_price(provider: str | None, model: str) -> ListedPrice | None:
         input=fields["input_mtok"][0], output=fields["output_mtok"][0],
         cache_read=fields["cache_read_mtok"][0], cache_write=fields["cache_write_mtok"][0],
         tiered=any(t for _, t in fields.values()),
-        context_window=int(info.context_window) if info.context_window else None,
+        context_window=int(info.context_window) if info.context_window else None, name=model,
     )
 
 
@@ -104,4 +108,4 @@ def call_cost(usage: Usage, listed: ListedPrice) -> float:
         cache_write_tokens=usage.cache_write_tokens,
         output_tokens=usage.output_tokens,
     )
-    return float(_calc(gp, listed.model_id, listed.provider_id).total_price)
+    return float(_calc(gp, listed.name or listed.model_id, listed.provider_id).total_price)

@@ -317,3 +317,33 @@ async def test_a_key_echoed_changed_is_masked_too(echo: str) -> None:
     assert got.text == "key: [REDACTED:api_key] end"
     calls = [e.call for e in got.events if isinstance(e, ToolCallEvent)]
     assert calls and calls[0].arguments == {"note": "[REDACTED:api_key]"}
+
+
+@pytest.mark.parametrize(("key", "echo"), [
+    ("sk-proj-" + "TESTKEYabcdef1234567890XYZ", "TESTKEYabcdef1234567890XYZ"),
+    ("sk-proj-" + "TESTKEYabcdef1234567890XYZ", "proj-TESTKEYabcdef1234567890XYZ"),
+    ("sk-ant-api03-" + "AbCdEfGhIjKlMnOp-QrStUvWxYz_01234", "AbCdEfGhIjKlMnOp-QrStUvWxYz_01234"),
+])
+async def test_a_key_echoed_without_its_prefix_is_masked_too(key: str, echo: str) -> None:
+    # Red team 27, F5: the key's secret part, sent back without "sk-proj-", was printed, stored and indexed.
+    with OpenAIServer() as srv:
+        half = len(echo) // 2
+        srv.queue(Reply(chunks=["key: ", echo[:half], echo[half:], " end"],
+                        tool_calls=[ScriptedToolCall("f", {"note": echo.lower()})]))
+        p = make(srv.base_url, api_key=key)
+        got = await collect(p.stream(MESSAGES, tools=[ToolSpec("f", "x", {"type": "object"})]))
+        await p.aclose()
+    assert "[REDACTED:api_key] end" in got.text and echo[-12:] not in got.text, got.text
+    calls = [e.call for e in got.events if isinstance(e, ToolCallEvent)]
+    assert calls and "[REDACTED:api_key]" in calls[0].arguments["note"], calls
+    assert echo[-12:].lower() not in calls[0].arguments["note"]
+
+
+async def test_a_short_key_body_or_ordinary_text_is_not_masked() -> None:
+    # the body alone is masked only when it is long: "sk-short" has none, and "proj" in a reply stays
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["the proj folder and sk-short notes"]))
+        p = make(srv.base_url, api_key="sk-proj-" + "TESTKEYabcdef1234567890XYZ")
+        got = await collect(p.stream(MESSAGES))
+        await p.aclose()
+    assert got.text == "the proj folder and sk-short notes"

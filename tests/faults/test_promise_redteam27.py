@@ -1,0 +1,61 @@
+"""README promises red team 27 broke (the findings fixed outside the engine's classifier, compaction
+and context preview)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from neotask_tui.providers.base import Usage
+from neotask_tui.providers.models import cost_usd, lookup_model
+from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage
+from tests.test_cli import KEY, neotask
+
+
+@pytest.mark.parametrize(("model", "per_mtok"), [
+    ("ft:gpt-4o-mini-2024-07-18:org::id", (0.30, 1.20)),
+    ("ft:gpt-4o-2024-08-06:org::id", (3.75, 15.00)),
+])
+def test_a_fine_tuned_gpt_4o_is_priced_not_a_crash(model: str, per_mtok: tuple[float, float]) -> None:
+    # F1: genai-prices matched the name, then was asked again by its id (`ft:gpt-4o-mini`), which it does
+    # not match: LookupError after the paid reply, which was lost.
+    info = lookup_model("openai", model)
+    cost = cost_usd(Usage(input_tokens=1_000_000, output_tokens=1_000_000), info)
+    assert cost == pytest.approx(sum(per_mtok))
+
+
+def test_a_fine_tuned_model_turn_is_stored_and_counted(neotask_home: Path) -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["fine-tuned ", "hello"], usage=ReplyUsage(input=1000, output=100)))
+        env = {"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "k-test",
+               "NEOTASK_PROVIDER_MODEL": "ft:gpt-4o-mini-2024-07-18:org::id"}
+        r = neotask("send", "hello fine-tune", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["reply"] == "fine-tuned hello" and out["cost_usd"] == pytest.approx(0.00042)
+    evs = json.loads(neotask("transcript", KEY, "--json").stdout)
+    assert [e["content"] for e in evs if e["type"] == "message"] == ["hello fine-tune", "fine-tuned hello"]
+
+
+def test_state_says_an_expiry_on_the_local_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    # F3: local midnight in Tokyo (15:00 UTC) was printed "until 2026-12-07 00:00Z", nine hours off.
+    import time
+    from datetime import UTC, datetime
+
+    from neotask_tui.commands.state import describe_entry
+    from neotask_tui.engine.state.model import StateEntry
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        midnight_utc = datetime(2026, 12, 6, 15, 0, tzinfo=UTC)
+        for stored in (midnight_utc, midnight_utc.astimezone()):  # as stored: either offset
+            e = StateEntry(id=5, field="temporary_preferences", value="use tabs in examples", source="e:5",
+                           set_at=datetime(2026, 12, 6, 2, 45, tzinfo=UTC), expires_at=stored)
+            line = describe_entry(e)
+            assert "until 2026-12-07 00:00 JST" in line and "Z" not in line.split("until", 1)[1], line
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

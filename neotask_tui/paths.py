@@ -322,8 +322,9 @@ def private_modes(root: Path | None = None, *, fix: bool = False) -> list[str]:
 
     Folders and regular files are checked without following a link (a symbolic link is neither
     reported nor changed, nor walked into: every folder is opened component by component with
-    ``O_NOFOLLOW``); sockets, FIFOs and devices are left alone. With ``fix`` each one is chmod-ed
-    through a descriptor, so nothing outside the data dir is ever touched; a regular file with
+    ``O_NOFOLLOW``); a FIFO is checked as a file is (opened without blocking to change it), a socket
+    or a device only reported when others may use it (opening one could do anything). With ``fix``
+    each one is chmod-ed through a descriptor, so nothing outside the data dir is ever touched; a regular file with
     more than one name (a hard link) is reported but never changed, since its other name may be
     anywhere. A data dir that is itself a symbolic link is followed (the user put it there). The
     walk is iterative and stops :data:`PRIVATE_WALK_DEPTH` folders down.
@@ -379,7 +380,12 @@ def private_modes(root: Path | None = None, *, fix: bool = False) -> list[str]:
                             out.append(f"{where} is more than {PRIVATE_WALK_DEPTH} folders deep: not checked")
                         continue
                     m = stat.S_IMODE(st.st_mode)
-                    if not stat.S_ISREG(st.st_mode) or m == FILE_MODE:
+                    if stat.S_ISLNK(st.st_mode) or m == FILE_MODE:
+                        continue
+                    if not stat.S_ISREG(st.st_mode) and not stat.S_ISFIFO(st.st_mode):
+                        # a socket or a device: opening it could do anything; told, never changed
+                        if m & 0o077:
+                            note(where, m, FILE_MODE, " (a socket or device: not changed; remove it)")
                         continue
                     if st.st_nlink > 1:
                         note(where, m, FILE_MODE, " (a hard link: not changed, its other name may be anywhere)")
@@ -412,7 +418,8 @@ def _chmod_file(dfd: int, name: str, st: os.stat_result, nofollow: int) -> str:
         return ""  # swapped for a link or removed meanwhile
     try:
         got = os.fstat(fd)
-        if stat.S_ISREG(got.st_mode) and got.st_nlink == 1 and os.path.samestat(got, st):
+        if (stat.S_ISREG(got.st_mode) or stat.S_ISFIFO(got.st_mode)) and got.st_nlink == 1 \
+                and os.path.samestat(got, st):
             os.fchmod(fd, FILE_MODE)
     except OSError as e:
         return str(e.strerror or e)

@@ -441,9 +441,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                                  "" if args.fix else " (run `neotask doctor --fix`)"))
         for m in report.get("memory_skipped", []):  # not indexed, the user's own files: told, not repaired
             console.print(styled(("memory", "yellow"), f" {m}"))
-        console.print(styled(("clean", "green")) if report["clean"] else styled(
-            ("problems found", "yellow"),
-            "" if args.fix or not report.get("usable", True) else " (run `neotask doctor --fix`)"))
+        told = len(report.get("permissions", [])) + len(report.get("memory_skipped", []))
+        if report["clean"] and told:  # the integrity verdict, not a reassurance about the lines above it
+            console.print(styled(("clean", "green"), f" (transcripts and index; {told} warning"
+                                 f"{'s' if told != 1 else ''} above)"))
+        else:
+            console.print(styled(("clean", "green")) if report["clean"] else styled(
+                ("problems found", "yellow"),
+                "" if args.fix or not report.get("usable", True) else " (run `neotask doctor --fix`)"))
     # An unusable data dir (NEOTASK_HOME a file, a symlink loop, read-only) is not repaired by --fix.
     return 0 if report["clean"] or (args.fix and report.get("usable", True)) else 1
 

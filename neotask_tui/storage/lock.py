@@ -15,10 +15,41 @@ import errno
 import fcntl
 import os
 import stat
+import time
 from pathlib import Path
 
 from neotask_tui import paths
 from neotask_tui.errors import LockedError, StorageError
+
+_PID_WIDTH = 24
+_HOLDER_WAIT_S = 0.5
+"""How long a refused process waits for the holder to write its pid (it has the lock already: a
+moment at most), rereading every :data:`_HOLDER_POLL_S`."""
+_HOLDER_POLL_S = 0.02
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: alive
+    return True
+
+
+def _holder(fd: int) -> str:
+    """The pid the lock file names, once it is a live process (the holder writes it right after it
+    takes the lock; until then the file is empty or names the holder before it); "" if none shows."""
+    deadline = time.monotonic() + _HOLDER_WAIT_S
+    while True:
+        with contextlib.suppress(OSError, ValueError):
+            text = os.pread(fd, 64, 0).decode().strip()
+            if text.isdigit() and int(text) != os.getpid() and _alive(int(text)):
+                return text
+        if time.monotonic() >= deadline:
+            return ""
+        time.sleep(_HOLDER_POLL_S)
 
 
 class DataLock:
@@ -42,17 +73,17 @@ class DataLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = ""
-            with contextlib.suppress(OSError, ValueError):
-                holder = os.pread(fd, 64, 0).decode().strip()
+            holder = _holder(fd)
             os.close(fd)
             who = f" (pid {holder})" if holder else ""
             raise LockedError(
                 f"another neotask process{who} is using {paths.data_dir()}; "
                 "close it first (read-only commands like `sessions list` still work)"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        # One write of a fixed width, no truncation first: a process refused meanwhile reads the whole
+        # pid or the one before it (which :func:`_holder` sees is gone), never an empty file.
+        os.pwrite(fd, f"{os.getpid():<{_PID_WIDTH - 1}}\n".encode(), 0)
+        os.ftruncate(fd, _PID_WIDTH)
         self._fd = fd
         # A data dir made by an older version, by hand or under a loose umask: 0700/0600 from now on.
         paths.make_data_private()

@@ -59,3 +59,28 @@ def test_state_says_an_expiry_on_the_local_clock(monkeypatch: pytest.MonkeyPatch
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+def test_doctor_says_clean_with_the_warnings_it_listed_and_lists_a_fifo(neotask_home: Path) -> None:
+    # F10: a loose mode listed, then a last line "clean"; a FIFO under memory/ kept 0644, never listed.
+    import os
+
+    from neotask_tui import paths
+
+    assert neotask("sessions", "new").returncode == 0
+    memory = paths.data_dir() / "agents" / "main" / "memory"
+    memory.mkdir(parents=True, exist_ok=True)
+    fifo = memory / "pipe.md"
+    os.mkfifo(fifo, 0o644)
+    os.chmod(fifo, 0o644)
+    r = neotask("doctor")
+    assert "pipe.md is 0o644, want 0o600" in r.stdout, r.stdout
+    assert r.stdout.strip().splitlines()[-1].startswith("clean (transcripts and index; ")
+    assert r.returncode == 0
+    r = neotask("doctor", "--fix")
+    assert oct(os.stat(fifo).st_mode & 0o777) == "0o600", r.stdout
+    r = neotask("doctor")
+    assert "want 0o600" not in r.stdout and "pipe.md is not indexed" in r.stdout  # the memory line stays
+    assert r.stdout.strip().splitlines()[-1] == "clean (transcripts and index; 1 warning above)", r.stdout
+    fifo.unlink()
+    assert neotask("doctor").stdout.strip().splitlines()[-1] == "clean"

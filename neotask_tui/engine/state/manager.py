@@ -15,10 +15,11 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from neotask_tui.engine.language.classifier import Classification
 from neotask_tui.engine.language.periods import describe as describe_period
 from neotask_tui.engine.language.periods import period_end
 from neotask_tui.engine.language.rules import classify, classify_each
@@ -137,14 +138,18 @@ class StateManager:
         pev = [e for e in self._session_events(str(parent)) if cap is None or e.type == "session" or e.id <= cap]
         return [*self._lineage_state_events(pev, depth + 1, cap), *(e for e in pev if e.type == "state")]
 
-    def _fold(self, key: str, now: datetime | None = None) -> StateFold:
+    def _fold(self, key: str, now: datetime | None = None, pending: Sequence[Event] = ()) -> StateFold:
         events = self.engine.events(key)
-        return fold([*self._lineage_state_events(events), *events], now or self.engine.now())
+        return fold([*self._lineage_state_events(events), *events, *pending], now or self.engine.now())
 
-    def get(self, key: str) -> StateView:
-        """Active in-scope entries plus recently expired ones for ``key``'s current session."""
+    def get(self, key: str, pending: Sequence[Event] = ()) -> StateView:
+        """Active in-scope entries plus recently expired ones for ``key``'s current session.
+
+        ``pending``: ``state`` records not written (yet), folded after the stored ones — what a draft
+        would set (:meth:`draft_records`), so a preview shows the state sending it makes.
+        """
         now = self.engine.now()
-        st = self._fold(key, now)
+        st = self._fold(key, now, pending)
         ctx = self.scope_context(key)
         return StateView(
             key=key, session_id=ctx.session_id,
@@ -223,10 +228,13 @@ class StateManager:
 
     # ---- writing -------------------------------------------------------------------------------
 
+    def _stamped(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A state record as it is stored: stamped with the time, every string (value, reason,
+        names...) redacted — the store boundary."""
+        return redact_tree({**data, "at": self.engine.now().isoformat()})
+
     async def _append(self, key: str, data: dict[str, Any]) -> Event:
-        # The store boundary: every string of a state record (value, reason, names...) is redacted.
-        data = redact_tree({**data, "at": self.engine.now().isoformat()})
-        return await self.engine.append(key, "state", data)
+        return await self.engine.append(key, "state", self._stamped(data))
 
     async def set(
         self, key: str, field: str, value: Any, *, source: str = "user command", ttl: str | None = None,
@@ -257,14 +265,39 @@ class StateManager:
         if value is None or (isinstance(value, str) and not value.strip()):
             await self.clear(key, field, source=source)
             return StateEntry(id=0, field=field, value=None, source=source, set_at=self.engine.now())
+        now = self.engine.now()
+        data = self._entry_record(key, field, value, source=source, ttl=ttl, until_event=until_event, scope=scope,
+                                  workflow=workflow, expires_at=expires_at,
+                                  active=self.get(key).active if field in LIST_FIELDS else [])
+        if isinstance(data, StateEntry):
+            return data  # the same item again: nothing new to record
+        ev = await self._append(key, data)
+        exp = data["expires_at"]
+        return StateEntry(
+            id=ev.id, field=field, value=data["value"], source=source, set_at=now, scope=data["scope"],
+            scope_ref=data["scope_ref"], agent=data["agent"], key=key, ttl=ttl,
+            expires_at=parse_time(exp) if exp else None, until_event=until_event,
+            workflow=bool(data["workflow"]),
+        )
+
+    def _entry_record(
+        self, key: str, field: str, value: Any, *, source: str, ttl: str | None, until_event: str | None,
+        scope: str | None, workflow: bool | None, expires_at: datetime | None, active: list[StateEntry],
+    ) -> dict[str, Any] | StateEntry:
+        """The record :meth:`set` appends for a non-empty ``value`` (before :meth:`_stamped`), or the
+        entry of ``active`` (the active entries; only read for a list field) that already holds the
+        same list item; nothing is written.
+
+        Raises:
+            StateError: bad scope, TTL or event name.
+        """
         scope = scope or "session"
         if scope not in SCOPES:
             raise StateError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
-        now = self.engine.now()
         expires = expires_at
         if ttl:
             try:
-                expires = now + parse_duration(ttl)
+                expires = self.engine.now() + parse_duration(ttl)
             except ValueError as e:
                 raise StateError(str(e)) from None
         if until_event is not None:
@@ -273,22 +306,16 @@ class StateManager:
         value = redact_assigned(field, value.strip()) if isinstance(value, str) else redact_tree(value)
         ctx = self.scope_context(key)
         if field in LIST_FIELDS:
-            for old in self.get(key).active:
+            for old in active:
                 same = old.field == field and old.value == value and old.scope == scope
                 if same and not ttl and not until_event and expires is None:
-                    return old  # the same item again: nothing new to record
-        data = {
+                    return old
+        return {
             "op": "add" if field in LIST_FIELDS else "set", "field": field, "value": value,
             "scope": scope, "scope_ref": ctx.ref(scope), "agent": ctx.agent, "key": key, "ttl": ttl,
             "expires_at": expires.isoformat() if expires else None, "until_event": until_event,
             "workflow": field in WORKFLOW_FIELDS if workflow is None else workflow, "source": source,
         }
-        ev = await self._append(key, data)
-        return StateEntry(
-            id=ev.id, field=field, value=value, source=source, set_at=now, scope=scope,
-            scope_ref=data["scope_ref"], agent=ctx.agent, key=key, ttl=ttl, expires_at=expires,
-            until_event=until_event, workflow=bool(data["workflow"]),
-        )
 
     async def clear(
         self, key: str, field: str, *, item: int | None = None, source: str = "user command",
@@ -437,27 +464,59 @@ class StateManager:
                 return ev.content
         return None
 
-    async def on_user_message(self, key: str, event: Event) -> list[Notice]:
-        """Run the classifier on a user message; record session entries and inbox candidates."""
-        notices: list[Notice] = []
-        ctx = self.scope_context(key)
+    async def _classified(self, key: str, event_id: int, content: str) -> tuple[list[Classification], bool]:
+        """The classifier's reading of the user message ``content`` (event ``event_id``), and whether
+        it was read as a password announced by the message before."""
         # Fault-suite fix (tests/faults/hostile_cases.py, 10 MB paste): the classifier took ~60 s on the
         # event loop for a 10 MB paste, freezing the UI. A paste that large is data, not a statement
         # of goals or preferences; only its head is classified, and off the event loop.
-        text = event.content[:STATE_CLASSIFY_MAX_CHARS]
+        text = content[:STATE_CLASSIFY_MAX_CHARS]
         announced = False  # a password sent after "…in the next message" is one: redacted up front
-        prev = self._previous_user_text(key, event.id) if len(text) <= _ANNOUNCED_MAX_CHARS else None
+        prev = self._previous_user_text(key, event_id) if len(text) <= _ANNOUNCED_MAX_CHARS else None
         if prev is not None:
             red = redact_secrets(text, context=prev)
             if red != redact_secrets(text):  # else the classifier redacts (and flags) as it always did
                 text, announced = red, True
         off_loop = len(text) > STATE_CLASSIFY_THREAD_CHARS
-        found = await asyncio.to_thread(classify, text) if off_loop else classify(text)
+        return (await asyncio.to_thread(classify, text) if off_loop else classify(text)), announced
+
+    def _entry_args(self, event_id: int, c: Classification) -> dict[str, Any]:
+        """How the session entry of classification ``c`` of message ``event_id`` is set (:meth:`set`'s
+        keyword arguments): one place for the message hook and a draft's preview."""
+        return {"source": f"e:{event_id}", "ttl": c.ttl, "until_event": c.until_event, "scope": c.scope,
+                "expires_at": period_end(c.period, self.engine.now()) if c.period else None}
+
+    async def draft_records(self, key: str, text: str) -> list[Event]:
+        """The ``state`` records that sending ``text`` now would append (a goal, a rule, a temporary
+        preference it states), as events with the ids they would get; nothing is written.
+
+        The same classifier reads the draft as :meth:`on_user_message` reads the sent message, so a
+        preview (:meth:`get` with ``pending``) shows the state block the call will carry. Inbox
+        candidates are not proposed: they do not enter the context.
+        """
+        events = self.engine.events(key)
+        msg_id = max((e.id for e in events), default=0) + 1  # the id the message would be stored under
+        found, _ = await self._classified(key, msg_id, text)
+        out: list[Event] = []
+        for c in found:
+            if not (c.session_entry and c.field and c.value):
+                continue
+            data = self._entry_record(key, c.field, c.value, **self._entry_args(msg_id, c), workflow=None,
+                                      active=self.get(key, out).active if c.field in LIST_FIELDS else [])
+            if isinstance(data, StateEntry):
+                continue
+            eid = msg_id + len(out) + 1
+            out.append(Event("state", eid, eid - 1, self.engine.now_iso(), self._stamped(data)))
+        return out
+
+    async def on_user_message(self, key: str, event: Event) -> list[Notice]:
+        """Run the classifier on a user message; record session entries and inbox candidates."""
+        notices: list[Notice] = []
+        ctx = self.scope_context(key)
+        found, announced = await self._classified(key, event.id, event.content)
         for c in found:
             if c.session_entry and c.field and c.value:
-                e = await self.set(key, c.field, c.value, source=f"e:{event.id}", ttl=c.ttl,
-                                   until_event=c.until_event, scope=c.scope,
-                                   expires_at=period_end(c.period, self.engine.now()) if c.period else None)
+                e = await self.set(key, c.field, c.value, **self._entry_args(event.id, c))
                 label = _LABELS.get(e.field, e.field)
                 if e.scope != "session":
                     label = f"{label} ({e.scope} {e.scope_ref or ''})".replace(" )", ")")

@@ -172,3 +172,23 @@ def test_send_says_where_a_screen_command_works(neotask_home: Path, tmp_path: Pa
     r = neotask("send", "/nosuch-command")
     assert r.returncode == 1 and "unknown command /nosuch-command" in r.stderr
     assert neotask("sessions", "list", "--json").stdout.strip() in ("[]", "")  # no turn was taken
+
+
+def test_context_of_a_draft_that_sets_state_is_what_sending_it_sends(neotask_home: Path) -> None:
+    """Red team 27, F4: `neotask context --message` previewed a draft that sets a temporary
+    preference and a goal without the "Current session:" block sending it adds (state 0, then 37);
+    the preview writes nothing (state, transcript, inbox)."""
+    env = {"NEOTASK_PROVIDER": "scripted"}
+    assert neotask("send", "hello there", env=env).returncode == 0
+    draft = "For the next 2 hours answer briefly. My goal is to ship v9. Remember that the staging host is st-04."
+    written = [neotask(*args, "--json", env=env).stdout for args in (("state", KEY), ("transcript", KEY), ("inbox",))]
+    r = neotask("context", KEY, "--message", draft, "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    preview = json.loads(r.stdout)
+    assert [neotask(*args, "--json", env=env).stdout for args in (("state", KEY), ("transcript", KEY),
+                                                                  ("inbox",))] == written
+    assert preview["messages"][1]["section"] == "state" and "ship v9" in preview["messages"][1]["content"]
+    r = neotask("send", draft, "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    sent = json.loads(r.stdout)["context"]
+    assert (preview["ledger"]["sections"], preview["ledger"]["total"]) == (sent["sections"], sent["total"])

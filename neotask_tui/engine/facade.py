@@ -33,7 +33,7 @@ from neotask_tui.engine.recall.lineage import LineageRecall
 from neotask_tui.engine.recall.memory import MemoryRecall, scope_admits
 from neotask_tui.engine.session import turn as _turn
 from neotask_tui.engine.session.lifecycle import check_stale, local_zone, next_reset_at
-from neotask_tui.engine.state.manager import StateManager
+from neotask_tui.engine.state.manager import StateManager, StateView
 from neotask_tui.errors import UserError
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats
@@ -612,9 +612,15 @@ class Engine:
     # ------------------------------------------------------------------ context
     async def build(self, key: str, new_message: str | None, *, recall: list[RecallItem] | None = None,
                     exclude_last: bool = False, new_event_id: int | None = None,
-                    new_attachments: Sequence[Attachment] = ()) -> AssembledContext:
-        """Assemble the context for the next call on ``key`` (``new_attachments``: the files a draft
-        ``new_message`` would carry)."""
+                    new_attachments: Sequence[Attachment] = (), state: StateView | None = None) -> AssembledContext:
+        """Assemble the context for the next call on ``key``.
+
+        A draft ``new_message`` (not stored yet; a turn passes its stored message as ``new_event_id``)
+        is assembled with the session state sending it would set (a goal or a temporary preference
+        it states: :meth:`StateManager.draft_records`), as the call will carry it; nothing is
+        written. ``new_attachments``: the files the draft would carry; ``state``: the state view to
+        use when the caller has it already.
+        """
         from neotask_tui.engine.context.budget import recall_reserve
 
         cs = self.settings.context
@@ -623,7 +629,7 @@ class Engine:
         if exclude_last and hist:
             hist = hist[:-1]
         summary, sum_id = self.summary_of(key)
-        view = self.state.get(key)  # one fold of the state for the block and what it says
+        view = state if state is not None else await self.draft_state(key, new_message)  # one fold for both uses
         state_block = self.state.block(key, view)
         inp = ContextInputs(
             system=self.settings.general.system_prompt, history=hist, new_message=new_message,
@@ -639,6 +645,13 @@ class Engine:
         await asyncio.to_thread(self.lineage.augment, key, inp)
         # Counting tokens of a huge paste takes seconds: never on the event loop.
         return await asyncio.to_thread(self._build_counted, inp)
+
+    async def draft_state(self, key: str, draft: str | None) -> StateView:
+        """The key's session state as the next call carries it: with ``draft``, what sending it would
+        set too (read only: the state, the transcript and the inbox are left as they are)."""
+        if draft is None:
+            return self.state.get(key)
+        return self.state.get(key, await self.state.draft_records(key, draft))
 
     def _build_counted(self, inp: ContextInputs) -> AssembledContext:
         """Assemble, then, when the model's own tokenizer and template are at hand, replace the
@@ -663,7 +676,8 @@ class Engine:
         """Exactly what the next call would send, recall included, without writing anything.
 
         Recall depends on the message being sent: with a ``draft`` (the text about to be sent) the
-        preview recalls for it and ends with it; without one it shows the recall of the last user
+        preview recalls for it and ends with it, and carries the session state it would set (a goal,
+        a temporary preference it states; none of it is recorded); without one it shows the recall of the last user
         message. ``recall_basis``/``recall_query``/``recall_note`` of the result say which, and
         why the next call's recall could still differ. No memory is indexed, no event appended and
         no receipt (``Recalled``) produced.
@@ -677,8 +691,10 @@ class Engine:
                           if e.type == "message" and e.role == "user"), "")
             basis = "last_user_message" if query else "none"
         note = ""
+        view = await self.draft_state(key, draft)  # the state sending the draft sets is in the call
         try:
-            recall = await self.memory_recall.recall(key, query, preview=True)
+            said = self.state.says(key, view) if draft is not None else None
+            recall = await self.memory_recall.recall(key, query, preview=True, said=said)
             note = await self.memory_recall.preview_note(key)
         except Exception as e:  # a preview must show the rest even when memory fails
             recall, note = [], f"memory recall failed: {e}"
@@ -687,7 +703,7 @@ class Engine:
             from neotask_tui.engine.context.attachments import read_mentioned
 
             files = await asyncio.to_thread(read_mentioned, draft)
-        ctx = await self.build(key, draft, recall=recall, new_attachments=files)
+        ctx = await self.build(key, draft, recall=recall, new_attachments=files, state=view)
         ctx.recall_basis, ctx.recall_query, ctx.recall_note = basis, query, note
         from neotask_tui.engine.context.assembly import count_tools
         from neotask_tui.engine.session.turn import next_call_tools, tool_definitions

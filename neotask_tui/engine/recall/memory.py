@@ -93,11 +93,15 @@ class MemoryRecall:
         if self._memory is not None:
             await asyncio.to_thread(self._memory.close)
 
-    async def recall(self, key: str, query: str, *, preview: bool = False) -> list[RecallItem]:
+    async def recall(self, key: str, query: str, *, preview: bool = False,
+                     said: Callable[[str], bool] | None = None) -> list[RecallItem]:
         """Auto-recall for a turn (empty if disabled); never raises.
 
         ``preview`` (``/context``, F4, ``neotask context``) reads the memory index as it is: no memory
         file or archived transcript is indexed, nothing is written and the turn's notices are left alone.
+        ``said``: whether a message of the user's says nothing but what the session state holds, when
+        the caller knows the state better than the transcript (a draft's preview: with what the draft
+        sets); by default the key's stored state.
         """
         ms = self._sessions.settings.memory
         if not (ms.enabled and ms.auto_recall) or not query.strip():
@@ -123,7 +127,8 @@ class MemoryRecall:
 
         # A turn that says only what the session state already says (a rule stated in a message, then
         # carried over by /new) is in the context as state: recalled as well, it would be said twice.
-        said = self._stated(key) if self._stated is not None else None
+        if said is None and self._stated is not None:
+            said = self._stated(key)
         # A turn of this conversation still in the session (a fork's copied history, the recent turns a
         # compaction kept) is in the context as itself: quoted again, the context would say it twice.
         live = {e.id for e in self._sessions.events(key) if e.type == "message"}

@@ -432,3 +432,33 @@ def test_a_remembered_fact_with_a_password_wrapped_after_stays_is_read_as_one_li
     two = classify(f"Remember: my staging host is kestrel-7 and the password stays\n{value} until Monday")
     assert [(c.kind, c.text) for c in two] == [(c.kind, c.text) for c in one]
     assert all(value not in c.text and c.contains_secret for c in two)
+
+
+@pytest.mark.parametrize(("text", "pref", "ttl", "period", "goal"), [
+    ("for 2 hours answer briefly, my goal is ship v9", "answer briefly", "2h", None, "ship v9"),
+    ("сегодня отвечай коротко, моя цель — выпустить v9", "отвечай коротко", None, "day:0", "выпустить v9"),
+    ("Today answer briefly and my goal is to ship v9.", "answer briefly", None, "day:0", "ship v9"),
+    ("Сегодня отвечай коротко, и наша главная цель: выпустить v9.", "отвечай коротко", None, "day:0",
+     "выпустить v9"),
+])
+def test_a_goal_stated_after_a_comma_is_a_statement_of_its_own(
+        text: str, pref: str, ttl: str | None, period: str | None, goal: str) -> None:
+    # Red team 27, F6: "for 2 hours answer briefly, my goal is ship v9" made the preference "answer
+    # briefly, my goal is ship v9" and no goal; with a full stop instead of the comma both were right.
+    out = classify(text)
+    assert [(c.kind, c.value) for c in out] == [("temporary_preference", pref), ("session_goal", goal)]
+    assert (out[0].ttl, out[0].period) == (ttl, period)
+    assert out[1].ttl is None and out[1].period is None  # the goal does not expire with the preference
+
+
+@pytest.mark.parametrize(("text", "split"), [
+    ("I told him my goal is to ship v9.", ["I told him my goal is to ship v9."]),
+    ("He knows what my goal is, and so do I.", ["He knows what my goal is, and so do I."]),
+    ("Answer briefly, my goal isn't clear yet.", ["Answer briefly, my goal isn't clear yet."]),
+    ("Сегодня отвечай коротко, моя цель понятна.", ["Сегодня отвечай коротко, моя цель понятна."]),
+    ("Today answer briefly, my goals are many.", ["Today answer briefly, my goals are many."]),
+    ("Today answer briefly, the goal is clear.", ["Today answer briefly, the goal is clear."]),
+])
+def test_a_goal_word_inside_a_sentence_splits_nothing(text: str, split: list[str]) -> None:
+    assert split_statements(text) == split
+    assert all(c.kind != "session_goal" for c in classify(text))

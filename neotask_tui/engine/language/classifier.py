@@ -306,7 +306,17 @@ _UNTIL_EVENT = re.compile(
 _NO_STORE = _rx(
     r"\bdon'?t (?:remember|save|store)\b", r"\bdo not remember\b", r"\bне (?:запоминай|сохраняй|записывай)(?:те)?\b"
 )
-_SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+|;\s*")
+_GOAL_CLAUSE = (
+    r"(?:,\s*(?:(?:and|but|so|и|а|но)\s+)?|\s+(?:and|и)\s+)"
+    r"(?=(?:(?:my|our|моя|наша)\s+(?:(?:main|new|current|overall|immediate|next|главная|основная|новая|текущая"
+    r"|ближайшая)\s+)?(?:goal|objective|цель)(?:\s+(?:here|today|now|for (?:today|now|this session|this week)"
+    r"|сейчас|сегодня|на сегодня|на эту неделю))?\s*(?:\bis\b(?!['’])|:|—|–|\s-\s|\bэто\b)"
+    r"|(?:goal|цель)\s*[:—–]))"
+)
+"""Where a goal statement starts after a comma or "and" ("for 2 hours answer briefly, my goal is ship
+v9", "сегодня отвечай коротко, и моя цель — выпустить v9"): a statement of its own, as after a full
+stop; else the goal would be read as part of the preference before it."""
+_SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+|;\s*|" + _GOAL_CLAUSE, re.I)
 _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 
 
@@ -405,8 +415,9 @@ def no_store_marker(text: str) -> bool:
 
 
 def split_statements(text: str) -> list[str]:
-    """Split a message into statements (sentences, lines, ``;``-separated clauses); a line break
-    inside a sentence is no end (:func:`~neotask_tui.text.wraps.join_wraps`)."""
+    """Split a message into statements (sentences, lines, ``;``-separated clauses, a goal stated after
+    a comma or "and": :data:`_GOAL_CLAUSE`); a line break inside a sentence is no end
+    (:func:`~neotask_tui.text.wraps.join_wraps`)."""
     return [s.strip() for s in _SPLIT.split(join_wraps(text)) if s and s.strip()]
 
 

@@ -151,3 +151,63 @@ async def test_until_friday_this_week_and_tomorrow_expire_in_the_engine(
     assert active() == {"На этой неделе отвечай коротко"}
     clock.set(local_midnight(9) + timedelta(minutes=1))
     assert active() == set()
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("до пятницы без смайликов", "до пятницы без смайликов"),
+    ("until Friday no emojis", "until Friday no emojis"),
+    ("Until Friday, no emojis please.", "Until Friday, no emojis please"),
+    ("До пятницы, пожалуйста, без смайликов и таблиц.", "До пятницы, пожалуйста, без смайликов и таблиц"),
+    ("No emojis until Friday.", "No emojis until Friday"),
+    ("Без смайликов до пятницы.", "Без смайликов до пятницы"),
+])
+def test_a_bare_without_or_no_until_friday_is_a_preference_until_the_end_of_friday(
+    text: str, value: str, berlin: None,
+) -> None:
+    # Red team 27, F7: "до пятницы без смайликов" and "until Friday no emojis" recorded nothing ("до пятницы
+    # пиши без смайликов" did), and "No emojis until Friday" was a session rule that never expired.
+    [c] = classify(text)
+    assert (c.kind, c.field, c.value, c.period, c.ttl) == (
+        "temporary_preference", "temporary_preferences", value, "wd:4", None)
+    assert not c.candidate
+    assert period_end(c.period, NOW) == local_midnight(7)
+
+
+@pytest.mark.parametrize(("text", "value", "period", "ttl"), [
+    ("Today no emojis.", "no emojis", "day:0", None),
+    ("Сегодня без эмодзи.", "без эмодзи", "day:0", None),
+    ("For 2 hours no emojis.", "no emojis", None, "2h"),
+    ("На 2 часа без эмодзи.", "без эмодзи", None, "2h"),
+])
+def test_a_bare_refusal_for_today_or_a_duration_ends_with_it(
+        text: str, value: str, period: str | None, ttl: str | None) -> None:
+    [c] = classify(text)
+    assert (c.kind, c.value, c.period, c.ttl) == ("temporary_preference", value, period, ttl)
+
+
+@pytest.mark.parametrize("text", [
+    "Until Friday no one is in the office.",  # "no one": a description
+    "До пятницы без изменений.",  # a status: nothing changes until then (a freeze says "никаких изменений")
+    "Пока без изменений.", "Без изменений.", "No change.",  # the same status, with no period
+    "Пока без ответа.", "For now no errors.",  # "so far": a status, it asks nothing
+    "До пятницы без эмодзи в заметках по биллингу.",  # more than two words: say "не используй …"
+    "Until Friday no worries.", "Сегодня без проблем.",  # formulae of chat
+    "Until Friday I was without a laptop.",
+])
+def test_a_status_or_a_description_with_a_period_and_without_is_no_preference(text: str) -> None:
+    assert classify(text) == []
+
+
+async def test_until_friday_no_emojis_expires_at_the_end_of_friday_in_the_engine(
+    engine: Engine, clock: Clock, berlin: None,
+) -> None:
+    clock.set(NOW)
+    prov = engine.provider
+    assert isinstance(prov, ScriptedProvider)
+    for text in ("до пятницы без смайликов", "until Friday no emojis"):
+        prov.queue("ok")
+        [x async for x in engine.send(text, KEY)]
+    ends = {e.value: e.expires_at for e in st(engine).get(KEY).active if e.field == "temporary_preferences"}
+    assert ends == {"до пятницы без смайликов": local_midnight(7), "until Friday no emojis": local_midnight(7)}
+    clock.set(local_midnight(7) + timedelta(minutes=1))
+    assert not [e for e in st(engine).get(KEY).active if e.field == "temporary_preferences"]

@@ -487,3 +487,16 @@ def test_a_request_after_a_prohibition_or_in_russian_is_the_latest_request(text:
     s = extractive_summary(events)
     asked = [ln.text for ln in s.lines if ln.section == "Latest user request"]
     assert asked == [text if latest else "Write a parser for the CSV export."], s.render()
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("до пятницы без смайликов", "negation"),  # red team 27, F7: the guard kept no Russian bare refusal
+    ("Без смайликов до пятницы.", "negation"),
+    ("until Friday no emojis", "negation"),
+    ("До пятницы без изменений.", None),  # a status
+    ("Без изменений.", None),
+    ("No change.", None),
+    ("Пока без ответа.", None),
+])
+def test_a_bare_refusal_limited_to_a_period_is_a_constraint(text: str, kind: str | None) -> None:
+    assert constraint_kind(text) == kind

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from neotask_tui.engine.language.periods import period_of
+from neotask_tui.engine.language.refusals import bare_refusal
 from neotask_tui.text.quoted import mask_quoted
 from neotask_tui.text.remember import remembered_span
 from neotask_tui.text.secrets import has_secrets, redact_part, redact_secrets
@@ -42,6 +43,7 @@ Kind = Literal["temporary_preference", "session_choice", "session_goal", "projec
 __all__ = [
     "Classification",
     "Kind",
+    "bare_refusal_for_a_period",
     "classify",
     "directive_start",
     "permanence_markers",
@@ -389,6 +391,32 @@ def strip_leading_period(clause: str) -> str:
     return clause.lstrip()[m.end():].lstrip(" ,:—–-")
 
 
+_TRAILING_PERIOD = re.compile(r"[\s,:—–-]+(?:" + _TEMP_PHRASE.pattern + r")[\s.!…]*$", re.I)
+"""A temporariness phrase that ends a statement ("no emojis until Friday", "без смайликов до пятницы")."""
+_SO_FAR = re.compile(
+    r"(?:(?:just|only|тольк[оа])\s+)?(?:for now|right now|just now|now|this time|пока(?: что)?|сейчас|в этот раз)",
+    re.I,
+)
+"""Periods that also say "so far": "Пока без ответа", "for now no errors" report a state, they ask nothing."""
+
+
+def bare_refusal_for_a_period(statement: str) -> bool:
+    """Whether ``statement`` is a bare refusal (:func:`~.refusals.bare_refusal`: "без X", "no X", at
+    most two words an item) limited to a period before or after it: "до пятницы без смайликов",
+    "until Friday no emojis", "no emojis for 2 hours". Not with a period that also means "so far"
+    (:data:`_SO_FAR`: "Пока без ответа" is a status); "until Friday no one is in the office" is no
+    bare refusal."""
+    stmt = _LEAD_FILLER.sub("", statement.strip())
+    lead = _TEMP_PHRASE.match(stmt)
+    if lead is not None:
+        period, rest = lead.group(0), stmt[lead.end():].lstrip(" ,:—–-")
+    elif (trail := _TRAILING_PERIOD.search(stmt)) is not None:
+        period, rest = trail.group(0), stmt[:trail.start()]
+    else:
+        return False
+    return not _SO_FAR.fullmatch(period.strip(" ,:—–-.!…")) and bare_refusal(rest)
+
+
 def permanence_markers(text: str) -> list[str]:
     """Explicit-permanence markers in ``text`` ("always", "from now on", "всегда", ...)."""
     return [m.group(0).strip().lower() for m in _PERM.finditer(text)]
@@ -675,7 +703,8 @@ def _classify_one(raw: str, view: str | None = None) -> Classification | None:
             markers=tuple(perm),
         )
     after_period = strip_leading_period(stmt)
-    if (temp and (_directs(stmt) or (after_period != stmt and _PERIOD_IMPERATIVE.match(after_period)))
+    if (temp and (_directs(stmt) or (after_period != stmt and _PERIOD_IMPERATIVE.match(after_period))
+                  or bare_refusal_for_a_period(stmt))
             and not one_off_request(after_period)):
         return mk(
             "temporary_preference", "temporary_preferences",

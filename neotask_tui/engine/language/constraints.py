@@ -20,7 +20,8 @@ needs. :func:`constraint_kind` tells them apart:
 - **conditions**: "unless", "except", "only if/for/when...", a clause starting with "only", limits
   ("no more than 3", "at most", "under 250 ms", "не больше 3", "не менее", "максимум"),
   "только если/для...", "кроме", "за исключением", and "without"/"без" in an imperative clause
-  ("write it without regex");
+  ("write it without regex"); a bare "without X" / "без X" / "no X" (:mod:`.refusals`) is a negation,
+  also limited to a period ("до пятницы без смайликов");
 - **temporary rules**: an instruction limited to a period ("today answer briefly", "for now keep
   the old schema", "сегодня отвечай коротко"): binding, but only for that period, so the period is
   part of the rule.
@@ -32,12 +33,14 @@ import re
 from typing import Literal
 
 from neotask_tui.engine.language.classifier import (
+    bare_refusal_for_a_period,
     directive_start,
     permanence_markers,
     project_scope,
     strip_leading_period,
     temporary_markers,
 )
+from neotask_tui.engine.language.refusals import NO_IDIOMS, bare_refusal
 
 Kind = Literal["negation", "condition", "temporary"]
 
@@ -85,24 +88,7 @@ _STOP_IMPERATIVE = re.compile(
     r"^(?:stop|quit)\s+\w+ing\b|^(?:перестань|перестаньте|прекрати|прекратите|хватит|бросай|брось)\s+[а-яё]+",
     re.IGNORECASE,
 )
-# A request that is only "without X" ("Пожалуйста, без эмодзи.", "Without emojis, please."): up to two
-# words per item, so "Без эмодзи текст выглядит лучше" (a description) is not one.
-_BARE_WITHOUT = re.compile(
-    r"(?:please,?\s+|пожалуйста,?\s+)?(?:without|без)\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)"
-    r"(?:(?:\s*,\s*|\s+(?:and|or|и|или)\s+)(?:without\s+|без\s+)?[\w-]+(?:\s+[\w-]+)?)*"
-    r"(?:,?\s+(?:please|pls|пожалуйста))?[\s.!…]*",
-    re.IGNORECASE,
-)
-_WITHOUT_IDIOMS = frozenset((
-    "a", "doubt", "question", "problem", "problems", "проблем", "вопросов", "понятия", "сомнения", "сомнений",
-    "разницы", "шуток", "обид", "толку", "проблемы",
-))
 _NO_RULE = re.compile(r"^no\s+(?P<rest>[\w-]+)", re.IGNORECASE)
-_NO_IDIOMS = frozenset((
-    "way", "worries", "worry", "problem", "problems", "doubt", "doubts", "wonder", "kidding", "idea", "matter",
-    "pressure", "thanks", "thank", "one", "biggie", "big", "offense", "offence", "clue", "joke", "sweat", "rush",
-    "hard",
-))
 _PROHIBITION = re.compile(
     r"\bmust not\b|\bmustn'?t\b|\bmust never\b|\bshould not\b(?! have)|\bshouldn'?t\b(?! have)"
     r"|\bshould never\b|\bshall not\b|\bnot (?:be )?allowed\b|\bnot permitted\b|\bforbidden\b|\bprohibited\b"
@@ -193,7 +179,7 @@ def _imperative_negation(clause: str) -> bool:
     if _STOP_IMPERATIVE.match(clause):
         return True
     m = _NO_RULE.match(clause)
-    if m and m.group("rest").lower() not in _NO_IDIOMS:
+    if m and m.group("rest").lower() not in NO_IDIOMS:
         return True
     r = _RU_IMPERATIVE.match(clause)
     return bool(r and r.group("verb").lower() not in _RU_IDIOMS)
@@ -237,9 +223,8 @@ def is_negated_constraint(sentence: str) -> bool:
         _imperative_negation(_unfill(strip_leading_period(c))) for c in parts
     ):
         return True
-    bare = _BARE_WITHOUT.fullmatch(core(sentence))
-    if bare and bare.group("what").split()[0].lower() not in _WITHOUT_IDIOMS:
-        return True
+    if bare_refusal(core(sentence)) or bare_refusal_for_a_period(sentence):
+        return True  # "Пожалуйста, без эмодзи", "до пятницы без смайликов"
     if _WITHOUT.search(sentence) and any(
         _WITHOUT.search(c) and (directive_start(c) or _RU_IMPERATIVE_START.match(c)) for c in parts
     ):

@@ -179,3 +179,41 @@ def test_only_the_user_takes_a_decision_back() -> None:
               msg(4, "assistant", "Actually, scrap that — use SQLite instead of PostgreSQL.")]
     decisions = extractive_summary(events).section("Decisions")
     assert [(ln.cites, ln.superseded_by) for ln in decisions if ln.who == "user"] == [([1], 3), ([3], None)]
+
+
+ORDERS = [
+    msg(2, "user", "We will use MySQL 8 for the orders service. Ticket ORD-1234."),
+    msg(3, "assistant", "Noted."),
+    msg(4, "user", "What do you think about the database?"),
+    msg(6, "assistant", "I suggest we use PostgreSQL 16 with the table orders_v2; tracking id ASST-999. "
+        "We decided to go with PostgreSQL."),
+    msg(7, "user", "Actually, scrap that, we use SQLite for the orders service."),
+    msg(8, "assistant", "OK, SQLite."),
+    msg(13, "user", "Передумал: мы используем DuckDB вместо SQLite."),
+]
+
+
+def test_scrap_that_takes_back_the_assistants_proposal_just_before_it() -> None:
+    # Red team 27, F8: the proposal e:6 that "scrap that" (e:7) answers stayed current; the user's MySQL
+    # decision on the same topic was the only one marked.
+    decisions = extractive_summary(ORDERS).section("Decisions")
+    assert [(ln.who, ln.cites, ln.superseded_by) for ln in decisions] == [
+        ("user", [2], 7), ("assistant", [6], 7), ("user", [7], 13), ("user", [13], None)]
+    # a model summary that lists the proposal as current has it marked by the guard
+    s = parse_summary("## Decisions\n- We decided to go with PostgreSQL. [e:6]\n"
+                      "- Передумал: мы используем DuckDB вместо SQLite. [e:13]")
+    report = guard(s, extract_items(ORDERS), ORDERS)
+    assert [ln.superseded_by for ln in s.section("Decisions") if 6 in ln.cites] == [7]
+    assert any(r.kind == "superseded" and r.cites == [6] for r in report.repaired)
+
+
+@pytest.mark.parametrize("take_back", [
+    "Actually, we use SQLite for the billing service.",  # a weak cue: only the same topic
+    "Let's also add a cache. Scrap that.",  # the user's own statement is nearer
+])
+def test_a_take_back_leaves_an_earlier_proposal_it_does_not_answer(take_back: str) -> None:
+    events = [msg(1, "user", "Can you suggest a queue for the notifier?"),
+              msg(2, "assistant", "We decided to go with RabbitMQ."),
+              msg(3, "user", take_back)]
+    proposal = [ln for ln in extractive_summary(events).section("Decisions") if ln.who == "assistant"]
+    assert [(ln.cites, ln.superseded_by) for ln in proposal] == [([2], None)]

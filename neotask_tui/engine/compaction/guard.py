@@ -21,7 +21,7 @@ from neotask_tui.engine.compaction.summary import ROLES, Summary, SummaryLine, e
 from neotask_tui.engine.language.classifier import temporary_markers
 from neotask_tui.engine.language.constraints import clauses, constraint_kind, core, is_rule, unlabel
 from neotask_tui.engine.language.progress import names_todo, reports_done
-from neotask_tui.engine.language.revocation import revocation_cue, strip_cues
+from neotask_tui.engine.language.revocation import revocation_cue, strip_cues, strong_cue_at
 from neotask_tui.storage.events import Event
 from neotask_tui.text.wraps import join_wraps
 from neotask_tui.tuning import (
@@ -443,15 +443,24 @@ def supersede(prior: Sequence[CriticalItem], new: Sequence[CriticalItem], text: 
     A message revokes only when it has a cue (:func:`~neotask_tui.engine.language.revocation.revocation_cue`).
     Its target is the latest earlier user statement of a revocable kind sharing the most topic words
     with what the message now says; with a strong cue ("scrap that", "передумал") and no shared
-    word, the user's statement just before. Returns the revoked item (its ``superseded_by`` set).
+    word, the user's statement just before. A strong cue also takes back the assistant's proposal
+    when that is the statement just before (:func:`_proposals_just_before`): "Actually, scrap that,
+    we use SQLite" answers the reply that suggested PostgreSQL. Returns the revoked item (its
+    ``superseded_by`` set): the user's statement, else the proposal.
     """
     cue = revocation_cue(text)
     if cue is None:
         return None
+    at = strong_cue_at(text)
+    # "We use MySQL. Scrap that.": a statement of the message itself before the cue is nearer
+    own = at is not None and any(n.kind in REVOCABLE and 0 <= text.find(n.text) < at for n in new)
+    answered = _proposals_just_before(prior, eid) if at is not None and not own else []
+    for p in answered:
+        p.superseded_by = eid
     open_ = [p for p in prior if p.kind in REVOCABLE and p.who != "assistant" and p.superseded_by is None
              and eid not in p.cites]
     if not open_:
-        return None
+        return answered[0] if answered else None
     said = " ".join(n.text for n in new if n.kind != "identifier") or text
     topic = _topic(said)
     best: CriticalItem | None = None
@@ -484,7 +493,22 @@ def supersede(prior: Sequence[CriticalItem], new: Sequence[CriticalItem], text: 
                 min(p.cites) > min(best.cites) and max(p.cites) < eid and was & _topic(p.text)
             ):
                 p.superseded_by = eid
-    return best
+    return best if best is not None or not answered else answered[0]
+
+
+def _proposals_just_before(prior: Sequence[CriticalItem], eid: int) -> list[CriticalItem]:
+    """The assistant's open proposals (decisions) of the latest event before ``eid`` that holds a
+    revocable statement, when that event is the assistant's: what a "scrap that" right after them
+    refers to. None when the user's own statement is nearer ("We use MySQL. … Scrap that.")."""
+    stated = [p for p in prior if p.kind in REVOCABLE and p.kind != "goal" and p.cites and eid not in p.cites
+              and max(p.cites) < eid]
+    if not stated:
+        return []
+    last = max(max(p.cites) for p in stated)
+    there = [p for p in stated if max(p.cites) == last]
+    if any(p.who != "assistant" for p in there):
+        return []
+    return [p for p in there if p.kind == "decision" and p.superseded_by is None]
 
 
 def _classify(sentence: str, role: str) -> str | None:

@@ -6,7 +6,8 @@ come in two strengths:
 
 - **strong** cues revoke on their own: "scrap that", "forget that", "never mind", "change of plan",
   "on second thought", "I changed my mind", "cancel that", "scratch that", "отбой", "забудь",
-  "передумал", "отменяем"; with nothing else to go on they revoke the user's statement just before;
+  "передумал", "отменяем"; with nothing else to go on they revoke the user's statement just before,
+  and an assistant's proposal that is the statement just before is revoked with whatever else is;
 - **weak** cues ("actually", "instead", "rather", "not X but Y", "switch to", "no longer", "на самом
   деле", "всё-таки", "вместо", "не X, а Y", "уже не", "больше не", "лучше") revoke only an earlier
   statement on the same topic (sharing a content word), since "actually, one more thing" and "use
@@ -48,6 +49,12 @@ def revocation_cue(text: str) -> Strength | None:
     if _WEAK.search(text):
         return "weak"
     return None
+
+
+def strong_cue_at(text: str) -> int | None:
+    """Where the first strong cue of ``text`` starts ("scrap that", "передумал"), or ``None``."""
+    m = _STRONG.search(text)
+    return None if m is None else m.start()
 
 
 def strip_cues(text: str) -> str:

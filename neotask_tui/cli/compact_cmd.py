@@ -29,7 +29,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         from neotask_tui.errors import UserError
 
         raise UserError("--undo cannot be combined with --preview, --rebuild or --instructions")
-    engine = open_engine(readonly=args.preview)  # a preview writes nothing, so it needs no lock
+    engine = _open_for_preview() if args.preview else open_engine()
 
     async def run() -> Any:
         try:
@@ -52,6 +52,23 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
         _console().print(markdown(describe(res)))
     return 0
+
+
+def _open_for_preview() -> Engine:
+    """The engine of a preview. The model's draft is a paid call, counted on the session: a preview
+    takes the data-dir lock when it is free (as ``search`` does) to add it to the counters. Beside
+    the process that holds it, it opens read-only, writes nothing, and the model is not asked (the
+    extractive summarizer drafts it and the result says why). With no data dir there is no session
+    to preview, and none is made."""
+    from neotask_tui import paths
+    from neotask_tui.errors import LockedError
+
+    if not paths.data_dir().exists():
+        return open_engine(readonly=True)
+    try:
+        return open_engine()
+    except LockedError:
+        return open_engine(readonly=True)
 
 
 def ledger_rows(led: dict[str, Any]) -> list[tuple[str, str]]:
@@ -120,7 +137,7 @@ def register(sub: Any) -> None:
     p.add_argument("key", nargs="?", help="session key (default from config)")
     p.add_argument("--instructions", "-i", default=None, help="what the summary should focus on")
     p.add_argument("--preview", action="store_true",
-                   help="show the draft summary and dropped items; change nothing")
+                   help="show the draft summary and dropped items; change nothing (the model's call is counted)")
     p.add_argument("--rebuild", action="store_true", help="re-summarize from the archived primary events")
     p.add_argument("--undo", action="store_true", help="undo the last compaction")
     p.add_argument("--json", action="store_true", help="machine-readable output")

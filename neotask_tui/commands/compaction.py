@@ -9,11 +9,12 @@ review (the plain REPL's path); ``--rebuild`` re-summarizes from the primary eve
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands.intents import ReviewCompaction
 from neotask_tui.commands.registry import CommandResult, command, split_args
 from neotask_tui.engine.compaction.guard import CHANGES
+from neotask_tui.providers.base import Usage
 
 if TYPE_CHECKING:
     from neotask_tui.engine.compaction.compactor import CompactionResult
@@ -31,6 +32,14 @@ def _flags(args: str) -> tuple[set[str], str]:
     return flags, rest
 
 
+def summary_call(usage: dict[str, Any], cost: float | None) -> str:
+    """What the summarizer's calls cost, as counted in the session's totals."""
+    u = Usage.from_dict(usage)
+    label = "reported" if u.reported else "estimated"
+    price = "" if cost is None else f", ${cost:.4f}"
+    return f"model call in {u.prompt_tokens:,} out {u.output_tokens:,} ({label}{price}; in the session's totals)"
+
+
 def describe(res: CompactionResult) -> str:
     """Markdown for a compaction result or preview (summary, repairs, dropped items)."""
     d = res.to_dict()
@@ -42,6 +51,8 @@ def describe(res: CompactionResult) -> str:
         meta += f" ({d['summarizer_note']})"
     if d.get("rebuild"):
         meta += " · rebuilt from primary events"
+    if d.get("usage"):
+        meta += f" · {summary_call(d['usage'], d.get('cost_usd'))}"
     out = [f"**{head}** · {meta}", "", d["summary"] or "_(empty summary)_"]
     restored = [r for r in d.get("repaired") or [] if r["kind"] not in CHANGES]
     changed = [r for r in d.get("repaired") or [] if r["kind"] in CHANGES]

@@ -729,8 +729,9 @@ class Engine:
             return await self.compactor.undo(key)
 
     def last_call_usage(self, key: str) -> Usage | None:
-        """The usage of the last completed model call of the key's current session (what the provider
-        reported, or our estimate when it reported none); None before the session's first reply."""
+        """The usage of the last completed reply's call of the key's current session (what the
+        provider reported, or our estimate when it reported none); None before the session's first
+        reply. A compaction's summarizer calls read no context: they are in the totals, not here."""
         rec = self.current_record(key, create=not self.readonly)
         for e in reversed(self.store.events(rec.session_id)):
             if e.type == "message" and e.role == "assistant" and isinstance(e.data.get("usage"), dict):

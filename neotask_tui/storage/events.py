@@ -19,7 +19,8 @@ Event types and their payload keys (all in ``data``):
 - ``tool_call``: ``call_id``, ``name``, ``arguments`` (dict).
 - ``tool_result``: ``call_id``, ``name``, ``content``, ``is_error``.
 - ``compaction``: ``summary``, ``first_kept_id``, ``tokens_before``, ``tokens_after``, ``model``,
-  ``source_session_id``, ``repaired`` (list), ``cited`` (list of ids), ``instructions``.
+  ``source_session_id``, ``repaired`` (list), ``cited`` (list of ids), ``instructions``; when the
+  model wrote the summary, ``usage`` (its calls summed, the message's form) and ``cost_usd``.
 - ``state``: ``op`` (set/clear/expire/...), ``field``, ``value``, ``scope``, ``source``, ``ttl``...
 - ``marker``: informational notices shown inline (e.g. an automatic reset), ``kind``, ``text``.
   A marker of kind ``superseded`` (``/retry``, ``/edit``) lists in ``superseded`` the ids of the
@@ -67,9 +68,11 @@ def without_superseded(events: Sequence[Event]) -> list[Event]:
 
 
 def counts_usage(e: Event) -> bool:
-    """Whether a recount of a transcript adds this event's ``usage``: a reply's, not the copy a
-    fork holds of its parent's reply (``copied_from``: that call was paid for in the parent)."""
-    return e.type == "message" and isinstance(e.data.get("usage"), dict) and not e.data.get("copied_from")
+    """Whether a recount of a transcript adds this event's ``usage``: a reply's or a compaction's
+    summarizer calls, not the copy a fork holds of its parent's (``copied_from``: that call was
+    paid for in the parent)."""
+    return (e.type in ("message", "compaction") and isinstance(e.data.get("usage"), dict)
+            and not e.data.get("copied_from"))
 
 
 def now_iso() -> str:

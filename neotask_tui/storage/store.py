@@ -188,12 +188,15 @@ class SessionStore:
         archive_previous: bool = True,
         now: datetime | None = None,
         fork_at: int | None = None,
+        counters: Counters | None = None,
     ) -> SessionRecord:
         """Create a fresh session for ``key`` and make it current.
 
         ``extra_events`` (already id'd, e.g. a compaction record and kept messages) are written right
         after the header in the same durable write, so the new transcript is complete before the
         index points at it. ``fork_at`` (a fork) is the parent's event the history was copied up to.
+        ``counters`` start the new record's token counters (compaction carries the lineage's), saved
+        with the index switch.
         """
         self._check_writable()
         ts = (now or datetime.now(UTC)).isoformat()
@@ -219,6 +222,7 @@ class SessionStore:
         rec = SessionRecord(
             key=key, session_id=sid, created_at=ts, last_activity_at=ts, parent_session_id=parent_session_id,
             config=cfg, reason=reason, compaction_count=compaction_count, fork_at=fork_at,
+            counters=counters if counters is not None else Counters(),
         )
         self.records[key] = rec
         try:

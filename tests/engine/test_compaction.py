@@ -169,13 +169,21 @@ async def test_fallback_on_model_failure(engine: Engine, fault: str) -> None:
     assert len(events) == 2 * len(CONVERSATION) + 2 and events[2].type == "state"
 
 
-async def test_preview_changes_nothing(engine: Engine) -> None:
+async def test_preview_changes_nothing_but_the_counters(engine: Engine) -> None:
     await chat(engine)
+    index = "sessions/sessions.json"
     before = tree_digest(paths.data_dir())
+    saved = json.loads((paths.data_dir() / index).read_text())
     scripted(engine).queue("## Goal\n- Fix the CSV importer [e:2]\n## Decisions\n- batches [e:10]")
     res = await engine.compact(KEY, preview=True, instructions="keep it short")
     assert res.preview and res.new_session_id is None
-    assert tree_digest(paths.data_dir()) == before
+    after = tree_digest(paths.data_dir())
+    assert {k: v for k, v in after.items() if k != index} == {k: v for k, v in before.items() if k != index}
+    # The index changed only by the draft's model call, added to the session's counters.
+    now = json.loads((paths.data_dir() / index).read_text())
+    counters = now["sessions"][KEY].pop("counters")
+    assert counters["input"] == saved["sessions"][KEY].pop("counters")["input"] + res.usage["input"]  # type: ignore[index]
+    assert now == saved
     assert engine.current_record(KEY).compaction_count == 0
     assert res.summary.startswith("## Current goal")
     dropped = {d["text"] for d in res.dropped}

@@ -331,7 +331,8 @@ def check_index(fig: Figures) -> None:
 
 
 def lineage_usage(session_id: str) -> tuple[int, int]:
-    """Input/output tokens over a session and its compaction ancestors (each event id counted once)."""
+    """Input/output tokens over a session and its compaction ancestors (each event id counted once;
+    a compaction record's ``usage`` is its summarizer's calls)."""
     from neotask_tui import paths
     from neotask_tui.storage.transcript import read_transcript
 
@@ -344,7 +345,7 @@ def lineage_usage(session_id: str) -> tuple[int, int]:
             p = paths.archived_transcript_path(sid)
         evs = read_transcript(p, repair=False).events
         for ev in evs:
-            if ev.id in seen or ev.type not in ("message", "tool_call") or ev.data.get("copied_from"):
+            if ev.id in seen or ev.type not in ("message", "tool_call", "compaction") or ev.data.get("copied_from"):
                 continue  # a fork's copy of its parent's reply was paid for in the parent
             seen.add(ev.id)
             u = ev.data.get("usage")

@@ -15,7 +15,12 @@ Guarantees:
 - **Transactional**: the new transcript is written completely and fsynced, then the index switch
   commits, then the old transcript is archived (see :class:`~neotask_tui.storage.store.SessionStore`).
   A crash before the switch leaves the old session intact; after it, the new one is complete.
-- **Reviewable**: ``preview=True`` returns the draft and a "dropped" list and writes nothing.
+- **Reviewable**: ``preview=True`` returns the draft and a "dropped" list and writes no transcript.
+- **Counted**: every summarizer call that came back is added to the session's token counters once
+  (the provider's usage, or our estimate labelled so when it reported none, as for a turn); a
+  compaction records it on its ``compaction`` event, a preview on the current session's counters.
+  A call that failed or timed out adds nothing (it reported nothing). A read-only engine never asks
+  the model: it could not count the call.
 - **Undoable**: :meth:`Compactor.undo` makes the parent current again, carrying over any messages
   sent since.
 - **Drift-proof**: every ``rebuild_every`` compactions (and on ``rebuild=True``) the summary is
@@ -28,7 +33,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from neotask_tui.engine.compaction.extractive import extractive_summary
@@ -47,8 +52,8 @@ from neotask_tui.engine.context.budget import keep_recent
 from neotask_tui.engine.ports import ProviderSource, Sessions
 from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.errors import UserError
-from neotask_tui.providers.base import ChatMessage, Provider, ProviderError, Role, StreamEnd, TextDelta
-from neotask_tui.providers.models import DEFAULT_CONTEXT_WINDOW, ModelInfo
+from neotask_tui.providers.base import ChatMessage, Provider, ProviderError, Role, StreamEnd, TextDelta, Usage
+from neotask_tui.providers.models import DEFAULT_CONTEXT_WINDOW, ModelInfo, cost_usd
 from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.transcript import append_events
@@ -111,7 +116,12 @@ class CompactionResult:
         candidates: Memory-flush candidates proposed to the promotion inbox.
         issues: Parser notes on the model output (uncited lines, bad citations...).
         summarizer_note: Why the extractive summarizer wrote it although no model failed (the
-            model cannot write a usable summary: its table entry says ``summaries = false``).
+            model cannot write a usable summary: its table entry says ``summaries = false``; or the
+            engine is read-only and could not count the call).
+        usage: The summarizer's calls to the model, summed (``Usage.to_dict()`` form: reported, or
+            our estimate when the provider reported none); None when no call came back. Counted in
+            the session's counters (a preview's too).
+        cost_usd: Their cost (None when the price is unknown or no call came back).
     """
 
     key: str
@@ -136,6 +146,8 @@ class CompactionResult:
     candidates: list[dict[str, Any]] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
     summarizer_note: str | None = None
+    usage: dict[str, Any] | None = None
+    cost_usd: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (``--json``, the TUI review modal)."""
@@ -245,13 +257,15 @@ class Compactor:
         items = extract_items(source) + (previous_items(previous) if previous else [])
         valid = {e.id for e in source} | kept_ids | (set(previous.cited_ids()) if previous else set())
 
+        spent: list[Usage] = []  # the summarizer's calls that came back (a failed one reported nothing)
         if summary_text is not None:
             summary = parse_summary(summary_text, valid_ids=valid, attribute=attributor(source))
             model, fb_reason, issues = REVIEWED_MODEL, None, list(summary.issues)
         else:
-            summary, model, fb_reason, issues = await self._summarize(source, previous, instructions, valid)
+            summary, model, fb_reason, issues = await self._summarize(source, previous, instructions, valid, spent)
+        usage, cost = await asyncio.to_thread(self._price, spent)  # the first price lookup imports genai-prices
         by_policy = self.use_model and model == EXTRACTIVE_MODEL and fb_reason is None and bool(source)
-        note = self.summarizer_note() if by_policy else None
+        note = self._not_asked() if by_policy else None
         known = _known_secrets(source)
         items = _scrub_items(items, known, source)
         _scrub_summary(summary, known)
@@ -275,18 +289,29 @@ class Compactor:
             repaired=[r.to_dict() for r in report.repaired], dropped=[d.to_dict() for d in report.dropped],
             cited=summary.cited_ids(), instructions=instructions, preview=preview, rebuild=rebuild,
             reason="rebuild" if rebuild and reason == "manual" else reason, candidates=candidates,
-            issues=issues, summarizer_note=note,
+            issues=issues, summarizer_note=note, usage=usage.to_dict() if usage else None, cost_usd=cost,
         )
         if preview:
+            if usage is not None:  # the draft's call was paid: the current session counts it now
+                await asyncio.to_thread(self._count, rec, usage, cost)
             return result
         await asyncio.to_thread(self._flush_memory, key, source, candidates)
-        result.new_session_id = await asyncio.to_thread(self._commit, rec, events, split.kept, result)
+        try:
+            result.new_session_id = await asyncio.to_thread(self._commit, rec, events, split.kept, result)
+        except BaseException:
+            if usage is not None:  # the call was paid though the switch failed: the session keeps it
+                rec.counters.add(usage.to_dict(), cost)  # (in memory; saved with the next index write)
+            raise
         return result
 
     async def _summarize(
-        self, source: Sequence[Event], previous: Summary | None, instructions: str | None, valid: set[int]
+        self, source: Sequence[Event], previous: Summary | None, instructions: str | None, valid: set[int],
+        spent: list[Usage],
     ) -> tuple[Summary, str, str | None, list[str]]:
-        """Ask the model (rolling over chunks that fit its window); fall back to extractive."""
+        """Ask the model (rolling over chunks that fit its window); fall back to extractive.
+
+        The usage of every call that came back is appended to ``spent`` as it comes, so a call
+        made before a later one failed or the time ran out is counted too."""
         eng = self.engine
         budget = self.summary_budget()
 
@@ -295,7 +320,7 @@ class Compactor:
                                    instructions=instructions, previous=previous)
             return s, EXTRACTIVE_MODEL, why, []
 
-        if not source or not self.use_model or self.summarizer_note() is not None:
+        if not source or not self.use_model or self._not_asked() is not None:
             return extractive(None)  # never wait for a reply that would be thrown away
         provider = eng.provider
         if provider is None:
@@ -310,7 +335,8 @@ class Compactor:
             async with asyncio.timeout(timeout):
                 for chunk in self._chunks(source):
                     prompt = build_summary_prompt(chunk, instructions, prev_text)
-                    out = await self._ask(provider, prompt)
+                    out, used = await self._ask(provider, prompt)
+                    spent.append(used)
                     parsed = parse_summary(out, valid_ids=valid, attribute=attributor(chunk))
                     if not parsed.lines or not parsed.headings:
                         return extractive("the model's reply was not in the summary shape")
@@ -334,6 +360,15 @@ class Compactor:
             return None
         return (f"{info.name} cannot write a usable summary (model table: summaries = false, "
                 "measured by bench/summarizer.py), so it was not asked")
+
+    def _not_asked(self) -> str | None:
+        """Why the model is not asked: :meth:`summarizer_note`, or a read-only engine (beside the
+        process that holds the data dir), which could not add the call to the session's counters."""
+        note = self.summarizer_note()
+        if note is None and self.engine.readonly:
+            return ("the model was not asked: another neotask process holds the data dir, so this "
+                    "read-only preview could not count the call in the session's totals")
+        return note
 
     def summary_budget(self) -> int:
         """Soft token cap of an extractive summary (see :data:`~neotask_tui.tuning.SUMMARY_SHARE`)."""
@@ -364,15 +399,45 @@ class Compactor:
             return DEFAULT_CONTEXT_WINDOW
         return window if window > 0 else DEFAULT_CONTEXT_WINDOW
 
-    async def _ask(self, provider: Provider, prompt: list[tuple[Role, str]]) -> str:
+    async def _ask(self, provider: Provider, prompt: list[tuple[Role, str]]) -> tuple[str, Usage]:
+        """The reply and the call's usage: the provider's, or (it reported none) our estimate,
+        labelled ``reported=False``, as a turn's is."""
         msgs = [ChatMessage(role=r, content=c) for r, c in prompt]
         parts: list[str] = []
+        usage: Usage | None = None
         async for ev in provider.stream(msgs, max_tokens=SUMMARY_MAX_TOKENS):
             if isinstance(ev, TextDelta):
                 parts.append(ev.text)
             elif isinstance(ev, StreamEnd):
+                usage = ev.usage
                 break
-        return "".join(parts)
+        text = "".join(parts)
+        if usage is None:
+            count = self.engine.count_text
+            usage = Usage(input_tokens=tokens.count_messages(msgs, count), output_tokens=count(text), reported=False)
+        return text, usage
+
+    def _price(self, spent: Sequence[Usage]) -> tuple[Usage | None, float | None]:
+        """The calls summed, and their cost (each call priced on its own: tiers are per call)."""
+        if not spent:
+            return None, None
+        total = Usage(
+            input_tokens=sum(u.input_tokens for u in spent), output_tokens=sum(u.output_tokens for u in spent),
+            cache_read_tokens=sum(u.cache_read_tokens for u in spent),
+            cache_write_tokens=sum(u.cache_write_tokens for u in spent),
+            reported=all(u.reported for u in spent),
+        )
+        try:
+            info = self.engine.model_info()
+        except Exception:  # an unreadable model table: the tokens still count, the cost is unknown
+            return total, None
+        costs = [cost_usd(u, info) for u in spent]
+        return total, None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 8)
+
+    def _count(self, rec: SessionRecord, usage: Usage, cost: float | None) -> None:
+        """Add a preview's call to the current session's counters and save the index."""
+        rec.counters.add(usage.to_dict(), cost)
+        self.engine.store.save()
 
     def _tokens(self, events: Sequence[Event]) -> int:
         eng = self.engine
@@ -408,22 +473,23 @@ class Compactor:
             "fallback_reason": result.fallback_reason, "summarizer_note": result.summarizer_note,
             "rebuild": result.rebuild, "kept_ids": result.kept_ids,
             "dropped": result.dropped,
+            # The summarizer's calls (a recount of this transcript adds them, like a reply's usage).
+            **({"usage": result.usage, "cost_usd": result.cost_usd} if result.usage is not None else {}),
         })
         extra = [record]
         parent = record.id
         for ev in kept:
             extra.append(Event(ev.type, ev.id, parent, ev.ts, dict(ev.data)))
             parent = ev.id
+        # Token counters are cumulative over the lineage (a compaction must not reset the gauge) and
+        # add the summarizer's calls; they are written with the index switch itself, in one write.
+        counters = replace(rec.counters)
+        if result.usage is not None:
+            counters.add(result.usage, result.cost_usd)
         new = store.create_session(
             rec.key, reason="compaction", parent_session_id=rec.session_id, first_id=header_id,
-            extra_events=extra, compaction_count=rec.compaction_count + 1, now=now,
+            extra_events=extra, compaction_count=rec.compaction_count + 1, now=now, counters=counters,
         )
-        # Token counters are cumulative over the lineage: a compaction must not reset the gauge.
-        new.counters = rec.counters
-        try:
-            store.save()
-        except Exception as e:
-            log.warning("could not carry token counters over to %s: %s", new.session_id, e)
         return new.session_id
 
     # ----- undo

@@ -72,7 +72,7 @@ def plan_fork(
         if e.type == "session" or e.id > end:
             continue
         data = dict(e.data)
-        if e.type == "message" and isinstance(data.get("usage"), dict):
+        if isinstance(data.get("usage"), dict):  # a reply's, a compaction's summarizer calls
             data["copied_from"] = sid  # a recount must not bill the parent's call twice
         copied.append(Event(e.type, e.id, parent_id, e.ts, data))
         parent_id = e.id

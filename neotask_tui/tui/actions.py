@@ -242,6 +242,7 @@ class SlashCommands:
         choice = await self.open_screen(CompactReviewScreen(preview))
         if choice is None:
             await self.view.add_entry(Entry(kind="notice", text="compaction cancelled — nothing changed"))
+            await self.panels.refresh()  # the draft's model call is in the session's totals
             return
         _verb, summary = choice
         instructions = review.instructions or preview.instructions

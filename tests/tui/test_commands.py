@@ -20,6 +20,7 @@ from neotask_tui.tui.screens.context import ContextScreen
 from neotask_tui.tui.screens.inbox import InboxScreen
 from neotask_tui.tui.screens.modals import InputModal
 from neotask_tui.tui.screens.sessions import SessionsScreen, TranscriptScreen
+from neotask_tui.tui.widgets.gauge import TokenGauge
 from neotask_tui.tui.widgets.prompt import Prompt
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.transcript import MessageView, Transcript
@@ -205,6 +206,29 @@ async def test_compaction_review_cancel_then_accept(app_factory: Callable[..., N
         # And /undo-compact brings the old session back.
         await _run(pilot, app, "/undo-compact")
         await wait_for(pilot, lambda: engine.current_record(key).session_id == before, "the undo")
+
+
+async def test_a_cancelled_review_leaves_the_drafts_call_in_the_gauge(
+        app_factory: Callable[..., NeotaskApp], engine: Engine, provider: ScriptedProvider) -> None:
+    # Red team 27, F2: the draft's call to the model was paid but never counted, and after a cancel
+    # the gauge was not refreshed at all.
+    key = engine.default_key()
+    await _fill_session(engine, provider)
+    before = engine.current_record(key).counters.input
+    provider.queue({"text": "## Goal\n- use option 7 [e:2]", "usage": {"input": 500, "output": 40}})
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        gauge = app.main.query_one(TokenGauge)
+        await wait_for(pilot, lambda: gauge.totals is not None and gauge.totals.input == before, "the gauge")
+        await _open_review(pilot, app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: any("cancelled" in v.entry.text for v in app.main.query(MessageView)),
+                       "the cancel notice")
+        await wait_for(pilot, lambda: gauge.totals is not None and gauge.totals.input == before + 500,
+                       "the draft's call in the gauge")
+        assert engine.session_info(key)["totals"]["input"] == before + 500
+        assert "compaction" not in {e.type for e in engine.events(key)}
 
 
 async def test_compaction_review_edit_commits_the_edited_summary(

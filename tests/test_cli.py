@@ -159,18 +159,26 @@ def test_send_runs_a_slash_command_as_the_app_does(neotask_home: Path, tmp_path:
     assert r.returncode == 0, r.stderr
     evs = json.loads(neotask("transcript", KEY, "--json", env=env).stdout)
     assert [e["content"] for e in evs if e["type"] == "message" and e["role"] == "user"] == ["/usr/bin is slow"]
+    r = neotask("context", KEY, "--message", "//usr/bin is slower", "--json", env=env)  # read as `send` reads it
+    assert json.loads(r.stdout)["messages"][-1]["content"] == "/usr/bin is slower"
 
 
 def test_send_says_where_a_screen_command_works(neotask_home: Path, tmp_path: Path) -> None:
     r = neotask("send", "/quit", "--json")
-    assert r.returncode == 1
+    assert r.returncode == 2
     out = json.loads(r.stdout)
     assert out["error"] is True and out["command"] == "/quit" and "neotask chat --plain" in out["text"]
     (tmp_path / "notes.txt").write_text("some notes\n")
     r = neotask("send", f"/file {tmp_path / 'notes.txt'}")
-    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "--file PATH" in r.stderr
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--file PATH" in r.stderr
     r = neotask("send", "/nosuch-command")
-    assert r.returncode == 1 and "unknown command /nosuch-command" in r.stderr
+    assert r.returncode == 2 and "unknown command /nosuch-command" in r.stderr
+    # red team 28: a slash command with --file was a traceback (UnboundLocalError)
+    r = neotask("send", "/remember the build host is b-07", "--file", str(tmp_path / "notes.txt"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "not with a slash command" in r.stderr, r.stderr
+    # red team 28: `context --message` reads a draft as `send` does
+    r = neotask("context", KEY, "--message", "/remember x")
+    assert r.returncode == 2 and "nothing to preview" in r.stderr
     assert neotask("sessions", "list", "--json").stdout.strip() in ("[]", "")  # no turn was taken
 
 

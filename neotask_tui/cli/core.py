@@ -56,8 +56,6 @@ async def _send(args: argparse.Namespace) -> int:
     pending = PendingFiles()  # --file and @path, as /file and @path in the app (read before anything is stored)
     pending.apply(AttachFiles(add=tuple(read_attachment(f) for f in args.file or [])))
     if args.retry and pending.files:
-        from neotask_tui.errors import UserError
-
         raise UserError("--file goes with a message (a new one or --edit), not with --retry")
     if not args.retry and not args.edit and args.text is not None:
         head = args.text.strip()
@@ -152,7 +150,7 @@ async def _send_command(args: argparse.Namespace, line: str) -> int:
             sys.stderr.write(inert(f"neotask: {text}") + "\n")
         elif text:
             sys.stdout.write(inert(text.rstrip("\n")) + "\n")
-        return 1 if error else 0
+        return 2 if error else 0  # a command's error is a user error, as everywhere in the CLI
     finally:
         await engine.aclose()
 

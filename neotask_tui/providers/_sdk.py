@@ -17,7 +17,7 @@ from typing import Any
 
 from neotask_tui.providers._retry import with_retries
 from neotask_tui.providers.base import ChatMessage, ProviderError, StreamEvent, TextDelta, ToolCallEvent, ToolSpec
-from neotask_tui.text.secrets import HYPHEN_LOOKALIKES, IGNORABLE, redact_secrets
+from neotask_tui.text.secrets import HYPHEN_LOOKALIKES, IGNORABLE, TO_LATIN, redact_secrets
 from neotask_tui.text.trees import map_strings
 
 _URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^\s/@]+@")
@@ -91,17 +91,17 @@ class SdkProvider:
         ))
 
     def _keys(self) -> list[str]:
-        """The configured keys, each also without its public prefix (:func:`key_body`): an endpoint
-        that sends back "TESTKEYabc…" without "sk-proj-" sends back the secret all the same."""
-        keys = [k for k in {self._api_key or "", self._used_key} if len(k) >= 6]
-        return keys + [b for k in keys if (b := key_body(k)) != k and b not in keys]
+        return [k for k in {self._api_key or "", self._used_key} if len(k) >= 6]
 
     async def _masking(self, events: AsyncIterator[StreamEvent]) -> AsyncGenerator[StreamEvent, None]:
         """Pass the events through without the configured API key: an endpoint may echo the key it
         got (in its error body, or in the reply itself), and the reply is printed, stored in the
-        transcript and indexed. A delta's tail that may be the start of the key waits for the next
-        delta, so a key split across deltas is masked too."""
-        held = ""
+        transcript and indexed. A delta's tail that may be part of the key (as typed: it is masked
+        once the run it belongs to is known) waits for the next delta, so a key split across deltas is
+        masked whole; what is held is sent, masked, before anything else and when the stream ends or
+        fails."""
+        held = ""  # raw text: the tail that may continue into the next delta
+        keys: list[str] = []
         try:
             # aclosing: a consumer that stops (Esc) closes the HTTP stream now, not when the
             # abandoned generators happen to be collected.
@@ -109,14 +109,14 @@ class SdkProvider:
                 async for item in events:
                     keys = self._keys()
                     if isinstance(item, TextDelta) and keys:
-                        text = _without_keys(held + item.text, keys)
-                        cut = len(text) - _key_prefix_tail(text, keys)
-                        held = text[cut:]
-                        if text[:cut]:
-                            yield dataclasses.replace(item, text=text[:cut])
+                        raw = held + item.text
+                        cut = len(raw) - _key_prefix_tail(raw, keys)
+                        held = raw[cut:]
+                        if raw[:cut]:
+                            yield dataclasses.replace(item, text=_without_keys(raw[:cut], keys))
                         continue
                     if held:
-                        yield TextDelta(held)
+                        yield TextDelta(_without_keys(held, keys))
                         held = ""
                     if isinstance(item, ToolCallEvent) and keys:
                         # every string of the arguments, mapping keys included
@@ -125,8 +125,10 @@ class SdkProvider:
                             item = dataclasses.replace(item, call=dataclasses.replace(item.call, arguments=args))
                     yield item
             if held:
-                yield TextDelta(held)
+                yield TextDelta(_without_keys(held, keys))
         except ProviderError as e:
+            if held:  # the partial reply the error keeps ends with it
+                yield TextDelta(_without_keys(held, keys))
             masked = self.mask(str(e))
             if masked == str(e):
                 raise
@@ -140,62 +142,89 @@ class SdkProvider:
 
 
 # An endpoint may send the key back changed in ways a reader undoes at a glance: another case,
-# full-width letters, a hyphen look-alike, or invisible characters and line breaks between its
-# characters. Each of them still reads as the key.
-_HYPHENS = "-\u2013\u2014" + HYPHEN_LOOKALIKES  # the redactor's look-alikes, and en and em dashes
-_GAP = f"(?:{IGNORABLE.pattern}|\\s)*"
-
-
-def _char_class(c: str) -> str:
-    if c == "-":
-        return f"[{_HYPHENS}]"
-    forms = {c, c.lower(), c.upper()}
-    forms |= {chr(ord(f) + 0xFEE0) for f in forms if "!" <= f <= "~"}  # full-width forms
-    return "[" + "".join(re.escape(f) for f in sorted(forms)) + "]"
-
-
-@functools.lru_cache(maxsize=16)
-def _key_pattern(key: str) -> re.Pattern[str]:
-    return re.compile(_GAP.join(_char_class(c) for c in key))
+# full-width letters, Cyrillic or Greek look-alike letters, hyphens or underscores added or dropped,
+# invisible characters, spaces, line breaks, quotes or a "+" between its characters (a string split
+# in two literals), or only part of it (without its public prefix "sk-proj-", its last 28
+# characters, 18 from its middle). Each still gives the secret away: any :data:`KEY_WINDOW`
+# characters of the key in a row, read through those changes, are masked.
+KEY_WINDOW = 16
+"""How many characters of the key in a row (read as :func:`_norm` reads them) give it away; a key
+shorter than this is masked only whole."""
+_GAP_CHARS = frozenset("-_\u2013\u2014\"'`+" + HYPHEN_LOOKALIKES)
 
 
 def _norm(c: str) -> str:
-    """One character as the key comparison reads it ("" for an invisible one or a space)."""
-    if IGNORABLE.match(c) or c.isspace():
+    """One character as the key comparison reads it: "" for one it skips (invisible, a space, a
+    hyphen, an underscore, a quote, "+"), else lowercase, full-width and look-alike letters read as
+    the Latin letter they look like."""
+    if IGNORABLE.match(c) or c.isspace() or c in _GAP_CHARS:
         return ""
-    if c in _HYPHENS:
-        return "-"
     if "\uff01" <= c <= "\uff5e":
         c = chr(ord(c) - 0xFEE0)
-    return c.lower()
+    return c.translate(TO_LATIN).lower()
 
 
-_PREFIX_PART = re.compile(r"[A-Za-z0-9]{1,8}[-_]")
-KEY_BODY_MIN = 16
-"""A key's body shorter than this is not masked on its own (too likely to be ordinary text)."""
+@functools.lru_cache(maxsize=16)
+def _key_view(key: str) -> tuple[str, int, frozenset[str]]:
+    """The key as read (:func:`_norm`), the window length and every window of it."""
+    low = "".join(_norm(c) for c in key)
+    w = min(KEY_WINDOW, len(low))
+    return low, w, frozenset(low[i:i + w] for i in range(len(low) - w + 1))
 
 
-def key_body(key: str) -> str:
-    """``key`` without its public prefix: the short leading parts ending in ``-`` or ``_``
-    (``sk-``, ``proj-``, ``ant-``, ``api03-``, ``gsk_``), as long as what stays has at least
-    :data:`KEY_BODY_MIN` characters; the key itself when it has no such prefix."""
-    body = key
-    while (m := _PREFIX_PART.match(body)) and len(body) - m.end() >= KEY_BODY_MIN:
-        body = body[m.end():]
-    return body
+def _view(text: str) -> tuple[str, list[int]]:
+    """``text`` as read (:func:`_norm`) and, for each character of it, its index in ``text``."""
+    chars: list[str] = []
+    where: list[int] = []
+    for i, c in enumerate(text):
+        n = _norm(c)
+        if n:
+            chars.append(n)
+            where.append(i)
+    return "".join(chars), where
 
 
 def _without_keys(text: str, keys: list[str]) -> str:
+    """``text`` with every run of :data:`KEY_WINDOW` or more characters of one of ``keys`` (read
+    through the changes above) replaced by ``[REDACTED:api_key]``."""
+    if not text or not keys:
+        return text
+    low, where = _view(text)
+    spans: list[list[int]] = []  # in the view: [start, end)
     for key in keys:
-        text = _key_pattern(key).sub("[REDACTED:api_key]", text)
-    return text
+        _, w, grams = _key_view(key)
+        if w == 0:
+            continue
+        for i in range(len(low) - w + 1):
+            if low[i:i + w] in grams:
+                if spans and i <= spans[-1][1]:
+                    spans[-1][1] = max(spans[-1][1], i + w)
+                else:
+                    spans.append([i, i + w])
+    if not spans:
+        return text
+    spans.sort()
+    merged: list[list[int]] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    out: list[str] = []
+    last = 0
+    for a, b in merged:
+        out.append(text[last:where[a]])
+        out.append("[REDACTED:api_key]")
+        last = where[b - 1] + 1
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _key_prefix_tail(text: str, keys: list[str]) -> int:
-    """Length of the longest end of ``text`` that may be the start of one of ``keys`` (read as
-    :func:`_norm` reads it; 0: none), so that it waits for the rest of the key."""
+    """Length of the longest end of ``text`` that is part of one of ``keys`` (read as :func:`_norm`
+    reads it; 0: none), so that it waits for the rest of the run it may begin or continue."""
     best = 0
-    longest = max(len(k) for k in keys)
+    longest = max(len(_key_view(k)[0]) for k in keys)
     tail: list[tuple[int, str]] = []  # (position, normalised char), the last ones, newest last
     for i in range(len(text) - 1, -1, -1):
         c = _norm(text[i])
@@ -204,9 +233,9 @@ def _key_prefix_tail(text: str, keys: list[str]) -> int:
             if len(tail) >= longest:
                 break
     for key in keys:
-        low = "".join(_norm(c) for c in key)
-        for n in range(min(len(low) - 1, len(tail)), 0, -1):
-            if low.startswith("".join(ch for _, ch in tail[-n:])):
+        low, _, _ = _key_view(key)
+        for n in range(min(len(low), len(tail)), 0, -1):
+            if "".join(ch for _, ch in tail[-n:]) in low:
                 best = max(best, len(text) - tail[-n][0])
                 break
     return best

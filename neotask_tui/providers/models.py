@@ -164,6 +164,9 @@ def _find(table: dict[str, dict[str, Any]], model: str) -> str | None:
     candidates = [model]
     if "/" in model:  # OpenRouter-style "vendor/model"
         candidates.append(model.rsplit("/", 1)[1])
+    for name in list(candidates):  # a fine-tune ("ft:gpt-4o-mini-2024-07-18:org::id") has its base's window
+        if name.startswith("ft:") and len(name) > 3:
+            candidates.append(name[3:].split(":", 1)[0])
     for name in candidates:
         if name in table:
             return name

@@ -713,6 +713,8 @@ _GRK_TO_LAT = "αεικνορτυχωϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹ", "aeikn
 _GRK_TO_CYR = "αεκορτχϲΑΒΕΗΚΜΟΡΤΧϹ", "аекортхсАВЕНКМОРТХС"
 _TO_LAT = str.maketrans(_CYR_TO_LAT | str.maketrans(*_GRK_TO_LAT))
 _TO_CYR = str.maketrans(_LAT_TO_CYR | str.maketrans(*_GRK_TO_CYR))
+TO_LATIN = _TO_LAT
+"""``str.translate`` table: Cyrillic and Greek letters that look like Latin ones, as those."""
 _MIX_POINT = re.compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]|[\u0370-\u03ff][\u0400-\u04ff]"
                         r"|[\u0400-\u04ff][\u0370-\u03ff]")
 _MIX_WORD = re.compile(r"[A-Za-z\u0370-\u04ff]{1,256}")

@@ -84,3 +84,12 @@ def test_doctor_says_clean_with_the_warnings_it_listed_and_lists_a_fifo(neotask_
     assert r.stdout.strip().splitlines()[-1] == "clean (transcripts and index; 1 warning above)", r.stdout
     fifo.unlink()
     assert neotask("doctor").stdout.strip().splitlines()[-1] == "clean"
+
+
+@pytest.mark.parametrize(("model", "base"), [
+    ("ft:gpt-4o-mini-2024-07-18:org::id", "gpt-4o-mini"),
+    ("openai/ft:gpt-4o-2024-08-06:org::id", "gpt-4o"),
+])
+def test_a_fine_tune_has_its_base_models_window(model: str, base: str) -> None:
+    # Red team 28 F6: a fine-tune got the unknown model's 8,192 tokens, so compaction began 16x too early.
+    assert lookup_model("openai", model).context_window == lookup_model("openai", base).context_window > 8192

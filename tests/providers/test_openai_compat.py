@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from neotask_tui.providers.base import ChatMessage, StreamEnd, ToolCall, ToolCallEvent, ToolSpec
+from neotask_tui.providers.base import ChatMessage, ProviderError, StreamEnd, ToolCall, ToolCallEvent, ToolSpec
 from neotask_tui.providers.openai_compat import OpenAICompatProvider
 from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage, ScriptedToolCall, collect, refused_url
 
@@ -347,3 +347,33 @@ async def test_a_short_key_body_or_ordinary_text_is_not_masked() -> None:
         got = await collect(p.stream(MESSAGES))
         await p.aclose()
     assert got.text == "the proj folder and sk-short notes"
+
+
+@pytest.mark.parametrize("echo", [
+    "sk-proj-T\u0415STKEYabcdef1234567890XYZ",  # a Cyrillic look-alike letter
+    "sk-proj-TEST-KEY-abcdef-1234-5678-90XYZ",  # hyphens added
+    "KEYabcdef1234567890XYZ",  # its last characters
+    "TKEYabcdef12345678",  # 18 from its middle
+    '"sk-proj-TESTKEY" + "abcdef1234567890XYZ"',  # split in two string literals
+])
+async def test_part_of_the_key_or_the_key_with_look_alikes_is_masked(echo: str) -> None:
+    # Red team 28 F1: these came back printed and stored.
+    with OpenAIServer() as srv:
+        srv.queue(Reply(chunks=["key: ", echo[:9], echo[9:], " end"],
+                        tool_calls=[ScriptedToolCall("f", {"note": echo})]))
+        p = make(srv.base_url, api_key="sk-proj-" + "TESTKEYabcdef1234567890XYZ")
+        got = await collect(p.stream(MESSAGES, tools=[ToolSpec("f", "x", {"type": "object"})]))
+        await p.aclose()
+    assert "[REDACTED:api_key]" in got.text and "1234567" not in got.text and got.text.endswith(" end"), got.text
+    calls = [e.call for e in got.events if isinstance(e, ToolCallEvent)]
+    assert calls and "1234567" not in calls[0].arguments["note"], calls
+
+
+async def test_an_error_body_with_part_of_the_key_is_masked() -> None:
+    with OpenAIServer() as srv:
+        srv.queue(Reply.status(400, message="bad key ...KEYabcdef1234567890XYZ"))
+        p = make(srv.base_url, api_key="sk-proj-" + "TESTKEYabcdef1234567890XYZ")
+        got = await collect(p.stream(MESSAGES))
+        await p.aclose()
+    assert isinstance(got.error, ProviderError), got
+    assert "1234567890" not in str(got.error) and "[REDACTED:api_key]" in str(got.error)

@@ -22,6 +22,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from neotask_tui.errors import LockedError, NeotaskError
@@ -284,8 +285,11 @@ class NeotaskApp(App[int]):
             if behind is not None and len(self.screen_stack) > 1:  # the queue line is under this screen
                 self.notify(f"queued: {job.label} — runs after {behind}", timeout=4)
             return
-        if typed is not None and not self.view.prompt.text:
-            self.view.prompt.text = typed
+        # Quitting, the screens may be gone already (an input queued in a burst is handled as the app
+        # closes): the text is in the input history then; nothing to put back.
+        with contextlib.suppress(NoMatches):
+            if typed is not None and not self.view.prompt.text:
+                self.view.prompt.text = typed
         self.notify(f"not queued: {QUEUE_LIMIT} inputs already wait — your text is kept in the prompt"
                     if not self.inputs.closed else "not run: the app is quitting", severity="warning")
 

@@ -10,8 +10,9 @@ import pytest
 
 from neotask_tui.providers.base import Usage
 from neotask_tui.providers.models import cost_usd, lookup_model
+from tests.faults.helpers import KEY
+from tests.faults.helpers import cli as neotask
 from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage
-from tests.test_cli import KEY, neotask
 
 
 @pytest.mark.parametrize(("model", "per_mtok"), [

@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.text import Text
 
 from neotask_tui import paths
-from neotask_tui.commands import completions, dispatch
+from neotask_tui.commands import completions, dispatch, split_line
 from neotask_tui.commands.attach import PendingFiles
 from neotask_tui.commands.intents import (
     AttachFiles,
@@ -144,14 +144,15 @@ class Repl:
                 continue
             except EOFError:
                 return 0
-            text = line.strip()
-            if not text:
+            if not line.strip():
                 continue
-            if text.startswith("/") and not text.startswith("//"):
-                if await self.command(text) == "quit":
+            command, message = split_line(line)
+            if command is not None:
+                if await self.command(command) == "quit":
                     return 0
             else:
-                message = line[1:] if text.startswith("//") else line
+                if message != line:  # "//…": the REPL drops the line's first character, a space if indented
+                    message = line[1:]
                 files = await self.take_files(message)
                 if files is None:
                     continue

@@ -83,16 +83,15 @@ def ledger_rows(led: dict[str, Any]) -> list[tuple[str, str]]:
 
 def cmd_context(args: argparse.Namespace) -> int:
     """Run ``neotask context`` (read-only: nothing is written)."""
+    from neotask_tui.commands import split_line
     from neotask_tui.commands.core import context_payload, tools_line
     from neotask_tui.errors import UserError
 
     if args.message is not None:  # as `send` reads it: "/…" runs a command, "//…" sends "/…"
-        head = args.message.strip()
-        if head.startswith("/") and not head.startswith("//"):
+        line, args.message = split_line(args.message)
+        if line is not None:
             raise UserError("a slash command is not sent to the model: nothing to preview "
                             "(`neotask send` runs it; '//' previews a message that starts with '/')")
-        if head.startswith("//"):
-            args.message = args.message.replace("/", "", 1)
     engine = open_engine(readonly=True)
 
     async def run() -> Any:

@@ -48,6 +48,7 @@ def run_app(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------------- send
 async def _send(args: argparse.Namespace) -> int:
+    from neotask_tui.commands import split_line
     from neotask_tui.commands.attach import PendingFiles
     from neotask_tui.commands.intents import AttachFiles
     from neotask_tui.engine import events as ev  # not at import time: `neotask` alone starts the app
@@ -58,13 +59,11 @@ async def _send(args: argparse.Namespace) -> int:
     if args.retry and pending.files:
         raise UserError("--file goes with a message (a new one or --edit), not with --retry")
     if not args.retry and not args.edit and args.text is not None:
-        head = args.text.strip()
-        if head.startswith("/") and not head.startswith("//"):
+        line, args.text = split_line(args.text)  # as in the app: '//' sends a message that starts with '/'
+        if line is not None:
             if pending.files:
                 raise UserError("--file goes with a message, not with a slash command")
-            return await _send_command(args, head)
-        if head.startswith("//"):  # as in the app: '//' sends a message that starts with '/'
-            args.text = args.text.replace("/", "", 1)
+            return await _send_command(args, line)
     files = [] if args.retry or args.text is None else pending.take(args.text)
     engine = open_engine()
     try:

@@ -26,6 +26,7 @@ from neotask_tui.commands.registry import (
     help_text,
     parse,
     split_args,
+    split_line,
     usage_error,
 )
 from neotask_tui.errors import NeotaskError
@@ -72,4 +73,4 @@ async def dispatch(engine: Engine, key: str, line: str) -> CommandResult:
 
 
 __all__ = ["REGISTRY", "Command", "CommandResult", "Handler", "command", "completions", "dispatch", "help_text",
-           "load_all", "parse", "split_args", "usage_error"]
+           "load_all", "parse", "split_args", "split_line", "usage_error"]

@@ -76,10 +76,29 @@ def command(name: str, usage: str, help: str) -> Callable[[Handler], Handler]:
     return deco
 
 
+def split_line(text: str) -> tuple[str | None, str]:
+    """Read what was typed as every front end does: a slash command or a message.
+
+    Text that starts with ``/`` (after any whitespace) is a slash command; text that starts with
+    ``//`` is a message whose text starts with ``/``: its first slash is dropped, nothing else (the
+    whitespace before it and every line after it stay).
+
+    Returns:
+        ``(command, message)``: the command line without surrounding whitespace, or None when
+        ``text`` is a message; and the message text (``text`` itself unless it starts with ``//``).
+    """
+    head = text.strip()
+    if head.startswith("//"):
+        return None, text.replace("/", "", 1)
+    if head.startswith("/"):
+        return head, text
+    return None, text
+
+
 def parse(line: str) -> tuple[str, str] | None:
-    """Split ``/name args`` (None if ``line`` is not a command)."""
-    s = line.strip()
-    if not s.startswith("/") or s.startswith("//"):
+    """Split ``/name args`` (None if ``line`` is not a command, as :func:`split_line` reads it)."""
+    s, _ = split_line(line)
+    if s is None:
         return None
     name, _, rest = s[1:].partition(" ")
     return name.strip().lower(), rest.strip()

@@ -265,12 +265,14 @@ class NeotaskApp(App[int]):
     # ------------------------------------------------------------------ sending
     @on(Prompt.Submitted)
     def on_prompt_submitted(self, message: Prompt.Submitted) -> None:
-        text = message.text
-        stripped = text.strip()
-        if stripped.startswith("/") and not stripped.startswith("//"):
-            self.run_command(stripped, typed=text)
+        from neotask_tui.commands import split_line
+
+        line, text = split_line(message.text)
+        if line is not None:
+            self.run_command(line, typed=message.text)
             return
-        text = text.lstrip()[1:] if stripped.startswith("//") else text
+        if text != message.text:  # "//…": the app drops the whitespace typed before it too
+            text = text.lstrip()
         editing = self.chat.editing is not None
         self._end_edit()
         self._enqueue(Job(label_of(text), functools.partial(self.send_message, text, regenerate=editing), "turn"),

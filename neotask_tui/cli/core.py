@@ -124,14 +124,12 @@ async def _send_command(args: argparse.Namespace, line: str) -> int:
     (a message that starts with ``/`` is sent as ``//…``). A command that needs a screen, a prompt or
     the clipboard is a one-line error naming what does the same here."""
     from neotask_tui.commands import dispatch, intents
-    from neotask_tui.commands.registry import parse
 
     engine = open_engine()
     try:
         key = _key(args, engine)
         res = await dispatch(engine, key, line)
-        parsed = parse(line)
-        name = parsed[0] if parsed else line[1:]
+        name = line[1:] if res.command is None else res.command
         text, error = res.text, res.error
         shows_text = (intents.OpenInbox, intents.ShowSearch, intents.ShowContext, intents.ShowHelp)
         elsewhere: dict[type, str] = {  # what does the same on the command line

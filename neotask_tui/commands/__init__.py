@@ -44,11 +44,22 @@ def load_all() -> dict[str, Command]:
 
 
 async def dispatch(engine: Engine, key: str, line: str) -> CommandResult:
-    """Run a slash command line. Unknown commands and bad arguments give inline help."""
+    """Run a slash command line. Unknown commands and bad arguments give inline help.
+
+    The result names the command the line named (:attr:`CommandResult.command`), so a caller never
+    parses the line again.
+    """
     parsed = parse(line)
     if parsed is None:
         return CommandResult(text="not a command (commands start with /)", error=True)
     name, args = parsed
+    res = await _run(engine, key, name, args)
+    res.command = name
+    return res
+
+
+async def _run(engine: Engine, key: str, name: str, args: str) -> CommandResult:
+    """Run ``/name args``: the handler's result, or an inline error."""
     cmd = REGISTRY.get(name)
     if cmd is None:
         near = [c for c in REGISTRY if c.startswith(name[:2])] if name else []

@@ -30,6 +30,9 @@ class CommandResult:
         error: True when the input was bad or the action failed (``text`` says why, one line).
         intent: What the command asks of the UI (:data:`~neotask_tui.commands.intents.Intent`), or None.
         events: Engine events produced (e.g. a SessionReset) for the UI to render.
+        command: The name of the command the line named (``remember`` for ``/remember …``, also an
+            unknown one), as :func:`~neotask_tui.commands.dispatch` parsed it; None when the line
+            was not a command.
     """
 
     text: str
@@ -37,14 +40,16 @@ class CommandResult:
     error: bool
     intent: Intent | None
     events: list[Any]
+    command: str | None
 
     def __init__(self, text: str = "", data: Any = None, error: bool = False, intent: Intent | None = None,
-                 events: list[Any] | None = None) -> None:
+                 events: list[Any] | None = None, command: str | None = None) -> None:
         self.text = text
         self.data = data
         self.error = error
         self.intent = intent
         self.events = [] if events is None else events
+        self.command = command
 
     @property
     def action(self) -> str | None:

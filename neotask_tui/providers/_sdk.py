@@ -190,21 +190,16 @@ def _without_keys(text: str, keys: list[str]) -> str:
     if not text or not keys:
         return text
     low, where = _view(text)
-    spans: list[list[int]] = []  # in the view: [start, end)
+    spans: list[tuple[int, int]] = []  # in the view: [start, end), every window of every key found
     for key in keys:
         _, w, grams = _key_view(key)
         if w == 0:
             continue
-        for i in range(len(low) - w + 1):
-            if low[i:i + w] in grams:
-                if spans and i <= spans[-1][1]:
-                    spans[-1][1] = max(spans[-1][1], i + w)
-                else:
-                    spans.append([i, i + w])
+        spans.extend((i, i + w) for i in range(len(low) - w + 1) if low[i:i + w] in grams)
     if not spans:
         return text
     spans.sort()
-    merged: list[list[int]] = []
+    merged: list[list[int]] = []  # overlapping or touching spans as one
     for a, b in spans:
         if merged and a <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], b)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from neotask_tui.providers._sdk import _without_keys
 from neotask_tui.providers.base import ChatMessage, ProviderError, StreamEnd, ToolCall, ToolCallEvent, ToolSpec
 from neotask_tui.providers.openai_compat import OpenAICompatProvider
 from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage, ScriptedToolCall, collect, refused_url
@@ -377,3 +378,11 @@ async def test_an_error_body_with_part_of_the_key_is_masked() -> None:
         await p.aclose()
     assert isinstance(got.error, ProviderError), got
     assert "1234567890" not in str(got.error) and "[REDACTED:api_key]" in str(got.error)
+
+
+def test_the_runs_of_every_key_are_masked_wherever_they_sit() -> None:
+    # The runs of all keys are merged once, in text order: one of the second key before one of the
+    # first is masked too, and runs that touch are one mask.
+    first, second = "sk-proj-" + "TESTKEYabcdef1234567890XYZ", "sk-ant-" + "OTHERkey0987654321zyxw"
+    text = f"a {second} b {first}{first} c"
+    assert _without_keys(text, [first, second]) == "a [REDACTED:api_key] b [REDACTED:api_key] c"

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,29 @@ def cli(*args: str, env: dict[str, str] | None = None, stdin: str | None = None,
         e.update(env)
     return subprocess.run([sys.executable, "-m", "neotask_tui", *args], cwd=REPO, env=e, input=stdin,
                           capture_output=True, text=True, timeout=timeout)
+
+
+_HOLD = (
+    "import sys\n"
+    "from neotask_tui.storage.lock import DataLock\n"
+    "lock = DataLock()\n"
+    "lock.acquire()\n"
+    "print('held', flush=True)\n"
+    "sys.stdin.read()\n"
+)
+"""A process that takes the data-dir lock, says ``held`` and keeps it until its stdin closes."""
+
+
+@contextlib.contextmanager
+def lock_holder() -> Iterator[subprocess.Popen[str]]:
+    """Another process (as the app would be) holding the data-dir lock while the block runs."""
+    proc = subprocess.Popen([sys.executable, "-c", _HOLD], cwd=REPO, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    try:
+        yield proc
+    finally:
+        proc.communicate(timeout=30)
 
 
 def derived_files_containing(root: Path, needles: list[bytes], *, lower: bool = False) -> list[str]:

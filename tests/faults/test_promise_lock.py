@@ -9,40 +9,24 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from tests.faults.helpers import KEY, REPO, cli
+from tests.faults.helpers import KEY, cli, lock_holder
 
 pytestmark = pytest.mark.promise("one_writer")
 
 MEMORY_ON = {"NEOTASK_MEMORY_ENABLED": "true", "NEOTASK_MEMORY_WATCH": "false",
              "NEOTASK_PROVIDER": "scripted"}
 
-_HOLD = (
-    "import sys\n"
-    "from neotask_tui.storage.lock import DataLock\n"
-    "lock = DataLock()\n"
-    "lock.acquire()\n"
-    "print('held', flush=True)\n"
-    "sys.stdin.read()\n"
-)
-
-
 @pytest.fixture
 def holder() -> Iterator[subprocess.Popen[str]]:
     """Another process that holds the data-dir lock until the test ends."""
-    proc = subprocess.Popen([sys.executable, "-c", _HOLD], cwd=REPO, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    try:
+    with lock_holder() as proc:
         yield proc
-    finally:
-        proc.communicate(timeout=30)
 
 
 def _seed(data_dir: Path) -> None:
@@ -113,10 +97,7 @@ def test_readers_work_and_memory_writers_are_refused_on_a_seeded_data_dir(data_d
     _seed(data_dir)
     memory_md = data_dir / "agents" / "main" / "MEMORY.md"
     before = memory_md.read_bytes()
-    proc = subprocess.Popen([sys.executable, "-c", _HOLD], cwd=REPO, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    try:
+    with lock_holder() as proc:
         for argv in (("memory", "add", "sneaky"), ("memory", "forget", "hopper")):
             r = cli(*argv, env=MEMORY_ON)
             assert r.returncode == 3 and f"pid {proc.pid}" in r.stderr, (argv, r.returncode, r.stderr)
@@ -124,8 +105,6 @@ def test_readers_work_and_memory_writers_are_refused_on_a_seeded_data_dir(data_d
         assert hits.returncode == 0 and "hopper" in hits.stdout, hits.stderr
         t = cli("transcript", KEY, "--json")
         assert t.returncode == 0 and "hello there" in t.stdout
-    finally:
-        proc.communicate(timeout=30)
     assert memory_md.read_bytes() == before
 
 
@@ -205,32 +184,22 @@ def test_readers_beside_the_holder_answer_and_write_nothing_on_a_seeded_data_dir
     created and removed a file in the data dir)."""
     assert cli("send", "do not use Redis in the migration", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
     assert cli("send", "ok, and the queue?", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
-    proc = subprocess.Popen([sys.executable, "-c", _HOLD], cwd=REPO, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    try:
+    with lock_holder():
         before = _tree(data_dir)
         r = cli("compact", KEY, "--preview", "--json", env={"NEOTASK_PROVIDER": "scripted"})
         assert r.returncode == 0 and "Redis" in r.stdout, (r.returncode, r.stderr)
         d = cli("doctor", "--json")
         assert d.returncode in (0, 1) and "another neotask process" not in d.stderr, d.stderr
         assert _tree(data_dir) == before
-    finally:
-        proc.communicate(timeout=30)
 
 
 def test_doctor_fix_beside_the_holder_writes_nothing(data_dir: Path) -> None:
     # Red team 25, F6: `doctor --fix` probed the data dir by creating (and removing) a file in it before it
     # found the lock held, so the dir changed though the command "writes nothing" and exits 3.
     _seed(data_dir)
-    proc = subprocess.Popen([sys.executable, "-c", _HOLD], cwd=REPO, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    try:
+    with lock_holder() as proc:
         before = data_dir.stat().st_mtime_ns
         r = cli("doctor", "--fix")
         assert r.returncode == 3 and f"pid {proc.pid}" in r.stderr, (r.returncode, r.stderr)
         assert data_dir.stat().st_mtime_ns == before
-    finally:
-        proc.communicate(timeout=30)
     assert cli("doctor", "--fix").returncode == 0  # the holder gone, it probes and fixes

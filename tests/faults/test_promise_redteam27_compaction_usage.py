@@ -9,8 +9,6 @@ reports 111 tokens in, 7 out per call); the rest use the real engine with the sc
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,7 @@ from neotask_tui.engine.events import Compacted, TurnDone
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.storage.index import load_index
-from tests.faults.helpers import KEY, REPO, cli, run_turn
+from tests.faults.helpers import KEY, cli, lock_holder, run_turn
 from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage
 
 pytestmark = pytest.mark.promise("honest_counters")
@@ -89,16 +87,6 @@ def test_compact_and_its_preview_count_the_summarizer_call_once(neotask_home: Pa
     assert (on_disk.input, on_disk.output) == (666, 42)
 
 
-_HOLD = (
-    "import sys\n"
-    "from neotask_tui.storage.lock import DataLock\n"
-    "lock = DataLock()\n"
-    "lock.acquire()\n"
-    "print('held', flush=True)\n"
-    "sys.stdin.read()\n"
-)
-
-
 def test_a_preview_beside_the_app_asks_no_model_it_could_not_count(neotask_home: Path) -> None:
     """Beside the process that holds the data dir a preview writes nothing (one writer), so it could
     not count a call: it does not make one, and says why."""
@@ -107,14 +95,9 @@ def test_a_preview_beside_the_app_asks_no_model_it_could_not_count(neotask_home:
         for text in TURNS:
             srv.queue(Reply(chunks=["Noted."], usage=CALL))
             assert cli("send", text, env=env).returncode == 0
-        proc = subprocess.Popen([sys.executable, "-c", _HOLD], cwd=REPO, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True)
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        try:
+        with lock_holder():
             n = len(srv.requests)
             r = cli("compact", KEY, "--preview", "--json", env=env)
-        finally:
-            proc.communicate(timeout=30)
         assert r.returncode == 0, r.stderr
         assert len(srv.requests) == n  # no call went out
     draft = json.loads(r.stdout)

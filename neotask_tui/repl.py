@@ -151,8 +151,6 @@ class Repl:
                 if await self.command(command) == "quit":
                     return 0
             else:
-                if message != line:  # "//…": the REPL drops the line's first character, a space if indented
-                    message = line[1:]
                 files = await self.take_files(message)
                 if files is None:
                     continue

@@ -109,3 +109,11 @@ async def test_search_finds_messages_of_archived_sessions_too(engine: Engine) ->
     assert "(archived)" in out and "· user · e:2" in out and "where is the zeppelin hangar?" in out
     assert "no message matches" in out  # the phrase keeps its order
     assert "search needs at least one word" in out
+
+
+async def test_a_double_slash_line_sends_the_message_the_app_would(engine: Engine) -> None:
+    """'//' sends a message starting with '/' (one slash dropped), as in the app and `send`; an
+    indented '//' line kept its indentation and lost a space instead of the slash (review, session 24)."""
+    await _drive(engine, "  //usr/bin is slow\r/quit\r")
+    sent = [e.content for e in engine.events(engine.default_key()) if e.type == "message" and e.role == "user"]
+    assert sent == ["  /usr/bin is slow"], sent

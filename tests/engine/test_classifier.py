@@ -121,6 +121,14 @@ def test_questions_and_small_talk_yield_nothing(text: str) -> None:
     ("For 30 minutes answer in bullet points.", "30m"),
     ("На ближайшие 2 часа отвечай по-английски.", "2h"),
     ("На полчаса пиши короче.", "30m"),
+    # a duration after "в течение" / "during the next" was a temporary marker without a lifetime
+    ("В течение 2 часов отвечай коротко.", "2h"),
+    ("В течение двух часов пиши по-английски.", "2h"),
+    ("В течение часа без эмодзи.", "1h"),
+    ("В течение получаса пиши короче.", "30m"),
+    ("В течение 15 минут отвечай кратко.", "15m"),
+    ("During the next 2 hours answer briefly.", "2h"),
+    ("Over the coming three hours reply in English.", "3h"),
 ])
 def test_durations_become_ttls(text: str, ttl: str) -> None:
     c = one(text)

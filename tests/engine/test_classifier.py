@@ -470,3 +470,40 @@ def test_a_goal_stated_after_a_comma_is_a_statement_of_its_own(
 def test_a_goal_word_inside_a_sentence_splits_nothing(text: str, split: list[str]) -> None:
     assert split_statements(text) == split
     assert all(c.kind != "session_goal" for c in classify(text))
+
+
+@pytest.mark.parametrize(("text", "goal", "pref", "ttl", "period"), [
+    ("my goal is ship v9, today answer briefly", "ship v9", "answer briefly", None, "day:0"),
+    ("my goal is to ship v9, for 2 hours answer briefly", "ship v9", "answer briefly", "2h", None),
+    ("моя цель — выпустить v9, сегодня отвечай кратко", "выпустить v9", "отвечай кратко", None, "day:0"),
+    ("цель: выпустить v9, в течение 2 часов отвечай коротко", "выпустить v9", "отвечай коротко", "2h", None),
+    ("My goal is to ship v9, and for now, answer briefly.", "ship v9", "answer briefly", None, None),
+    ("Моя цель — выпустить v9, и до пятницы без смайликов.", "выпустить v9", "до пятницы без смайликов", None,
+     "wd:4"),
+])
+def test_a_preference_with_its_own_period_after_a_goal_is_a_statement_of_its_own(
+        text: str, goal: str, pref: str, ttl: str | None, period: str | None) -> None:
+    # Red team: "my goal is ship v9, today answer briefly" was one goal, "ship v9, today answer briefly",
+    # that expired at midnight, and no preference; the other order was already two statements.
+    out = classify(text)
+    assert [(c.kind, c.value) for c in out] == [("session_goal", goal), ("temporary_preference", pref)]
+    assert out[0].ttl is None and out[0].period is None  # the goal does not take the preference's period
+    assert (out[1].ttl, out[1].period) == (ttl, period)
+
+
+@pytest.mark.parametrize("text", [
+    "my goal is to ship v9, v10 and v11",
+    "my goal is to ship, test and document v9",
+    "my goal is to ship v9, today we test it",  # no preference after the comma
+    "my goal is ship v9, today fix the test",  # a request, no preference
+    "моя цель — выпустить v9, пока не закончится спринт",
+    "I'm in a hurry, today answer briefly",  # nothing stated before the comma: one preference
+])
+def test_a_clause_that_is_no_preference_of_its_own_splits_nothing(text: str) -> None:
+    assert split_statements(text) == [text]
+
+
+def test_two_preferences_with_their_own_periods_keep_their_own_ends() -> None:
+    out = classify("today answer briefly, for 2 hours no emojis")
+    assert [(c.value, c.ttl, c.period) for c in out] == [("answer briefly", None, "day:0"),
+                                                         ("no emojis", "2h", None)]

@@ -460,3 +460,35 @@ async def test_just_for_today_keeps_the_value_and_ends_at_local_midnight(
         monkeypatch.delenv("TZ")
         time.tzset()
 
+
+@pytest.mark.parametrize(("text", "goal", "pref", "ends"), [
+    ("my goal is ship v9, today answer briefly", "ship v9", "answer briefly",
+     datetime(2025, 3, 1, 23, 0, tzinfo=UTC)),  # midnight in Berlin
+    ("цель: выпустить v9, в течение 2 часов отвечай коротко", "выпустить v9", "отвечай коротко",
+     datetime(2025, 3, 1, 12, 0, tzinfo=UTC)),
+])
+async def test_a_goal_then_a_preference_with_its_own_period_set_both(
+    engine: Engine, clock: Clock, monkeypatch: pytest.MonkeyPatch, text: str, goal: str, pref: str,
+    ends: datetime,
+) -> None:
+    # Red team: the goal took the whole sentence ("ship v9, today answer briefly") and expired at
+    # midnight; no preference was recorded.
+    import time
+
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    try:
+        clock.set(datetime(2025, 3, 1, 10, 0, tzinfo=UTC))
+        prov = engine.provider
+        assert isinstance(prov, ScriptedProvider)
+        prov.queue("ok")
+        [x async for x in engine.send(text, KEY)]
+        active = {e.field: e for e in st(engine).get(KEY).active}
+        assert (active["current_goal"].value, active["current_goal"].expires_at) == (goal, None)
+        assert (active["temporary_preferences"].value, active["temporary_preferences"].expires_at) == (pref, ends)
+        clock.set(datetime(2025, 3, 2, 1, 0, tzinfo=UTC))
+        assert fields(engine) == {"current_goal": [goal]}
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+

@@ -328,6 +328,12 @@ _GOAL_CLAUSE = (
 v9", "сегодня отвечай коротко, и моя цель — выпустить v9"): a statement of its own, as after a full
 stop; else the goal would be read as part of the preference before it."""
 _SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+|;\s*|" + _GOAL_CLAUSE, re.I)
+_PERIOD_LED = re.compile(
+    r"(?:,\s*(?:(?:and|but|so|и|а|но)\s+)?|\s+(?:and|и)\s+)(?=" + _TEMP_PHRASE.pattern + ")", re.I
+)
+"""Where a clause that starts with its own period may start a statement of its own, after a comma or
+"and" ("my goal is ship v9, today answer briefly", "…, и до пятницы без смайликов"): the mirror of
+:data:`_GOAL_CLAUSE`, checked by :func:`_period_led_clauses`."""
 _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "одного": 1, "двух": 2, "трёх": 3, "трех": 3,
           "четырёх": 4, "четырех": 4, "пяти": 5}
 
@@ -454,9 +460,11 @@ def no_store_marker(text: str) -> bool:
 
 def split_statements(text: str) -> list[str]:
     """Split a message into statements (sentences, lines, ``;``-separated clauses, a goal stated after
-    a comma or "and": :data:`_GOAL_CLAUSE`); a line break inside a sentence is no end
+    a comma or "and": :data:`_GOAL_CLAUSE`, a preference that starts with its own period after a
+    statement: :func:`_period_led_clauses`); a line break inside a sentence is no end
     (:func:`~neotask_tui.text.wraps.join_wraps`)."""
-    return [s.strip() for s in _SPLIT.split(join_wraps(text)) if s and s.strip()]
+    joined = join_wraps(text)
+    return [joined[a:b] for a, b in _statement_spans(text)]
 
 
 def _clean(s: str) -> str:
@@ -616,22 +624,69 @@ def _standing(view: str) -> bool:
     return bool(_RU_VERB_STEM.match(verb)) or marker_first
 
 
+def _trimmed(view: str, a: int, b: int) -> tuple[int, int]:
+    """The span ``a:b`` of ``view`` without the white space at its ends."""
+    while a < b and view[a].isspace():
+        a += 1
+    while b > a and view[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
 def _statement_spans(view: str) -> list[tuple[int, int]]:
     """The statements of a (masked) message as spans: :func:`split_statements`, with positions."""
     out: list[tuple[int, int]] = []
     pos = 0
-    for m in [*_SPLIT.finditer(join_wraps(view)), None]:
-        end = m.start() if m is not None else len(view)
-        a, b = pos, end
-        while a < b and view[a].isspace():
-            a += 1
-        while b > a and view[b - 1].isspace():
-            b -= 1
+    joined = join_wraps(view)
+    for m in [*_SPLIT.finditer(joined), None]:
+        a, b = _trimmed(view, pos, m.start() if m is not None else len(view))
         if a < b:
-            out.append((a, b))
+            out.extend(_period_led_clauses(joined, a, b))
         if m is None:
             break
         pos = m.end()
+    return out
+
+
+def _says_more_than_its_scope(clause: str) -> bool:
+    """Whether ``clause`` holds more than a scope, a period and fillers ("For this project, today skip
+    the tests" leads with its scope: "For this project" alone is no statement)."""
+    core = strip_leading_period(_PROJECT.sub(" ", clause).strip(" ,:—–-"))
+    return bool(_LEAD_FILLER.sub("", core).strip(" ,.;:!?…—–-"))
+
+
+def _period_led_clauses(view: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The statement ``view[a:b]`` as spans, split before each clause that :data:`_PERIOD_LED` starts
+    when that clause is a temporary preference of its own and what comes before it is a statement
+    of its own too ("my goal is ship v9, today answer briefly" is the goal "ship v9" and the preference
+    "answer briefly" until midnight; "моя цель — выпустить v9, в течение 2 часов отвечай коротко").
+
+    The clause is judged on its own, as a statement is (:func:`_classify_one`), so a list inside a
+    goal ("ship v9, v10 and v11"), a request ("…, today fix the test") or a description ("…, today we
+    test it") stays where it is, and so does a preference after words that state nothing ("I'm in a
+    hurry, today answer briefly") or only a scope ("For this project, today skip the tests"). Each
+    clause is classified once, and the words before it again only when the clause is a preference."""
+    cuts = list(_PERIOD_LED.finditer(view, a, b))
+    if not cuts:
+        return [(a, b)]
+    out: list[tuple[int, int]] = []
+    start = a  # where the statement being built starts
+    known: tuple[int, Classification | None] | None = None  # its end and its classification, once read
+    for i, cut in enumerate(cuts):
+        c0, c1 = _trimmed(view, cut.end(), cuts[i + 1].start() if i + 1 < len(cuts) else b)
+        clause = _classify_one(view[c0:c1], view[c0:c1]) if c0 < c1 else None
+        if clause is None or clause.kind != "temporary_preference":
+            continue
+        h0, h1 = _trimmed(view, start, cut.start())
+        if known is None or known[0] != h1:
+            head = view[h0:h1]
+            known = (h1, _classify_one(head, head) if _says_more_than_its_scope(head) else None)
+        if known[1] is None:
+            continue
+        out.append((h0, h1))
+        start, known = c0, (c1, clause)
+    h0, h1 = _trimmed(view, start, b)
+    out.append((h0, h1))
     return out
 
 

@@ -49,9 +49,12 @@ def cmd_state(args: argparse.Namespace) -> int:
                 return 0
             from rich.table import Table
 
+            from neotask_tui.commands.state import local_stamp
+
             t = Table("field", "value", "set", "source", "expired", "why", title=f"state audit · {key}")
             for a in rows:
-                t.add_row(a["field"], str(a["value"]), a["set_at"], a["source"], a["when"], a["why"])
+                t.add_row(a["field"], str(a["value"]), local_stamp(a["set_at"]), a["source"], local_stamp(a["when"]),
+                          a["why"])
             _console().print(t if rows else "nothing has expired in this session")
             return 0
         view = st.get(key)

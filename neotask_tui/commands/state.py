@@ -11,7 +11,7 @@ cut out of it. Bad input returns a one-line usage error, never an exception.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands.intents import OpenInbox
@@ -72,6 +72,25 @@ def local_time(t: datetime) -> str:
     ends at local midnight and says so (it printed local digits with a "Z", 9 hours off in Tokyo)."""
     here = t.astimezone()
     return f"{here.strftime('%Y-%m-%d %H:%M')} {here.tzname() or here.strftime('%z')}"
+
+
+def local_stamp(ts: str | None) -> str:
+    """A stored timestamp (ISO 8601; one without an offset is UTC) as :func:`local_time`, for the
+    audit (``/state audit``, ``neotask state --audit``), which printed it in UTC beside ``/state``'s
+    local times; ``-`` for none, and text that is no timestamp as it is."""
+    if not ts:
+        return "-"
+    try:
+        t = datetime.fromisoformat(ts)
+    except ValueError:
+        return ts
+    return local_time(t if t.tzinfo else t.replace(tzinfo=UTC))
+
+
+def describe_audit(rows: list[dict[str, Any]]) -> str:
+    """Markdown for ``/state audit``: each expired entry, why and when (local time)."""
+    lines = [f"- ~~**{a['field']}**: {_val(a['value'])}~~ — {a['why']} at {local_stamp(a['when'])}" for a in rows]
+    return "\n".join(lines) or "nothing has expired in this session"
 
 
 def describe_entry(e: StateEntry) -> str:
@@ -155,8 +174,7 @@ async def _state_cmd(engine: Engine, key: str, args: str) -> CommandResult:
             return CommandResult(text=f"cleared {field} ({n} {noun}; kept in the audit log)")
         if sub == "audit":
             rows = st.audit(key)
-            lines = [f"- ~~**{a['field']}**: {_val(a['value'])}~~ — {a['why']} at {a['when']}" for a in rows]
-            return CommandResult(text="\n".join(lines) or "nothing has expired in this session", data=rows)
+            return CommandResult(text=describe_audit(rows), data=rows)
     except StateError as e:
         return _fail(e)
     return usage_error("state", f"unknown subcommand {sub[:20]!r}")

@@ -151,3 +151,42 @@ async def test_expired_entries_sit_under_their_own_heading(engine: Engine, clock
     lines = text.splitlines()
     assert "_nothing active_" in lines and "_expired or cleared (1)_" in lines
     assert lines.index("_expired or cleared (1)_") < next(i for i, ln in enumerate(lines) if "~~" in ln)
+
+
+def test_the_audit_says_its_times_on_the_local_clock(clock: Clock, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # Red team: `/state audit` and `neotask state --audit` printed UTC ("2026-12-06T15:00:00+00:00")
+    # while `/state` prints local time with its zone.
+    import time
+    from datetime import UTC, datetime
+
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "false")
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        async def setup() -> str:
+            eng = open_engine(clock)
+            try:
+                clock.set(datetime(2026, 12, 6, 14, 30, tzinfo=UTC))
+                await eng.state.set(KEY, "current_step", "old")  # type: ignore[union-attr]
+                clock.set(datetime(2026, 12, 6, 15, 0, tzinfo=UTC))  # local midnight in Tokyo
+                await eng.state.set(KEY, "current_step", "new")  # type: ignore[union-attr]
+                return (await run(eng, "/state audit"))[0]
+            finally:
+                await eng.aclose()
+
+        slash = asyncio.run(setup())
+        assert slash.startswith("- ~~**current_step**: old~~ — replaced by") and slash.endswith(
+            " at 2026-12-07 00:00 JST"), slash
+        capsys.readouterr()
+        assert main(["state", KEY, "--audit"]) == 0
+        out = capsys.readouterr().out
+        assert "2026-12-06 23:30 JST" in out and "2026-12-07 00:00 JST" in out, out  # set, expired
+        assert "+00:00" not in out and "T15:00" not in out
+        assert main(["state", KEY, "--audit", "--json"]) == 0  # JSON keeps the exact stored value
+        [row] = json.loads(capsys.readouterr().out)["audit"]
+        assert datetime.fromisoformat(row["when"]) == datetime(2026, 12, 6, 15, 0, tzinfo=UTC)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

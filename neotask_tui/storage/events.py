@@ -15,12 +15,19 @@ Event types and their payload keys (all in ``data``):
   ``parent_session_id``, ``reason`` (``new``/``reset``/``daily``/``idle``/``compaction``/``restore``/...).
 - ``message``: ``role`` (user/assistant/system), ``content``, optional ``status``
   (``complete``/``interrupted``/``error``), ``provider``, ``model``, ``usage`` (dict with
-  input/output/cache_read/cache_write and ``reported`` bool), ``error``.
-- ``tool_call``: ``call_id``, ``name``, ``arguments`` (dict).
+  input/output/cache_read/cache_write and ``reported`` bool) and ``cost_usd``, ``error``.
+- ``tool_call``: ``call_id``, ``name``, ``arguments`` (dict); the first call of a round also holds
+  the ``usage`` and ``cost_usd`` of the model call that asked for the round's tools.
 - ``tool_result``: ``call_id``, ``name``, ``content``, ``is_error``.
+- ``call``: a billed model call that leaves no message of its own, written when it came back:
+  ``purpose`` (``compaction``/``compaction_preview``: the summarizer's calls, summed),
+  ``provider``, ``model``, ``usage``, ``cost_usd``.
 - ``compaction``: ``summary``, ``first_kept_id``, ``tokens_before``, ``tokens_after``, ``model``,
-  ``source_session_id``, ``repaired`` (list), ``cited`` (list of ids), ``instructions``; when the
-  model wrote the summary, ``usage`` (its calls summed, the message's form) and ``cost_usd``.
+  ``source_session_id``, ``repaired`` (list), ``cited`` (list of ids), ``instructions``;
+  ``carried_totals``: the token counters the new session starts from (its lineage's, in
+  ``Counters.totals()`` form: a rebuild of the index starts there); when the model wrote the
+  summary, ``usage`` (its calls summed) and ``cost_usd``, for reading: the call is counted by the
+  ``call`` event in the compacted session (``copied_from`` names it).
 - ``state``: ``op`` (set/clear/expire/...), ``field``, ``value``, ``scope``, ``source``, ``ttl``...
 - ``marker``: informational notices shown inline (e.g. an automatic reset), ``kind``, ``text``.
   A marker of kind ``superseded`` (``/retry``, ``/edit``) lists in ``superseded`` the ids of the
@@ -29,6 +36,12 @@ Event types and their payload keys (all in ``data``):
 
 A session header may also carry ``fork_at`` (the id of the parent's event a fork was taken at,
 ``reason`` ``fork``); readers that do not know it ignore it.
+
+Every billed model call leaves its ``usage`` on exactly one event when it is made, so the session
+index's token counters can be recounted from the transcripts (:func:`counts_usage`). An event that
+holds a copy of a usage counted elsewhere names that session in ``copied_from``: a fork's copy of
+its parent's history, the recent messages a compaction keeps, a compaction record's summarizer
+calls.
 """
 
 from __future__ import annotations
@@ -40,7 +53,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 EVENT_TYPES = frozenset(
-    {"session", "message", "tool_call", "tool_result", "compaction", "state", "marker"}
+    {"session", "message", "tool_call", "tool_result", "call", "compaction", "state", "marker"}
 )
 _RESERVED = ("id", "parent", "ts", "type")
 
@@ -67,11 +80,16 @@ def without_superseded(events: Sequence[Event]) -> list[Event]:
     return [e for e in events if e.id not in gone] if gone else list(events)
 
 
+USAGE_TYPES = frozenset({"message", "tool_call", "call", "compaction"})
+"""Event types that may hold a model call's ``usage`` (a ``compaction`` record only in a transcript
+written before the summarizer's calls had ``call`` events of their own)."""
+
+
 def counts_usage(e: Event) -> bool:
-    """Whether a recount of a transcript adds this event's ``usage``: a reply's or a compaction's
-    summarizer calls, not the copy a fork holds of its parent's (``copied_from``: that call was
-    paid for in the parent)."""
-    return (e.type in ("message", "compaction") and isinstance(e.data.get("usage"), dict)
+    """Whether a recount of a transcript adds this event's ``usage``: a reply's, a tool round's, a
+    ``call`` (a compaction's summarizer), not a copy of a call counted in another session
+    (``copied_from``: a fork's history, the messages a compaction keeps)."""
+    return (e.type in USAGE_TYPES and isinstance(e.data.get("usage"), dict)
             and not e.data.get("copied_from"))
 
 

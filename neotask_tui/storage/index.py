@@ -1,8 +1,9 @@
 """The ``sessions.json`` index: key -> current session record.
 
 Written atomically (temp + fsync + ``os.replace``). If it is missing or corrupt it is rebuilt from
-the transcript headers (every transcript starts with a ``session`` line), the corrupt file is kept
-in quarantine, and the caller is told. It only holds *current* sessions, so it stays small however
+the transcripts (every transcript starts with a ``session`` line; the token counters are recounted
+from the usage lines as the live path keeps them, see :func:`recount`), the corrupt file is kept in
+quarantine, and the caller is told. It only holds *current* sessions, so it stays small however
 many sessions ever existed; older ones are found through the archive.
 """
 
@@ -10,14 +11,17 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from neotask_tui import paths
+from neotask_tui.errors import UserError
 from neotask_tui.storage.atomic import atomic_write_text
-from neotask_tui.storage.events import counts_usage, now_iso
-from neotask_tui.storage.transcript import read_header, read_last_event
+from neotask_tui.storage.events import Event, counts_usage, now_iso
+from neotask_tui.storage.keys import validate_session_id
+from neotask_tui.storage.transcript import read_header, read_transcript
 
 INDEX_VERSION = 1
 
@@ -68,6 +72,10 @@ class SessionRecord:
     """Set after an automatic reset: {reason, previous_session_id, at} — lets the user undo it."""
     fork_at: int | None = None
     """For a fork (``reason`` ``fork``): the id of the parent's event the fork was taken at."""
+    counted_through: int | None = None
+    """The id of the transcript's newest event whose usage ``counters`` already hold (None in an
+    index written before it was kept: :meth:`~neotask_tui.storage.store.SessionStore.reconcile_counters`
+    then goes by ``last_activity_at``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -89,6 +97,7 @@ class SessionRecord:
             reason=str(d.get("reason", "new")),
             auto_reset=d.get("auto_reset"),
             fork_at=_int_or_none(d.get("fork_at")),
+            counted_through=_int_or_none(d.get("counted_through")),
         )
 
 
@@ -141,9 +150,8 @@ def load_index(path: Path | None = None, *, repair: bool = True) -> IndexLoad:
 
 
 def rebuild_records() -> dict[str, SessionRecord]:
-    """Reconstruct current sessions from the live transcripts (the newest per key wins)."""
-    from neotask_tui.storage.events import Event  # noqa: F401  (type context)
-
+    """Reconstruct current sessions from the live transcripts (the newest per key wins); token
+    counters are recounted as the live path keeps them (:func:`recount`)."""
     recs: dict[str, SessionRecord] = {}
     sdir = paths.sessions_dir()
     if not sdir.exists():
@@ -156,7 +164,9 @@ def rebuild_records() -> dict[str, SessionRecord]:
         sid = str(header.data.get("session_id", tp.stem))
         if not key:
             continue
-        last = read_last_event(tp)
+        events = read_transcript(tp, repair=False).events
+        # A compaction preview's call is not activity (the session may still be due for its reset).
+        last = next((e for e in reversed(events) if e.type != "call"), None)
         rec = SessionRecord(
             key=key,
             session_id=sid,
@@ -167,21 +177,101 @@ def rebuild_records() -> dict[str, SessionRecord]:
             compaction_count=int(header.data.get("compaction_count", 0)),
             config=dict(header.data.get("config") or {}),
             fork_at=_int_or_none(header.data.get("fork_at")),
+            counters=recount(sid, reading(sid, events)),
+            counted_through=max((e.id for e in events), default=None),
         )
-        recount_from_transcript(tp, rec)
         prev = recs.get(key)
         if prev is None or rec.created_at > prev.created_at:
             recs[key] = rec
     return recs
 
 
-def recount_from_transcript(path: Path, rec: SessionRecord) -> None:
-    """Recompute token counters from the transcript's assistant usage."""
-    from neotask_tui.storage.transcript import read_transcript
+EventsOf = Callable[[str], Sequence[Event] | None]
+"""A session id → its transcript's events (None when it has none)."""
 
-    for ev in read_transcript(path, repair=False).events:
-        if counts_usage(ev):
-            rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
+
+def reading(session_id: str, events: Sequence[Event]) -> EventsOf:
+    """:func:`read_session`, with ``session_id``'s events already read."""
+    def events_of(sid: str) -> Sequence[Event] | None:
+        return events if sid == session_id else read_session(sid)
+    return events_of
+
+
+def read_session(session_id: str) -> list[Event] | None:
+    """A session's events from disk, live or archived, touching nothing (None: no transcript, or an
+    id that is not one)."""
+    try:
+        validate_session_id(session_id)
+    except UserError:
+        return None
+    for p in (paths.transcript_path(session_id), paths.archived_transcript_path(session_id)):
+        if p.exists():
+            return read_transcript(p, repair=False).events
+    return None
+
+
+def recount(session_id: str, events_of: EventsOf) -> Counters:
+    """A session's token counters from its transcript, as the live path keeps them.
+
+    The counters start from what the session carried: a compaction's session continues its
+    lineage's (``carried_totals`` on its compaction record), every other session starts at zero
+    (``/new``, a reset, a fork). Then every event that :func:`counts_usage` is added, in order:
+    replies, tool rounds, compaction and preview ``call`` events. A compaction's session written
+    before it recorded ``carried_totals`` is counted through its parents instead, each event id
+    once (those transcripts' kept messages were not yet marked as copies). The walk stops at a
+    missing transcript and at a parent of another key (never part of this session's history).
+    """
+    chain: list[Sequence[Event]] = []  # newest first
+    base: Counters | None = None
+    seen: set[str] = set()
+    sid: str | None = session_id
+    key: object = None
+    while sid is not None and sid not in seen:
+        events = events_of(sid)
+        if events is None:
+            break
+        head = events[0] if events and events[0].type == "session" else None
+        if chain and (head is None or head.data.get("key") != key):
+            break
+        seen.add(sid)
+        chain.append(events)
+        key = head.data.get("key") if head is not None else None
+        if head is None or head.data.get("reason") != "compaction":
+            break
+        base = carried_totals(events)
+        if base is not None:
+            break
+        parent = head.data.get("parent_session_id")
+        sid = parent if isinstance(parent, str) else None
+    counters = base or Counters()
+    counted: set[int] = set()
+    for events in reversed(chain):
+        for e in events:
+            if counts_usage(e) and e.id not in counted:
+                counted.add(e.id)
+                counters.add(e.data["usage"], e.data.get("cost_usd"))
+    return counters
+
+
+def carried_totals(events: Sequence[Event]) -> Counters | None:
+    """The counters a compaction's session started from, as its compaction record holds them (None
+    for another session, or a record that holds none or a malformed one)."""
+    head = events[0] if events and events[0].type == "session" else None
+    if head is None or head.data.get("reason") != "compaction":
+        return None
+    parent = head.data.get("parent_session_id")
+    record = next((e for e in events if e.type == "compaction" and e.data.get("source_session_id") == parent), None)
+    raw = record.data.get("carried_totals") if record is not None else None
+    if not isinstance(raw, dict):
+        return None
+    counts = [raw.get(k, 0) for k in ("input", "output", "cache_read", "cache_write", "estimated_turns")]
+    cost = raw.get("cost_usd")
+    if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in counts):
+        return None
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
+        return None
+    return Counters(input=counts[0], output=counts[1], cache_read=counts[2], cache_write=counts[3],
+                    estimated_turns=counts[4], cost_usd=None if cost is None else float(cost))
 
 
 def save_index(records: dict[str, SessionRecord], path: Path | None = None) -> None:

@@ -23,7 +23,15 @@ from neotask_tui import paths
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.atomic import fsync_dir
 from neotask_tui.storage.events import Event, counts_usage, now_iso
-from neotask_tui.storage.index import Counters, SessionRecord, load_index, recount_from_transcript, save_index
+from neotask_tui.storage.index import (
+    Counters,
+    SessionRecord,
+    load_index,
+    read_session,
+    reading,
+    recount,
+    save_index,
+)
 from neotask_tui.storage.keys import header_agent, validate_session_id
 from neotask_tui.storage.search import SearchIndex
 from neotask_tui.storage.transcript import (
@@ -172,8 +180,21 @@ class SessionStore:
         except OSError as e:
             raise _wrap_os_error(e, f"append to transcript {session_id}") from e
         evs.extend(new)
+        self._count(session_id, new)
         self.search.sync_session(session_id)
         return new
+
+    def _count(self, session_id: str, new: list[Event]) -> None:
+        """Add the usage of events just appended to the counters of the session they belong to
+        (every billed call is counted here, once, as its event is written; the caller saves the
+        index, and :meth:`reconcile_counters` catches up after a crash in between)."""
+        rec = next((r for r in self.records.values() if r.session_id == session_id), None)
+        if rec is None:  # not a current session: its counters are recounted when it becomes one
+            return
+        for e in new:
+            if counts_usage(e):
+                rec.counters.add(e.data["usage"], e.data.get("cost_usd"))
+        rec.counted_through = max(e.id for e in new)
 
     def create_session(
         self,
@@ -195,8 +216,9 @@ class SessionStore:
         ``extra_events`` (already id'd, e.g. a compaction record and kept messages) are written right
         after the header in the same durable write, so the new transcript is complete before the
         index points at it. ``fork_at`` (a fork) is the parent's event the history was copied up to.
-        ``counters`` start the new record's token counters (compaction carries the lineage's), saved
-        with the index switch.
+        ``counters`` start the new record's token counters (compaction carries the lineage's and
+        records them on its compaction record, so a rebuild starts there too), saved with the index
+        switch; the usage of ``extra_events`` is not added (they are copies, or carry none).
         """
         self._check_writable()
         ts = (now or datetime.now(UTC)).isoformat()
@@ -222,7 +244,7 @@ class SessionStore:
         rec = SessionRecord(
             key=key, session_id=sid, created_at=ts, last_activity_at=ts, parent_session_id=parent_session_id,
             config=cfg, reason=reason, compaction_count=compaction_count, fork_at=fork_at,
-            counters=counters if counters is not None else Counters(),
+            counters=counters if counters is not None else Counters(), counted_through=max(e.id for e in events),
         )
         self.records[key] = rec
         try:
@@ -281,11 +303,13 @@ class SessionStore:
     def archive_transcript(self, session_id: str) -> Path:
         """Move a live transcript to the archive (idempotent)."""
         self._archived = None
+        self._archived_counters.clear()
         return _move(paths.transcript_path(session_id), paths.archived_transcript_path(session_id))
 
     def unarchive_transcript(self, session_id: str) -> Path:
         """Move an archived transcript back to the live folder (idempotent)."""
         self._archived = None
+        self._archived_counters.clear()
         return _move(paths.archived_transcript_path(session_id), paths.transcript_path(session_id))
 
     def make_current(self, session_id: str, *, key: str | None = None) -> SessionRecord:
@@ -308,11 +332,9 @@ class SessionStore:
             parent_session_id=header.data.get("parent_session_id"),
             config=dict(header.data.get("config") or {}), reason=str(header.data.get("reason", "new")),
             compaction_count=int(header.data.get("compaction_count", 0)),
-            fork_at=_fork_at(header),
+            fork_at=_fork_at(header), counters=recount(session_id, reading(session_id, evs)),
+            counted_through=max((e.id for e in evs), default=None),
         )
-        for ev in evs:
-            if counts_usage(ev):
-                rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
         self.unarchive_transcript(session_id)
         self.records[key] = rec
         self.save()
@@ -338,14 +360,12 @@ class SessionStore:
         return list(self._archived)
 
     def archived_counters(self, info: ArchivedInfo) -> Counters:
-        """Token counters of an archived session, summed from its transcript's usage records (an
-        archived transcript never changes, so each is read once per store)."""
+        """Token counters of an archived session, recounted from the transcripts as they were while
+        it was current (:func:`~neotask_tui.storage.index.recount`: a compaction's session with its
+        lineage's); each is read once per store, until the archive changes."""
         got = self._archived_counters.get(info.session_id)
         if got is None:
-            rec = SessionRecord(key=info.key, session_id=info.session_id, created_at=info.created_at,
-                                last_activity_at=info.last_activity_at)
-            recount_from_transcript(info.path, rec)
-            got = self._archived_counters[info.session_id] = rec.counters
+            got = self._archived_counters[info.session_id] = recount(info.session_id, read_session)
         return got
 
     def _scan_archive(self) -> list[ArchivedInfo]:
@@ -385,22 +405,39 @@ class SessionStore:
         return done
 
     def reconcile_counters(self) -> list[str]:
-        """Catch the index up with transcripts written after its last save (a crash between the
-        reply append and the index rewrite): usage of events newer than ``last_activity_at`` is
-        added to the counters and the activity time advanced. Returns the keys fixed."""
+        """Catch the index up with transcripts written after its last save (a crash between an
+        append and the index rewrite): the usage of the events after ``counted_through`` is added
+        to the counters, and the activity time moves to the newest of them that is activity (a
+        compaction preview's ``call`` is not). An index written before ``counted_through`` was kept
+        goes by ``last_activity_at``. Returns the keys whose counters grew."""
         self._check_writable()
-        fixed = []
+        fixed: list[str] = []
+        changed = False
         for rec in self.records.values():
-            path = paths.transcript_path(rec.session_id)
-            last = read_last_event(path)
-            if last is None or not _newer(last.ts, rec.last_activity_at):
+            last = read_last_event(paths.transcript_path(rec.session_id))
+            if last is None:
                 continue
-            for ev in self.events(rec.session_id):
-                if _newer(ev.ts, rec.last_activity_at) and isinstance(ev.data.get("usage"), dict):
-                    rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
-            rec.last_activity_at = last.ts
-            fixed.append(rec.key)
-        if fixed:
+            if rec.counted_through is not None:
+                if last.id <= rec.counted_through:
+                    continue
+                mark = rec.counted_through
+                new = [e for e in self.events(rec.session_id) if e.id > mark]
+            else:
+                if not _newer(last.ts, rec.last_activity_at):
+                    continue
+                since = rec.last_activity_at
+                new = [e for e in self.events(rec.session_id) if _newer(e.ts, since)]
+            counted = [e for e in new if counts_usage(e)]
+            for ev in counted:
+                rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
+            active = [e for e in new if e.type != "call"]
+            if active:
+                touch(rec, active[-1].ts)
+            rec.counted_through = max((e.id for e in self.events(rec.session_id)), default=rec.counted_through)
+            changed = True
+            if counted:
+                fixed.append(rec.key)
+        if changed:
             self.save()
         return fixed
 

@@ -205,3 +205,53 @@ def test_counters_catch_up_after_crash_between_append_and_index_save() -> None:
     c = SessionStore().get(KEY).counters  # type: ignore[union-attr]
     assert (c.input, c.output, c.cache_read, c.cache_write) == (9, 4, 2, 1)
     assert SessionStore().reconcile_counters() == []  # idempotent
+
+
+def test_counters_catch_up_by_the_last_counted_event_not_by_time() -> None:
+    """A line the index already counted is never added again, whatever its time (a compaction
+    preview's ``call`` is saved with the index but is not activity, so it is newer than it)."""
+    st = SessionStore()
+    rec = st.create_session(KEY, reason="new")
+    st.append(rec.session_id, "call", {"purpose": "compaction_preview", "usage": {"input": 5, "output": 1}},
+              ts="2099-01-01T00:00:00+00:00")
+    assert (rec.counters.input, rec.counted_through) == (5, 2)  # counted by the store as it appends
+    st.save()
+    st2 = SessionStore()
+    assert st2.reconcile_counters() == []
+    got = st2.get(KEY)
+    assert got is not None and got.counters.input == 5 and got.last_activity_at < "2099"
+    # Appended after the last save (a crash before it): counted once at the next start.
+    st2.append(rec.session_id, "message", {"role": "assistant", "content": "ok", "usage": {"input": 9, "output": 4}})
+    st3 = SessionStore()
+    assert st3.reconcile_counters() == [KEY]
+    assert SessionStore().get(KEY).counters.input == 14  # type: ignore[union-attr]
+
+
+def _line(type_: str, id_: int, **data: object) -> Event:
+    return Event(type_, id_, id_ - 1 if id_ > 1 else None, f"2026-01-01T00:00:{id_:02d}+00:00", dict(data))
+
+
+def test_a_rebuild_counts_an_older_compactions_lineage_once() -> None:
+    """A compaction's transcript written before ``carried_totals`` and ``copied_from`` on kept
+    messages: the rebuild follows its parents and counts each event id once."""
+    reply = {"role": "assistant", "content": "ok", "usage": {"input": 10, "output": 1}}
+    parent = [
+        _line("session", 1, session_id="20260101-000000-aaaaaaaa", key=KEY, created_at="2026-01-01T00:00:01+00:00",
+              reason="new"),
+        _line("message", 2, role="user", content="hi"), _line("message", 3, **reply),
+        _line("message", 4, role="user", content="more"), _line("message", 5, **reply),
+    ]
+    child = [
+        _line("session", 6, session_id="20260101-000010-bbbbbbbb", key=KEY, created_at="2026-01-01T00:00:06+00:00",
+              reason="compaction", parent_session_id="20260101-000000-aaaaaaaa", compaction_count=1),
+        _line("compaction", 7, summary="s", source_session_id="20260101-000000-aaaaaaaa",
+              usage={"input": 100, "output": 7}),
+        _line("message", 4, role="user", content="more"), _line("message", 5, **reply),  # kept, unmarked
+        _line("message", 8, role="user", content="next"), _line("message", 9, **reply),
+    ]
+    paths.ensure_dir(paths.archive_dir())
+    append_events(paths.archived_transcript_path("20260101-000000-aaaaaaaa"), parent)
+    append_events(paths.transcript_path("20260101-000010-bbbbbbbb"), child)
+    rec = load_index().records[KEY]
+    assert (rec.counters.input, rec.counters.output) == (10 + 10 + 100 + 10, 1 + 1 + 7 + 1)
+    assert rec.counted_through == 9

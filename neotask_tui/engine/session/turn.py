@@ -297,7 +297,6 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
                     "error_kind": "cancelled", "provider": prov.name, "model": prov.model}, ts=engine.now_iso())
             raise
         reply = "".join(parts)
-        reported = usage is not None
         if usage is None:
             usage = Usage(input_tokens=ctx.ledger.total, output_tokens=engine.count_text(reply), reported=False)
         cost = await asyncio.to_thread(_cost, engine, usage)  # the first price lookup imports genai-prices
@@ -306,13 +305,13 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
             if reply:
                 items.append(("message", {"role": "assistant", "content": reply, "status": "complete",
                                           "provider": prov.name, "model": prov.model}))
-            for c in calls:
-                items.append(("tool_call", {"call_id": c.id, "name": c.name, "arguments": c.arguments,
-                                            "usage": usage.to_dict(), "cost_usd": cost}))
-                usage, cost = Usage(reported=reported), 0.0  # count the call's usage once
+            for i, c in enumerate(calls):
+                # The model call that asked for the round's tools: its usage on the first call only.
+                paid = {"usage": usage.to_dict(), "cost_usd": cost} if i == 0 else {}
+                items.append(("tool_call", {"call_id": c.id, "name": c.name, "arguments": c.arguments, **paid}))
             sid = engine.current_record(key).session_id
+            # The store adds the usage to the session's counters as it appends (saved with the turn's end).
             await asyncio.to_thread(engine.store.append_many, sid, items, ts=engine.now_iso())
-            _add_usage(engine, key, items)
             for c in calls:
                 yield ev.ToolCallStarted(call_id=c.id, name=c.name, arguments=c.arguments)
                 result, is_err = await _run_tool(engine, key, c)
@@ -323,9 +322,8 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
             continue
         data = {"role": "assistant", "content": reply, "status": "complete", "provider": prov.name,
                 "model": prov.model, "usage": usage.to_dict(), "cost_usd": cost}
-        aev = await engine.append(key, "message", data)
+        aev = await engine.append(key, "message", data)  # counted by the store as it is appended
         stored = True
-        _add_usage(engine, key, [("message", data)])
         await _touch(engine, key)
         rec = engine.current_record(key)
         yield ev.TurnDone(key=key, session_id=rec.session_id, event_id=aev.id, text=reply, usage=usage,
@@ -338,13 +336,6 @@ def _cost(engine: TurnHost, usage: Usage) -> float | None:
     if engine.provider is None:
         return None
     return cost_usd(usage, engine.model_info())
-
-
-def _add_usage(engine: TurnHost, key: str, items: list[tuple[str, dict[str, Any]]]) -> None:
-    rec = engine.current_record(key)
-    for _t, d in items:
-        if isinstance(d.get("usage"), dict):
-            rec.counters.add(d["usage"], d.get("cost_usd"))
 
 
 async def _touch(engine: TurnHost, key: str) -> None:

@@ -56,7 +56,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
 def _open_for_preview() -> Engine:
     """The engine of a preview. The model's draft is a paid call, counted on the session: a preview
-    takes the data-dir lock when it is free (as ``search`` does) to add it to the counters. Beside
+    takes the data-dir lock when it is free (as ``search`` does) to record it (a ``call`` line in the
+    session's transcript) and add it to the counters. Beside
     the process that holds it, it opens read-only, writes nothing, and the model is not asked (the
     extractive summarizer drafts it and the result says why). With no data dir there is no session
     to preview, and none is made."""
@@ -144,7 +145,8 @@ def register(sub: Any) -> None:
     p.add_argument("key", nargs="?", help="session key (default from config)")
     p.add_argument("--instructions", "-i", default=None, help="what the summary should focus on")
     p.add_argument("--preview", action="store_true",
-                   help="show the draft summary and dropped items; change nothing (the model's call is counted)")
+                   help="show the draft summary and dropped items; change nothing but record and count "
+                        "the model's call")
     p.add_argument("--rebuild", action="store_true", help="re-summarize from the archived primary events")
     p.add_argument("--undo", action="store_true", help="undo the last compaction")
     p.add_argument("--json", action="store_true", help="machine-readable output")

@@ -14,6 +14,7 @@ from neotask_tui import paths
 from neotask_tui.engine.events import Compacted, TurnDone
 from neotask_tui.engine.facade import Engine
 from neotask_tui.errors import UserError
+from neotask_tui.storage.transcript import append_events
 from neotask_tui.text.tokens import count_text
 from tests.doubles import scripted
 from tests.engine.compaction_support import CONVERSATION, KEY, chat, make_settings, open_engine, turn
@@ -74,7 +75,12 @@ async def test_manual_compaction_with_instructions_archives_links_and_guards(eng
     assert rec["model"] == "scripted" and rec["repaired"] and rec["cited"]
     old_evs = {e.id: e for e in engine.store.events(old_id)}
     for e in evs[2:]:
-        assert old_evs[e.id].data == e.data
+        # A copy; a reply's call was paid in the compacted session: the copy says so, for a recount.
+        assert old_evs[e.id].data == {k: v for k, v in e.data.items() if k != "copied_from"}
+        assert e.data.get("copied_from") == (old_id if "usage" in e.data else None)
+    # The summarizer's call is recorded where it was made: in the compacted session.
+    call = engine.store.events(old_id)[-1]
+    assert call.type == "call" and call.data["purpose"] == "compaction" and call.data["usage"] == res.usage
     assert max(e.id for e in evs) > max(old_evs)  # the id counter continues across the lineage
     # Old transcript archived, still viewable; the live folder only holds the new one.
     assert engine.store.is_archived(old_id)
@@ -165,24 +171,39 @@ async def test_fallback_on_model_failure(engine: Engine, fault: str) -> None:
     assert engine.current_record(KEY).parent_session_id == old_id
     events = engine.store.events(old_id)
     assert sum(e.type == "message" for e in events) == 2 * len(CONVERSATION)  # raw events never lost
-    # ...next to the header and the state record of the session rule "Do not use Redis." (e:3).
-    assert len(events) == 2 * len(CONVERSATION) + 2 and events[2].type == "state"
+    # ...next to the header and the state record of the session rule "Do not use Redis." (e:3), and
+    # the summarizer's call when it came back (an unusable reply was paid for too).
+    came_back = fault == "empty"
+    assert len(events) == 2 * len(CONVERSATION) + 2 + came_back and events[2].type == "state"
+    assert (events[-1].type == "call") is came_back
 
 
-async def test_preview_changes_nothing_but_the_counters(engine: Engine) -> None:
+async def test_preview_changes_nothing_but_the_counters_and_the_call_record(engine: Engine) -> None:
     await chat(engine)
     index = "sessions/sessions.json"
+    sid = engine.current_record(KEY).session_id
+    transcript = f"sessions/{sid}.jsonl"
+    # The search index records how far it has read each transcript: it moves with any append.
+    skip = {index, transcript, "search/index.sqlite3", "search/index.sqlite3-wal", "search/index.sqlite3-shm"}
     before = tree_digest(paths.data_dir())
+    lines = (paths.data_dir() / transcript).read_bytes()
     saved = json.loads((paths.data_dir() / index).read_text())
     scripted(engine).queue("## Goal\n- Fix the CSV importer [e:2]\n## Decisions\n- batches [e:10]")
     res = await engine.compact(KEY, preview=True, instructions="keep it short")
     assert res.preview and res.new_session_id is None
     after = tree_digest(paths.data_dir())
-    assert {k: v for k, v in after.items() if k != index} == {k: v for k, v in before.items() if k != index}
-    # The index changed only by the draft's model call, added to the session's counters.
+    assert {k: v for k, v in after.items() if k not in skip} == {k: v for k, v in before.items() if k not in skip}
+    # The transcript gained one line, appended: the draft's model call, as it was made.
+    now_lines = (paths.data_dir() / transcript).read_bytes()
+    assert now_lines.startswith(lines) and now_lines.count(b"\n") == lines.count(b"\n") + 1
+    call = json.loads(now_lines.splitlines()[-1])
+    assert call["type"] == "call" and call["purpose"] == "compaction_preview" and call["usage"] == res.usage
+    # The index changed only by that call, added to the session's counters.
     now = json.loads((paths.data_dir() / index).read_text())
     counters = now["sessions"][KEY].pop("counters")
     assert counters["input"] == saved["sessions"][KEY].pop("counters")["input"] + res.usage["input"]  # type: ignore[index]
+    assert now["sessions"][KEY].pop("counted_through") == call["id"]
+    saved["sessions"][KEY].pop("counted_through")
     assert now == saved
     assert engine.current_record(KEY).compaction_count == 0
     assert res.summary.startswith("## Current goal")
@@ -206,7 +227,8 @@ async def test_undo_restores_parent_and_carries_new_messages(engine: Engine) -> 
     assert rec.compaction_count == 0
     assert not engine.store.is_archived(old_id) and engine.store.is_archived(str(res.new_session_id))
     evs = engine.events(KEY)
-    assert len(evs) == n_old + 2
+    assert len(evs) == n_old + 3  # the summarizer's call, recorded in the compacted session, and the turn
+    assert evs[n_old].type == "call"
     assert [e.content for e in evs[-2:]] == ["a message after compaction", "post-compaction reply"]
     assert len({e.id for e in evs}) == len(evs)
     with pytest.raises(UserError):
@@ -254,7 +276,8 @@ async def test_incremental_compaction_keeps_previous_constraints(engine: Engine)
 async def test_crash_between_steps_leaves_a_consistent_state(engine: Engine, crash_at: str) -> None:
     await chat(engine)
     old_id = engine.current_record(KEY).session_id
-    n_old = len(engine.store.events(old_id))
+    before = engine.current_record(KEY).counters.totals()
+    n_old = len(engine.store.events(old_id)) + 1  # and the summarizer's call, recorded as it came back
     store = engine.store
 
     class Crash(Exception):
@@ -263,11 +286,16 @@ async def test_crash_between_steps_leaves_a_consistent_state(engine: Engine, cra
     def boom(*_a: Any, **_k: Any) -> None:
         raise Crash(crash_at)
 
+    def boom_new(path: Path, events: Any) -> None:
+        if path != paths.transcript_path(old_id):  # the new session's transcript
+            raise Crash(crash_at)
+        append_events(path, events)
+
     scripted(engine).queue("## Goal\n- importer [e:2]")
     # A private MonkeyPatch: undoing it must not undo the autouse NEOTASK_HOME fixture.
     with pytest.MonkeyPatch.context() as mp:
         if crash_at == "transcript":
-            mp.setattr("neotask_tui.storage.store.append_events", boom)
+            mp.setattr("neotask_tui.storage.store.append_events", boom_new)
         elif crash_at == "index":
             mp.setattr("neotask_tui.storage.store.save_index", boom)
         else:
@@ -288,6 +316,13 @@ async def test_crash_between_steps_leaves_a_consistent_state(engine: Engine, cra
             assert len(eng2.events(KEY)) == n_old
         assert eng2.store.orphans() == []
         assert len(eng2.store.events(old_id)) == n_old
+        # Wherever the switch stopped, the summarizer's call stays counted (estimated: none reported).
+        call = eng2.store.events(old_id)[-1]
+        assert call.type == "call"
+        after = rec.counters.totals()
+        assert (after["input"], after["output"], after["estimated_turns"]) == (
+            before["input"] + call.data["usage"]["input"], before["output"] + call.data["usage"]["output"],
+            before["estimated_turns"] + 1)
     finally:
         await eng2.aclose()
 

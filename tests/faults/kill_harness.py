@@ -330,9 +330,13 @@ def check_index(fig: Figures) -> None:
     fig.counter_drift_sessions = max(fig.counter_drift_sessions, drift)
 
 
+_PAID = ("message", "tool_call", "call", "compaction")
+
+
 def lineage_usage(session_id: str) -> tuple[int, int]:
     """Input/output tokens over a session and its compaction ancestors (each event id counted once;
-    a compaction record's ``usage`` is its summarizer's calls)."""
+    a summarizer's calls are a ``call`` event in the compacted session, or, in a transcript written
+    before those, the compaction record's ``usage``)."""
     from neotask_tui import paths
     from neotask_tui.storage.transcript import read_transcript
 
@@ -345,8 +349,8 @@ def lineage_usage(session_id: str) -> tuple[int, int]:
             p = paths.archived_transcript_path(sid)
         evs = read_transcript(p, repair=False).events
         for ev in evs:
-            if ev.id in seen or ev.type not in ("message", "tool_call", "compaction") or ev.data.get("copied_from"):
-                continue  # a fork's copy of its parent's reply was paid for in the parent
+            if ev.id in seen or ev.type not in _PAID or ev.data.get("copied_from"):
+                continue  # a copy (a fork's history, kept messages) was paid for in the session it names
             seen.add(ev.id)
             u = ev.data.get("usage")
             if isinstance(u, dict):

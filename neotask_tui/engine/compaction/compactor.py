@@ -17,10 +17,13 @@ Guarantees:
   A crash before the switch leaves the old session intact; after it, the new one is complete.
 - **Reviewable**: ``preview=True`` returns the draft and a "dropped" list and writes no transcript.
 - **Counted**: every summarizer call that came back is added to the session's token counters once
-  (the provider's usage, or our estimate labelled so when it reported none, as for a turn); a
-  compaction records it on its ``compaction`` event, a preview on the current session's counters.
-  A call that failed or timed out adds nothing (it reported nothing). A read-only engine never asks
-  the model: it could not count the call.
+  (the provider's usage, or our estimate labelled so when it reported none, as for a turn): as soon
+  as the summary is back, a ``call`` event in the compacted session's transcript records it (a
+  preview's too, which saves the index at once); the new session carries those counters and records
+  them on its compaction record (``carried_totals``), so a rebuild of the index from the
+  transcripts finds the same totals. The kept messages are copies (``copied_from``): their calls
+  were counted in the compacted session. A call that failed or timed out adds nothing (it
+  reported nothing). A read-only engine never asks the model: it could not count the call.
 - **Undoable**: :meth:`Compactor.undo` makes the parent current again, carrying over any messages
   sent since.
 - **Drift-proof**: every ``rebuild_every`` compactions (and on ``rebuild=True``) the summary is
@@ -221,7 +224,8 @@ class Compactor:
         Args:
             key: Session key.
             instructions: What the summary should focus on (manual compaction).
-            preview: Return the draft summary and the dropped list; write nothing.
+            preview: Return the draft summary and the dropped list; the session does not change
+                (the model's call, when one came back, is recorded and counted like any call).
             rebuild: Summarize the whole lineage from primary events, not from the last summary.
             reason: ``manual``, ``auto`` or ``overflow`` (recorded on the compaction record).
             tokens_before: Context size before, when the caller measured it (the ledger total).
@@ -264,6 +268,8 @@ class Compactor:
         else:
             summary, model, fb_reason, issues = await self._summarize(source, previous, instructions, valid, spent)
         usage, cost = await asyncio.to_thread(self._price, spent)  # the first price lookup imports genai-prices
+        if usage is not None:  # the call was paid, whatever comes of the draft: counted now, on disk
+            await asyncio.to_thread(self._record_call, rec, usage, cost, preview)
         by_policy = self.use_model and model == EXTRACTIVE_MODEL and fb_reason is None and bool(source)
         note = self._not_asked() if by_policy else None
         known = _known_secrets(source)
@@ -292,16 +298,9 @@ class Compactor:
             issues=issues, summarizer_note=note, usage=usage.to_dict() if usage else None, cost_usd=cost,
         )
         if preview:
-            if usage is not None:  # the draft's call was paid: the current session counts it now
-                await asyncio.to_thread(self._count, rec, usage, cost)
             return result
         await asyncio.to_thread(self._flush_memory, key, source, candidates)
-        try:
-            result.new_session_id = await asyncio.to_thread(self._commit, rec, events, split.kept, result)
-        except BaseException:
-            if usage is not None:  # the call was paid though the switch failed: the session keeps it
-                rec.counters.add(usage.to_dict(), cost)  # (in memory; saved with the next index write)
-            raise
+        result.new_session_id = await asyncio.to_thread(self._commit, rec, split.kept, result)
         return result
 
     async def _summarize(
@@ -434,10 +433,21 @@ class Compactor:
         costs = [cost_usd(u, info) for u in spent]
         return total, None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 8)
 
-    def _count(self, rec: SessionRecord, usage: Usage, cost: float | None) -> None:
-        """Add a preview's call to the current session's counters and save the index."""
-        rec.counters.add(usage.to_dict(), cost)
-        self.engine.store.save()
+    def _record_call(self, rec: SessionRecord, usage: Usage, cost: float | None, preview: bool) -> None:
+        """Append the summarizer's ``call`` event to the session being compacted; the store adds it
+        to the counters as it appends, so the call is counted whether the switch to the new session
+        then happens, fails, or the process dies first (the next start catches the index up with
+        the transcript). A preview saves the index now: nothing else will."""
+        eng = self.engine
+        prov = eng.provider
+        store = eng.store
+        store.append(rec.session_id, "call", {
+            "purpose": "compaction_preview" if preview else "compaction",
+            "provider": prov.name if prov is not None else None, "model": prov.model if prov is not None else None,
+            "usage": usage.to_dict(), "cost_usd": cost,
+        }, ts=eng.now_iso())
+        if preview:
+            store.save()
 
     def _tokens(self, events: Sequence[Event]) -> int:
         eng = self.engine
@@ -456,15 +466,17 @@ class Compactor:
         except Exception as e:  # the flush is advisory; compaction must still happen
             log.warning("memory flush failed for %s: %s", key, e)
 
-    def _commit(
-        self, rec: SessionRecord, events: Sequence[Event], kept: Sequence[Event], result: CompactionResult
-    ) -> str:
+    def _commit(self, rec: SessionRecord, kept: Sequence[Event], result: CompactionResult) -> str:
         """Write the new session (header, compaction record, kept events) and switch the index."""
         store = self.engine.store
-        last_id = max((e.id for e in events), default=0)
+        last_id = max((e.id for e in store.events(rec.session_id)), default=0)  # the summarizer's call too
         header_id = last_id + 1
         now = self.engine.now()
         ts = now.isoformat()
+        # Token counters are cumulative over the lineage (a compaction must not reset the gauge); the
+        # summarizer's calls are in them already. Written with the index switch, in one write, and
+        # recorded on the compaction record for a rebuild of the index.
+        counters = replace(rec.counters)
         record = Event("compaction", header_id + 1, header_id, ts, {
             "summary": result.summary, "sections": result.sections, "first_kept_id": result.first_kept_id,
             "tokens_before": result.tokens_before, "tokens_after": result.tokens_after, "model": result.model,
@@ -473,19 +485,19 @@ class Compactor:
             "fallback_reason": result.fallback_reason, "summarizer_note": result.summarizer_note,
             "rebuild": result.rebuild, "kept_ids": result.kept_ids,
             "dropped": result.dropped,
-            # The summarizer's calls (a recount of this transcript adds them, like a reply's usage).
-            **({"usage": result.usage, "cost_usd": result.cost_usd} if result.usage is not None else {}),
+            "carried_totals": counters.totals(),
+            # The summarizer's calls, for reading: the ``call`` event in the compacted session counts them.
+            **({"usage": result.usage, "cost_usd": result.cost_usd, "copied_from": rec.session_id}
+               if result.usage is not None else {}),
         })
         extra = [record]
         parent = record.id
         for ev in kept:
-            extra.append(Event(ev.type, ev.id, parent, ev.ts, dict(ev.data)))
+            data = dict(ev.data)
+            if isinstance(data.get("usage"), dict) and not data.get("copied_from"):
+                data["copied_from"] = rec.session_id  # counted in the compacted session, not again here
+            extra.append(Event(ev.type, ev.id, parent, ev.ts, data))
             parent = ev.id
-        # Token counters are cumulative over the lineage (a compaction must not reset the gauge) and
-        # add the summarizer's calls; they are written with the index switch itself, in one write.
-        counters = replace(rec.counters)
-        if result.usage is not None:
-            counters.add(result.usage, result.cost_usd)
         new = store.create_session(
             rec.key, reason="compaction", parent_session_id=rec.session_id, first_id=header_id,
             extra_events=extra, compaction_count=rec.compaction_count + 1, now=now, counters=counters,

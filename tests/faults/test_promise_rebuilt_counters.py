@@ -28,6 +28,7 @@ from neotask_tui.storage import atomic
 from neotask_tui.storage.events import counts_usage
 from neotask_tui.storage.transcript import read_transcript
 from tests.faults.helpers import KEY, cli, run_turn
+from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage
 
 pytestmark = pytest.mark.promise("honest_counters")
 
@@ -248,3 +249,31 @@ async def test_doctor_fix_rebuilds_every_counter_of_a_whole_history(engine: Engi
     # Transcripts were only ever appended to: every line is a whole event.
     for p in [*paths.sessions_dir().glob("*.jsonl"), *paths.archive_dir().glob("*.jsonl")]:
         assert not read_transcript(p, repair=False).issues
+
+
+# ------------------------------------------------------------------- the red team's reproduction
+def test_the_red_teams_666_input_tokens_are_666_after_a_rebuild() -> None:
+    """The real CLI against a server speaking the OpenAI protocol (111 in, 7 out per call): four
+    sends, a preview, a compaction: 666/42; `sessions.json` deleted: `sessions show` said 333."""
+    call = ReplyUsage(input=111, output=7)
+    with OpenAIServer() as srv:
+        env = {"NEOTASK_PROVIDER": "openai", "OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "sk-test-rb",
+               "NEOTASK_MODEL": "gpt-4o", "NEOTASK_COMPACTION_KEEP_RECENT_TOKENS": "40"}
+        for text in TURNS:
+            srv.queue(Reply(chunks=["Noted."], usage=call))
+            assert cli("send", text, env=env).returncode == 0
+        for flags in (["--preview"], []):
+            srv.queue(Reply(chunks=[SUMMARY], usage=call))
+            r = cli("compact", KEY, *flags, "--json", env=env)
+            assert r.returncode == 0, r.stderr
+
+    def shown() -> dict[str, Any]:
+        r = cli("sessions", "show", KEY, "--json")
+        assert r.returncode == 0, r.stderr
+        totals: dict[str, Any] = json.loads(r.stdout)["totals"]
+        return totals
+
+    before = shown()
+    assert (before["input"], before["output"]) == (666, 42)
+    paths.sessions_index().unlink()
+    assert shown() == before

@@ -12,6 +12,7 @@ from neotask_tui.errors import UserError
 from neotask_tui.text.terminal import inert
 
 if TYPE_CHECKING:
+    from neotask_tui.engine import events as ev
     from neotask_tui.engine.facade import Engine
     from neotask_tui.storage.events import Event
 
@@ -109,14 +110,37 @@ async def _send(args: argparse.Namespace) -> int:
                     sys.stderr.write(f"[{e.by}] superseded {ids} (kept in the transcript, out of the context)\n")
             elif isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted | ev.ProviderInfo):
                 out["notices"].append(e.to_dict())
-                if console is not None and isinstance(e, ev.Notice | ev.SessionReset | ev.Compacted):
-                    shown = e.text if isinstance(e, ev.Notice) else e.to_dict()
-                    sys.stderr.write(inert(f"[{type(e).__name__}] {shown}") + "\n")
+                if console is not None and not isinstance(e, ev.ProviderInfo):
+                    sys.stderr.write(inert(_event_line(e, key)) + "\n")
         if args.json:
             print_json(out)
         return rc
     finally:
         await engine.aclose()
+
+
+_RESET_WHY = {"daily": "the daily reset", "idle": "idle expiry", "new": "/new", "reset": "/reset"}
+
+
+def _event_line(e: ev.Notice | ev.SessionReset | ev.Compacted, key: str) -> str:
+    """One line on stderr for what happened around a ``send``'s reply (``--json`` has the fields)."""
+    from neotask_tui.engine import events as ev
+
+    if isinstance(e, ev.Notice):
+        return f"notice: {e.text}"
+    if isinstance(e, ev.SessionReset):
+        line = f"new session {e.new_session_id} ({_RESET_WHY.get(e.reason, e.reason)})"
+        if e.old_session_id:
+            line += f"; the previous one, {e.old_session_id}, is archived"
+        if e.detail:
+            line += f" · {e.detail}"
+        if e.undoable:
+            line += f" (`neotask sessions undo-reset {key}` restores it)"
+        return line
+    how = " (extractive summary: the model's draft failed)" if e.fallback else ""
+    guard = f"; the guard restored or corrected {len(e.repaired)} item(s)" if e.repaired else ""
+    return (f"compacted {e.tokens_before:,} → {e.tokens_after:,} tokens{how}{guard}; the old transcript is "
+            f"archived as {e.old_session_id} (`neotask compact {key} --undo` undoes it)")
 
 
 async def _send_command(args: argparse.Namespace, line: str) -> int:

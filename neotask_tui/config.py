@@ -15,7 +15,7 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final, get_type_hints
@@ -361,6 +361,10 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
+_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,23}")
+"""A value short and plain enough to echo in an error (an API key is longer)."""
+
+
 def _validate(s: Settings) -> None:
     def bad(section: str, key: str, msg: str) -> None:
         raise _RangeError(section, key, msg)
@@ -374,7 +378,10 @@ def _validate(s: Settings) -> None:
             extra = " (-1 turns it off)" if (section, key) == ("session", "daily_reset_hour") else ""
             bad(section, key, f"must be between {_num(lo)} and {_num(hi)}{extra}, got {v!r}")
     if s.provider.name.strip() and s.provider.name.strip().lower() not in PROVIDER_NAMES:
-        bad("provider", "name", f"unknown provider {s.provider.name[:40]!r} (expected one of "
+        # A name is echoed only when it is short and name-like: a pasted API key is never printed.
+        name = s.provider.name.strip()
+        shown = f"{name!r} " if _NAME_LIKE.fullmatch(name) else "(not shown: it is not a name) "
+        bad("provider", "name", f"unknown provider {shown}(expected one of "
                                 f"{', '.join(PROVIDER_NAMES)}, or empty for the automatic choice)")
     if s.context.strategy not in {"summary", "window"}:
         bad("context", "strategy", "must be 'summary' or 'window'")
@@ -495,15 +502,31 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
         _validate(s)
     except _RangeError as e:
         # A range error names where the bad value came from: the env var, or the file and line.
-        var = f"NEOTASK_{e.section.upper()}_{e.key.upper()}"
-        short = {("provider", "name"): "NEOTASK_PROVIDER", ("provider", "model"): "NEOTASK_MODEL",
-                 ("provider", "script"): "NEOTASK_SCRIPT"}.get((e.section, e.key))
-        if short and env.get(short):  # the short variable wins over both, so it is the one to name
-            var = short
-        line = _line_of(text, e.section, e.key) if text else None
-        where = f"env {var}" if var in env else f"{path}:{line or '?'}"
+        where = _where(e.section, e.key, env, path, text)
         raise ConfigError(f"{where}: {e.section}.{e.key}: {e.msg}") from None
     return s
+
+
+def _where(section: str, key: str, env: Mapping[str, str], path: Path, text: str) -> str:
+    var = f"NEOTASK_{section.upper()}_{key.upper()}"
+    short = {("provider", "name"): "NEOTASK_PROVIDER", ("provider", "model"): "NEOTASK_MODEL",
+             ("provider", "script"): "NEOTASK_SCRIPT"}.get((section, key))
+    if short and env.get(short):  # the short variable wins over both, so it is the one to name
+        var = short
+    line = _line_of(text, section, key) if text else None
+    return f"env {var}" if var in env else f"{path}:{line or '?'}"
+
+
+def setting_source(section: str, key: str, env: Mapping[str, str] | None = None, path: Path | None = None) -> str:
+    """Where the value of ``section.key`` was set, as an error message names it: ``env VAR`` (the
+    variable that wins) or ``<config.toml>:<line>``."""
+    env = os.environ if env is None else env
+    path = path or paths.config_file()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    return _where(section, key, env, path, text)
 
 
 SHORT_ENV: Final = ("NEOTASK_HOME", "NEOTASK_PROVIDER", "NEOTASK_MODEL", "NEOTASK_SCRIPT")

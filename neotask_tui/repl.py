@@ -31,6 +31,7 @@ from rich.text import Text
 from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch, split_line
 from neotask_tui.commands.attach import PendingFiles
+from neotask_tui.commands.core import kept_in_history
 from neotask_tui.commands.intents import (
     AttachFiles,
     CopyText,
@@ -104,6 +105,20 @@ def _bindings() -> KeyBindings:
     return kb
 
 
+class InputHistory(FileHistory):
+    """The input history file shared with the app, without what :func:`kept_in_history` keeps out
+    (a ``/model`` refused as an API key)."""
+
+    def __init__(self, filename: str, settings: Settings) -> None:
+        super().__init__(filename)
+        self._settings = settings
+
+    def append_string(self, string: str) -> None:
+        """Add ``string`` to the history (in memory and on disk), unless it is kept out."""
+        if kept_in_history(string, self._settings):
+            super().append_string(string)
+
+
 class Repl:
     """The loop, separated from terminal setup so tests can drive it with a pipe input."""
 
@@ -115,7 +130,7 @@ class Repl:
         if not isinstance(self.console, InertConsole):
             self.console.push_render_hook(InertRenderHook())  # whatever console it is given, output is inert
         self.session: PromptSession[str] = PromptSession(
-            history=FileHistory(str(paths.private_file(paths.history_file()))),
+            history=InputHistory(str(paths.private_file(paths.history_file())), engine.settings),
             completer=SlashCompleter(), complete_while_typing=True, key_bindings=_bindings(),
             input=input, output=output,
         )

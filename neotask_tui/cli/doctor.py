@@ -56,8 +56,9 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
 
                 c = choose_provider(settings)
                 provider = f"{c.name} · {c.model} — {c.reason}"
-            except Exception as e:
-                provider = f"unavailable: {e}"
+            except Exception as e:  # a config problem listed below is not said twice
+                provider = "unavailable (see the config problem below)" if any(
+                    str(e) in p for p in problems) else f"unavailable: {e}"
         except Exception as e:
             problems.append(f"config: {e}")
             provider = "unknown (config error)"
@@ -163,6 +164,7 @@ def _settings_problems(settings: Settings) -> list[str]:
     """Settings that load but that a command would refuse (or the app replace) when used."""
     from neotask_tui.config import unknown_env
     from neotask_tui.errors import UserError
+    from neotask_tui.providers.selection import model_setting_problem
     from neotask_tui.storage.keys import parse_key, validate_agent_id
     from neotask_tui.tui.keymap import keymap_problems
     from neotask_tui.tui.themes import theme_problem
@@ -176,6 +178,9 @@ def _settings_problems(settings: Settings) -> list[str]:
         parse_key(settings.general.default_key)
     except UserError as e:
         out.append(f"config: general.default_key: {e}")
+    model = model_setting_problem(settings)  # an API key typed as the model: where, never the value
+    if model:
+        out.append(f"config: {model}")
     bad_theme = theme_problem(settings.ui.theme)
     if bad_theme:
         out.append(f"config: {bad_theme}")

@@ -24,6 +24,7 @@ from neotask_tui.text.terminal import inert
 from neotask_tui.tuning import EXPORT_DATA_DIR_DEPTH
 
 if TYPE_CHECKING:
+    from neotask_tui.config import Settings
     from neotask_tui.engine.context.assembly import AssembledContext
     from neotask_tui.engine.facade import Engine
 
@@ -322,6 +323,19 @@ def welcome_text(engine: Engine) -> str:
                    "GGUF file (`config.toml`); `/model` lists what you can switch to now.")
     out.append("`/help` lists every command (F1 in the app); `/model NAME` switches the model for the next turn.")
     return "\n\n".join(out)
+
+
+def kept_in_history(line: str, settings: Settings) -> bool:
+    """Whether an input ``line`` goes into the input history (``history``, shared by the app and the
+    REPL). Everything typed does, but a ``/model`` whose name or model looks like an API key
+    (:func:`~neotask_tui.providers.selection.looks_like_key`): it is refused, and kept nowhere."""
+    from neotask_tui.commands.registry import parse
+    from neotask_tui.providers.selection import looks_like_key
+
+    parsed = parse(line)
+    if parsed is None or parsed[0] != "model":
+        return True
+    return not any(looks_like_key(a, settings) for a in split_args(parsed[1]))
 
 
 @command("model", "/model [NAME [MODEL]]",

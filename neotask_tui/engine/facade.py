@@ -39,7 +39,7 @@ from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats
 from neotask_tui.providers.base import ChatMessage, Provider, Usage
 from neotask_tui.providers.models import ModelInfo
-from neotask_tui.providers.selection import ModelOption, ProviderChoice
+from neotask_tui.providers.selection import ModelOption, ProviderChoice, check_model_setting
 from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
@@ -66,6 +66,10 @@ class Engine:
         clock: Returns "now" (aware); injectable for lifecycle tests and benches.
         tz: Time zone for the daily reset (default: the local zone).
         memory: A memory service to use (default: built lazily when memory is enabled).
+
+    Raises:
+        ConfigError: ``provider.model`` looks like an API key (without ``provider``; nothing opened).
+        LockedError: another process holds the data dir (unless ``readonly``).
     """
 
     def __init__(
@@ -79,6 +83,8 @@ class Engine:
         memory: MemoryService | None = None,
     ) -> None:
         self.settings = settings or load_settings()
+        if provider is None:  # before anything is opened: an API key given as the model is never shown or stored
+            check_model_setting(self.settings)
         self.readonly = readonly
         self._lock = DataLock()
         if not readonly:
@@ -285,7 +291,8 @@ class Engine:
         current provider is closed after the turn in flight, if any, has ended.
 
         Raises:
-            ConfigError: ``name`` is unknown or not configured.
+            ConfigError: ``name`` is unknown or not configured, or ``name`` or ``model`` looks like
+                an API key (refused without echoing it; nothing changes).
         """
         from neotask_tui.providers.selection import choose_named
 

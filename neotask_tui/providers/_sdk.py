@@ -215,6 +215,12 @@ def _without_keys(text: str, keys: list[str]) -> str:
     return "".join(out)
 
 
+def holds_key(text: str, keys: list[str]) -> bool:
+    """Whether ``text`` holds :data:`KEY_WINDOW` characters in a row of one of ``keys`` (a key
+    shorter than that: whole), read as the mask reads them (case, look-alikes, hyphens, spaces)."""
+    return _without_keys(text, [k for k in keys if k]) != text
+
+
 def _key_prefix_tail(text: str, keys: list[str]) -> int:
     """Length of the longest end of ``text`` that is part of one of ``keys`` (read as :func:`_norm`
     reads it; 0: none), so that it waits for the rest of the run it may begin or continue."""

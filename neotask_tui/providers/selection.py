@@ -51,6 +51,56 @@ class ProviderChoice:
     api_key_env: str | None = None
 
 
+KEY_NOT_MODEL = "that looks like an API key, not a model name; nothing stored"
+"""What a model (or provider) name that :func:`looks_like_key` gets instead of being used; the
+value itself is never echoed."""
+WHERE_KEYS_GO = "a key goes in OPENAI_API_KEY, ANTHROPIC_API_KEY or provider.api_key"
+
+
+def configured_keys(settings: Settings, env: Mapping[str, str] | None = None) -> list[str]:
+    """The API keys this configuration may send (``provider.api_key``, ``OPENAI_API_KEY``,
+    ``ANTHROPIC_API_KEY``); values shorter than the mask's window are not keys (``"ollama"``)."""
+    from neotask_tui.providers._sdk import KEY_WINDOW
+
+    env = os.environ if env is None else env
+    found = (settings.provider.api_key, env.get("OPENAI_API_KEY", ""), env.get("ANTHROPIC_API_KEY", ""))
+    return [k.strip() for k in found if len(k.strip()) >= KEY_WINDOW]
+
+
+def looks_like_key(text: str, settings: Settings, env: Mapping[str, str] | None = None) -> bool:
+    """Whether ``text``, typed as a model or provider name, is a secret: one the redactor finds
+    (an API key or token of a known format, a long random token), or part of a configured key
+    (:data:`~neotask_tui.providers._sdk.KEY_WINDOW` characters of it in a row)."""
+    from neotask_tui.providers._sdk import holds_key
+    from neotask_tui.text.secrets import has_secrets
+
+    text = text.strip()
+    return bool(text) and (has_secrets(text) or holds_key(text, configured_keys(settings, env)))
+
+
+def model_setting_problem(settings: Settings, env: Mapping[str, str] | None = None) -> str | None:
+    """Why the configured ``provider.model`` cannot be used (it looks like an API key), naming where
+    it was set and never the value; ``None`` when it is a name (or empty)."""
+    from neotask_tui.config import setting_source
+
+    env = os.environ if env is None else env
+    if not settings.provider.model or not looks_like_key(settings.provider.model, settings, env):
+        return None
+    return (f"{setting_source('provider', 'model', env)}: provider.model: that looks like an API key, not a "
+            f"model name; nothing was sent or stored ({WHERE_KEYS_GO})")
+
+
+def check_model_setting(settings: Settings, env: Mapping[str, str] | None = None) -> None:
+    """Refuse a configured ``provider.model`` that looks like an API key (see :func:`model_setting_problem`).
+
+    Raises:
+        ConfigError: one line naming where it was set, without the value.
+    """
+    problem = model_setting_problem(settings, env)
+    if problem is not None:
+        raise ConfigError(problem)
+
+
 def ollama_base(env: Mapping[str, str]) -> str:
     """Ollama's root URL from ``OLLAMA_HOST`` (``host``, ``host:port`` or a URL), else the default."""
     host = env.get("OLLAMA_HOST", "").strip()
@@ -143,9 +193,11 @@ def choose_provider(settings: Settings, env: Mapping[str, str] | None = None) ->
         The :class:`ProviderChoice`, with a human ``reason``.
 
     Raises:
-        ConfigError: ``provider.name`` names no known provider.
+        ConfigError: ``provider.name`` names no known provider, or ``provider.model`` looks like an
+            API key (:func:`check_model_setting`).
     """
     env = os.environ if env is None else env
+    check_model_setting(settings, env)
     p = settings.provider
     if p.name.strip():
         return _explicit(settings, env)
@@ -260,9 +312,12 @@ def choose_named(settings: Settings, name: str, model: str | None = None,
     The configured key, URL and model are kept only for the provider they were configured for.
 
     Raises:
-        ConfigError: ``name`` is not switchable, or what it needs is not configured.
+        ConfigError: ``name`` is not switchable, what it needs is not configured, or ``name`` or
+            ``model`` looks like an API key (:data:`KEY_NOT_MODEL`: the value is not echoed).
     """
     env = os.environ if env is None else env
+    if any(looks_like_key(v, settings, env) for v in (name, model or "")):
+        raise ConfigError(f"{KEY_NOT_MODEL} ({WHERE_KEYS_GO})")
     name = name.strip().lower()
     if name not in SWITCHABLE:
         raise ConfigError(f"unknown provider {name[:40]!r} (choose one of {', '.join(SWITCHABLE)})")

@@ -25,7 +25,7 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from neotask_tui.errors import LockedError, NeotaskError
+from neotask_tui.errors import LockedError, NeotaskError, UserError
 from neotask_tui.text.terminal import inert, inert_line
 from neotask_tui.tui.commands import SlashCommandProvider
 from neotask_tui.tui.input_queue import QUEUE_LIMIT, InputQueue, Job, label_of, queue_line
@@ -137,7 +137,7 @@ class NeotaskApp(App[int]):
             with Vertical(id="chat"):
                 yield Transcript(id="transcript")
                 yield TokenGauge(threshold=self.settings.compaction.threshold, id="gauge")
-                yield Prompt(id="prompt")
+                yield Prompt(id="prompt", keep=self.kept_in_history)
             ui = self.settings.ui
             with Vertical(id="side", classes=side_classes(ui.show_state_panel, ui.show_recall_sidebar)):
                 yield StatePanel(id="state", classes="" if ui.show_state_panel else "-off")
@@ -212,6 +212,15 @@ class NeotaskApp(App[int]):
                                            typeahead=self.typeahead)
         return self._commands
 
+    def kept_in_history(self, text: str) -> bool:
+        """Whether ``text`` goes into the input history: a ``/model`` refused as an API key does not
+        (the command registry is loaded only for a ``/model`` line)."""
+        if not text.lstrip().lower().startswith("/model"):
+            return True
+        from neotask_tui.commands.core import kept_in_history
+
+        return kept_in_history(text, self.settings)
+
     # ------------------------------------------------------------------ engine startup
     @work(group="startup")
     async def start_engine(self) -> None:
@@ -220,7 +229,12 @@ class NeotaskApp(App[int]):
             try:
                 self.engine = await asyncio.to_thread(_open_engine, self.settings)
             except Exception as e:
-                self.startup_error = (code := LOCKED_EXIT if isinstance(e, LockedError) else 1, f"neotask: {e}")
+                from neotask_tui.config import ConfigError
+
+                if isinstance(e, UserError | ConfigError):  # a bad setting: exit 2, as the CLI's commands
+                    self.startup_error = (code := 2, f"neotask: error: {str(e).splitlines()[0]}")
+                else:
+                    self.startup_error = (code := LOCKED_EXIT if isinstance(e, LockedError) else 1, f"neotask: {e}")
                 self.exit(code)
                 return
         engine = self.engine

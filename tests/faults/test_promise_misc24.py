@@ -38,3 +38,107 @@ def test_a_slash_command_through_send_leaves_no_counters_caught_up_line(neotask_
     r = neotask("send", "and now?", "--json", env=env)
     assert r.returncode == 0, r.stderr
     assert "caught up" not in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+# --------------------------------------------------------------------------- an API key as the model name
+_KEY = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6lMn9o"
+"""An OpenAI-format key: the redactor knows it by its shape."""
+_PLAIN_KEY = "k-test-alphabravocharliedeltaechofoxtrot"
+"""A configured key of no known shape: only the configured-key check knows it."""
+
+
+def _pieces(key: str) -> list[str]:
+    """Every 16 characters in a row of ``key`` (the mask's window), none of which may be printed or stored."""
+    return [key[i:i + 16] for i in range(len(key) - 15)]
+
+
+def _leaks(text: str, key: str) -> list[str]:
+    return [p for p in _pieces(key) if p in text]
+
+
+def _stored(home: Path, key: str) -> list[str]:
+    """Files under NEOTASK_HOME's data dir holding any 16 characters of ``key`` in a row."""
+    out = []
+    for p in sorted((home / "data").rglob("*")) if (home / "data").exists() else []:
+        if p.is_file() and not p.is_symlink():
+            blob = p.read_bytes().decode("utf-8", "replace")
+            out += [f"{p.name}: {hit}" for hit in _leaks(blob, key)[:1]]
+    return out
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize("line", [f"/model {_KEY}", f"/model openai {_KEY}", f"/model local {_KEY}",
+                                  f"/model ollama {_KEY[8:]}", f"/model anthropic {_KEY}"])
+def test_model_refuses_an_api_key_through_send_and_echoes_none_of_it(neotask_home: Path, line: str) -> None:
+    # `/model sk-proj-…` said "unknown provider 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1w'"; `/model local
+    # sk-…` echoed 80 characters of it; `/model openai sk-…` showed it as the model and a turn stored it.
+    env = {"OPENAI_API_KEY": "sk-test-configured-0000000000000000", "ANTHROPIC_API_KEY": "ant-test-0000000000000000"}
+    r = neotask("send", line, env=env)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "looks like an API key, not a model name; nothing stored" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not _leaks(r.stdout + r.stderr, _KEY), r.stderr
+    assert not _stored(neotask_home, _KEY)
+
+
+@pytest.mark.promise("secrets")
+async def test_model_refuses_part_of_a_configured_key_and_keeps_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    from neotask_tui.commands import dispatch
+    from neotask_tui.config import load_settings
+    from neotask_tui.engine.facade import Engine
+
+    monkeypatch.setenv("OPENAI_API_KEY", _PLAIN_KEY)
+    engine = Engine(load_settings())
+    try:
+        before = engine.choose_provider()
+        for line in (f"/model openai {_PLAIN_KEY[7:30]}", f"/model openai {_PLAIN_KEY.upper()}",
+                     f"/model {_PLAIN_KEY[2:]}"):
+            res = await dispatch(engine, engine.default_key(), line)
+            assert res.error and "looks like an API key" in res.text and not _leaks(res.text, _PLAIN_KEY), res.text
+            assert engine.choose_provider() == before
+        ok = await dispatch(engine, engine.default_key(), "/model openai gpt-4o")  # a name still switches
+        assert not ok.error and engine.choose_provider().model == "gpt-4o"
+    finally:
+        await engine.aclose()
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize("where", ["NEOTASK_MODEL", "NEOTASK_PROVIDER_MODEL", "config.toml"])
+def test_a_configured_model_that_is_an_api_key_is_refused_naming_where(neotask_home: Path, where: str) -> None:
+    # provider.model = "sk-…" (config, NEOTASK_MODEL) was the status line's model, the assistant
+    # message's "model" in the transcript and `doctor`'s provider line.
+    env = {"NEOTASK_PROVIDER": "scripted"}
+    if where == "config.toml":
+        cfg = neotask_home / "config" / "config.toml"
+        cfg.parent.mkdir(parents=True)
+        cfg.write_text(f'[provider]\nmodel = "{_KEY}"\n', encoding="utf-8")
+        named = f"{cfg}:2"
+    else:
+        env[where] = _KEY
+        named = f"env {where}"
+    r = neotask("send", "hello", env=env)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.strip() == (f"neotask: error: {named}: provider.model: that looks like an API key, not a model "
+                                "name; nothing was sent or stored (a key goes in OPENAI_API_KEY, ANTHROPIC_API_KEY "
+                                "or provider.api_key)"), r.stderr
+    assert not _stored(neotask_home, _KEY) and not (neotask_home / "data" / "sessions").exists()
+    d = neotask("doctor", env=env)
+    assert d.returncode == 1 and "provider.model: that looks like an API key" in d.stdout, d.stdout
+    assert not _leaks(d.stdout + d.stderr, _KEY), d.stdout
+
+
+@pytest.mark.promise("secrets")
+async def test_the_repl_keeps_a_refused_model_line_out_of_the_input_history(neotask_home: Path) -> None:
+    from neotask_tui import paths
+    from neotask_tui.engine.facade import Engine
+    from neotask_tui.providers.scripted import ScriptedProvider
+    from tests.doubles import drive_repl, plain_settings
+
+    engine = Engine(plain_settings(), provider=ScriptedProvider())
+    try:
+        out = await drive_repl(engine, f"/model openai {_KEY}\r/model {_KEY}\r/goal ship it\r/quit\r", 120)
+    finally:
+        await engine.aclose()
+    assert out.count("looks like an API key, not a model name") == 2 and not _leaks(out, _KEY), out
+    history = paths.history_file().read_text(encoding="utf-8")
+    assert "+/goal ship it" in history and not _leaks(history, _KEY), history

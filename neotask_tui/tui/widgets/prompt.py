@@ -13,6 +13,7 @@ import contextlib
 import os
 import threading
 from collections import deque
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Final
@@ -134,9 +135,13 @@ class Prompt(Vertical):
             super().__init__()
             self.text = text
 
-    def __init__(self, history_path: Path | None = None, **kw: Any) -> None:
+    def __init__(self, history_path: Path | None = None, *, keep: Callable[[str], bool] | None = None,
+                 **kw: Any) -> None:
         super().__init__(**kw)
         self.history_path = history_path or paths.history_file()
+        self.keep: Callable[[str], bool] = keep or (lambda _text: True)
+        """Whether a text sent (or left in the prompt at quit) goes into the history (the app's rule:
+        a ``/model`` refused as an API key does not)."""
         self.history: list[str] = []
         self._hist_pos: int | None = None
         self._draft = ""
@@ -310,7 +315,7 @@ class Prompt(Vertical):
         self.area.text = ""
         self._hist_pos = None
         self.query_one("#suggestions").display = False
-        if not self.history or self.history[-1] != text:
+        if (not self.history or self.history[-1] != text) and self.keep(text):
             self.history.append(text)
             with self._saving:
                 self._unsaved.append(text)
@@ -340,7 +345,7 @@ class Prompt(Vertical):
         text = self.text
         with self._writing:
             with self._saving:
-                if text.strip() and text not in self.history:  # one recalled with ↑ is there already
+                if text.strip() and text not in self.history and self.keep(text):  # one recalled with ↑ is there
                     self.history.append(text)
                     self._unsaved.append(text)
                 pending = list(self._unsaved)

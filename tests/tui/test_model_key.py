@@ -1,0 +1,43 @@
+"""Pilot test: an API key typed as ``/model``'s name or model is refused in the app, without
+echoing it, and kept out of the input history (the file ↑ reads, shared with the REPL)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from neotask_tui.tui.app import NeotaskApp
+from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_history
+from neotask_tui.tui.widgets.status import StatusBar
+from neotask_tui.tui.widgets.transcript import MessageView
+from tests.tui.support import SIZE, wait_for
+
+KEY = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6lMn9o"
+
+
+def _shown(app: NeotaskApp) -> str:
+    """What the transcript and the status line show, as text."""
+    views = [f"{v.entry.title} {v.entry.text}" for v in app.main.query(MessageView)]
+    return "\n".join([*views, str(app.query_one(StatusBar).render())])
+
+
+async def test_a_key_typed_as_the_model_is_refused_and_not_kept_in_the_history(
+        app_factory: Callable[..., NeotaskApp]) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        prompt = app.main.query_one(Prompt)
+        for line in (f"/model openai {KEY}", "/goal ship it", f"/model {KEY}"):
+            prompt.text = line
+            app.main.query_one(PromptArea).focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not app.inputs.busy, "the command")
+        await wait_for(pilot, lambda: "/goal ship it" in read_history(prompt.history_path), "the history file")
+        prompt.text = f"/model anthropic {KEY}"  # left in the prompt at quit: not kept either
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running, "the exit")
+        shown = _shown(app)
+    assert shown.count("looks like an API key, not a model name; nothing stored") == 2, shown
+    assert KEY[8:24] not in shown, shown
+    history = read_history(prompt.history_path)
+    assert history == ["/goal ship it"], history
+    assert KEY[8:24] not in prompt.history_path.read_text(encoding="utf-8")

@@ -142,3 +142,13 @@ async def test_the_repl_keeps_a_refused_model_line_out_of_the_input_history(neot
     assert out.count("looks like an API key, not a model name") == 2 and not _leaks(out, _KEY), out
     history = paths.history_file().read_text(encoding="utf-8")
     assert "+/goal ship it" in history and not _leaks(history, _KEY), history
+
+
+@pytest.mark.promise("secrets")
+def test_an_api_key_as_the_provider_name_is_not_echoed(neotask_home: Path) -> None:
+    # NEOTASK_PROVIDER=sk-… said "unknown provider 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z'".
+    r = neotask("sessions", "list", env={"NEOTASK_PROVIDER": _KEY})
+    assert r.returncode == 2 and "env NEOTASK_PROVIDER: provider.name: unknown provider" in r.stderr, r.stderr
+    assert not _leaks(r.stderr, _KEY), r.stderr
+    named = neotask("sessions", "list", env={"NEOTASK_PROVIDER": "gemini"})  # a name is still named
+    assert "unknown provider 'gemini'" in named.stderr, named.stderr

@@ -15,6 +15,7 @@ import os
 import re
 import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
@@ -317,7 +318,24 @@ def _open_dir(top: int, parts: list[str]) -> int:
     return fd
 
 
-def private_modes(root: Path | None = None, *, fix: bool = False) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class LooseMode:
+    """An entry below the data dir whose mode is looser than 0700/0600.
+
+    Attributes:
+        line: What ``neotask doctor`` prints, e.g. ``"<data>/agents/main/memory is 0o777, want 0o700"``.
+        fixable: Whether ``neotask doctor --fix`` changes it (a folder, a file with one name, a FIFO);
+            a hard link, a socket or device, a folder too deep or a change that failed needs you.
+    """
+
+    line: str
+    fixable: bool
+
+    def __str__(self) -> str:
+        return self.line
+
+
+def private_modes(root: Path | None = None, *, fix: bool = False) -> list[LooseMode]:
     """Entries below the data dir (``root``) whose mode is not 0700 (folders) / 0600 (files).
 
     Folders and regular files are checked without following a link (a symbolic link is neither
@@ -330,19 +348,18 @@ def private_modes(root: Path | None = None, *, fix: bool = False) -> list[str]:
     walk is iterative and stops :data:`PRIVATE_WALK_DEPTH` folders down.
 
     Returns:
-        One line per entry still loose (without ``fix``: every loose entry), e.g.
-        ``"<data>/agents/main/memory is 0o777, want 0o700"``.
+        One :class:`LooseMode` per entry still loose (without ``fix``: every loose entry).
     """
     base = root or data_dir()
-    out: list[str] = []
+    out: list[LooseMode] = []
     try:
         base = base.resolve()
         top = os.open(base, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0))
     except OSError:
         return out
 
-    def note(where: str, mode: int, want: int, extra: str = "") -> None:
-        out.append(f"{where} is {oct(mode)}, want {oct(want)}{extra}")
+    def note(where: str, mode: int, want: int, extra: str = "", *, fixable: bool = False) -> None:
+        out.append(LooseMode(f"{where} is {oct(mode)}, want {oct(want)}{extra}", fixable))
 
     nofollow = getattr(os, "O_NOFOLLOW", 0)
     stack: list[list[str]] = [[]]
@@ -357,7 +374,7 @@ def private_modes(root: Path | None = None, *, fix: bool = False) -> list[str]:
             try:
                 m = stat.S_IMODE(os.fstat(dfd).st_mode)
                 if m != DIR_MODE and not fix:
-                    note(here, m, DIR_MODE)
+                    note(here, m, DIR_MODE, fixable=True)
                 elif m != DIR_MODE:
                     try:
                         os.fchmod(dfd, DIR_MODE)
@@ -377,7 +394,8 @@ def private_modes(root: Path | None = None, *, fix: bool = False) -> list[str]:
                         if len(parts) < PRIVATE_WALK_DEPTH:
                             stack.append([*parts, name])
                         else:
-                            out.append(f"{where} is more than {PRIVATE_WALK_DEPTH} folders deep: not checked")
+                            out.append(LooseMode(f"{where} is more than {PRIVATE_WALK_DEPTH} folders deep: "
+                                                 "not checked", False))
                         continue
                     m = stat.S_IMODE(st.st_mode)
                     if stat.S_ISLNK(st.st_mode) or m == FILE_MODE:
@@ -391,7 +409,7 @@ def private_modes(root: Path | None = None, *, fix: bool = False) -> list[str]:
                         note(where, m, FILE_MODE, " (a hard link: not changed, its other name may be anywhere)")
                         continue
                     if not fix:
-                        note(where, m, FILE_MODE)
+                        note(where, m, FILE_MODE, fixable=True)
                         continue
                     why = _chmod_file(dfd, name, st, nofollow)
                     if why:
@@ -432,7 +450,7 @@ def make_data_private() -> list[str]:
     """Tighten the data dir and everything in it to 0700/0600 (see :func:`private_modes`); called
     once when a writer takes the data-dir lock. Returns what could not be changed."""
     try:
-        return private_modes(fix=True)
+        return [m.line for m in private_modes(fix=True)]
     except OSError:
         return []
 
@@ -455,6 +473,22 @@ def linked_part(path: Path) -> Path | None:
         if p.is_symlink():
             return p
     return None
+
+
+def hard_link_note(path: Path) -> str | None:
+    """One line when the regular file ``path`` has more than one name (a hard link), else ``None``.
+
+    Such a file (a transcript) is changed by whatever writes through its other name, which may be
+    anywhere on the disk, outside Neotask; it is reported (by the writer that opens it and by
+    ``neotask doctor``), not changed: the other name may be a backup the user made."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
+        return None
+    return (f"{path} has {st.st_nlink} names (a hard link): it can be changed through its other name, outside "
+            "Neotask (to give it one name: copy it, then move the copy over it, with Neotask closed)")
 
 
 def refuse_links(path: Path) -> Path:

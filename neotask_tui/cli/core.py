@@ -451,25 +451,44 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         if report.get("memory_workspace"):
             console.print(styled(("memory workspace", "bold"), f" {report['memory_workspace']}",
                                  " (MEMORY.md and memory/*.md; edit them, they are the source of truth)"))
+        # `--fix` is suggested only for what it changes; a line it does not change says so.
+        manual = set(report.get("manual", []))
+        by_hand = " — needs manual action (--fix does not change it)"
         for p in report["problems"]:
-            console.print(styled(("✗", "red"), f" {p}"))
+            console.print(styled(("✗", "red"), f" {p}", by_hand if p in manual else ""))
         for f in report["fixed"]:
             console.print(styled(("fixed", "green"), f" {f}"))
         for m in report.get("permissions", []):  # readable by others: told; `--fix` makes it private
-            console.print(styled(("permissions", "yellow"), f" {m}",
+            console.print(styled(("permissions", "yellow"), f" {m}", by_hand if m in manual else
                                  "" if args.fix else " (run `neotask doctor --fix`)"))
+        for m in report.get("links", []):  # a hard-linked transcript: told, never changed
+            console.print(styled(("link", "yellow"), f" {m}", by_hand))
         for m in report.get("memory_skipped", []):  # not indexed, the user's own files: told, not repaired
             console.print(styled(("memory", "yellow"), f" {m}"))
-        told = len(report.get("permissions", [])) + len(report.get("memory_skipped", []))
+        told = sum(len(report.get(k, [])) for k in ("permissions", "links", "memory_skipped"))
         if report["clean"] and told:  # the integrity verdict, not a reassurance about the lines above it
             console.print(styled(("clean", "green"), f" (transcripts and index; {told} warning"
                                  f"{'s' if told != 1 else ''} above)"))
+        elif report["clean"]:
+            console.print(styled(("clean", "green")))
         else:
-            console.print(styled(("clean", "green")) if report["clean"] else styled(
-                ("problems found", "yellow"),
-                "" if args.fix or not report.get("usable", True) else " (run `neotask doctor --fix`)"))
+            console.print(styled(("problems found", "yellow"), _doctor_advice(report, args.fix)))
     # An unusable data dir (NEOTASK_HOME a file, a symlink loop, read-only) is not repaired by --fix.
     return 0 if report["clean"] or (args.fix and report.get("usable", True)) else 1
+
+
+def _doctor_advice(report: dict[str, Any], fix: bool) -> str:
+    """What the "problems found" line adds: ``--fix`` only when it would change one of them, and
+    how many need you."""
+    if not report.get("usable", True):  # an unusable data dir: its line says what to do
+        return ""
+    manual = set(report.get("manual", []))
+    yours = sum(p in manual for p in report["problems"])
+    mine = len(report["problems"]) - yours
+    need = f"{yours} need{'s' if yours == 1 else ''} manual action, marked above"
+    if fix or not mine:
+        return f" ({need})" if yours else ""
+    return f" (run `neotask doctor --fix`; {need})" if yours else " (run `neotask doctor --fix`)"
 
 
 def cmd_chat(args: argparse.Namespace) -> int:

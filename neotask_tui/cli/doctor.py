@@ -15,24 +15,27 @@ if TYPE_CHECKING:
 
 
 def run_doctor(*, fix: bool = False) -> dict[str, Any]:
-    """Check the data dir is usable, index vs transcripts, torn/corrupt lines, orphans, config and
-    provider choice.
+    """Check the data dir is usable, index vs transcripts, torn/corrupt lines, orphans, transcripts
+    that are links, config and provider choice.
 
     With ``fix`` the data-dir lock is taken and problems are repaired: torn tails quarantined and
     cut, the index rebuilt, orphaned live transcripts archived, loose modes under the data dir made
-    0700/0600 (a hard link is only reported). Loose modes are listed under ``permissions`` (the
-    integrity verdict ``clean`` does not depend on them; ``--fix`` makes them private).
+    0700/0600 (a hard link is only reported). Loose modes are listed under ``permissions`` and
+    hard-linked transcripts under ``links`` (warnings: the integrity verdict ``clean`` does not
+    depend on them). ``manual`` lists every line of ``problems``, ``permissions`` and ``links``
+    that ``--fix`` does not change (you do), and ``fixable`` counts the ones it would change.
     """
     problems: list[str] = []
+    manual: list[str] = []  # the lines (problems and warnings) --fix does not change
     fixed: list[str] = []
     unusable = {"data_dir": str(paths.data_dir()), "provider": "unknown (no usable data dir)", "sessions": 0,
                 "fixed": [], "quarantined": [], "clean": False, "memory_skipped": [], "permissions": [],
-                "usable": False}
+                "links": [], "usable": False, "fixable": 0}
     # A read-only doctor may run beside the holder: it writes nothing. --fix probes the data dir by
     # writing to it, so only once it holds the lock (beside a holder it exits 3 having written nothing).
     home = paths.home_problem(probe=False)
     if home is not None:  # nothing below can work (or be repaired) without a usable data dir
-        return {**unusable, "problems": [home]}
+        return {**unusable, "problems": [home], "manual": [home]}
     loose = paths.private_modes()  # before the lock: a writer taking it tightens them
     lock = DataLock()
     if fix:
@@ -40,9 +43,10 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
         home = paths.home_problem(probe=True)
         if home is not None:
             lock.release()
-            return {**unusable, "problems": [home]}
+            return {**unusable, "problems": [home], "manual": [home]}
         left = paths.private_modes()
-        fixed.extend(f"{line} (now private)" for line in loose if line not in left)
+        still = {m.line for m in left}
+        fixed.extend(f"{m.line} (now private)" for m in loose if m.line not in still)
         loose = left
     try:
         try:
@@ -50,6 +54,7 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
 
             settings = load_settings()
             problems.extend(_settings_problems(settings))
+            manual.extend(problems)  # a setting is yours to change
             provider = "?"
             try:
                 from neotask_tui.providers.selection import choose_provider
@@ -61,17 +66,25 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
                     str(e) in p for p in problems) else f"unavailable: {e}"
         except Exception as e:
             problems.append(f"config: {e}")
+            manual.append(problems[-1])
             provider = "unknown (config error)"
         refused = paths.quarantine_problem()
         if refused is not None:  # reported, not repaired: what the link points to is not ours to touch
             problems.append(refused.split(";")[0] + "; nothing can be quarantined until it is a folder")
+            manual.append(problems[-1])
         loaded = load_index(repair=fix)
         if loaded.problem:
             (fixed if fix else problems).append(loaded.problem)
         records = loaded.records
         sdir = paths.sessions_dir()
         live = {p.stem: p for p in sdir.glob("*.jsonl")} if sdir.exists() else {}
+        linked, hard = _linked_transcripts(live)
+        problems.extend(linked.values())
+        manual.extend(linked.values())
+        manual.extend(hard)
         for key, rec in records.items():
+            if rec.session_id in linked:  # reported above; never read through the link
+                continue
             if rec.session_id not in live:
                 problems.append(f"{key}: current session {rec.session_id} has no live transcript")
                 continue
@@ -93,6 +106,8 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
             problems = [p for p in problems if p not in broken]
         quarantined: list[str] = []
         for sid, p in sorted(live.items()):
+            if sid in linked:
+                continue
             lt = read_transcript(p, repair=False)
             known = _already_quarantined(p)
             for iss in lt.issues:
@@ -100,7 +115,10 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
                 if not iss.tail and iss.line_no in known:
                     quarantined.append(msg + " (copy in quarantine)")
                     continue
-                if fix:
+                if refused is not None:  # kept in place until quarantine/ is a folder again: --fix cannot
+                    problems.append(msg)
+                    manual.append(msg)
+                elif fix:
                     read_transcript(p, repair=True)
                     fixed.append(msg + " (quarantined)")
                 else:
@@ -115,14 +133,41 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
                 else:
                     problems.append(msg)
         # --- end of fault-suite fixes
-        problems.extend(_foreign_parents(live))
+        foreign = _foreign_parents({sid: p for sid, p in live.items() if sid not in linked})
+        problems.extend(foreign)
+        manual.extend(foreign)
     finally:
         lock.release()
     clean = not problems
+    manual.extend(m.line for m in loose if not m.fixable)
+    fixable = sum(p not in manual for p in problems) + sum(m.fixable for m in loose)
     return {"data_dir": str(paths.data_dir()), "provider": provider, "sessions": len(records),
             "problems": problems, "fixed": fixed, "quarantined": quarantined, "clean": clean,
-            "memory_skipped": _memory_skipped(), "permissions": loose, "usable": True,
+            "memory_skipped": _memory_skipped(), "permissions": [m.line for m in loose], "links": hard,
+            "manual": manual, "fixable": 0 if fix else fixable, "usable": True,
             "memory_workspace": memory_workspace()}
+
+
+def _linked_transcripts(live: dict[str, Path]) -> tuple[dict[str, str], list[str]]:
+    """Transcripts that are links: symbolic links (by session id; never followed, so the session
+    cannot be read or written until it is a file again) and hard links (lines: a file with another
+    name, which may be changed through it outside Neotask). Reported, not repaired: what a link
+    points to, or the other name, is not ours to change."""
+    symbolic: dict[str, str] = {}
+    hard: list[str] = []
+    adir = paths.archive_dir()
+    files = [*live.items()]
+    if adir.is_dir() and paths.linked_part(adir) is None:
+        files += [(p.stem, p) for p in sorted(adir.glob("*.jsonl"))]
+    for sid, p in files:
+        if p.is_symlink():
+            symbolic.setdefault(sid, f"{p} is a symbolic link; Neotask does not follow links inside its data dir, "
+                                     "so this session is not read or written (replace the link with the file)")
+        else:
+            note = paths.hard_link_note(p)
+            if note is not None:
+                hard.append(note)
+    return symbolic, hard
 
 
 def _foreign_parents(live: dict[str, Path]) -> list[str]:
@@ -134,7 +179,7 @@ def _foreign_parents(live: dict[str, Path]) -> list[str]:
     adir = paths.archive_dir()
     files = dict(live)
     if adir.is_dir():
-        files.update({p.stem: p for p in adir.glob("*.jsonl") if p.stem not in files})
+        files.update({p.stem: p for p in adir.glob("*.jsonl") if p.stem not in files and not p.is_symlink()})
     heads = {sid: ev.data for sid, p in files.items() if (ev := read_header(p)) is not None}
     out: list[str] = []
     for sid, head in sorted(heads.items()):

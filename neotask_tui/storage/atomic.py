@@ -126,7 +126,8 @@ def atomic_write_text(path: Path, text: str, mode: int = FILE_MODE) -> None:
 
 
 def append_durable(path: Path, data: bytes) -> None:
-    """Append ``data`` to ``path`` and fsync before returning (creates it 0600 if missing).
+    """Append ``data`` to ``path`` and fsync before returning (creates it 0600 if missing; a
+    ``path`` that is a symbolic link is refused with ``OSError``, never followed).
 
     If the write fails part-way, the file is truncated back to its previous length so no torn
     line is left behind by *this* process (a crash mid-write is still handled at load time).
@@ -134,7 +135,8 @@ def append_durable(path: Path, data: bytes) -> None:
     ensure_dir(path.parent)
     io_hooks.check(path)
     created = not path.exists()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    # never through a link: a transcript (or log) that is a symbolic link is refused (ELOOP), not followed
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     try:
         start = os.lseek(fd, 0, os.SEEK_END)
         try:

@@ -157,6 +157,8 @@ def rebuild_records() -> dict[str, SessionRecord]:
     if not sdir.exists():
         return recs
     for tp in sorted(sdir.glob("*.jsonl")):
+        if tp.is_symlink():  # never followed (`neotask doctor` reports it)
+            continue
         header = read_header(tp)
         if header is None:
             continue

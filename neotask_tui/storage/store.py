@@ -87,6 +87,8 @@ class SessionStore:
         self.records: dict[str, SessionRecord] = loaded.records
         self.notices: list[str] = [loaded.problem] if loaded.problem else []
         self.load_issues: dict[str, list[LoadIssue]] = {}
+        self._told_hard_links: set[str] = set()
+        """Sessions whose transcript was reported as hard-linked (told once, kept as it is)."""
         self._cache: dict[str, list[Event]] = {}
         # Archive listing reads every archived header; recall asks for it each turn, so it is kept
         # until this store moves a transcript in or out (the data-dir lock makes us the only writer).
@@ -119,7 +121,11 @@ class SessionStore:
         cached = self._cache.get(session_id)
         if cached is not None:
             return cached
-        path = self.transcript_path(session_id)
+        path = paths.refuse_links(self.transcript_path(session_id))  # a transcript that is a link: one line
+        hard = paths.hard_link_note(path)
+        if hard is not None and session_id not in self._told_hard_links:  # once per process
+            self._told_hard_links.add(session_id)
+            self.notices.append(f"{hard}; see `neotask doctor`")
         loaded = read_transcript(path, repair=not self.readonly)
         if loaded.issues:
             self.load_issues[session_id] = loaded.issues

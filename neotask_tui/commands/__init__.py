@@ -62,6 +62,10 @@ async def _run(engine: Engine, key: str, name: str, args: str) -> CommandResult:
     """Run ``/name args``: the handler's result, or an inline error."""
     cmd = REGISTRY.get(name)
     if cmd is None:
+        from neotask_tui.providers.selection import KEY_NOT_COMMAND, looks_like_key
+
+        if looks_like_key(name, engine.settings):  # a key pasted after "/": refused, never echoed
+            return CommandResult(text=KEY_NOT_COMMAND, error=True)
         near = [c for c in REGISTRY if c.startswith(name[:2])] if name else []
         hint = f" — did you mean {', '.join('/' + n for n in sorted(near))}?" if near else ""
         return CommandResult(text=f"unknown command /{name[:40]}{hint} (type /help for the list)", error=True)

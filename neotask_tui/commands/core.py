@@ -327,14 +327,17 @@ def welcome_text(engine: Engine) -> str:
 
 def kept_in_history(line: str, settings: Settings) -> bool:
     """Whether an input ``line`` goes into the input history (``history``, shared by the app and the
-    REPL). Everything typed does, but a ``/model`` whose name or model looks like an API key
-    (:func:`~neotask_tui.providers.selection.looks_like_key`): it is refused, and kept nowhere."""
-    from neotask_tui.commands.registry import parse
+    REPL). Everything typed does, but what is refused as an API key
+    (:func:`~neotask_tui.providers.selection.looks_like_key`), and kept nowhere: a ``/model`` whose
+    name or model looks like one, or a key pasted after ``/`` (a command name no command has)."""
+    from neotask_tui.commands.registry import REGISTRY, parse
     from neotask_tui.providers.selection import looks_like_key
 
     parsed = parse(line)
-    if parsed is None or parsed[0] != "model":
+    if parsed is None or (parsed[0] in REGISTRY and parsed[0] != "model"):
         return True
+    if parsed[0] != "model":
+        return not looks_like_key(parsed[0], settings)
     return not any(looks_like_key(a, settings) for a in split_args(parsed[1]))
 
 

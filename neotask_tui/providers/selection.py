@@ -54,6 +54,8 @@ class ProviderChoice:
 KEY_NOT_MODEL = "that looks like an API key, not a model name; nothing stored"
 """What a model (or provider) name that :func:`looks_like_key` gets instead of being used; the
 value itself is never echoed."""
+KEY_NOT_COMMAND = "that looks like an API key, not a command; nothing stored"
+"""What a slash command whose name :func:`looks_like_key` gets (a key pasted after "/")."""
 WHERE_KEYS_GO = "a key goes in OPENAI_API_KEY, ANTHROPIC_API_KEY or provider.api_key"
 
 

@@ -213,9 +213,9 @@ class NeotaskApp(App[int]):
         return self._commands
 
     def kept_in_history(self, text: str) -> bool:
-        """Whether ``text`` goes into the input history: a ``/model`` refused as an API key does not
-        (the command registry is loaded only for a ``/model`` line)."""
-        if not text.lstrip().lower().startswith("/model"):
+        """Whether ``text`` goes into the input history: a slash command refused as an API key does
+        not (the command registry is loaded only for a slash command)."""
+        if not text.lstrip().startswith("/"):
             return True
         from neotask_tui.commands.core import kept_in_history
 

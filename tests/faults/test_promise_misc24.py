@@ -69,16 +69,18 @@ def _stored(home: Path, key: str) -> list[str]:
 
 @pytest.mark.promise("secrets")
 @pytest.mark.parametrize("line", [f"/model {_KEY}", f"/model openai {_KEY}", f"/model local {_KEY}",
-                                  f"/model ollama {_KEY[8:]}", f"/model anthropic {_KEY}"])
+                                  f"/model ollama {_KEY[8:]}", f"/model anthropic {_KEY}", f"/{_KEY}"])
 def test_model_refuses_an_api_key_through_send_and_echoes_none_of_it(neotask_home: Path, line: str) -> None:
     # `/model sk-proj-…` said "unknown provider 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1w'"; `/model local
-    # sk-…` echoed 80 characters of it; `/model openai sk-…` showed it as the model and a turn stored it.
+    # sk-…` echoed 80 characters of it; `/model openai sk-…` showed it as the model and a turn stored it;
+    # a key pasted after "/" said "unknown command /sk-proj-ab3def6hij9klm2nop5qrs8tuv1wxy4z".
     env = {"OPENAI_API_KEY": "sk-test-configured-0000000000000000", "ANTHROPIC_API_KEY": "ant-test-0000000000000000"}
     r = neotask("send", line, env=env)
     assert r.returncode == 2, (r.returncode, r.stderr)
-    assert "looks like an API key, not a model name; nothing stored" in r.stderr
+    what = "a model name" if line.startswith("/model") else "a command"
+    assert f"looks like an API key, not {what}; nothing stored" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert not _leaks(r.stdout + r.stderr, _KEY), r.stderr
+    assert not _leaks((r.stdout + r.stderr).lower(), _KEY.lower()), r.stderr
     assert not _stored(neotask_home, _KEY)
 
 
@@ -137,10 +139,11 @@ async def test_the_repl_keeps_a_refused_model_line_out_of_the_input_history(neot
 
     engine = Engine(plain_settings(), provider=ScriptedProvider())
     try:
-        out = await drive_repl(engine, f"/model openai {_KEY}\r/model {_KEY}\r/goal ship it\r/quit\r", 120)
+        out = await drive_repl(engine, f"/model openai {_KEY}\r/model {_KEY}\r/{_KEY}\r/goal ship it\r/quit\r", 120)
     finally:
         await engine.aclose()
-    assert out.count("looks like an API key, not a model name") == 2 and not _leaks(out, _KEY), out
+    assert out.count("looks like an API key, not a model name") == 2 and not _leaks(out.lower(), _KEY.lower()), out
+    assert out.count("looks like an API key, not a command") == 1, out
     history = paths.history_file().read_text(encoding="utf-8")
     assert "+/goal ship it" in history and not _leaks(history, _KEY), history
 

@@ -14,6 +14,16 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 KEY = "agent:main:tui:default"
 
+COMPACTION_TURNS = [
+    "I want to fix the CSV importer in src/importer/csv_reader.py. Do not use Redis.",
+    "The workspace is acme-prod and the ticket is ABC-123.",
+    "We decided to split files into batches of 5000 rows.",
+    "OK, go on with tests next.",
+]
+"""Four user turns of a coding session that a small window compacts (the compaction-usage tests)."""
+COMPACTION_SUMMARY = "## Goal\n- Fix the CSV importer [e:2]\n## Constraints and rules\n- Do not use Redis [e:2]"
+"""A model's summary of :data:`COMPACTION_TURNS`, citing their events."""
+
 
 async def run_turn(engine: Any, text: str, key: str | None = None) -> list[Any]:
     """All events of one turn."""

@@ -27,18 +27,13 @@ from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.storage import atomic
 from neotask_tui.storage.events import counts_usage
 from neotask_tui.storage.transcript import read_transcript
+from tests.faults.helpers import COMPACTION_SUMMARY as SUMMARY
+from tests.faults.helpers import COMPACTION_TURNS as TURNS
 from tests.faults.helpers import KEY, cli, run_turn
 from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage
 
 pytestmark = pytest.mark.promise("honest_counters")
 
-SUMMARY = "## Goal\n- Fix the CSV importer [e:2]\n## Constraints and rules\n- Do not use Redis [e:2]"
-TURNS = [
-    "I want to fix the CSV importer in src/importer/csv_reader.py. Do not use Redis.",
-    "The workspace is acme-prod and the ticket is ABC-123.",
-    "We decided to split files into batches of 5000 rows.",
-    "OK, go on with tests next.",
-]
 
 
 def _open() -> Engine:

@@ -20,19 +20,14 @@ from neotask_tui.engine.events import Compacted, TurnDone
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.storage.index import load_index
+from tests.faults.helpers import COMPACTION_SUMMARY as SUMMARY
+from tests.faults.helpers import COMPACTION_TURNS as TURNS
 from tests.faults.helpers import KEY, cli, lock_holder, run_turn
 from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage
 
 pytestmark = pytest.mark.promise("honest_counters")
 
 CALL = ReplyUsage(input=111, output=7)
-SUMMARY = "## Goal\n- Fix the CSV importer [e:2]\n## Constraints and rules\n- Do not use Redis [e:2]"
-TURNS = [
-    "I want to fix the CSV importer in src/importer/csv_reader.py. Do not use Redis.",
-    "The workspace is acme-prod and the ticket is ABC-123.",
-    "We decided to split files into batches of 5000 rows.",
-    "OK, go on with tests next.",
-]
 
 
 def _env(srv: OpenAIServer) -> dict[str, str]:

@@ -23,6 +23,7 @@ from typing import Any, Final
 from textual.app import App
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
+from neotask_tui.text.secrets import redact_secrets
 from neotask_tui.text.terminal import inert
 
 QUEUE_LIMIT: Final = 20
@@ -31,6 +32,9 @@ key held down, not a tuned figure."""
 
 LABEL_CHARS: Final = 32
 """How much of a queued input the prompt's queue line shows."""
+LABEL_SCAN_CHARS: Final = 2000
+"""How much of a queued input's head is read for secrets before its label is cut (a key cut at
+:data:`LABEL_CHARS` no longer has a key's shape; a 10 MB paste is not scanned on the event loop)."""
 
 
 ASKED_TYPED: ContextVar[int | None] = ContextVar("asked_typed", default=None)
@@ -40,8 +44,9 @@ the job was asked for); None outside the queue's jobs."""
 
 def label_of(text: str) -> str:
     """A queued input as the queue line names it: one line, at most :data:`LABEL_CHARS`, terminal
-    controls made visible (it is shown as plain text, never as markup)."""
-    one = " ".join(inert(text).split())
+    controls made visible (it is shown as plain text, never as markup), secrets redacted (a key pasted
+    as ``/model sk-…`` showed its first 24 characters while it waited)."""
+    one = " ".join(inert(redact_secrets(text[:LABEL_SCAN_CHARS])).split())
     return one if len(one) <= LABEL_CHARS else one[: LABEL_CHARS - 1] + "…"
 
 

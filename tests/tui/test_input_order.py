@@ -16,7 +16,7 @@ from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp
-from neotask_tui.tui.input_queue import QUEUE_LIMIT
+from neotask_tui.tui.input_queue import QUEUE_LIMIT, label_of
 from neotask_tui.tui.screens.help import HelpScreen
 from neotask_tui.tui.screens.sessions import SessionsScreen
 from neotask_tui.tui.widgets.prompt import Prompt, PromptArea
@@ -275,3 +275,12 @@ async def test_quitting_keeps_the_unsent_prompt_text_in_the_input_history(
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running, "the exit")
     assert read_history(path)[-3:] == ["/goal sent first", "/goal sent second", "half a thought, not sent"]
+
+
+def test_a_queued_input_s_label_shows_no_secret() -> None:
+    """A key pasted as ``/model sk-…`` waited in the queue line with its first 24 characters shown
+    (newcomer walk, session 24); the label is cut after the secrets are redacted."""
+    key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
+    label = label_of(f"/model {key}")
+    assert "AbCdEfGh" not in label and label.startswith("/model [REDACTED"), label
+    assert label_of("/model gpt-4o-mini") == "/model gpt-4o-mini"

@@ -311,14 +311,16 @@ def cmd_transcript(args: argparse.Namespace) -> int:
                 print_json([e.to_dict() for e in res])
             return 0
         from neotask_tui.commands.core import export_markdown
-        from neotask_tui.text.console import markdown
 
         groups_ = res.values() if isinstance(res, dict) else [res]
         console = _console()
         if isinstance(res, dict) and not res:
             console.print(f"no archived sessions for {target}")
+        # The Markdown export's text, not rendered: each message as stored, every word and line
+        # (rendering moved an image to the front of its line and cut words at the width, decoded
+        # `&lt;` and dropped `<b>`), made inert by the console; lines wrap in the terminal, uncut.
         for evs in groups_:
-            console.print(markdown(export_markdown(list(evs))))
+            console.print(export_markdown(list(evs)))
         return 0
     finally:
         engine.close()

@@ -11,19 +11,24 @@ Text is never read as Rich markup either: an :class:`InertConsole` prints string
 markup, no ``:emoji:`` codes: a ``[/dim]`` or ``[link=…]`` in a file name, a reply or a state value
 shows as typed, never raises, never styles), callers style with :func:`styled` (``Text`` parts),
 and no hyperlink (OSC 8) is ever emitted: Markdown goes through :func:`markdown`, which shows every
-link's and image's target next to its text, so what a link points at is never hidden.
+link's and image's target next to its text, so what a link points at is never hidden, and loses or
+rewrites no text (:mod:`neotask_tui.text.markdown`; an image is text in its line, where it stands).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderableType, RenderHook, RenderResult
-from rich.markdown import ImageItem, Markdown, MarkdownElement
+from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from neotask_tui.text.markdown import as_typed
 from neotask_tui.text.terminal import inert
 
 
@@ -86,27 +91,43 @@ def styled(*parts: str | Text | tuple[str, str | Style]) -> Text:
     ))
 
 
-class _ShownImage(ImageItem):
-    """An image placeholder that shows where the image (and its link) points."""
+def _images_in_place(state: StateCore) -> None:
+    """markdown-it core rule: each image becomes the text ``🌆 alt (target)`` where it stands.
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        title = self.text or Text(self.destination.strip("/").rsplit("/", 1)[-1])
-        targets = [t for t in dict.fromkeys((self.destination, self.link or "")) if t]
-        shown = Text(f" ({' → '.join(targets)})", style="markdown.link_url") if targets else Text("")
-        yield Text.assemble("🌆 ", title, shown, " ", end="")
+    Rich renders an image as a block of its own, printed before the rest of its paragraph's line,
+    which then overflowed the width and lost its last words ("iota kappa lambda…" of a message
+    with an image in it, at 80 columns)."""
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        for i, tok in enumerate(block.children):
+            if tok.type == "image":
+                src = str(tok.attrs.get("src", ""))
+                title = tok.content or src.strip("/").rsplit("/", 1)[-1]
+                text = Token("text", "", 0)
+                text.content = f"🌆 {title}" + (f" ({src})" if src else "")
+                block.children[i] = text
+
+
+def _parser() -> MarkdownIt:
+    """Rich's own parser (CommonMark, strikethrough, tables), text as typed, images in place."""
+    md = as_typed(MarkdownIt().enable("strikethrough").enable("table"))
+    md.core.ruler.push("images_in_place", _images_in_place)
+    return md
 
 
 class SafeMarkdown(Markdown):
-    """Rich Markdown whose links show their target (``text (url)``) and never become hyperlinks."""
-
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {**Markdown.elements, "image": _ShownImage}
+    """Rich Markdown whose links show their target (``text (url)``) and never become hyperlinks,
+    and whose text is the text as typed (:func:`_parser`)."""
 
     def __init__(self, markup: str, **kw: Any) -> None:
         kw["hyperlinks"] = False
-        super().__init__(markup, **kw)
+        super().__init__("", **kw)
+        self.markup = markup
+        self.parsed = _parser().parse(markup)
 
 
 def markdown(text: str) -> Markdown:
-    """``text`` (Markdown from a reply, a transcript, a state or inbox view) to print: inert, every
-    link and image shown with its target, no hyperlink."""
+    """``text`` (Markdown from a reply, a state or inbox view) to print: inert, every link and image
+    shown with its target, no hyperlink, no word lost or rewritten."""
     return SafeMarkdown(inert(text))

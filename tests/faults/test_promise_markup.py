@@ -99,7 +99,7 @@ def test_repl_slash_commands_with_markup_arguments(tmp_path: Path, case: str) ->
     assert "Traceback" not in out and "MarkupError" not in out, out
     assert OSC8 not in out
     text = plain(p.stdout)  # (the prompt echoes each line: the value set is what is checked)
-    if case in MD_SHOWN:  # rendered as Markdown (Rich puts an image first on its line)
+    if case in MD_SHOWN:  # rendered as Markdown (every target shown)
         assert text.count(MD_SHOWN[case]) >= 1, text
     else:
         assert f"note = {h}" in text and f"reply {h} end" in text, text

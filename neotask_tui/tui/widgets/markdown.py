@@ -5,7 +5,8 @@ reads "your bank" and opens the hidden target on a click) and an image as its al
 Markdown the app shows (replies, slash-command output, summaries, recalled passages) is parsed with
 :func:`parser`, which adds the target after each link and image as plain text — ``your bank
 (https://evil.example)`` — unless the text already is the target (an autolink). Text is never read
-as Textual markup (the widget builds ``Content`` from the parsed tokens).
+as Textual markup (the widget builds ``Content`` from the parsed tokens), and never rewritten: an
+entity (``&lt;b&gt;``) or raw HTML (``<b>``) shows as typed (:func:`~neotask_tui.text.markdown.as_typed`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from textual.widgets import Markdown
+
+from neotask_tui.text.markdown import as_typed
 
 
 def _shown(text: str, href: str) -> bool:
@@ -54,8 +57,8 @@ def show_link_targets(state: StateCore) -> None:
 
 
 def parser() -> MarkdownIt:
-    """Textual's default ("gfm-like") parser, with every link's and image's target shown."""
-    md = MarkdownIt("gfm-like")
+    """Textual's default ("gfm-like") parser, text as typed, with every link's and image's target shown."""
+    md = as_typed(MarkdownIt("gfm-like"))
     md.core.ruler.push("show_link_targets", show_link_targets)
     return md
 

@@ -25,6 +25,7 @@ from typing import Final
 
 from neotask_tui import paths
 from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.text.clean import clean_text, storable
 from neotask_tui.text.secrets import redact_path
 from neotask_tui.text.terminal import inert_line
 from neotask_tui.tuning import MEMORY_BINARY_CONTROL_RATIO
@@ -109,10 +110,22 @@ def _unreadable(st: os.stat_result, max_bytes: int) -> str | None:
 CONTROL_IN_NAME: Final = "a control character in its name"
 
 
+NOT_UTF8_NAME: Final = "a name that is not valid UTF-8"
+
+
 def control_in_name(name: str) -> bool:
     """Whether a file or folder name holds a control character (C0, DEL or C1): such a name is never
     read as memory, and ``memory add --file`` refuses to write one."""
     return any(c < " " or "\x7f" <= c <= "\x9f" for c in name)
+
+
+def name_flaw(name: str) -> str | None:
+    """Why a file or folder name is never read as memory (and ``memory add --file`` refuses it): a
+    control character, or bytes that are not UTF-8 (``os`` gives them as lone surrogates, which no
+    index, hash or output can encode); ``None`` for a good name."""
+    if control_in_name(name):
+        return CONTROL_IN_NAME
+    return None if storable(name) else NOT_UTF8_NAME
 
 
 def scan(workspace: Path, max_bytes: int) -> Scan:
@@ -120,7 +133,8 @@ def scan(workspace: Path, max_bytes: int) -> Scan:
 
     Hidden entries (a name starting with ``.``) are ignored silently, as are files not ending in
     ``.md``; symbolic links, special files, folders deeper than :data:`MAX_DEPTH`, names holding a
-    control character (:func:`control_in_name`) and files over ``max_bytes`` are skipped and listed.
+    control character or bytes that are not UTF-8 (:func:`name_flaw`) and files over ``max_bytes``
+    are skipped and listed.
     Nothing is opened: only ``lstat``/``scandir``.
     """
     out = Scan()
@@ -161,9 +175,10 @@ def scan(workspace: Path, max_bytes: int) -> Scan:
             if ent.name.startswith("."):
                 continue
             sub = f"{rel}/{ent.name}"
-            if control_in_name(ent.name):  # `memory add --file` refuses such a name: never read either
+            flaw = name_flaw(ent.name)
+            if flaw is not None:  # `memory add --file` refuses such a name: never read either
                 if ent.name.endswith(".md") or ent.is_dir(follow_symlinks=False):
-                    out.skipped.append(Skipped(sub, CONTROL_IN_NAME))
+                    out.skipped.append(Skipped(clean_text(sub), flaw))  # shown with U+FFFD for the bytes
                 continue
             try:
                 if ent.is_symlink():

@@ -26,7 +26,7 @@ from neotask_tui.memory.files import (
     MEMORY_DIR,
     MEMORY_FILE,
     SkipFile,
-    control_in_name,
+    name_flaw,
     read_text,
     read_tombstones,
 )
@@ -48,6 +48,7 @@ from neotask_tui.memory.types import AddReceipt, ForgetReceipt, MemoryHit, Reind
 from neotask_tui.memory.watcher import Watcher
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text import lexical
+from neotask_tui.text.clean import clean_text, storable
 from neotask_tui.text.secrets import MARKER_PREFIX, redact, redact_path
 
 if TYPE_CHECKING:
@@ -444,7 +445,8 @@ class MemoryService:
 
         Args:
             agent_id: Whose memory.
-            text: The entry; secrets are redacted before it is written (whatever the source).
+            text: The entry; secrets are redacted before it is written (whatever the source), and a
+                lone surrogate (an undecodable byte from argv) becomes U+FFFD, as in a message.
             file: ``MEMORY.md`` or ``memory/<name>.md`` (relative to the agent workspace).
             source: ``user``, ``inbox``, ``agent``... (written into the entry tag).
             scope: Scope of the entry; ``None`` = the agent's own (``agent:<id>``).
@@ -455,16 +457,17 @@ class MemoryService:
         Raises:
             ValueError: for an empty text, a bad source/scope, or an unsafe path.
         """
-        body = text.strip()
+        body = clean_text(text).strip()
         if not body:
             raise ValueError("nothing to remember: the text is empty")
-        if control_in_name(file):  # a new file is named as typed; scan() would never read it
-            raise ValueError(f"memory file name may not contain control characters: {file!r}")
+        flaw = name_flaw(file)
+        if flaw is not None:  # a new file is named as typed; scan() would never read it
+            raise ValueError(f"a memory file may not have {flaw}: {file!r}")
         check_rel_path(file)  # before anything is written
         if not source.isalpha() or not source.islower():
             raise ValueError(f"source must be a lower-case word, got {source!r}")
-        if scope is not None and (not scope or any(c.isspace() or c == "]" for c in scope)):
-            raise ValueError(f"scope may not be empty or contain spaces or ']': {scope!r}")
+        if scope is not None and (not scope or any(c.isspace() or c == "]" for c in scope) or not storable(scope)):
+            raise ValueError(f"scope may not be empty or contain spaces, ']' or bytes that are not UTF-8: {scope!r}")
         body, n_red = redact(body)  # whatever the source: /remember and `memory add` too
         if scope == default_scope(agent_id):
             scope = None
@@ -519,6 +522,7 @@ class MemoryService:
         """
         import numpy as np
 
+        query = clean_text(query)  # a lone surrogate (an undecodable argv byte) is U+FFFD, as in a message
         if not query.strip() or k <= 0:
             return []
         srcs = set(sources)
@@ -816,6 +820,7 @@ class MemoryService:
             self.sync(agent_id)  # an id names the passage as the file is now, not as it was indexed
             snap = self.store.snapshot()
             target: dict[str, Any] | None = None
+            id_or_query = clean_text(id_or_query)  # as in a message: a lone surrogate is U+FFFD
             key = id_or_query.strip()
             i = snap.index.get(key)
             if i is not None and snap.cols["agent_id"][i] == agent_id:

@@ -1,0 +1,66 @@
+"""Red team 29, findings 6 and 8: undecodable bytes in a memory write, and error wording.
+
+README, *Hostile input*: "invalid UTF-8 and lone surrogates … (always an inline error, never a
+crash)"; *Searching*: a ``--since`` span "reaching before year 1 is a one-line error"; *Attach*:
+"Files inside Neotask's data dir are refused, links into it too".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.faults.helpers import cli
+
+BAD = "\udced\udca0\udc80"
+"""What Python makes of the argv bytes ``\\xed\\xa0\\x80`` (an encoded lone surrogate): three lone
+surrogates; a subprocess argument holding them is those bytes again."""
+SHOWN = "\ufffd\ufffd\ufffd"
+MEMORY = {"NEOTASK_PROVIDER": "scripted", "NEOTASK_MEMORY_ENABLED": "true"}
+
+
+def one_line_error(r: Any) -> None:
+    assert r.returncode == 2, (r.returncode, r.stderr[-400:])
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+# ----------------------------------------------------------------------------------- finding 6
+@pytest.mark.promise("cli_errors")
+def test_memory_add_and_remember_store_undecodable_bytes_as_replacement_characters(data_dir: Path) -> None:
+    # They failed with "'utf-8' codec can't encode characters in position 56-58: surrogates not allowed".
+    r = cli("memory", "add", f"note {BAD} x", env=MEMORY)
+    assert r.returncode == 0, r.stderr
+    r = cli("send", f"/remember other {BAD} y", env=MEMORY)
+    assert r.returncode == 0, r.stderr
+    text = (data_dir / "agents" / "main" / "MEMORY.md").read_text(encoding="utf-8")
+    assert f"note {SHOWN} x" in text and f"other {SHOWN} y" in text
+    for args in (("memory", "search", f"note {BAD}"), ("send", f"/recall note {BAD}")):
+        r = cli(*args, env=MEMORY)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-400:]
+        assert f"note {SHOWN} x" in r.stdout
+    r = cli("memory", "forget", f"zzz {BAD}", env=MEMORY)  # matches nothing: an inline error, no codec error
+    one_line_error(r)
+    assert "codec" not in r.stderr and f"zzz {SHOWN}" in r.stderr
+
+
+@pytest.mark.promise("cli_errors")
+def test_a_memory_file_name_that_is_not_utf8_is_refused_and_never_read(data_dir: Path) -> None:
+    # `memory add --file memory/c<bytes>.md` wrote the file, then failed; every later memory search
+    # (and `forget`) then died on that name with a UnicodeEncodeError traceback.
+    r = cli("memory", "add", "a note", "--file", f"memory/c{BAD}.md", env=MEMORY)
+    one_line_error(r)
+    assert "not valid UTF-8" in r.stderr
+    r = cli("memory", "add", "a note", "--scope", f"s{BAD}", env=MEMORY)
+    one_line_error(r)
+    memory = data_dir / "agents" / "main" / "memory"
+    assert not memory.exists() or not list(memory.iterdir())
+    memory.mkdir(parents=True, exist_ok=True)  # one made by another program
+    (memory / f"b{BAD}.md").write_text("# notes\n\nthe kiwi crate is in the shed\n", encoding="utf-8")
+    (memory / "good.md").write_text("# notes\n\nthe kiwi basket is in the kitchen\n", encoding="utf-8")
+    r = cli("memory", "search", "kiwi", env=MEMORY)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-400:]
+    assert "kitchen" in r.stdout and "shed" not in r.stdout
+    r = cli("doctor", env=MEMORY)
+    assert f"memory/b{SHOWN}.md is not indexed: a name that is not valid UTF-8" in r.stdout + r.stderr

@@ -386,6 +386,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     holder (the app) it reads the index and searches what is not indexed yet directly.
     """
     from neotask_tui.commands.search import hit_label, parse_limit
+    from neotask_tui.engine.session.lifecycle import local_zone
     from neotask_tui.errors import LockedError, UserError
     from neotask_tui.storage.keys import validate_agent_id
     from neotask_tui.storage.lock import DataLock
@@ -393,7 +394,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     query = " ".join(args.query)
     agent = validate_agent_id(args.agent) if args.agent else None
-    since = parse_since(args.since) if args.since else None
+    since = parse_since(args.since, tz=local_zone()) if args.since else None
     try:
         limit = parse_limit(args.limit)
     except ValueError as e:

@@ -600,7 +600,7 @@ class Engine:
         from neotask_tui.storage.keys import validate_agent_id
 
         agent = validate_agent_id(agent) if agent else None
-        after = parse_since(since, self.now()) if since else None
+        after = parse_since(since, self.now(), self.tz) if since else None
         n = tuning.SEARCH_DEFAULT_LIMIT if limit is None else limit
         return await asyncio.to_thread(self.store.search.search, query, agent=agent, since=after, limit=n)
 

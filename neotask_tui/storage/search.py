@@ -41,7 +41,7 @@ import threading
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -225,23 +225,27 @@ def _fts_query(text: str) -> tuple[str, bool]:
     return " ".join(parts), cut
 
 
-def parse_since(text: str, now: datetime | None = None) -> str:
-    """``--since`` as a UTC ISO timestamp: ``YYYY-MM-DD`` (local midnight), an ISO date-time, or a
-    span back from now (``90m``, ``12h``, ``7d``, ``2w``).
+def parse_since(text: str, now: datetime | None = None, tz: tzinfo | None = None) -> str:
+    """``--since`` as a UTC ISO timestamp: ``YYYY-MM-DD`` (midnight in ``tz``), an ISO date-time
+    (in ``tz`` when it names no offset), or a span back from now (``90m``, ``12h``, ``7d``, ``2w``).
+    ``tz`` is the local zone (the C library's when ``None``, which knows no date before year 1's).
 
     Raises:
-        UserError: for anything else.
+        UserError: for anything else, and for a time before year 1 (or after 9999) in UTC.
     """
     from datetime import timedelta
 
     now = now or datetime.now(UTC)
     s = text.strip()
-    m = re.fullmatch(r"(\d{1,6})\s*([mhdw])", s)
+    m = re.fullmatch(r"(\d+)\s*([mhdw])", s)
     if m:
-        n, unit = int(m.group(1)), m.group(2)
-        delta = {"m": timedelta(minutes=n), "h": timedelta(hours=n), "d": timedelta(days=n),
-                 "w": timedelta(weeks=n)}[unit]
+        digits, unit = m.group(1).lstrip("0") or "0", m.group(2)
         try:
+            if len(digits) > 12:  # more than 10^12 minutes reaches back before year 1 anyway
+                raise OverflowError
+            n = int(digits)
+            delta = {"m": timedelta(minutes=n), "h": timedelta(hours=n), "d": timedelta(days=n),
+                     "w": timedelta(weeks=n)}[unit]
             return _utc(now - delta)
         except OverflowError:
             raise UserError(f"--since {s[:40]!r} reaches back before year 1") from None
@@ -251,15 +255,17 @@ def parse_since(text: str, now: datetime | None = None) -> str:
         raise UserError(f"--since takes a date (2026-11-30), a date-time or a span (7d, 12h), "
                         f"not {s[:40]!r}") from None
     try:
-        if d.tzinfo is None:
-            d = d.astimezone()  # a local date-time (or midnight) the user means in their zone
+        if d.tzinfo is None:  # a local date-time (or midnight) the user means in their zone
+            d = d.replace(tzinfo=tz) if tz is not None else d.astimezone()
         return _utc(d)
     except (OverflowError, ValueError):
         raise UserError(f"--since {s[:40]!r} is out of range (before year 1 or after 9999)") from None
 
 
 def _utc(d: datetime) -> str:
-    return d.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
+    """``d`` in UTC as the stored times are written (``0999-06-01T…``: four-digit years, which
+    ``strftime("%Y")`` does not give before year 1000), so the two compare as strings."""
+    return d.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
 
 
 def _ts_utc(ts: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from neotask_tui.errors import UserError
 from tests.faults.helpers import cli
 
 BAD = "\udced\udca0\udc80"
@@ -64,3 +65,52 @@ def test_a_memory_file_name_that_is_not_utf8_is_refused_and_never_read(data_dir:
     assert "kitchen" in r.stdout and "shed" not in r.stdout
     r = cli("doctor", env=MEMORY)
     assert f"memory/b{SHOWN}.md is not indexed: a name that is not valid UTF-8" in r.stdout + r.stderr
+
+
+# ----------------------------------------------------------------------------------- finding 8
+@pytest.mark.promise("cli_errors")
+@pytest.mark.parametrize("since", ["9999999w", "99999999999999999999d", "9" * 5000 + "m"])
+def test_a_span_before_year_1_says_so(since: str) -> None:
+    from neotask_tui.storage.search import parse_since
+
+    with pytest.raises(UserError, match="reaches back before year 1"):
+        parse_since(since)
+
+
+def test_since_year_1_is_accepted_where_it_is_year_1() -> None:
+    from datetime import UTC, timedelta, timezone
+
+    from neotask_tui.storage.search import parse_since
+
+    assert parse_since("0001-01-01", tz=UTC) == "0001-01-01T00:00:00.000000"
+    assert parse_since("0001-01-01", tz=timezone(timedelta(hours=-5))) == "0001-01-01T05:00:00.000000"
+    with pytest.raises(UserError, match="before year 1"):  # local midnight east of UTC is year 0 in UTC
+        parse_since("0001-01-01", tz=timezone(timedelta(hours=3)))
+    # before year 1000 the bound is still 4-digit ISO, so it compares with the stored times
+    assert parse_since("0999-06-01T00:00:00+00:00") == "0999-06-01T00:00:00.000000"
+
+
+@pytest.mark.promise("cli_errors")
+def test_since_year_1_finds_everything_from_the_command_line(data_dir: Path) -> None:
+    assert cli("send", "hello kiwi", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
+    for since in ("0001-01-01", "0999-06-01"):
+        r = cli("search", "kiwi", "--since", since, "--json", env={"TZ": "UTC"})
+        assert r.returncode == 0, r.stderr
+        assert '"line": "hello kiwi"' in r.stdout, (since, r.stdout)
+    r = cli("search", "kiwi", "--since", "9999999w")
+    one_line_error(r)
+    assert "reaches back before year 1" in r.stderr
+
+
+@pytest.mark.promise("cli_errors")
+def test_a_data_dir_file_named_with_dotdot_is_refused_without_a_link(data_dir: Path, tmp_path: Path) -> None:
+    assert cli("send", "hello", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
+    named = f"{data_dir}/../data/sessions/sessions.json"
+    r = cli("send", "look", "--file", named, env={"NEOTASK_PROVIDER": "scripted"})
+    one_line_error(r)
+    assert "is inside Neotask's data dir: " in r.stderr and "through the link" not in r.stderr, r.stderr
+    (tmp_path / "to-data").symlink_to(data_dir)  # through a link it still says so
+    r = cli("send", "look", "--file", str(tmp_path / "to-data" / "sessions" / "sessions.json"),
+            env={"NEOTASK_PROVIDER": "scripted"})
+    one_line_error(r)
+    assert f"(through the link to {data_dir.resolve()}/sessions/sessions.json)" in r.stderr, r.stderr

@@ -189,7 +189,10 @@ def _refuse_data_dir(fd: int, st: os.stat_result, path: Path, shown: str) -> Non
     real = _opened_path(fd, path)
     why = ""
     if real == data_dir or real.is_relative_to(data_dir):
-        why = f" (through the link to {redact_path(str(real))})" if real != path else ""
+        # a link only when the name, `..` resolved by its letters, is not the data dir's own name
+        named, own = Path(os.path.normpath(path)), Path(os.path.normpath(os.path.abspath(paths.data_dir())))
+        if real != named and named != own and not named.is_relative_to(own):
+            why = f" (through the link to {redact_path(str(real))})"
     else:
         try:
             dev = os.stat(data_dir).st_dev

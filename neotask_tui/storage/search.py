@@ -48,6 +48,7 @@ from typing import Any
 from neotask_tui import paths, tuning
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.events import Event, now_iso
+from neotask_tui.text.clean import clean_text
 from neotask_tui.text.secrets import MARKER_PREFIX, find_secrets, redact_values
 
 log = logging.getLogger("neotask.search")
@@ -178,8 +179,6 @@ def fts_query(text: str) -> str:
     Raises:
         UserError: when the query holds no word.
     """
-    # Lone surrogates (a non-UTF-8 argv byte, a split pair) cannot reach SQLite: U+FFFD instead.
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return _fts_query(text)[0]
 
 
@@ -188,7 +187,8 @@ def _fts_query(text: str) -> tuple[str, bool]:
     :data:`~neotask_tui.tuning.SEARCH_QUERY_MAX_TERMS` distinct terms are kept and at most
     :data:`~neotask_tui.tuning.SEARCH_QUERY_MAX_WORDS` words are read, so a pasted page costs
     the same as a short query."""
-    text = fold(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\x00", " "))
+    # Lone surrogates (a non-UTF-8 argv byte, a split pair) cannot reach SQLite: U+FFFD instead.
+    text = fold(clean_text(text).replace("\x00", " "))
     parts: list[str] = []
     seen: set[str] = set()
     budget = tuning.SEARCH_QUERY_MAX_WORDS

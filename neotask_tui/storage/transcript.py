@@ -18,6 +18,7 @@ from neotask_tui import paths
 from neotask_tui.errors import StorageError
 from neotask_tui.storage.atomic import append_durable
 from neotask_tui.storage.events import Event, now_iso
+from neotask_tui.text.clean import clean_text
 
 
 @dataclass(slots=True)
@@ -210,4 +211,4 @@ def _encode_lines(events: list[Event]) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+        return clean_text(text).encode("utf-8")

@@ -87,7 +87,7 @@ async def test_reject_is_remembered_and_never_proposed_again(engine: Engine) -> 
     # Also from the model and from compaction's flush.
     res = await st(engine).handle_tool(KEY, ToolCall("c", "propose_memory",
                                                      {"text": "Always answer in French", "scope": "user"}))
-    assert res is not None and "previously rejected" in res
+    assert res is not None and "previously rejected" in res.text
     data = json.loads((paths.workspace_dir("main") / "inbox.json").read_text())
     assert data["rejected"] == [normalize("Always answer in French")]
 
@@ -145,13 +145,13 @@ async def test_model_can_propose_but_not_save(engine: Engine) -> None:
     await say(engine, "I like concise code reviews.")
     res = await st(engine).handle_tool(KEY, ToolCall("c", "propose_memory", {
         "text": "User likes concise code reviews", "scope": "user", "reason": "stated preference"}))
-    assert res is not None and "inbox #1" in res
+    assert res is not None and "inbox #1" in res.text and not res.is_error
     [e] = await st(engine).inbox_list("main")
     assert e.origin == "model" and e.source_ids  # the user message it came from
     assert memory_md() == ""
     call = ToolCall("c", "propose_memory", {"text": "x y", "scope": "session"})
     bad = await st(engine).handle_tool(KEY, call)
-    assert bad is not None and bad.startswith("error:")
+    assert bad is not None and bad.text.startswith("error:") and bad.is_error
 
 
 async def test_compaction_flush_proposes_durable_facts(engine: Engine) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from neotask_tui.engine.events import ToolCallFinished, TurnDone
 from neotask_tui.engine.facade import Engine
-from neotask_tui.engine.state.tools import TOOL_NAMES
+from neotask_tui.engine.state.tools import TOOL_NAMES, ToolReply
 from neotask_tui.providers.base import ToolCall
 from tests.doubles import scripted
 from tests.engine.state_support import KEY, st
@@ -68,7 +68,7 @@ async def test_tool_errors_are_results_not_crashes(engine: Engine) -> None:
     ]
     for call in cases:
         res = await s.handle_tool(KEY, call)
-        assert res is not None and res.startswith("error:"), (call, res)
+        assert res is not None and res.text.startswith("error:") and res.is_error, (call, res)
     assert await s.handle_tool(KEY, ToolCall("z", "memory_search", {})) is None
     assert s.get(KEY).active == []
 
@@ -77,14 +77,14 @@ async def test_fire_event_and_done_tools(engine: Engine) -> None:
     s = st(engine)
     await s.set(KEY, "selected_entity", "Pro plan", until_event="checkout_paid")
     await s.set_goal(KEY, "buy a plan")
-    assert await s.handle_tool(KEY, ToolCall("a", "fire_event", {"name": "checkout_paid"})) == (
+    assert await s.handle_tool(KEY, ToolCall("a", "fire_event", {"name": "checkout_paid"})) == ToolReply(
         "ok: event checkout_paid fired (1 entry expired)")
-    assert await s.handle_tool(KEY, ToolCall("b", "fire_event", {"name": "done"})) == (
+    assert await s.handle_tool(KEY, ToolCall("b", "fire_event", {"name": "done"})) == ToolReply(
         "ok: workflow ended (1 entry expired)")
     assert s.get(KEY).active == []
     call = ToolCall("c", "update_session_state", {"field": "current_step", "value": ""})
     res = await s.handle_tool(KEY, call)
-    assert res is not None and res.startswith("error:")  # nothing to clear
+    assert res is not None and res.text.startswith("error:") and res.is_error  # nothing to clear
     await s.add_open_question(KEY, "which region?")
     res = await s.handle_tool(KEY, ToolCall("d", "resolve_open_question", {"question": "1", "answer": "EU"}))
-    assert res == "ok: resolved 'which region?'"
+    assert res == ToolReply("ok: resolved 'which region?'")

@@ -641,8 +641,8 @@ async def test_state_tools_store_no_secret(engine: Engine, name: str, args: dict
     blob = _state_blob(engine)
     assert "Crane42neck" not in blob and GH36 not in blob, blob
     if name != "resolve_open_question":
-        assert result.startswith("error:"), result
-        assert GH36 not in result
+        assert result.text.startswith("error:") and result.is_error, result
+        assert GH36 not in result.text
 
 
 @pytest.mark.parametrize("bad", ["has space", "1starts_with_digit", "semi;colon", "x" * 65])
@@ -650,7 +650,7 @@ async def test_fire_event_enforces_the_declared_pattern(engine: Engine, bad: str
     assert engine.state is not None
     await run_turn(engine, "hello", KEY)
     result = await engine.state.handle_tool(KEY, ToolCall("c1", "fire_event", {"name": bad}))
-    assert result is not None and result.startswith("error:"), result
+    assert result is not None and result.text.startswith("error:") and result.is_error, result
     assert bad not in engine.state.get(KEY).fired
 
 

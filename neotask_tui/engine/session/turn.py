@@ -89,9 +89,9 @@ async def _run_tool(engine: TurnHost, key: str, call: ToolCall) -> tuple[str, bo
     if call.error:  # arguments that could not be read: the model is told, and may try again
         return f"tool error: {call.error}", True
     try:
-        res = await engine.state.handle_tool(key, call)
-        if res is not None:
-            return str(res), False
+        reply = await engine.state.handle_tool(key, call)
+        if reply is not None:
+            return reply.text, reply.is_error
         mem = await engine.get_memory()
         if mem is not None:
             res = await asyncio.to_thread(memory_tools.handle_tool, mem, engine.parse_key(key).agent_id, call.name,

@@ -44,15 +44,15 @@ from neotask_tui.engine.state.model import (
     valid_field,
 )
 from neotask_tui.engine.state.promotion import Promotion
+from neotask_tui.engine.state.tools import ToolReply, tool_specs
 from neotask_tui.engine.state.tools import handle_tool as _handle_tool
-from neotask_tui.engine.state.tools import tool_specs
 from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
 from neotask_tui.text import lexical
 from neotask_tui.text.secrets import MARKER_PREFIX, has_secrets, redact_assigned, redact_secrets
 from neotask_tui.tuning import STATE_CLASSIFY_MAX_CHARS, STATE_CLASSIFY_THREAD_CHARS
 
-__all__ = ["Notice", "StateError", "StateManager", "StateView"]
+__all__ = ["Notice", "StateError", "StateManager", "StateView", "ToolReply"]
 
 _LABELS = {
     "current_goal": "Goal", "current_step": "Current step", "selected_entity": "Selected",
@@ -616,8 +616,9 @@ class StateManager:
         """The model-facing state tools (JSON-schema parameters)."""
         return tool_specs()
 
-    async def handle_tool(self, key: str, call: ToolCall) -> str | None:
-        """Execute one of the state tools; ``None`` if ``call`` is not one of them."""
+    async def handle_tool(self, key: str, call: ToolCall) -> ToolReply | None:
+        """Execute one of the state tools (its result, an error one flagged); ``None`` if ``call`` is
+        not one of them."""
         return await _handle_tool(self, key, call)
 
     # ---- the promotion inbox (delegated to :class:`Promotion`) -------------------------------------

@@ -1,15 +1,17 @@
 """Model-facing tools for session state and memory proposals.
 
 ``update_session_state``, ``add_open_question``, ``resolve_open_question``, ``fire_event`` and
-``propose_memory``. Results are short, human-readable strings; a bad call returns an ``error: ...``
-result (never raises) so the model can correct itself. The engine records the call and the result
-in the transcript; each state change is also its own ``state`` event with source ``"model tool"``.
+``propose_memory``. Results are short, human-readable texts (:class:`ToolReply`); a bad call
+returns an ``error: ...`` result flagged as an error (never raises) so the model can correct
+itself. The engine records the call and the result in the transcript; each state change is also
+its own ``state`` event with source ``"model tool"``.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from neotask_tui.engine.ports import Sessions
@@ -19,6 +21,20 @@ from neotask_tui.providers.base import ToolCall, ToolSpec
 from neotask_tui.text.secrets import has_secrets
 
 SOURCE = "model tool"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolReply:
+    """A state tool's result.
+
+    Attributes:
+        text: What the model is told (``ok: …`` or ``error: …``).
+        is_error: The call did nothing: bad arguments or a refused change (stored as the tool
+            result's ``is_error``, so the model is not told it succeeded).
+    """
+
+    text: str
+    is_error: bool = False
 TOOL_NAMES = frozenset(
     {"update_session_state", "add_open_question", "resolve_open_question", "fire_event", "propose_memory"}
 )
@@ -188,22 +204,23 @@ def _str(args: dict[str, Any], name: str) -> str | None:
     return v if isinstance(v, str) else str(v)
 
 
-async def handle_tool(mgr: StateOps, key: str, call: ToolCall) -> str | None:
+async def handle_tool(mgr: StateOps, key: str, call: ToolCall) -> ToolReply | None:
     """Run ``call`` if it is a state tool.
 
     Returns:
-        The result text (``error: ...`` on bad arguments), or ``None`` when the tool is not ours.
+        The result (an ``error: ...`` one, flagged, on bad arguments or a refused change), or
+        ``None`` when the tool is not ours.
     """
     if call.name not in TOOL_NAMES:
         return None
     args = call.arguments if isinstance(call.arguments, dict) else {}
     bad = check_arguments(call.name, args)
     if bad is not None:
-        return f"error: {bad}"
+        return ToolReply(f"error: {bad}", is_error=True)
     try:
-        return await _dispatch(mgr, key, call.name, args)
+        return ToolReply(await _dispatch(mgr, key, call.name, args))
     except (StateError, InboxError, ValueError) as e:
-        return f"error: {e}"
+        return ToolReply(f"error: {e}", is_error=True)
 
 
 async def _dispatch(mgr: StateOps, key: str, name: str, args: dict[str, Any]) -> str:
@@ -225,7 +242,7 @@ async def _dispatch(mgr: StateOps, key: str, name: str, args: dict[str, Any]) ->
             n = await mgr.done(key, source=SOURCE)
             out.append(f"goal resolved; workflow ended ({_n(n)} expired)")
         if not out:
-            return "error: give a field (and a value to set, empty to clear)"
+            raise StateError("give a field (and a value to set, empty to clear)")
         return "ok: " + "; ".join(out)
     if name == "add_open_question":
         e = await mgr.add_open_question(key, _str(args, "question") or "", source=SOURCE)
@@ -245,10 +262,10 @@ async def _dispatch(mgr: StateOps, key: str, name: str, args: dict[str, Any]) ->
     ctx = mgr.scope_context(key)
     scope = _str(args, "scope") or "user"
     if scope not in LONG_TERM_SCOPES:
-        return f"error: scope must be one of {', '.join(LONG_TERM_SCOPES)}"
+        raise StateError(f"scope must be one of {', '.join(LONG_TERM_SCOPES)}")
     text = (_str(args, "text") or "").strip()
     if not text:
-        return "error: text is empty"
+        raise StateError("text is empty")
     events = mgr.engine.events(key)
     last_user = next((e.id for e in reversed(events) if e.type == "message" and e.role == "user"), None)
     cand = Candidate(
@@ -262,4 +279,4 @@ async def _dispatch(mgr: StateOps, key: str, name: str, args: dict[str, Any]) ->
     return f"ok: proposed as inbox #{entry.n}; the user decides whether it is saved"
 
 
-__all__ = ["TOOL_NAMES", "StateOps", "check_arguments", "handle_tool", "tool_specs"]
+__all__ = ["TOOL_NAMES", "StateOps", "ToolReply", "check_arguments", "handle_tool", "tool_specs"]

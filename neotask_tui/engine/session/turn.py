@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any, Protocol
 
@@ -23,11 +24,14 @@ from neotask_tui.memory import tools as memory_tools
 from neotask_tui.providers.base import ProviderError, StreamEnd, TextDelta, ToolCall, ToolCallEvent, ToolSpec, Usage
 from neotask_tui.providers.models import ModelInfo, cost_usd
 from neotask_tui.providers.selection import ProviderChoice
+from neotask_tui.storage.events import Event
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import validate_key
 from neotask_tui.storage.store import touch
 from neotask_tui.text.clean import clean_text
 from neotask_tui.tuning import MAX_TOOL_ROUNDS
+
+log = logging.getLogger("neotask.engine")
 
 
 class TurnHost(Sessions, ProviderSource, MemorySource, Protocol):
@@ -106,6 +110,33 @@ async def _run_tool(engine: TurnHost, key: str, call: ToolCall) -> tuple[str, bo
         return f"tool error: {msg}", True
 
 
+async def _state_notices(engine: TurnHost, key: str, user_ev: Event, superseded: Sequence[int] = ()) -> list[ev.Notice]:
+    """What the session state makes of the stored user message (after ``/edit``, first what leaves
+    it with the ``superseded`` messages), as notices.
+
+    The message is stored and is answered whatever happens here: a statement the state refuses is a
+    notice from the state manager, and any other failure to read or record statements is logged
+    and told as a warning, never a lost turn. A failure of the data dir itself (a ``StorageError``,
+    the lock) is the turn's to report, as for a tool call.
+    """
+    out: list[ev.Notice] = []
+    steps = [("what the replaced message stated was not cleared",
+              lambda: engine.state.on_superseded(key, list(superseded)))] if superseded else []
+    steps.append(("what this message states was not recorded", lambda: engine.state.on_user_message(key, user_ev)))
+    for failed, step in steps:
+        try:
+            out += [ev.Notice(n.text) for n in await step()]
+        except (StorageError, LockedError):
+            raise
+        except Exception as e:
+            log.warning("session state of e:%s: %s: %s: %s", user_ev.id, failed, type(e).__name__, e)
+            log.debug("session state failure", exc_info=True)
+            what = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+            out.append(ev.Notice(f"session state: {failed} ({what}); the message is answered all the same "
+                                 "(/state shows the state; /goal, /pref and /state clear change it)", level="warning"))
+    return out
+
+
 async def send(engine: TurnHost, text: str, key: str | None = None,
                attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
     """Run one turn: store the user's message (with its ``attachments``, already read and redacted),
@@ -131,8 +162,8 @@ async def send(engine: TurnHost, text: str, key: str | None = None,
         for note in engine.store.notices:
             yield ev.Notice(note, level="warning")
         engine.store.notices.clear()
-        for n in await engine.state.on_user_message(key, user_ev):
-            yield ev.Notice(n.text)
+        for said in await _state_notices(engine, key, user_ev):
+            yield said
         recall: list[RecallItem] = []
         try:
             recall = await engine.recall(key, text)
@@ -206,8 +237,8 @@ async def regenerate(engine: TurnHost, key: str | None = None, text: str | None 
             yield ev.Notice("the edited message keeps the file" + ("s" if len(kept) > 1 else "")
                             + " of the one it replaces: " + ", ".join(a.shown_path for a in kept))
         if text is not None:
-            for n in [*await engine.state.on_superseded(key, gone), *await engine.state.on_user_message(key, user_ev)]:
-                yield ev.Notice(n.text)
+            for said in await _state_notices(engine, key, user_ev, superseded=gone):
+                yield said
         recall: list[RecallItem] = []
         try:
             recall = await engine.recall(key, user_ev.content)

@@ -27,6 +27,7 @@ from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.state.inbox import Candidate, Inbox, InboxEntry, InboxError, redact_tree
 from neotask_tui.engine.state.model import (
     LIST_FIELDS,
+    MAX_DURATION_DAYS,
     RECENTLY_EXPIRED,
     SCOPES,
     WORKFLOW_FIELDS,
@@ -37,11 +38,13 @@ from neotask_tui.engine.state.model import (
     StateFold,
     StateView,
     admits,
+    capped_duration,
     fold,
     fork_end,
     parse_duration,
     parse_time,
     valid_field,
+    value_key,
 )
 from neotask_tui.engine.state.promotion import Promotion
 from neotask_tui.engine.state.tools import ToolReply, tool_specs
@@ -81,6 +84,21 @@ def _check_name(what: str, name: str) -> None:
         raise StateError(f"bad {what} name: it looks like a credential (refused, not stored)")
     if not valid_field(name):
         raise StateError(f"bad {what} name {name[:64]!r} (a letter, then letters, digits, _ . -; at most 64)")
+
+
+_CUT_AT = re.compile(r"[.!?;,\n]")
+
+
+def _head(content: str) -> str:
+    """The part of a message the classifier reads: all of it, or the first
+    :data:`~neotask_tui.tuning.STATE_CLASSIFY_MAX_CHARS` characters ended at the last sentence or
+    clause break in their last quarter, so the cut never makes a statement of its own out of half
+    of one ("…, my goal is x, today" cut from "…, today answer briefly" set the goal "x, today")."""
+    if len(content) <= STATE_CLASSIFY_MAX_CHARS:
+        return content
+    head = content[:STATE_CLASSIFY_MAX_CHARS]
+    ends = [m.end() for m in _CUT_AT.finditer(head, STATE_CLASSIFY_MAX_CHARS * 3 // 4)]
+    return head[:ends[-1]] if ends else head
 
 
 _ANNOUNCED_MAX_CHARS = 2000
@@ -267,10 +285,9 @@ class StateManager:
             return StateEntry(id=0, field=field, value=None, source=source, set_at=self.engine.now())
         now = self.engine.now()
         data = self._entry_record(key, field, value, source=source, ttl=ttl, until_event=until_event, scope=scope,
-                                  workflow=workflow, expires_at=expires_at,
-                                  active=self.get(key).active if field in LIST_FIELDS else [])
+                                  workflow=workflow, expires_at=expires_at, active=self.get(key).active)
         if isinstance(data, StateEntry):
-            return data  # the same item again: nothing new to record
+            return data  # the same entry again: nothing new to record
         ev = await self._append(key, data)
         exp = data["expires_at"]
         return StateEntry(
@@ -285,8 +302,10 @@ class StateManager:
         scope: str | None, workflow: bool | None, expires_at: datetime | None, active: list[StateEntry],
     ) -> dict[str, Any] | StateEntry:
         """The record :meth:`set` appends for a non-empty ``value`` (before :meth:`_stamped`), or the
-        entry of ``active`` (the active entries; only read for a list field) that already holds the
-        same list item; nothing is written.
+        entry of ``active`` (the active entries) that already says the same: same field, scope and
+        value (:func:`~neotask_tui.engine.state.model.value_key`) and the same end (the same ``ttl``
+        stated again in the same message counts as the same end); nothing is written then. The
+        same value with another end is recorded, and the fold keeps only the later one.
 
         Raises:
             StateError: bad scope, TTL or event name.
@@ -305,16 +324,19 @@ class StateManager:
         # A value under a secret's name (db_password) is a secret whatever its shape.
         value = redact_assigned(field, value.strip()) if isinstance(value, str) else redact_tree(value)
         ctx = self.scope_context(key)
-        if field in LIST_FIELDS:
-            for old in active:
-                same = old.field == field and old.value == value and old.scope == scope
-                if same and not ttl and not until_event and expires is None:
-                    return old
+        ref = ctx.ref(scope)
+        wf = field in WORKFLOW_FIELDS if workflow is None else workflow
+        same = value_key(value)
+        for old in active:  # said again as it stands: one entry, nothing to record
+            same_end = old.expires_at == expires or bool(ttl and old.ttl == ttl and old.source == source)
+            if (old.field == field and old.scope == scope and old.scope_ref == ref and old.workflow == wf
+                    and old.until_event == until_event and same_end and value_key(old.value) == same):
+                return old
         return {
             "op": "add" if field in LIST_FIELDS else "set", "field": field, "value": value,
-            "scope": scope, "scope_ref": ctx.ref(scope), "agent": ctx.agent, "key": key, "ttl": ttl,
+            "scope": scope, "scope_ref": ref, "agent": ctx.agent, "key": key, "ttl": ttl,
             "expires_at": expires.isoformat() if expires else None, "until_event": until_event,
-            "workflow": field in WORKFLOW_FIELDS if workflow is None else workflow, "source": source,
+            "workflow": wf, "source": source,
         }
 
     async def clear(
@@ -470,7 +492,7 @@ class StateManager:
         # Fault-suite fix (tests/faults/hostile_cases.py, 10 MB paste): the classifier took ~60 s on the
         # event loop for a 10 MB paste, freezing the UI. A paste that large is data, not a statement
         # of goals or preferences; only its head is classified, and off the event loop.
-        text = content[:STATE_CLASSIFY_MAX_CHARS]
+        text = _head(content)
         announced = False  # a password sent after "…in the next message" is one: redacted up front
         prev = self._previous_user_text(key, event_id) if len(text) <= _ANNOUNCED_MAX_CHARS else None
         if prev is not None:
@@ -483,7 +505,8 @@ class StateManager:
     def _entry_args(self, event_id: int, c: Classification) -> dict[str, Any]:
         """How the session entry of classification ``c`` of message ``event_id`` is set (:meth:`set`'s
         keyword arguments): one place for the message hook and a draft's preview."""
-        return {"source": f"e:{event_id}", "ttl": c.ttl, "until_event": c.until_event, "scope": c.scope,
+        ttl = capped_duration(c.ttl)[0] if c.ttl else None  # a period past the cap: the longest one allowed
+        return {"source": f"e:{event_id}", "ttl": ttl, "until_event": c.until_event, "scope": c.scope,
                 "expires_at": period_end(c.period, self.engine.now()) if c.period else None}
 
     async def draft_records(self, key: str, text: str) -> list[Event]:
@@ -501,8 +524,11 @@ class StateManager:
         for c in found:
             if not (c.session_entry and c.field and c.value):
                 continue
-            data = self._entry_record(key, c.field, c.value, **self._entry_args(msg_id, c), workflow=None,
-                                      active=self.get(key, out).active if c.field in LIST_FIELDS else [])
+            try:
+                data = self._entry_record(key, c.field, c.value, **self._entry_args(msg_id, c), workflow=None,
+                                          active=self.get(key, out).active)
+            except StateError:  # sending it records nothing for this statement either (a notice says why)
+                continue
             if isinstance(data, StateEntry):
                 continue
             eid = msg_id + len(out) + 1
@@ -510,20 +536,21 @@ class StateManager:
         return out
 
     async def on_user_message(self, key: str, event: Event) -> list[Notice]:
-        """Run the classifier on a user message; record session entries and inbox candidates."""
+        """Run the classifier on a user message; record session entries and inbox candidates.
+
+        A statement the state cannot take (a bad event name, say) is a notice and the others are
+        recorded; a period longer than :data:`~neotask_tui.engine.state.model.MAX_DURATION_DAYS` is
+        kept that long, and the notice says so. A statement the active state already holds (same
+        field, value, scope and end) records nothing and is told once.
+        """
         notices: list[Notice] = []
         ctx = self.scope_context(key)
         found, announced = await self._classified(key, event.id, event.content)
         for c in found:
             if c.session_entry and c.field and c.value:
-                e = await self.set(key, c.field, c.value, **self._entry_args(event.id, c))
-                label = _LABELS.get(e.field, e.field)
-                if e.scope != "session":
-                    label = f"{label} ({e.scope} {e.scope_ref or ''})".replace(" )", ")")
-                extra = f" for {c.ttl}" if c.ttl else f" until {c.until_event}" if c.until_event else ""
-                if c.period:
-                    extra = f" until {describe_period(c.period)}"
-                notices.append(Notice(f"{label}: {_text(e.value)}{extra}"))
+                notice = await self._record_statement(key, event.id, c)
+                if notice is not None and notice not in notices:
+                    notices.append(notice)
             if c.refused:
                 notices.append(Notice(c.refused[0].upper() + c.refused[1:], "inbox"))
             if c.candidate and c.candidate_scope:
@@ -545,6 +572,27 @@ class StateManager:
                         f"— /inbox accept {entry.n} or /inbox reject {entry.n}", "inbox",
                     ))
         return notices
+
+    async def _record_statement(self, key: str, event_id: int, c: Classification) -> Notice | None:
+        """Record the session entry of statement ``c`` of message ``event_id``; the notice for it."""
+        assert c.field is not None and c.value is not None
+        label = _LABELS.get(c.field, c.field)
+        try:
+            e = await self.set(key, c.field, c.value, **self._entry_args(event_id, c))
+        except StateError as err:
+            return Notice(f"{label}: not recorded ({err})")
+        if e.scope != "session":
+            label = f"{label} ({e.scope} {e.scope_ref or ''})".replace(" )", ")")
+        ttl, capped = capped_duration(c.ttl) if c.ttl else (None, False)
+        extra = f" for {ttl}" if ttl else f" until {c.until_event}" if c.until_event else ""
+        if c.period:
+            extra = f" until {describe_period(c.period)}"
+        if capped:
+            asked = c.ttl if c.ttl and len(c.ttl) <= 40 else f"{(c.ttl or '')[:40]}…"
+            extra += f" (capped: {asked} is longer than the {MAX_DURATION_DAYS}-day maximum)"
+        if e.source != f"e:{event_id}":  # an entry the state holds already, unchanged
+            extra += " (already in the session state)"
+        return Notice(f"{label}: {_text(e.value)}{extra}")
 
     def carry_over(self, key: str, reason: str) -> list[dict[str, Any]]:
         """State records that start a fresh session of ``key`` (read before it is created).

@@ -11,7 +11,9 @@ with why and when. Nothing else is authoritative, so state at any point in time 
 - ``set`` — scalar field: ``field``, ``value``, ``scope``, ``scope_ref``, ``agent``, ``key``, ``ttl``,
   ``expires_at``, ``until_event``, ``workflow``. Replaces the field's active entry (audit: "replaced").
 - ``add`` — list field item (``temporary_preferences``, ``open_questions``, ``constraints``, ``facts``):
-  same keys as ``set``; the item's id is the event id.
+  same keys as ``set``; the item's id is the event id. An active item of the same field, scope and
+  value (:func:`value_key`) expires (audit: "restated"): an item stated again is one entry, and it
+  ends as the later statement says.
 - A ``set``/``add`` written at the start of a fresh session by ``/new`` or the daily reset carries
   an entry that was still active over from the previous session: ``carried_from`` (that session's
   id), ``carried_by`` (``new`` or ``daily``) and the entry's original ``set_at``, ``source``,
@@ -34,7 +36,9 @@ The types :class:`~neotask_tui.engine.state.manager.StateManager` hands out — 
 from __future__ import annotations
 
 import contextlib
+import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -80,6 +84,21 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=seconds)
 
 
+def capped_duration(text: str) -> tuple[str, bool]:
+    """``text`` as a TTL within the cap: itself, or ``"3650d"`` (:data:`MAX_DURATION_DAYS`) and
+    ``True`` when it is a duration longer than that.
+
+    A period said in chat ("на 100000 часов …", "for 99999999999999999999 minutes …") is what the
+    user wants, only longer than any entry may last: it is kept for the longest time allowed (the
+    turn says so) rather than refused, as a command's ``--for`` is. Anything that is not a duration
+    is returned unchanged (:func:`parse_duration` refuses it).
+    """
+    m = _DUR_RE.match(text if isinstance(text, str) else "")
+    if m and float(m.group(1)) * _UNIT[m.group(2).lower()] > MAX_DURATION_DAYS * 86400:
+        return f"{MAX_DURATION_DAYS}d", True
+    return text, False
+
+
 def parse_time(text: str) -> datetime:
     """Parse an ISO-8601 timestamp; a naive one is taken as UTC.
 
@@ -88,6 +107,18 @@ def parse_time(text: str) -> datetime:
     """
     dt = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def value_key(value: Any) -> str:
+    """What makes two values of one field the same statement: a text NFKC-normalised, case-folded,
+    its spaces collapsed and the punctuation around it dropped ("Answer briefly!" is "answer
+    briefly"); any other value its JSON with sorted keys."""
+    if isinstance(value, str):
+        return " ".join(unicodedata.normalize("NFKC", value).casefold().split()).strip(_VALUE_EDGES)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+_VALUE_EDGES = " .,;:!?…¡¿\"'«»“”‘’"
 
 
 def valid_field(name: str) -> bool:
@@ -299,6 +330,13 @@ class StateFold:
             if op == "set":
                 for e in [e for e in self.active.values() if e.field == fld]:
                     self._expire(e, at, f"replaced by e:{ev.id}")
+            else:  # an item stated again is one entry, ending as the later statement says
+                same = value_key(d.get("value"))
+                scope, ref = str(d.get("scope") or "session"), d.get("scope_ref")
+                agent, key = str(d.get("agent") or ""), str(d.get("key") or "")
+                for e in [e for e in self.active.values() if e.field == fld and e.scope == scope
+                          and e.scope_ref == ref and e.agent == agent and e.key == key and value_key(e.value) == same]:
+                    self._expire(e, at, f"restated by e:{ev.id}")
             exp = d.get("expires_at")
             carried = d.get("carried_from")
             set_at = at

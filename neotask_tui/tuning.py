@@ -176,6 +176,23 @@ KEEP_RECENT_MAX_TOKENS: Final = 8_000
 by recall (chosen by relevance), and a smaller kept window leaves more growth before the next
 compaction."""
 
+STATE_BLOCK_SHARE: Final = 0.1
+"""Most of the usable window the session-state block may take in a call
+(:func:`~neotask_tui.engine.context.budget.state_budget`); past it the block carries the rules
+first, then the goal and step, the temporary preferences and the rest, newest first, and says how
+many entries it left out (``/state`` lists them). Argued, not fitted: the state is a digest of what
+holds now, like the rolling summary, and gets the summary's share (:data:`SUMMARY_SHARE`); with
+recall's half and the raw window a compaction keeps (15%), a quarter is left for the system prompt
+and the message. A stated state — a goal, a step, a dozen rules and preferences — is a few hundred
+tokens, under the share of a 4k window; only a paste restating hundreds of distinct statements
+reaches it (red team 29: 556 entries, 9,469 tokens, more than the window)."""
+STATE_BLOCK_MIN_TOKENS: Final = 200
+"""Floor of that share for very small windows (a goal and a few rules); never more than a quarter
+of the usable window."""
+STATE_BLOCK_MAX_TOKENS: Final = 4_000
+"""Cap of that share: about 200 one-line entries, far more than anyone states in a session; at a
+200k window a tenth (20k tokens) of pasted statements would be sent, and paid for, with every call."""
+
 # ---------------------------------------------------------------------------------------------
 # engine.compaction: the guard, summary shares, the compactor
 # ---------------------------------------------------------------------------------------------

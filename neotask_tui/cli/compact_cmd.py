@@ -123,6 +123,8 @@ def cmd_context(args: argparse.Namespace) -> int:
         _console().print(payload["recall"]["label"])
         if payload["recall"]["note"]:
             _console().print(f"note: {payload['recall']['note']}")
+        for note in led.get("notices") or ():  # what the call leaves out or trims (state entries, a long message)
+            _console().print(f"note: {note}")
         return 0
     finally:
         engine.close()

@@ -128,6 +128,7 @@ async def _context(engine: Engine, key: str, args: str) -> CommandResult:
     rows += ["", tools_line(data), "", data["recall"]["label"]]
     if ctx.recall_note:
         rows.append(f"note: {ctx.recall_note}")
+    rows += [f"note: {n}" for n in led.notices]  # what the call leaves out or trims (state entries, a long message)
     for m in data["messages"]:
         if m["section"] == "recall":
             # a code fence longer than any backtick run inside, so the block shows the text as sent

@@ -628,7 +628,7 @@ class Engine:
         written. ``new_attachments``: the files the draft would carry; ``state``: the state view to
         use when the caller has it already.
         """
-        from neotask_tui.engine.context.budget import recall_reserve
+        from neotask_tui.engine.context.budget import recall_reserve, state_budget
 
         cs = self.settings.context
         sid = self.current_record(key).session_id
@@ -637,12 +637,16 @@ class Engine:
             hist = hist[:-1]
         summary, sum_id = self.summary_of(key)
         view = state if state is not None else await self.draft_state(key, new_message)  # one fold for both uses
-        state_block = self.state.block(key, view)
+        # The block within its share of the window (a pasted wall of statements must not crowd out the call).
+        most = state_budget(self.settings, self.window())
+        sb = await asyncio.to_thread(self.state.fit_block, key, view, max_tokens=most, count=self.count_text)
+        carried = dataclasses.replace(view, active=sb.kept)  # what the call carries: recall may leave out only that
         inp = ContextInputs(
             system=self.settings.general.system_prompt, history=hist, new_message=new_message,
             window=self.window(), count_text=self.count_text, reply_reserve=cs.reply_reserve_tokens,
-            strategy=cs.strategy, state_block=state_block,
-            state_says=self.state.says(key, view) if state_block else None, summary=summary, summary_event_id=sum_id,
+            strategy=cs.strategy, state_block=sb.text, state_left_out=len(sb.left_out),
+            state_rules_left_out=sb.rules_left_out, state_max_tokens=most,
+            state_says=self.state.says(key, carried) if sb.text else None, summary=summary, summary_event_id=sum_id,
             recall=recall or [], tool_result_max_tokens=cs.tool_result_max_tokens,
             max_message_tokens=cs.max_message_tokens, count_event=lambda e: self.count_event(e, sid),
             new_event_id=new_event_id, new_attachments=list(new_attachments),

@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,30 @@ COMPACTION_SUMMARY = "## Goal\n- Fix the CSV importer [e:2]\n## Constraints and 
 async def run_turn(engine: Any, text: str, key: str | None = None) -> list[Any]:
     """All events of one turn."""
     return [e async for e in engine.send(text, key)]
+
+
+@contextlib.asynccontextmanager
+async def scripted_engine(**env: str) -> AsyncIterator[Any]:
+    """An engine on the real data dir with the scripted provider, its settings read with ``env``
+    (``NEOTASK_…`` variables) set for the block; closed after."""
+    from neotask_tui.config import load_settings
+    from neotask_tui.engine.facade import Engine
+    from neotask_tui.providers.scripted import ScriptedProvider
+
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        engine = Engine(load_settings(), provider=ScriptedProvider())
+        try:
+            yield engine
+        finally:
+            await engine.aclose()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def kinds(events: list[Any]) -> list[str]:

@@ -1,21 +1,24 @@
 """README promises red team 29 broke in session state: a period past the 3650-day cap said in chat
 crashed the turn (traceback, the message stored without a reply); one pasted message restating a
-goal and a preference 50,000 times made 556 identical entries; a state tool's error result was
-stored as a success."""
+goal and a preference 50,000 times made 556 identical entries, a state block larger than the window
+and an auto-compaction (empty summary, a new session) on every later turn; a state tool's error
+result was stored as a success."""
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from neotask_tui.engine import events as ev
+from neotask_tui.engine.context.assembly import Ledger
 from neotask_tui.engine.facade import Engine
 from neotask_tui.engine.state.model import MAX_DURATION_DAYS
-from tests.faults.helpers import KEY, all_transcript_events, run_turn
+from tests.faults.helpers import KEY, all_transcript_events, run_turn, scripted_engine
 from tests.faults.helpers import cli as neotask
 
 pytestmark = pytest.mark.promise("session_state")
@@ -127,6 +130,103 @@ async def test_new_carries_one_entry_for_duplicates_an_older_version_wrote(engin
     reset = await engine.new_session(KEY)
     assert reset.carried == 1
     assert _prefs(engine) == ["answer briefly"]
+
+
+# ------------------------------------------------------------------ 2b. the state block's share
+
+
+@pytest.fixture
+async def small() -> AsyncIterator[Engine]:
+    async with scripted_engine(NEOTASK_CONTEXT_WINDOW_TOKENS="4096", NEOTASK_COMPACTION_MIN_MESSAGES="2") as e:
+        yield e
+
+
+async def _many(engine: Engine, rules: int, prefs: int) -> None:
+    await run_turn(engine, "hello", KEY)
+    for i in range(rules):
+        await engine.state.set(KEY, "constraints", f"do not touch the module number {i} of the billing service")
+    for i in range(prefs):
+        await engine.state.add_pref(KEY, f"answer in the house style number {i} with short paragraphs")
+
+
+def _state_text(ctx: object) -> str:
+    return "\n".join(m.content for m, s in zip(ctx.messages, ctx.section_of, strict=True)  # type: ignore[attr-defined]
+                     if s == "state")
+
+
+async def test_the_state_block_keeps_within_its_share_and_says_what_it_left_out(small: Engine) -> None:
+    from neotask_tui.engine.context.budget import state_budget
+
+    await _many(small, rules=5, prefs=300)
+    most = state_budget(small.settings, small.window())
+    ctx = await small.preview(KEY)
+    led = ctx.ledger
+    assert 0 < led.sections["state"] <= most < led.budget
+    assert led.total <= led.budget
+    text = _state_text(ctx)
+    for i in range(5):  # every "do not" is sent
+        assert f"do not touch the module number {i} " in text
+    assert "style number 299 " in text and "style number 0 " not in text  # the newest preferences first
+    kept = text.count("house style number")
+    assert led.state_left_out == 300 - kept > 0
+    assert f"{led.state_left_out} more entries of the session state are left out here" in text and "/state" in text
+    assert any(f"{led.state_left_out:,} entries are left out of this call" in n and "/state" in n
+               for n in led.notices), led.notices
+    from neotask_tui.commands import dispatch
+
+    shown = await dispatch(small, KEY, "/context")
+    assert f"note: session state: {led.state_left_out:,} entries are left out" in shown.text
+    assert len(small.state.get(KEY).active) == 305  # left out of the call, not of the state
+
+
+async def test_rules_are_left_out_last_and_never_silently(small: Engine) -> None:
+    await _many(small, rules=150, prefs=20)
+    ctx = await small.preview(KEY)
+    text, led = _state_text(ctx), ctx.ledger
+    assert "house style" not in text  # no preference is sent while a rule is left out
+    assert "do not touch the module number 149 " in text
+    sent = text.count("do not touch the module number")
+    out_rules = 150 - sent
+    assert out_rules > 0 and led.state_left_out == out_rules + 20
+    assert f", {out_rules} of them rules; they still apply" in text
+    assert any(f"({out_rules:,} of them rules)" in n for n in led.notices), led.notices
+
+
+async def test_a_state_over_its_share_does_not_compact_every_turn(small: Engine) -> None:
+    # F2: with the state larger than the window each turn compacted the turn before (38 -> 37 tokens,
+    # an empty summary) into a new session.
+    await _many(small, rules=0, prefs=400)
+    sid = small.current_record(KEY).session_id
+    for text in ("hi", "and now?", "still there?", "ok"):
+        told = await run_turn(small, text, KEY)
+        assert not any(isinstance(e, (ev.Compacted, ev.TurnFailed)) for e in told), told
+        done = next(e for e in told if isinstance(e, ev.TurnDone))
+        assert done.ledger.total <= done.ledger.budget
+    assert small.current_record(KEY).session_id == sid
+
+
+async def test_auto_compaction_waits_when_what_overflows_is_not_the_history(small: Engine) -> None:
+    for text in ("one", "two", "three", "four"):
+        await run_turn(small, text, KEY)
+    budget = small.window() - small.settings.context.reply_reserve_tokens
+    over = Ledger(sections={"system": 30, "state": 300, "recent": 60, "new_message": int(budget * 0.8)},
+                  total=int(budget * 0.8) + 390, budget=budget, window=small.window(), fill=0.9, strategy="summary")
+    assert not small.compactor.should_auto(KEY, over)  # compacting the 60 tokens of history gains nothing
+    history = Ledger(sections={"system": 30, "recent": int(budget * 0.85)}, total=int(budget * 0.85) + 30,
+                     budget=budget, window=small.window(), fill=0.9, strategy="summary")
+    assert small.compactor.should_auto(KEY, history)  # the history is what overflows: compact it
+
+
+async def test_an_overflow_with_nothing_to_compact_fails_the_turn_cleanly(engine: Engine) -> None:
+    # With the state larger than the window, the overflow retry compacted the turn's own message away
+    # (38 -> 37 tokens, an empty summary, a new session) and the model was called without it.
+    prov = engine.provider
+    prov.queue({"error": {"kind": "context_overflow", "message": "too long", "retryable": False}})  # type: ignore[union-attr]
+    told = await run_turn(engine, "hello", KEY)
+    failed = [e for e in told if isinstance(e, ev.TurnFailed)]
+    assert failed and failed[0].error_kind == "context_overflow" and "nothing to compact" in failed[0].error
+    assert not any(isinstance(e, ev.Compacted) for e in told)
+    assert [e.content for e in engine.events(KEY) if e.type == "message"] == ["hello"]  # kept, in the same session
 
 
 # ------------------------------------------------------------------ 8. tool errors are errors

@@ -198,15 +198,29 @@ class Compactor:
         dropping = bool(ledger.dropped_event_ids)
         if budget <= 0 or (total < cs.threshold * budget and not dropping):
             return False
+        # Compaction shrinks the raw history (recent messages, tool output) to what it keeps raw plus a
+        # summary. When what it cannot shrink — the system prompt, the session state, the new message —
+        # keeps the context over the threshold anyway, it would compact the last turn or two at every
+        # call and gain nothing (red team 29: a new session, with an empty summary, each turn).
+        history = ledger.sections.get("recent", 0) + ledger.sections.get("tool", 0)
+        after = total - max(history - keep_recent(self.engine.settings, self._window()), 0)
+        if not dropping and after >= cs.threshold * budget:
+            return False
         msgs = [e for e in without_superseded(self.engine.events(key))
                 if e.type == "message" and e.role in ("user", "assistant")]
         return len(msgs) >= cs.min_messages
 
     async def maybe_auto(self, key: str, ledger: Ledger | None) -> CompactionResult | None:
-        """Compact when :meth:`should_auto` says so (called before each model call)."""
+        """Compact when :meth:`should_auto` says so (called before each model call); ``None`` when it
+        does not, or when there is nothing to compact (the history fits the raw window a compaction
+        keeps: the call goes on as it is)."""
         if ledger is None or not self.should_auto(key, ledger):
             return None
-        return await self.compact(key, reason="auto", tokens_before=ledger.total)
+        try:
+            return await self.compact(key, reason="auto", tokens_before=ledger.total)
+        except UserError as e:
+            log.info("auto-compaction skipped: %s", e)
+            return None
 
     # ----- compaction
     async def compact(

@@ -57,6 +57,12 @@ class ContextInputs:
     reply_reserve: int = 512
     strategy: str = "summary"
     state_block: str = ""
+    state_left_out: int = 0
+    """Active state entries the block leaves out to stay within ``state_max_tokens`` (it says so)."""
+    state_rules_left_out: int = 0
+    """How many of those are rules."""
+    state_max_tokens: int = 0
+    """The block's share of the window (:func:`~neotask_tui.engine.context.budget.state_budget`)."""
     state_says: Callable[[str], bool] | None = None
     """Whether a message of the user's says nothing but what the state block holds (see
     :meth:`~neotask_tui.engine.state.manager.StateManager.says`): recall leaves such a turn out."""
@@ -90,6 +96,9 @@ class Ledger:
     dropped_event_ids: list[int] = field(default_factory=list)
     trimmed_event_ids: list[int] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    state_left_out: int = 0
+    """Active session-state entries the state section leaves out to stay within its share of the
+    window (they still apply; ``/state`` lists them); a notice says so."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -268,6 +277,13 @@ def build_context(inp: ContextInputs) -> AssembledContext:
     if use_summary and inp.recall:
         add(ChatMessage(role="system", content=fence_recall(inp.recall)), "recall")
     notices: list[str] = []
+    if inp.state_left_out:
+        n, rules = inp.state_left_out, inp.state_rules_left_out
+        notices.append(
+            f"session state: {n:,} {'entry is' if n == 1 else 'entries are'} left out of this call"
+            + (f" ({rules:,} of them {'a rule' if rules == 1 else 'rules'})" if rules else "")
+            + f" to keep the state within its share of the window ({inp.state_max_tokens:,} tokens); "
+            "rules first, then the newest entries are sent; all of them still apply — /state lists them")
     new_msg: ChatMessage | None = None
     trimmed_ids: list[int] = []
     if inp.new_message is not None and not inp.new_attachments:
@@ -359,7 +375,7 @@ def build_context(inp: ContextInputs) -> AssembledContext:
         sections=sections, total=total, budget=budget, window=inp.window,
         fill=round(total / inp.window, 4) if inp.window else 0.0, strategy=inp.strategy,
         included_event_ids=included, dropped_event_ids=sorted(dropped), trimmed_event_ids=sorted(trimmed_ids),
-        notices=notices,
+        notices=notices, state_left_out=inp.state_left_out,
     )
     return AssembledContext(messages=msgs, ledger=ledger, section_of=section_of)
 

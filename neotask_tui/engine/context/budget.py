@@ -1,4 +1,4 @@
-"""How the usable window is shared between recall and the raw recent messages.
+"""How the usable window is shared between recall, the raw recent messages and the session state.
 
 The usable window is the model's context window less ``context.reply_reserve_tokens``. Two
 sections have a size of their own:
@@ -9,16 +9,29 @@ sections have a size of their own:
 - the **raw window a compaction keeps** (:func:`keep_recent`): the newest messages that stay
   verbatim after a compaction; the rest is summarized, and reachable by recall.
 
-Each is a share of the usable window (``memory.recall_share``, ``compaction.keep_recent_share``)
-between a floor and a cap (:mod:`neotask_tui.tuning`), so the same defaults fit a 4k local model
-and a 200k remote one. An explicit token count in the settings (``memory.recall_budget_tokens``,
-``compaction.keep_recent_tokens``, when positive) is used as is.
+A third, the **session-state block** (:func:`state_budget`), has a bound, not a reserve: the state
+takes what it needs up to its share, and past it the block carries its most important entries and
+says how many it left out.
+
+Each is a share of the usable window (``memory.recall_share``, ``compaction.keep_recent_share``,
+:data:`~neotask_tui.tuning.STATE_BLOCK_SHARE`) between a floor and a cap (:mod:`neotask_tui.tuning`),
+so the same defaults fit a 4k local model and a 200k remote one. An explicit token count in the
+settings (``memory.recall_budget_tokens``, ``compaction.keep_recent_tokens``, when positive) is
+used as is.
 """
 
 from __future__ import annotations
 
 from neotask_tui.config import Settings
-from neotask_tui.tuning import KEEP_RECENT_MAX_TOKENS, KEEP_RECENT_MIN_TOKENS, RECALL_MAX_TOKENS, RECALL_MIN_TOKENS
+from neotask_tui.tuning import (
+    KEEP_RECENT_MAX_TOKENS,
+    KEEP_RECENT_MIN_TOKENS,
+    RECALL_MAX_TOKENS,
+    RECALL_MIN_TOKENS,
+    STATE_BLOCK_MAX_TOKENS,
+    STATE_BLOCK_MIN_TOKENS,
+    STATE_BLOCK_SHARE,
+)
 
 
 def usable_window(settings: Settings, window: int) -> int:
@@ -59,3 +72,11 @@ def keep_recent(settings: Settings, window: int) -> int:
         return explicit
     return _share(usable_window(settings, window), float(settings.compaction.keep_recent_share),
                   KEEP_RECENT_MIN_TOKENS, KEEP_RECENT_MAX_TOKENS)
+
+
+def state_budget(settings: Settings, window: int) -> int:
+    """Most tokens the session-state block may take in a call to a model with this ``window``:
+    :data:`~neotask_tui.tuning.STATE_BLOCK_SHARE` of the usable window, at least
+    :data:`~neotask_tui.tuning.STATE_BLOCK_MIN_TOKENS` (a quarter of the usable window at most) and
+    at most :data:`~neotask_tui.tuning.STATE_BLOCK_MAX_TOKENS`."""
+    return _share(usable_window(settings, window), STATE_BLOCK_SHARE, STATE_BLOCK_MIN_TOKENS, STATE_BLOCK_MAX_TOKENS)

@@ -8,6 +8,7 @@ facade.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
@@ -62,6 +63,8 @@ class TurnHost(Sessions, ProviderSource, MemorySource, Protocol):
     async def prepare_provider(self) -> None: ...
 
     def route(self, key: str) -> tuple[SessionRecord, ev.SessionReset | None]: ...
+
+    def history(self, key: str) -> list[Event]: ...
 
     async def recall(self, key: str, query: str) -> list[RecallItem]: ...
 
@@ -304,7 +307,16 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
                 retried_overflow = True
                 yield ev.Notice("the provider reported a context overflow: compacting and retrying once",
                                 level="warning")
-                res = await engine.compactor.compact(key, reason="overflow")
+                res = None
+                if any(h.id < user_id for h in engine.history(key)):  # never the turn's own message alone
+                    with contextlib.suppress(UserError):  # nothing to compact: the same answer as below
+                        res = await engine.compactor.compact(key, reason="overflow")
+                if res is None:  # the history is not what overflows: compacting cannot help
+                    await _touch(engine, key)
+                    yield ev.TurnFailed(key=key, error_kind=e.kind, retryable=False, error=(
+                        f"{e} (nothing to compact: your message, the system prompt and the session state "
+                        "alone do not fit the window; /context shows what the call sends)"))
+                    return
                 yield _compacted_event(key, res)
                 ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
                 continue

@@ -16,6 +16,7 @@ import asyncio
 import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -49,13 +50,14 @@ from neotask_tui.engine.state.model import (
 from neotask_tui.engine.state.promotion import Promotion
 from neotask_tui.engine.state.tools import ToolReply, tool_specs
 from neotask_tui.engine.state.tools import handle_tool as _handle_tool
-from neotask_tui.providers.base import ToolCall, ToolSpec
+from neotask_tui.providers.base import ChatMessage, ToolCall, ToolSpec
 from neotask_tui.storage.events import Event
 from neotask_tui.text import lexical
 from neotask_tui.text.secrets import MARKER_PREFIX, has_secrets, redact_assigned, redact_secrets
+from neotask_tui.text.tokens import message_tokens
 from neotask_tui.tuning import STATE_CLASSIFY_MAX_CHARS, STATE_CLASSIFY_THREAD_CHARS
 
-__all__ = ["Notice", "StateError", "StateManager", "StateView", "ToolReply"]
+__all__ = ["Notice", "StateBlock", "StateError", "StateManager", "StateView", "ToolReply"]
 
 _LABELS = {
     "current_goal": "Goal", "current_step": "Current step", "selected_entity": "Selected",
@@ -65,8 +67,70 @@ _LABELS = {
 _AFTER_EVENT = re.compile(r"^\s*(?:after\s+)?([A-Za-z][\w.\-]*)\s*(?:\+\s*(\S+(?:\s*\w+)?))?\s*$")
 
 
+_KEEP_ORDER = {"constraints": 0, "current_goal": 1, "current_step": 1, "blocked_by": 1, "selected_entity": 1,
+               "temporary_preferences": 2}
+"""Which entries a state block over its share keeps first (lower first; newest first within one):
+the rules are left out last, a "do not" above all."""
+
+
 def _text(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+
+def _label(e: StateEntry) -> str:
+    """The label an entry is listed under in the state block."""
+    if e.field == "constraints" and e.scope in ("project", "workspace"):
+        return f"Rules ({e.scope} {e.scope_ref})" if e.scope_ref else f"Rules (this {e.scope})"
+    return _LABELS.get(e.field, e.field.replace("_", " ").capitalize())
+
+
+def _part(e: StateEntry) -> str:
+    """An entry as the state block lists it: its value and when it ends."""
+    hint = []
+    if e.until_event:
+        hint.append(f"until {e.until_event}")
+    if e.expires_at:
+        hint.append(f"until {e.expires_at.astimezone(UTC).strftime('%Y-%m-%d %H:%M')}Z")
+    return _text(e.value) + (f" ({', '.join(hint)})" if hint else "")
+
+
+def _render(entries: Sequence[StateEntry], view: StateView, *, left_out: int = 0, rules_left_out: int = 0) -> str:
+    """The "Current session:" block listing ``entries`` (grouped by label, in their order), and a last
+    line when ``left_out`` active entries (``rules_left_out`` of them rules) are not in it."""
+    groups: dict[str, list[StateEntry]] = {}
+    for e in entries:
+        groups.setdefault(_label(e), []).append(e)
+    lines = ["Current session:"]
+    for label, group in groups.items():
+        lines.append(f"- {label}: {'; '.join(_part(e) for e in group)}.".replace("..", "."))
+    if view.session_expires_at:
+        lines.append(f"- Session state expires: {view.session_expires_at.isoformat(timespec='minutes')}.")
+    if left_out:
+        rules = f", {rules_left_out} of them rules" if rules_left_out else ""
+        lines.append(f"- {left_out} more {'entry' if left_out == 1 else 'entries'} of the session state "
+                     f"{'is' if left_out == 1 else 'are'} left out here to fit the context{rules}; they still "
+                     "apply, and the user sees them all with /state.")
+    return "\n".join(lines)
+
+
+@dataclass(slots=True)
+class StateBlock:
+    """The session-state block a call carries (:meth:`StateManager.fit_block`).
+
+    Attributes:
+        text: The block ("" when nothing is active).
+        kept: The active entries it lists.
+        left_out: The active entries it leaves out to stay within its share of the window.
+    """
+
+    text: str
+    kept: list[StateEntry]
+    left_out: list[StateEntry]
+
+    @property
+    def rules_left_out(self) -> int:
+        """How many of :attr:`left_out` are rules (``constraints``)."""
+        return sum(1 for e in self.left_out if e.field == "constraints")
 
 
 def _words(value: str) -> tuple[str, ...]:
@@ -218,31 +282,60 @@ class StateManager:
         return said
 
     def block(self, key: str, view: StateView | None = None) -> str:
-        """The compact "Current session:" block for the context ("" when nothing is active);
-        ``view``: :meth:`get` of ``key`` when the caller has it already."""
+        """The compact "Current session:" block for the context ("" when nothing is active), every
+        active entry in it; ``view``: :meth:`get` of ``key`` when the caller has it already.
+        :meth:`fit_block` is the block a call carries, within its share of the window."""
+        view = self.get(key) if view is None else view
+        return _render(view.active, view) if view.active else ""
+
+    def fit_block(self, key: str, view: StateView | None = None, *, max_tokens: int,
+                  count: Callable[[str], int]) -> StateBlock:
+        """The state block within ``max_tokens`` (counted as a system message with ``count``).
+
+        When every active entry fits, the block is :meth:`block`. Otherwise it keeps, while they
+        fit, the rules ("do not …": left out last), then the goal, step, blocker and selection, the
+        temporary preferences, and the other fields, each group newest first (once an entry of a
+        group does not fit, no entry of a later group is kept: a rule is never left out for a
+        preference); it lists them in their usual order and ends with a line saying how many
+        entries (and how many rules) it left out and that ``/state`` lists them. Nothing is left
+        out silently: the caller gets both lists.
+        """
         view = self.get(key) if view is None else view
         if not view.active:
-            return ""
-        groups: dict[str, list[StateEntry]] = {}
-        for e in view.active:
-            label = _LABELS.get(e.field, e.field.replace("_", " ").capitalize())
-            if e.field == "constraints" and e.scope in ("project", "workspace"):
-                label = f"Rules ({e.scope} {e.scope_ref})" if e.scope_ref else f"Rules (this {e.scope})"
-            groups.setdefault(label, []).append(e)
-        lines = ["Current session:"]
-        for label, entries in groups.items():
-            parts = []
-            for e in entries:
-                hint = []
-                if e.until_event:
-                    hint.append(f"until {e.until_event}")
-                if e.expires_at:
-                    hint.append(f"until {e.expires_at.astimezone(UTC).strftime('%Y-%m-%d %H:%M')}Z")
-                parts.append(_text(e.value) + (f" ({', '.join(hint)})" if hint else ""))
-            lines.append(f"- {label}: {'; '.join(parts)}.".replace("..", "."))
-        if view.session_expires_at:
-            lines.append(f"- Session state expires: {view.session_expires_at.isoformat(timespec='minutes')}.")
-        return "\n".join(lines)
+            return StateBlock("", [], [])
+        full = _render(view.active, view)
+
+        def size(text: str) -> int:
+            return message_tokens(ChatMessage(role="system", content=text), count)
+
+        if size(full) <= max_tokens:
+            return StateBlock(full, list(view.active), [])
+        ranked = sorted(view.active, key=lambda e: (_KEEP_ORDER.get(e.field, len(_KEEP_ORDER)), -e.id))
+        n_rules = sum(1 for e in ranked if e.field == "constraints")
+        left = size(_render([], view, left_out=len(ranked), rules_left_out=n_rules))  # the note at its longest
+        labels: set[str] = set()
+        kept: list[StateEntry] = []
+        full_at: int | None = None  # the rank of the first group that did not fit: no lower one is kept
+        for e in ranked:  # an estimate per entry (its part and, once, its label's line); checked below
+            rank = _KEEP_ORDER.get(e.field, len(_KEEP_ORDER))
+            if full_at is not None and rank > full_at:
+                break
+            label = _label(e)
+            cost = count(_part(e)) + 2 + (0 if label in labels else count(f"- {label}: .") + 1)
+            if cost > max_tokens - left:
+                full_at = rank
+                continue
+            kept.append(e)
+            labels.add(label)
+            left += cost
+        while True:
+            ids = {e.id for e in kept}
+            out = [e for e in view.active if e.id not in ids]
+            text = _render([e for e in view.active if e.id in ids], view, left_out=len(out),
+                           rules_left_out=sum(1 for e in out if e.field == "constraints"))
+            if size(text) <= max_tokens or not kept:
+                return StateBlock(text, [e for e in view.active if e.id in ids], out)
+            kept.pop()  # the estimate was short: the least important kept entry goes
 
     # ---- writing -------------------------------------------------------------------------------
 

@@ -34,6 +34,8 @@ class ContextScreen(Screen[None]):
             yield Static(str(recall["label"]), id="context-recall", markup=False)
         if recall.get("note"):
             yield Static(f"note: {recall['note']}", id="context-recall-note", markup=False)
+        for note in led.get("notices") or ():  # what the call leaves out or trims (state entries, a long message)
+            yield Static(f"note: {note}", classes="context-note", markup=False)
         if "tools" in self.data:
             from neotask_tui.commands.core import tools_line
 

@@ -31,7 +31,7 @@ from rich.text import Text
 from neotask_tui import paths
 from neotask_tui.commands import completions, dispatch, split_line
 from neotask_tui.commands.attach import PendingFiles
-from neotask_tui.commands.core import kept_in_history
+from neotask_tui.commands.core import history_entry
 from neotask_tui.commands.intents import (
     AttachFiles,
     CopyText,
@@ -106,17 +106,18 @@ def _bindings() -> KeyBindings:
 
 
 class InputHistory(FileHistory):
-    """The input history file shared with the app, without what :func:`kept_in_history` keeps out
-    (a ``/model`` refused as an API key)."""
+    """The input history file shared with the app, as :func:`history_entry` keeps it (a configured
+    API key masked; a ``/model`` refused as an API key left out)."""
 
     def __init__(self, filename: str, settings: Settings) -> None:
         super().__init__(filename)
         self._settings = settings
 
     def append_string(self, string: str) -> None:
-        """Add ``string`` to the history (in memory and on disk), unless it is kept out."""
-        if kept_in_history(string, self._settings):
-            super().append_string(string)
+        """Add ``string`` to the history (in memory and on disk) as :func:`history_entry` keeps it."""
+        entry = history_entry(string, self._settings)
+        if entry is not None:
+            super().append_string(entry)
 
 
 class Repl:

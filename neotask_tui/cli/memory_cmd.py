@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -72,8 +73,10 @@ def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | 
             if note:
                 sys.stderr.write(inert(f"neotask: {note}") + "\n")
         from neotask_tui.memory.service import MemoryService  # after the lock: a refused writer exits fast
+        from neotask_tui.providers.selection import without_configured_keys
 
-        svc = MemoryService(settings.memory, progress=progress, writer=lock.held)
+        svc = MemoryService(settings.memory, progress=progress, writer=lock.held,
+                            mask=functools.partial(without_configured_keys, settings=settings))
         try:
             yield svc, agent, lock.held
         finally:

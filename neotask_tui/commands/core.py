@@ -326,20 +326,25 @@ def welcome_text(engine: Engine) -> str:
     return "\n\n".join(out)
 
 
-def kept_in_history(line: str, settings: Settings) -> bool:
-    """Whether an input ``line`` goes into the input history (``history``, shared by the app and the
-    REPL). Everything typed does, but what is refused as an API key
-    (:func:`~neotask_tui.providers.selection.looks_like_key`), and kept nowhere: a ``/model`` whose
-    name or model looks like one, or a key pasted after ``/`` (a command name no command has)."""
-    from neotask_tui.commands.registry import REGISTRY, parse
-    from neotask_tui.providers.selection import looks_like_key
+def history_entry(line: str, settings: Settings) -> str | None:
+    """What the input history (``history``, shared by the app and the REPL) keeps of an input
+    ``line``: the line as typed, with a configured API key masked as it is in a message
+    (:func:`~neotask_tui.providers.selection.without_configured_keys`); None for what is refused as an
+    API key (:func:`~neotask_tui.providers.selection.looks_like_key`), and kept nowhere: a ``/model``
+    whose name or model looks like one, or a key pasted after ``/`` (a command name no command has).
+    A message (not a slash command) never loads the command registry."""
+    from neotask_tui.providers.selection import looks_like_key, without_configured_keys
 
-    parsed = parse(line)
-    if parsed is None or (parsed[0] in REGISTRY and parsed[0] != "model"):
-        return True
-    if parsed[0] != "model":
-        return not looks_like_key(parsed[0], settings)
-    return not any(looks_like_key(a, settings) for a in split_args(parsed[1]))
+    if line.lstrip().startswith("/"):
+        from neotask_tui.commands.registry import REGISTRY, parse
+
+        parsed = parse(line)
+        if parsed is not None and parsed[0] == "model":
+            if any(looks_like_key(a, settings) for a in split_args(parsed[1])):
+                return None
+        elif parsed is not None and parsed[0] not in REGISTRY and looks_like_key(parsed[0], settings):
+            return None
+    return without_configured_keys(line, settings)
 
 
 @command("model", "/model [NAME [MODEL]]",

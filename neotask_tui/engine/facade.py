@@ -39,7 +39,7 @@ from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats
 from neotask_tui.providers.base import ChatMessage, Provider, Usage
 from neotask_tui.providers.models import ModelInfo
-from neotask_tui.providers.selection import ModelOption, ProviderChoice, check_model_setting
+from neotask_tui.providers.selection import ModelOption, ProviderChoice, check_model_setting, without_configured_keys
 from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
@@ -729,7 +729,12 @@ class Engine:
         """Compact the key's session now (see :mod:`neotask_tui.engine.compaction.compactor`).
 
         ``summary_text`` commits a summary the user reviewed/edited in the preview (no model call).
+        A configured API key typed in either is masked, as in a message.
         """
+        if instructions:
+            instructions = without_configured_keys(instructions, self.settings)
+        if summary_text is not None:
+            summary_text = without_configured_keys(summary_text, self.settings)
         async with self.turn_lock:
             return await self.compactor.compact(key, instructions=instructions, preview=preview, rebuild=rebuild,
                                                 summary_text=summary_text)

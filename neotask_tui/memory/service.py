@@ -125,10 +125,15 @@ class MemoryService:
         writer: Whether this process holds the data-dir lock. Only a writer migrates the store
             when it opens it (rows of another embedding model, terms of another lexical version);
             a reader reads the store as the writer keeps it.
+        mask: Masks what the redactor cannot know is a secret in a text :meth:`add` writes: the
+            configured API keys (the engine and ``neotask memory add`` pass
+            :func:`~neotask_tui.providers.selection.without_configured_keys` bound to the settings).
     """
 
-    def __init__(self, settings: MemorySettings, *, progress: Progress | None = None, writer: bool = True) -> None:
+    def __init__(self, settings: MemorySettings, *, progress: Progress | None = None, writer: bool = True,
+                 mask: Callable[[str], str] | None = None) -> None:
         self.settings = settings
+        self.mask = mask
         self.progress = progress
         self.writer = writer
         self.params = RankParams(min_score=0.0)
@@ -468,7 +473,10 @@ class MemoryService:
             raise ValueError(f"source must be a lower-case word, got {source!r}")
         if scope is not None and (not scope or any(c.isspace() or c == "]" for c in scope) or not storable(scope)):
             raise ValueError(f"scope may not be empty or contain spaces, ']' or bytes that are not UTF-8: {scope!r}")
-        body, n_red = redact(body)  # whatever the source: /remember and `memory add` too
+        masked = self.mask(body) if self.mask is not None else body  # a configured key, typed or pasted
+        n_keys = masked.count(MARKER_PREFIX) - body.count(MARKER_PREFIX)
+        body, n_red = redact(masked)  # whatever the source: /remember and `memory add` too
+        n_red += n_keys
         if scope == default_scope(agent_id):
             scope = None
         with self._lock:

@@ -113,22 +113,22 @@ class SdkProvider:
                         cut = len(raw) - _key_prefix_tail(raw, keys)
                         held = raw[cut:]
                         if raw[:cut]:
-                            yield dataclasses.replace(item, text=_without_keys(raw[:cut], keys))
+                            yield dataclasses.replace(item, text=without_keys(raw[:cut], keys))
                         continue
                     if held:
-                        yield TextDelta(_without_keys(held, keys))
+                        yield TextDelta(without_keys(held, keys))
                         held = ""
                     if isinstance(item, ToolCallEvent) and keys:
                         # every string of the arguments, mapping keys included
-                        args = map_strings(item.call.arguments, functools.partial(_without_keys, keys=keys))
+                        args = map_strings(item.call.arguments, functools.partial(without_keys, keys=keys))
                         if args != item.call.arguments:
                             item = dataclasses.replace(item, call=dataclasses.replace(item.call, arguments=args))
                     yield item
             if held:
-                yield TextDelta(_without_keys(held, keys))
+                yield TextDelta(without_keys(held, keys))
         except ProviderError as e:
             if held:  # the partial reply the error keeps ends with it
-                yield TextDelta(_without_keys(held, keys))
+                yield TextDelta(without_keys(held, keys))
             masked = self.mask(str(e))
             if masked == str(e):
                 raise
@@ -136,7 +136,7 @@ class SdkProvider:
 
     def mask(self, text: str) -> str:
         """``text`` without the API key this provider uses, URL credentials or other secrets."""
-        text = _without_keys(text, self._keys())
+        text = without_keys(text, self._keys())
         text = _URL_USERINFO.sub(r"\1[REDACTED]@", text)
         return redact_secrets(text)
 
@@ -184,10 +184,23 @@ def _view(text: str) -> tuple[str, list[int]]:
     return "".join(chars), where
 
 
-def _without_keys(text: str, keys: list[str]) -> str:
+_SKIPPED = re.compile(IGNORABLE.pattern[:-1] + "".join(re.escape(c) for c in sorted(_GAP_CHARS)) + r"\s]+")
+_FULL_WIDTH = str.maketrans({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
+
+
+def _holds_a_window(text: str, keys: list[str]) -> bool:
+    """Whether :func:`_view` of ``text`` holds a window of one of ``keys``, found with whole-string
+    operations (a 10 MB paste is read in a fraction of a second, not character by character).
+    The same reading as :func:`_norm`'s: ``str.lower`` of a whole string differs from that of its
+    characters only for a capital sigma (final form at a word's end), read here as a plain one."""
+    low = _SKIPPED.sub("", text).translate(_FULL_WIDTH).translate(TO_LATIN).replace("\u03a3", "\u03c3").lower()
+    return any(g in low for key in keys for g in _key_view(key)[2])
+
+
+def without_keys(text: str, keys: list[str]) -> str:
     """``text`` with every run of :data:`KEY_WINDOW` or more characters of one of ``keys`` (read
     through the changes above) replaced by ``[REDACTED:api_key]``."""
-    if not text or not keys:
+    if not text or not keys or not _holds_a_window(text, keys):
         return text
     low, where = _view(text)
     spans: list[tuple[int, int]] = []  # in the view: [start, end), every window of every key found
@@ -218,7 +231,7 @@ def _without_keys(text: str, keys: list[str]) -> str:
 def holds_key(text: str, keys: list[str]) -> bool:
     """Whether ``text`` holds :data:`KEY_WINDOW` characters in a row of one of ``keys`` (a key
     shorter than that: whole), read as the mask reads them (case, look-alikes, hyphens, spaces)."""
-    return _without_keys(text, [k for k in keys if k]) != text
+    return without_keys(text, [k for k in keys if k]) != text
 
 
 def _key_prefix_tail(text: str, keys: list[str]) -> int:

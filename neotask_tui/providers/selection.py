@@ -69,6 +69,16 @@ def configured_keys(settings: Settings, env: Mapping[str, str] | None = None) ->
     return [k.strip() for k in found if len(k.strip()) >= KEY_WINDOW]
 
 
+def without_configured_keys(text: str, settings: Settings, env: Mapping[str, str] | None = None) -> str:
+    """``text`` with every configured API key (:func:`configured_keys`) masked ``[REDACTED:api_key]``,
+    read as the provider masks a reply (any :data:`~neotask_tui.providers._sdk.KEY_WINDOW` characters
+    of it in a row, another case, look-alike letters, hyphens or spaces added). Applied to what you
+    type before it is stored: the key is a secret whatever the text around it."""
+    from neotask_tui.providers._sdk import without_keys
+
+    return without_keys(text, configured_keys(settings, env))
+
+
 def looks_like_key(text: str, settings: Settings, env: Mapping[str, str] | None = None) -> bool:
     """Whether ``text``, typed as a model or provider name, is a secret: one the redactor finds
     (an API key or token of a known format, a long random token), or part of a configured key

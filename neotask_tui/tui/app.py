@@ -137,7 +137,7 @@ class NeotaskApp(App[int]):
             with Vertical(id="chat"):
                 yield Transcript(id="transcript")
                 yield TokenGauge(threshold=self.settings.compaction.threshold, id="gauge")
-                yield Prompt(id="prompt", keep=self.kept_in_history)
+                yield Prompt(id="prompt", for_history=self.history_entry)
             ui = self.settings.ui
             with Vertical(id="side", classes=side_classes(ui.show_state_panel, ui.show_recall_sidebar)):
                 yield StatePanel(id="state", classes="" if ui.show_state_panel else "-off")
@@ -212,14 +212,17 @@ class NeotaskApp(App[int]):
                                            typeahead=self.typeahead)
         return self._commands
 
-    def kept_in_history(self, text: str) -> bool:
-        """Whether ``text`` goes into the input history: a slash command refused as an API key does
-        not (the command registry is loaded only for a slash command)."""
+    def history_entry(self, text: str) -> str | None:
+        """What the input history keeps of ``text`` (see :func:`~neotask_tui.commands.core.history_entry`):
+        a configured API key masked; nothing of a slash command refused as an API key (the command
+        registry is loaded only for a slash command)."""
         if not text.lstrip().startswith("/"):
-            return True
-        from neotask_tui.commands.core import kept_in_history
+            from neotask_tui.providers.selection import without_configured_keys
 
-        return kept_in_history(text, self.settings)
+            return without_configured_keys(text, self.settings)
+        from neotask_tui.commands.core import history_entry
+
+        return history_entry(text, self.settings)
 
     # ------------------------------------------------------------------ engine startup
     @work(group="startup")

@@ -9,6 +9,7 @@ from textual.app import App
 
 from neotask_tui.engine import events as ev
 from neotask_tui.errors import NeotaskError
+from neotask_tui.providers.selection import without_configured_keys
 from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.panels import Panels
 from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript, compaction_title, entries_from_events
@@ -76,7 +77,8 @@ class TurnRenderer:
             gen = self.engine.retry(state.key) if text is None else self.engine.edit_last(text, state.key, files or ())
         else:
             assert text is not None
-            self.asked = await self.transcript.add(Entry(kind="user", text=text, attachments=list(files or [])))
+            shown = without_configured_keys(text, self.engine.settings)  # as the transcript stores it
+            self.asked = await self.transcript.add(Entry(kind="user", text=shown, attachments=list(files or [])))
             gen = self.engine.send(text, state.key, files or ())
         state.streaming = True
         app.refresh_bindings()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from neotask_tui.providers._sdk import _without_keys
+from neotask_tui.providers._sdk import without_keys
 from neotask_tui.providers.base import ChatMessage, ProviderError, StreamEnd, ToolCall, ToolCallEvent, ToolSpec
 from neotask_tui.providers.openai_compat import OpenAICompatProvider
 from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage, ScriptedToolCall, collect, refused_url
@@ -385,4 +385,30 @@ def test_the_runs_of_every_key_are_masked_wherever_they_sit() -> None:
     # first is masked too, and runs that touch are one mask.
     first, second = "sk-proj-" + "TESTKEYabcdef1234567890XYZ", "sk-ant-" + "OTHERkey0987654321zyxw"
     text = f"a {second} b {first}{first} c"
-    assert _without_keys(text, [first, second]) == "a [REDACTED:api_key] b [REDACTED:api_key] c"
+    assert without_keys(text, [first, second]) == "a [REDACTED:api_key] b [REDACTED:api_key] c"
+
+
+def test_the_whole_text_check_reads_text_as_the_mask_does() -> None:
+    # without_keys first looks for the key with whole-string operations (a 10 MB paste is not read
+    # character by character unless the key is in it): that look must read every character as the
+    # mask does, or a disguised key would pass unmasked.
+    import random
+
+    from neotask_tui.providers._sdk import _holds_a_window, _key_view, _view
+
+    key = "sk-proj-" + "TESTKEYabcdef1234567890XYZ"
+    odd = ["\u200b", "\u00ad", " ", "\n", "-", "_", "\uff3f", "\u2011", "\uff0d", "+", "'", "\u03a3", "\u03c2",
+           "\u0130", "\uff21", "\u0430", "\u0435", "\u03bf", "\ufeff", "\U000e0041", "\u2028", "Σ", "é"]
+    rnd = random.Random(29)
+    _, _, windows = _key_view(key)
+    for _ in range(400):
+        start = rnd.randrange(len(key) - 10)
+        chars = list(key[start:start + rnd.randint(10, 24)])
+        for _ in range(rnd.randint(0, 6)):
+            chars.insert(rnd.randrange(len(chars) + 1), rnd.choice(odd))
+        text = "".join(rnd.choice([*odd, "a", "b"]) for _ in range(3)) + "".join(
+            c.upper() if rnd.random() < 0.3 else c for c in chars)
+        low = _view(text)[0]
+        assert _holds_a_window(text, [key]) == any(w in low for w in windows), repr(text)
+    hidden = "x" * 1_000_000 + "T\u200bE\uff33TKEYabc\u0501ef1234567890" + "y" * 1_000_000
+    assert without_keys(hidden, [key]) == "x" * 1_000_000 + "[REDACTED:api_key]" + "y" * 1_000_000

@@ -1,9 +1,12 @@
-"""Pilot test: an API key typed as ``/model``'s name or model is refused in the app, without
-echoing it, and kept out of the input history (the file ↑ reads, shared with the REPL)."""
+"""Pilot tests: an API key typed as ``/model``'s name or model is refused in the app, without
+echoing it, and kept out of the input history (the file ↑ reads, shared with the REPL); the
+configured key typed in a message is masked on screen, in the transcript and in the history."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+
+import pytest
 
 from neotask_tui.tui.app import NeotaskApp
 from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_history
@@ -41,3 +44,29 @@ async def test_a_key_typed_as_the_model_is_refused_and_not_kept_in_the_history(
     history = read_history(prompt.history_path)
     assert history == ["/goal ship it"], history
     assert KEY[8:24] not in prompt.history_path.read_text(encoding="utf-8")
+
+
+async def test_the_configured_key_typed_in_a_message_is_shown_stored_and_kept_masked(
+        app_factory: Callable[..., NeotaskApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Red team 29: the configured key typed in a message was stored in full in the transcript and
+    # the input history (the reply masked it: `[REDACTED:api_key]`).
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        prompt = app.main.query_one(Prompt)
+        prompt.text = f"my key is {KEY} ok"
+        app.main.query_one(PromptArea).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.inputs.busy and not app.streaming, "the turn")
+        await wait_for(pilot, lambda: read_history(prompt.history_path), "the history file")
+        prompt.text = f"/pref never print {KEY[8:].lower()}"  # left in the prompt at quit
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running, "the exit")
+        shown = _shown(app)
+        assert app.engine is not None
+        stored = [e.content for e in app.engine.events(app.engine.default_key()) if e.type == "message"]
+    assert "my key is [REDACTED:api_key] ok" in shown and KEY[8:24] not in shown, shown
+    assert stored[0] == "my key is [REDACTED:api_key] ok", stored
+    history = read_history(prompt.history_path)
+    assert history == ["my key is [REDACTED:api_key] ok", "/pref never print [REDACTED:api_key]"], history

@@ -24,6 +24,7 @@ from neotask_tui.memory.files import scan
 from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats, history_admits
+from neotask_tui.providers.selection import without_configured_keys
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.store import ArchivedInfo
@@ -78,7 +79,8 @@ class MemoryRecall:
             # a read-only engine (no data-dir lock) leaves store migrations to the process that holds it
             self._memory = await asyncio.to_thread(
                 functools.partial(MemoryService, settings.memory, writer=not self._sessions.readonly,
-                                  progress=self._progress))
+                                  progress=self._progress,
+                                  mask=functools.partial(without_configured_keys, settings=settings)))
         except Exception as e:  # surfaced once, never breaks a turn
             self._failed = f"memory unavailable: {e}"
             log.warning(self._failed)

@@ -24,7 +24,7 @@ from neotask_tui.errors import LockedError, StorageError, UserError
 from neotask_tui.memory import tools as memory_tools
 from neotask_tui.providers.base import ProviderError, StreamEnd, TextDelta, ToolCall, ToolCallEvent, ToolSpec, Usage
 from neotask_tui.providers.models import ModelInfo, cost_usd
-from neotask_tui.providers.selection import ProviderChoice
+from neotask_tui.providers.selection import ProviderChoice, without_configured_keys
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import validate_key
@@ -140,6 +140,12 @@ async def _state_notices(engine: TurnHost, key: str, user_ev: Event, superseded:
     return out
 
 
+def _as_stored(engine: TurnHost, text: str) -> str:
+    """Your message as it is stored, indexed and sent: lone surrogates replaced, and a configured
+    API key masked (it is a secret with certainty, also where you typed it)."""
+    return without_configured_keys(clean_text(text), engine.settings)
+
+
 async def send(engine: TurnHost, text: str, key: str | None = None,
                attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
     """Run one turn: store the user's message (with its ``attachments``, already read and redacted),
@@ -149,7 +155,7 @@ async def send(engine: TurnHost, text: str, key: str | None = None,
     If the consumer stops iterating (Esc/Ctrl+C) the partial reply is kept, marked interrupted.
     """
     key = validate_key(key or engine.default_key())
-    text = clean_text(text)
+    text = _as_stored(engine, text)
     if not text.strip():
         raise UserError("empty message")
     await engine.prepare_provider()  # e.g. a bad script is a one-line UserError before anything is stored
@@ -206,7 +212,7 @@ async def regenerate(engine: TurnHost, key: str | None = None, text: str | None 
 
     key = validate_key(key or engine.default_key())
     if text is not None:
-        text = clean_text(text)
+        text = _as_stored(engine, text)
         if not text.strip():
             raise UserError("empty message: /edit needs the new text")
     await engine.prepare_provider()

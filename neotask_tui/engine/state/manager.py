@@ -13,6 +13,7 @@ and :class:`StateError` are defined in :mod:`neotask_tui.engine.state.model` and
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -51,10 +52,12 @@ from neotask_tui.engine.state.promotion import Promotion
 from neotask_tui.engine.state.tools import ToolReply, tool_specs
 from neotask_tui.engine.state.tools import handle_tool as _handle_tool
 from neotask_tui.providers.base import ChatMessage, ToolCall, ToolSpec
+from neotask_tui.providers.selection import without_configured_keys
 from neotask_tui.storage.events import Event
 from neotask_tui.text import lexical
 from neotask_tui.text.secrets import MARKER_PREFIX, has_secrets, redact_assigned, redact_secrets
 from neotask_tui.text.tokens import message_tokens
+from neotask_tui.text.trees import map_strings
 from neotask_tui.tuning import STATE_CLASSIFY_MAX_CHARS, STATE_CLASSIFY_THREAD_CHARS
 
 __all__ = ["Notice", "StateBlock", "StateError", "StateManager", "StateView", "ToolReply"]
@@ -344,6 +347,12 @@ class StateManager:
         names...) redacted — the store boundary."""
         return redact_tree({**data, "at": self.engine.now().isoformat()})
 
+    def _unkeyed(self, value: Any) -> Any:
+        """``value`` with every configured API key masked in its strings (as a message is: you may
+        type one in a command); ``value`` itself when it holds none."""
+        masked = map_strings(value, functools.partial(without_configured_keys, settings=self.engine.settings))
+        return value if masked == value else masked
+
     async def _append(self, key: str, data: dict[str, Any]) -> Event:
         return await self.engine.append(key, "state", self._stamped(data))
 
@@ -370,6 +379,7 @@ class StateManager:
             StateError: bad field, scope or TTL.
         """
         _check_name("field", field)
+        value = self._unkeyed(value)
         if field == "expires_at":
             await self.set_session_expiry(key, None if value in (None, "") else _text(value), source=source)
             return StateEntry(id=0, field=field, value=value, source=source, set_at=self.engine.now())
@@ -516,7 +526,7 @@ class StateManager:
         if len(hit) != 1:
             raise StateError(f"no single open question matches {ref!r}" if qs
                              else "there are no open questions")
-        why = f"resolved: {redact_secrets(answer)}" if answer else "resolved"
+        why = f"resolved: {redact_secrets(self._unkeyed(answer))}" if answer else "resolved"
         await self._append(key, {"op": "resolve", "field": "open_questions", "item": hit[0].id,
                                  "reason": why, "source": source})
         return hit[0]
@@ -773,8 +783,8 @@ class StateManager:
         return await self.promotion.entries(agent_id, status)
 
     async def inbox_edit(self, agent_id: str, n: int, text: str) -> InboxEntry:
-        """Replace the text of pending entry ``n``."""
-        return await self.promotion.edit(agent_id, n, text)
+        """Replace the text of pending entry ``n`` (a configured API key in it masked)."""
+        return await self.promotion.edit(agent_id, n, self._unkeyed(text))
 
     async def inbox_reject(self, agent_id: str, n: int) -> InboxEntry:
         """Reject entry ``n``; the same text is never proposed again."""

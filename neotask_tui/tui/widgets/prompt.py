@@ -135,13 +135,13 @@ class Prompt(Vertical):
             super().__init__()
             self.text = text
 
-    def __init__(self, history_path: Path | None = None, *, keep: Callable[[str], bool] | None = None,
+    def __init__(self, history_path: Path | None = None, *, for_history: Callable[[str], str | None] | None = None,
                  **kw: Any) -> None:
         super().__init__(**kw)
         self.history_path = history_path or paths.history_file()
-        self.keep: Callable[[str], bool] = keep or (lambda _text: True)
-        """Whether a text sent (or left in the prompt at quit) goes into the history (the app's rule:
-        a ``/model`` refused as an API key does not)."""
+        self.for_history: Callable[[str], str | None] = for_history or (lambda text: text)
+        """What the history keeps of a text sent (or left in the prompt at quit), None: nothing (the
+        app's rule: a configured API key masked, a ``/model`` refused as an API key left out)."""
         self.history: list[str] = []
         self._hist_pos: int | None = None
         self._draft = ""
@@ -315,10 +315,11 @@ class Prompt(Vertical):
         self.area.text = ""
         self._hist_pos = None
         self.query_one("#suggestions").display = False
-        if (not self.history or self.history[-1] != text) and self.keep(text):
-            self.history.append(text)
+        entry = self.for_history(text)
+        if entry is not None and (not self.history or self.history[-1] != entry):
+            self.history.append(entry)
             with self._saving:
-                self._unsaved.append(text)
+                self._unsaved.append(entry)
                 start, self._saver_running = not self._saver_running, True
             if start:  # one writer at a time, so the file keeps the order they were sent in
                 self.run_worker(self._save_history, thread=True, group="history")
@@ -345,9 +346,10 @@ class Prompt(Vertical):
         text = self.text
         with self._writing:
             with self._saving:
-                if text.strip() and text not in self.history and self.keep(text):  # one recalled with ↑ is there
-                    self.history.append(text)
-                    self._unsaved.append(text)
+                entry = self.for_history(text) if text.strip() else None
+                if entry is not None and entry not in self.history:  # one recalled with ↑ is there
+                    self.history.append(entry)
+                    self._unsaved.append(entry)
                 pending = list(self._unsaved)
                 self._unsaved.clear()
             for entry in pending:

@@ -17,6 +17,7 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Final, get_type_hints
 
@@ -216,23 +217,82 @@ def _shown(value: Any) -> str:
     return r if len(r) <= 60 else r[:60] + "…"
 
 
-def parse_int(text: str) -> int:
-    """An integer typed by a person (env var, CLI flag): ``[+-]?[0-9]+`` in ASCII, or an integral
-    decimal (``5.0``).
+@dataclass(frozen=True)
+class _TomlFloat:
+    """A float of ``config.toml`` as written (``tomllib``'s ``parse_float``): an integer setting
+    decides on this text whether it is an integer, never on the float it rounds to
+    (``4.9999999999999999`` is not 5), and an error quotes it as written."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+    @property
+    def numeral(self) -> str:
+        """The text without TOML's ``_`` digit separators (``1_000.0``)."""
+        return self.text.replace("_", "")
+
+
+def _integral(numeral: str) -> int | None:
+    """The integer a decimal numeral (:data:`_FLOAT_RE`) is exactly, read on its digits
+    (:mod:`decimal`): ``5.0``, ``5.00`` and ``50e-1`` are 5; None when it has a fraction, however
+    small (``4.7``, ``4.9999999999999999``, ``5.00000000000000001``).
 
     Raises:
-        ValueError: anything else (``4.7``, ``5_0``, Unicode digits, ``inf``).
+        ValueError: more than :data:`_MAX_DIGITS` digits before the point.
     """
-    v = text.strip(_ASCII_SPACE) if isinstance(text, str) else ""
+    try:
+        sign, digits, exp = Decimal(numeral).as_tuple()
+    except ArithmeticError:  # an exponent beyond decimal's limits (about 10**18)
+        mantissa, _, power = numeral.lower().partition("e")
+        if not mantissa.strip("+-0."):
+            return 0
+        if power.startswith("-"):
+            return None
+        raise ValueError("integer too large") from None
+    if not isinstance(exp, int):  # not a finite numeral
+        return None
+    significant = "".join(map(str, digits)).rstrip("0")
+    if not significant:
+        return 0
+    exp += len(digits) - len(significant)
+    if exp < 0:
+        return None
+    if len(significant) + exp > _MAX_DIGITS:
+        raise ValueError("integer too large")
+    return (-1 if sign else 1) * int(significant + "0" * exp)
+
+
+def _int_of(text: str) -> int:
+    """``text`` (an env value, a CLI flag, a TOML float's numeral) as an integer: ``[+-]?[0-9]+`` in
+    ASCII, or a decimal that is exactly an integer (``5.0``; :func:`_integral`).
+
+    Raises:
+        ValueError: why not, without the value (``4.7``, ``4.9999999999999999``, ``5_0``, Unicode
+            digits, ``inf``; more than :data:`_MAX_DIGITS` digits).
+    """
+    v = text.strip(_ASCII_SPACE)
     if _INT_RE.fullmatch(v):
-        if len(v) > _MAX_DIGITS:
-            raise ValueError(f"integer too large, got {_shown(text)}")
+        if len(v) > _MAX_DIGITS:  # int() refuses past 4300 digits; far outside any range
+            raise ValueError("integer too large")
         return int(v)
-    if _FLOAT_RE.fullmatch(v):
-        f = float(v)
-        if math.isfinite(f) and f.is_integer():
-            return int(f)
-    raise ValueError(f"expected an integer, got {_shown(text)}")
+    n = _integral(v) if _FLOAT_RE.fullmatch(v) else None
+    if n is None:
+        raise ValueError("expected an integer")
+    return n
+
+
+def parse_int(text: str) -> int:
+    """An integer typed by a person (env var, CLI flag), as :func:`_int_of` reads it.
+
+    Raises:
+        ValueError: anything else, quoting it (``expected an integer, got '4.7'``).
+    """
+    try:
+        return _int_of(text if isinstance(text, str) else "")
+    except ValueError as e:
+        raise ValueError(f"{e}, got {_shown(text)}") from None
 
 
 def int_arg(lo: int, hi: int, setting: tuple[str, str] | None = None) -> Callable[[str], int]:
@@ -279,35 +339,38 @@ def _coerce(value: Any, typ: Any, where: str, *, text: bool = True) -> Any:
         raise ConfigError(f"{where}: expected true/false, got {value!r}")
     if typ is int:
         orig = value
-        # A float (TOML 5.0, env "5.0") is taken only when integral; 4.7 or inf is an error, never
-        # truncated. An env string is ASCII digits only: no "5_0", no Unicode digits ("٥").
+        # A decimal (TOML 5.0, env "5.0") is taken only when it is exactly an integer, decided on
+        # its text (never on the float it rounds to); 4.7 or inf is an error, never truncated. An
+        # env string is ASCII digits only: no "5_0", no Unicode digits ("٥").
+        if isinstance(value, _TomlFloat):
+            value = value.numeral
         if isinstance(value, str):
-            v = value.strip(_ASCII_SPACE)
-            if _INT_RE.fullmatch(v):
-                if len(v) > _MAX_DIGITS:  # int() refuses past 4300 digits; far outside any range
-                    raise ConfigError(f"{where}: integer too large, got {_shown(orig)}")
-                return int(v)
-            if _FLOAT_RE.fullmatch(v):
-                value = float(v)
+            try:
+                return _int_of(value)
+            except ValueError as e:
+                raise ConfigError(f"{where}: {e}, got {_shown(orig)}") from None
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             return int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where}: expected an integer, got {_shown(orig)}")
         return value
     if typ is float:
+        orig = value
+        if isinstance(value, _TomlFloat):
+            value = value.numeral
         if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise ConfigError(f"{where}: expected a number, got {_shown(value)}")
+            raise ConfigError(f"{where}: expected a number, got {_shown(orig)}")
         if isinstance(value, str):
             v = value.strip(_ASCII_SPACE)
             if not (_FLOAT_RE.fullmatch(v) or _NONFINITE_RE.fullmatch(v)):
-                raise ConfigError(f"{where}: expected a number, got {_shown(value)}")
+                raise ConfigError(f"{where}: expected a number, got {_shown(orig)}")
             value = v
         try:
             f = float(value)
         except (TypeError, ValueError, OverflowError):
-            raise ConfigError(f"{where}: expected a number, got {_shown(value)}") from None
+            raise ConfigError(f"{where}: expected a number, got {_shown(orig)}") from None
         if not math.isfinite(f):
-            raise ConfigError(f"{where}: expected a finite number, got {_shown(value)}")
+            raise ConfigError(f"{where}: expected a finite number, got {_shown(orig)}")
         return f
     if typ is str:
         if not isinstance(value, str):
@@ -365,7 +428,10 @@ _NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,23}")
 """A value short and plain enough to echo in an error (an API key is longer)."""
 
 
-def _validate(s: Settings) -> None:
+def _validate(s: Settings, typed: Mapping[tuple[str, str], str]) -> None:
+    """Check ranges and choices; ``typed`` is each setting's value as it was written (an error
+    quotes that, not the number it was read as: ``1e-400`` is not "0.0")."""
+
     def bad(section: str, key: str, msg: str) -> None:
         raise _RangeError(section, key, msg)
 
@@ -376,7 +442,8 @@ def _validate(s: Settings) -> None:
         v = getattr(obj, key)
         if not lo <= v <= hi:
             extra = " (-1 turns it off)" if (section, key) == ("session", "daily_reset_hour") else ""
-            bad(section, key, f"must be between {_num(lo)} and {_num(hi)}{extra}, got {v!r}")
+            got = typed.get((section, key), repr(v))
+            bad(section, key, f"must be between {_num(lo)} and {_num(hi)}{extra}, got {got}")
     if s.provider.name.strip() and s.provider.name.strip().lower() not in PROVIDER_NAMES:
         # A name is echoed only when it is short and name-like: a pasted API key is never printed.
         name = s.provider.name.strip()
@@ -460,13 +527,14 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
     if path.exists():
         try:
             text = path.read_text(encoding="utf-8")
-            raw = tomllib.loads(text)
+            raw = tomllib.loads(text, parse_float=_TomlFloat)
         except UnicodeDecodeError:
             raise ConfigError(f"{path}: not valid UTF-8") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: {e}") from None
         except ValueError as e:  # tomllib: an integer of more than 4300 digits
             raise ConfigError(f"{path}: {str(e).split(';')[0]}") from None
+    typed: dict[tuple[str, str], str] = {}
     for sect in fields(Settings):
         obj = getattr(s, sect.name)
         hints = get_type_hints(type(obj))
@@ -485,9 +553,11 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
                 line = _line_of(text, sect.name, f.name)
                 setattr(obj, f.name, _coerce(table[f.name], typ, f"{path}:{line or '?'}: {sect.name}.{f.name}",
                                                   text=False))
+                typed[(sect.name, f.name)] = _shown(table[f.name])
             ev = f"NEOTASK_{sect.name.upper()}_{f.name.upper()}"
             if ev in env and typ is not dict:
                 setattr(obj, f.name, _coerce(env[ev], typ, f"env {ev}: {sect.name}.{f.name}"))
+                typed[(sect.name, f.name)] = _shown(env[ev])
     for k in raw:
         if k not in {f.name for f in fields(Settings)}:
             line = _section_line(text, k)
@@ -499,7 +569,7 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
     if env.get("NEOTASK_SCRIPT"):
         s.provider.script = env["NEOTASK_SCRIPT"]
     try:
-        _validate(s)
+        _validate(s, typed)
     except _RangeError as e:
         # A range error names where the bad value came from: the env var, or the file and line.
         where = _where(e.section, e.key, env, path, text)

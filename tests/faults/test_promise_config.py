@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from neotask_tui.config import ConfigError, load_settings
+from neotask_tui.config import ConfigError, load_settings, parse_int
 from tests.doubles import Clock
 from tests.faults.helpers import KEY, cli
 
@@ -259,6 +259,59 @@ def test_an_env_integer_is_ascii_digits_only(monkeypatch: pytest.MonkeyPatch, va
     msg = str(exc.value)
     assert "\n" not in msg and "NEOTASK_SESSION_CLEANUP_DAYS" in msg and "session.cleanup_days" in msg, msg
     assert len(msg) < 300
+
+
+# Red team 29: "4.9999999999999999" was read as a float (5.0) and then found integral. Whether a
+# number is an integer is decided on what was written, in the environment and in config.toml.
+NEARLY_INTEGRAL = ["4.9999999999999999", "5.00000000000000001", "4.99999999999999999999e0"]
+
+
+@pytest.mark.parametrize("value", NEARLY_INTEGRAL)
+def test_an_env_integer_setting_refuses_a_decimal_that_only_rounds_to_one(
+        monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("NEOTASK_SESSION_DAILY_RESET_HOUR", value)
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    assert str(exc.value) == (f"env NEOTASK_SESSION_DAILY_RESET_HOUR: session.daily_reset_hour: expected an "
+                              f"integer, got '{value}'")
+    with pytest.raises(ValueError, match="expected an integer"):  # a CLI flag (`--days`) reads it the same way
+        parse_int(value)
+
+
+@pytest.mark.parametrize("value", NEARLY_INTEGRAL)
+def test_a_toml_integer_setting_refuses_a_float_that_only_rounds_to_one(
+        neotask_home: Path, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.delenv("NEOTASK_SESSION_DAILY_RESET_HOUR", raising=False)
+    cfg = _write_config(neotask_home, f"[session]\ndaily_reset_hour = {value}\n")
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    assert str(exc.value) == f"{cfg}:2: session.daily_reset_hour: expected an integer, got {value}"
+
+
+@pytest.mark.parametrize(("value", "want"), [("5.00", 5), ("50e-1", 5), ("0.5e1", 5), ("1_0.0", 10), ("-1.000", -1)])
+def test_a_decimal_that_is_exactly_an_integer_is_that_integer(
+        neotask_home: Path, monkeypatch: pytest.MonkeyPatch, value: str, want: int) -> None:
+    monkeypatch.delenv("NEOTASK_SESSION_DAILY_RESET_HOUR", raising=False)
+    _write_config(neotask_home, f"[session]\ndaily_reset_hour = {value}\n")
+    got = load_settings().session.daily_reset_hour
+    assert got == want and type(got) is int
+    if "_" not in value:  # TOML's digit separator; an env value is ASCII digits only
+        monkeypatch.setenv("NEOTASK_SESSION_DAILY_RESET_HOUR", value)
+        assert load_settings().session.daily_reset_hour == want
+
+
+def test_a_range_error_quotes_the_value_as_written(neotask_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # NEOTASK_COMPACTION_THRESHOLD=1e-400 was refused with "got 0.0": the float it underflowed to.
+    monkeypatch.setenv("NEOTASK_COMPACTION_THRESHOLD", "1e-400")
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    assert str(exc.value) == ("env NEOTASK_COMPACTION_THRESHOLD: compaction.threshold: must be between 0.05 and 1, "
+                              "got '1e-400'")
+    monkeypatch.delenv("NEOTASK_COMPACTION_THRESHOLD")
+    cfg = _write_config(neotask_home, "[compaction]\nthreshold = 1e-400\n")
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    assert str(exc.value) == f"{cfg}:2: compaction.threshold: must be between 0.05 and 1, got 1e-400"
 
 
 @pytest.mark.parametrize("value", ["1_0.5", "٥", "١.٥", "５.0", "1.5_0", "0x1p3"])

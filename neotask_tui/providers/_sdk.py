@@ -17,7 +17,7 @@ from typing import Any
 
 from neotask_tui.providers._retry import with_retries
 from neotask_tui.providers.base import ChatMessage, ProviderError, StreamEvent, TextDelta, ToolCallEvent, ToolSpec
-from neotask_tui.text.secrets import HYPHEN_LOOKALIKES, IGNORABLE, TO_LATIN, redact_secrets
+from neotask_tui.text.secrets import API_KEY_MARK, HYPHEN_LOOKALIKES, IGNORABLE, TO_LATIN, redact_secrets
 from neotask_tui.text.trees import map_strings
 
 _URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^\s/@]+@")
@@ -222,7 +222,7 @@ def without_keys(text: str, keys: list[str]) -> str:
     last = 0
     for a, b in merged:
         out.append(text[last:where[a]])
-        out.append("[REDACTED:api_key]")
+        out.append(API_KEY_MARK)
         last = where[b - 1] + 1
     out.append(text[last:])
     return "".join(out)

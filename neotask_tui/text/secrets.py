@@ -75,11 +75,14 @@ from dataclasses import dataclass
 from neotask_tui.text.remember import REQUEST_PATTERN
 from neotask_tui.text.senders import LINE_PREFIX
 
-__all__ = ["MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned", "redact_part",
-           "redact_path", "redact_secrets", "redact_values"]
+__all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned",
+           "redact_part", "redact_path", "redact_secrets", "redact_values"]
 
 MARKER_PREFIX = "[REDACTED:"
 """Every redaction reads ``[REDACTED:<kind>]``."""
+API_KEY_MARK = MARKER_PREFIX + "api_key]"
+"""What a configured API key reads wherever it would be stored or shown (the providers' key mask,
+:func:`~neotask_tui.providers._sdk.without_keys`): a text that holds it held a secret."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,20 +87,31 @@ def test_the_configured_key_in_remember_and_memory_add_is_masked_and_counted(neo
 
 
 @pytest.mark.promise("secrets")
-def test_the_configured_key_in_state_commands_and_an_inbox_edit_is_masked(neotask_home: Path) -> None:
+def test_the_configured_key_in_state_commands_and_the_inbox_is_masked_and_refused(neotask_home: Path) -> None:
+    # The inbox entry proposed from a message that held the key is refused until edited, as one that
+    # held any other secret: the key was masked where it was typed, the mask says a secret was there.
     env = {"NEOTASK_PROVIDER": "scripted", "OPENAI_API_KEY": PLAIN, "NEOTASK_MEMORY_ENABLED": "false"}
     for line in (f"/goal rotate {PLAIN} today", f"/pref never print {PLAIN}",
-                 "remember: I always deploy on Fridays"):
+                 f"remember: I always deploy with {PLAIN}"):
         r = neotask("send", line, env=env)
         assert r.returncode == 0, r.stderr
         assert not _leaks(r.stdout + r.stderr, PLAIN), r.stdout
-    listed = json.loads(neotask("inbox", "list", "--json", env=env).stdout)
-    assert listed, "the remember: line proposes an inbox entry"
-    r = neotask("inbox", "edit", str(listed[0]["n"]), f"I deploy with {PLAIN}", env=env)
-    assert r.returncode == 0, r.stderr
-    assert not _leaks(r.stdout + r.stderr, PLAIN), r.stdout
     state = neotask("state", KEY, env=env)
     assert state.stdout.count("[REDACTED:api_key]") == 2, state.stdout
+
+    def entry() -> Any:
+        (e,) = json.loads(neotask("inbox", "list", "--json", env=env).stdout)
+        return e
+
+    assert entry()["text"] == "I always deploy with [REDACTED:api_key]"
+    assert not entry()["criteria"]["allowed_to_store"]["ok"]
+    refused = neotask("inbox", "accept", "1", env=env)
+    assert refused.returncode == 2 and "contained a credential" in refused.stderr, refused.stderr
+    r = neotask("inbox", "edit", "1", f"I deploy with {PLAIN.upper()}", env=env)  # the key again: refused again
+    assert r.returncode == 0 and not _leaks(r.stdout + r.stderr, PLAIN), r.stdout
+    assert entry()["text"] == "I deploy with [REDACTED:api_key]" and not entry()["criteria"]["allowed_to_store"]["ok"]
+    assert neotask("inbox", "edit", "1", "I always deploy on Fridays", env=env).returncode == 0
+    assert entry()["criteria"]["allowed_to_store"]["ok"]
     assert not _stored(neotask_home, PLAIN), _stored(neotask_home, PLAIN)
 
 

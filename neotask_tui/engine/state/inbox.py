@@ -29,7 +29,7 @@ from neotask_tui.engine.language.classifier import (
 from neotask_tui.memory.index.chunking import format_entry
 from neotask_tui.paths import linked_part, workspace_dir
 from neotask_tui.storage.atomic import atomic_write_text
-from neotask_tui.text.secrets import find_secrets, redact_secrets
+from neotask_tui.text.secrets import API_KEY_MARK, find_secrets, redact_secrets
 from neotask_tui.text.trees import map_strings
 
 LONG_TERM_SCOPES = ("agent", "workspace", "project", "user", "team", "org")
@@ -271,7 +271,8 @@ class Inbox:
             The new entry, or ``None`` when the same text was rejected before, is already pending
             (its sources are merged) or already accepted.
         """
-        secrets = bool(find_secrets(cand.text)) or cand.contains_secret
+        # a configured API key was masked where it was typed, before the message was stored
+        secrets = bool(find_secrets(cand.text)) or cand.contains_secret or API_KEY_MARK in cand.text
         text = redact_secrets(cand.text).strip()
         if not text:
             return None
@@ -361,7 +362,7 @@ class Inbox:
         def fn(e: InboxEntry, _data: dict[str, Any]) -> None:
             if e.status != "pending":
                 raise InboxError(f"inbox entry #{n} is already {e.status}")
-            secrets = find_secrets(new)
+            secrets = bool(find_secrets(new)) or API_KEY_MARK in new  # the key masked where you typed it
             e.text = redact_secrets(new)
             e.edited, e.redacted = True, bool(secrets)
             e.criteria = check_criteria(

@@ -46,7 +46,6 @@ from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
 from neotask_tui.storage.lock import DataLock
 from neotask_tui.storage.search import SearchResult, parse_since
 from neotask_tui.storage.store import SessionStore, parse_ts
-from neotask_tui.text.clean import clean_text
 from neotask_tui.text.tokens import TokenCounter
 from neotask_tui.tuning import CLOSE_SETTLE_SECONDS
 
@@ -694,7 +693,7 @@ class Engine:
         no receipt (``Recalled``) produced.
         """
         key = validate_key(key)
-        draft = clean_text(draft) if draft is not None and draft.strip() else None
+        draft = _turn.as_stored(self.settings, draft) if draft is not None and draft.strip() else None
         if draft is not None:
             query, basis = draft, "draft"
         else:

@@ -135,3 +135,12 @@ async def test_the_repl_keeps_the_configured_key_out_of_the_input_history(
     history = paths.history_file().read_text(encoding="utf-8")
     assert "+my key is [REDACTED:api_key] ok" in history and "+/goal rotate [REDACTED:api_key]" in history, history
     assert not _stored(neotask_home, PLAIN), _stored(neotask_home, PLAIN)
+
+
+@pytest.mark.promise("secrets")
+def test_the_context_preview_of_a_draft_shows_the_key_masked_as_sending_it_would(neotask_home: Path) -> None:
+    env = {"NEOTASK_PROVIDER": "scripted", "OPENAI_API_KEY": PLAIN}
+    assert neotask("send", "hello", env=env).returncode == 0  # a preview needs a session; it makes none
+    r = neotask("context", KEY, "--message", f"deploy with {PLAIN} now", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "deploy with [REDACTED:api_key] now" in r.stdout and not _leaks(r.stdout + r.stderr, PLAIN), r.stdout

@@ -14,6 +14,7 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any, Protocol
 
+from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor
 from neotask_tui.engine.context.assembly import AssembledContext, Ledger, RecallItem
@@ -113,6 +114,7 @@ async def _run_tool(engine: TurnHost, key: str, call: ToolCall) -> tuple[str, bo
         return f"tool error: {msg}", True
 
 
+<<<<<<< HEAD
 async def _state_notices(engine: TurnHost, key: str, user_ev: Event, superseded: Sequence[int] = ()) -> list[ev.Notice]:
     """What the session state makes of the stored user message (after ``/edit``, first what leaves
     it with the ``superseded`` messages), as notices.
@@ -144,6 +146,12 @@ def _as_stored(engine: TurnHost, text: str) -> str:
     """Your message as it is stored, indexed and sent: lone surrogates replaced, and a configured
     API key masked (it is a secret with certainty, also where you typed it)."""
     return without_configured_keys(clean_text(text), engine.settings)
+=======
+def as_stored(settings: Settings, text: str) -> str:
+    """Your message as it is stored, indexed and sent (and previewed): lone surrogates replaced, and
+    a configured API key masked (it is a secret with certainty, also where you typed it)."""
+    return without_configured_keys(clean_text(text), settings)
+>>>>>>> 45cd44e (The context preview of a draft masks the configured API key as sending it would (engine.session.turn.as_stored: one home for a message as stored))
 
 
 async def send(engine: TurnHost, text: str, key: str | None = None,
@@ -155,7 +163,7 @@ async def send(engine: TurnHost, text: str, key: str | None = None,
     If the consumer stops iterating (Esc/Ctrl+C) the partial reply is kept, marked interrupted.
     """
     key = validate_key(key or engine.default_key())
-    text = _as_stored(engine, text)
+    text = as_stored(engine.settings, text)
     if not text.strip():
         raise UserError("empty message")
     await engine.prepare_provider()  # e.g. a bad script is a one-line UserError before anything is stored
@@ -212,7 +220,7 @@ async def regenerate(engine: TurnHost, key: str | None = None, text: str | None 
 
     key = validate_key(key or engine.default_key())
     if text is not None:
-        text = _as_stored(engine, text)
+        text = as_stored(engine.settings, text)
         if not text.strip():
             raise UserError("empty message: /edit needs the new text")
     await engine.prepare_provider()

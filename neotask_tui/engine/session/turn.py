@@ -114,7 +114,6 @@ async def _run_tool(engine: TurnHost, key: str, call: ToolCall) -> tuple[str, bo
         return f"tool error: {msg}", True
 
 
-<<<<<<< HEAD
 async def _state_notices(engine: TurnHost, key: str, user_ev: Event, superseded: Sequence[int] = ()) -> list[ev.Notice]:
     """What the session state makes of the stored user message (after ``/edit``, first what leaves
     it with the ``superseded`` messages), as notices.
@@ -142,16 +141,10 @@ async def _state_notices(engine: TurnHost, key: str, user_ev: Event, superseded:
     return out
 
 
-def _as_stored(engine: TurnHost, text: str) -> str:
-    """Your message as it is stored, indexed and sent: lone surrogates replaced, and a configured
-    API key masked (it is a secret with certainty, also where you typed it)."""
-    return without_configured_keys(clean_text(text), engine.settings)
-=======
 def as_stored(settings: Settings, text: str) -> str:
     """Your message as it is stored, indexed and sent (and previewed): lone surrogates replaced, and
     a configured API key masked (it is a secret with certainty, also where you typed it)."""
     return without_configured_keys(clean_text(text), settings)
->>>>>>> 45cd44e (The context preview of a draft masks the configured API key as sending it would (engine.session.turn.as_stored: one home for a message as stored))
 
 
 async def send(engine: TurnHost, text: str, key: str | None = None,

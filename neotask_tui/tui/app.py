@@ -212,14 +212,18 @@ class NeotaskApp(App[int]):
                                            typeahead=self.typeahead)
         return self._commands
 
+    def _mask_keys(self, text: str) -> str:
+        """``text`` with a configured API key masked, as the transcript stores it (a queued input's label)."""
+        from neotask_tui.providers.selection import without_configured_keys
+
+        return without_configured_keys(text, self.settings)
+
     def history_entry(self, text: str) -> str | None:
         """What the input history keeps of ``text`` (see :func:`~neotask_tui.commands.core.history_entry`):
         a configured API key masked; nothing of a slash command refused as an API key (the command
         registry is loaded only for a slash command)."""
         if not text.lstrip().startswith("/"):
-            from neotask_tui.providers.selection import without_configured_keys
-
-            return without_configured_keys(text, self.settings)
+            return self._mask_keys(text)
         from neotask_tui.commands.core import history_entry
 
         return history_entry(text, self.settings)
@@ -292,7 +296,8 @@ class NeotaskApp(App[int]):
             text = text.lstrip()
         editing = self.chat.editing is not None
         self._end_edit()
-        self._enqueue(Job(label_of(text), functools.partial(self.send_message, text, regenerate=editing), "turn"),
+        send = functools.partial(self.send_message, text, regenerate=editing)
+        self._enqueue(Job(label_of(text, self._mask_keys), send, "turn"),
                       typed=message.text)
 
     def _enqueue(self, job: Job, typed: str | None = None) -> None:
@@ -428,7 +433,8 @@ class NeotaskApp(App[int]):
         if name.lower() in IMMEDIATE and not (name.lower() == "help" and args.strip()):
             self._command_now(line)
             return
-        self._enqueue(Job(label_of(line), functools.partial(self._command, line), "command"), typed=typed)
+        self._enqueue(Job(label_of(line, self._mask_keys), functools.partial(self._command, line), "command"),
+                      typed=typed)
 
     async def _command(self, line: str) -> None:
         await self.ready.wait()

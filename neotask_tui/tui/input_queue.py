@@ -42,11 +42,13 @@ ASKED_TYPED: ContextVar[int | None] = ContextVar("asked_typed", default=None)
 the job was asked for); None outside the queue's jobs."""
 
 
-def label_of(text: str) -> str:
+def label_of(text: str, mask: Callable[[str], str] | None = None) -> str:
     """A queued input as the queue line names it: one line, at most :data:`LABEL_CHARS`, terminal
     controls made visible (it is shown as plain text, never as markup), secrets redacted (a key pasted
-    as ``/model sk-…`` showed its first 24 characters while it waited)."""
-    one = " ".join(inert(redact_secrets(text[:LABEL_SCAN_CHARS])).split())
+    as ``/model sk-…`` showed its first 24 characters while it waited), and ``mask`` applied first
+    (the app's: a configured API key, which no format finds, as the transcript will store it)."""
+    head = text[:LABEL_SCAN_CHARS]
+    one = " ".join(inert(redact_secrets(mask(head) if mask is not None else head)).split())
     return one if len(one) <= LABEL_CHARS else one[: LABEL_CHARS - 1] + "…"
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from neotask_tui.tui.app import NeotaskApp
+from neotask_tui.tui.input_queue import label_of
 from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_history
 from neotask_tui.tui.widgets.status import StatusBar
 from neotask_tui.tui.widgets.transcript import MessageView
@@ -70,3 +71,16 @@ async def test_the_configured_key_typed_in_a_message_is_shown_stored_and_kept_ma
     assert stored[0] == "my key is [REDACTED:api_key] ok", stored
     history = read_history(prompt.history_path)
     assert history == ["my key is [REDACTED:api_key] ok", "/pref never print [REDACTED:api_key]"], history
+
+
+async def test_a_queued_input_s_label_masks_the_configured_key(
+        app_factory: Callable[..., NeotaskApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Red team 30: a `/model openai x<18 characters of the configured key>` (no key format) waited in
+    # the queue line with 16 of them shown, before its refusal.
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        for typed in (f"/model openai x{KEY[12:30]}", f"plain msg {KEY[10:30]}"):
+            label = label_of(typed, app._mask_keys)
+            assert KEY[12:28] not in label and "[REDACTED" in label, label

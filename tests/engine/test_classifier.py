@@ -507,3 +507,74 @@ def test_two_preferences_with_their_own_periods_keep_their_own_ends() -> None:
     out = classify("today answer briefly, for 2 hours no emojis")
     assert [(c.value, c.ttl, c.period) for c in out] == [("answer briefly", None, "day:0"),
                                                          ("no emojis", "2h", None)]
+
+
+@pytest.mark.parametrize(("text", "pref", "rule", "ttl", "period"), [
+    ("for 2 hours answer briefly, do not mention the client name", "answer briefly",
+     "do not mention the client name", "2h", None),
+    ("today answer briefly, and do not use emojis", "answer briefly", "do not use emojis", None, "day:0"),
+    ("until Friday keep answers short, don't use tables", "until Friday keep answers short", "don't use tables",
+     None, "wd:4"),
+    ("на 2 часа отвечай кратко, не упоминай имя клиента", "отвечай кратко", "не упоминай имя клиента", "2h", None),
+    ("сегодня отвечай коротко и не используй эмодзи", "отвечай коротко", "не используй эмодзи", None, "day:0"),
+    # "never" after the period is no lasting preference: the period leads the sentence
+    ("today answer briefly, do not use emojis and never mention the client", "answer briefly",
+     "do not use emojis and never mention the client", None, "day:0"),
+])
+def test_a_do_not_clause_after_a_period_led_preference_is_a_rule_with_the_same_end(
+        text: str, pref: str, rule: str, ttl: str | None, period: str | None) -> None:
+    # Red team 30, F4: the "do not" clause was part of the preference ("answer briefly, do not mention the
+    # client name" for 2h): no rule, and the first entry left out of a full state block.
+    out = classify(text)
+    assert [(c.kind, c.field, c.value) for c in out] == [
+        ("temporary_preference", "temporary_preferences", pref), ("session_rule", "constraints", rule)]
+    assert [(c.ttl, c.period) for c in out] == [(ttl, period), (ttl, period)]
+
+
+def test_a_do_not_clause_keeps_its_own_period_and_without_a_period_stays_a_plain_rule() -> None:
+    out = classify("today answer briefly, and do not use emojis until Friday")
+    assert [(c.kind, c.value, c.period) for c in out] == [
+        ("temporary_preference", "answer briefly", "day:0"),
+        ("temporary_preference", "do not use emojis until Friday", "wd:4")]
+    [c] = classify("do not use emojis")
+    assert (c.kind, c.value, c.ttl, c.period) == ("session_rule", "do not use emojis", None, None)
+    [g, p, r] = classify("my goal is ship v9, today answer briefly, and do not use emojis")
+    assert [(c.kind, c.value, c.period) for c in (g, p, r)] == [
+        ("session_goal", "ship v9", None), ("temporary_preference", "answer briefly", "day:0"),
+        ("session_rule", "do not use emojis", "day:0")]
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("(do not use emojis)", "session_rule", "do not use emojis"),
+    ("(do not use emojis).", "session_rule", "do not use emojis"),
+    ("**do not use emojis**", "session_rule", "do not use emojis"),
+    ("[не используй эмодзи]", "session_rule", "не используй эмодзи"),
+    ("(my goal is ship v9)", "session_goal", "ship v9"),
+    ("*(моя цель — выпустить v9)*", "session_goal", "выпустить v9"),
+    ("(today answer briefly)", "temporary_preference", "answer briefly"),
+    ("[today answer briefly]", "temporary_preference", "answer briefly"),
+    ("*today answer briefly*", "temporary_preference", "answer briefly"),
+    ("(сегодня отвечай коротко)", "temporary_preference", "отвечай коротко"),
+])
+def test_a_wrapped_statement_is_read_as_its_content(text: str, kind: str, value: str) -> None:
+    # Red team 30, F3/F5: "(do not use emojis)" made no rule; "(my goal is ship v9)" was a fact proposed
+    # for long-term memory, parentheses and all; "(today answer briefly)" was stored as "( answer briefly)".
+    c = one(text)
+    assert (c.kind, c.value) == (kind, value)
+    assert c.candidate_scope is None
+
+
+def test_wrapped_statements_are_one_with_the_same_statement_unwrapped() -> None:
+    out = classify("today answer briefly. Today answer briefly! TODAY  answer   briefly... (today answer briefly)")
+    assert {c.value for c in out} == {"answer briefly"}
+    assert split_statements("(today answer briefly. do not use emojis)") == [
+        "today answer briefly.", "do not use emojis"]
+    assert one("Note (today answer briefly).").value == "Note (answer briefly)"
+
+
+@pytest.mark.parametrize("text", [
+    "(a) and (b)", "*a* and *b*", "(do not use emojis)?", "(do you think so?)", '("do not use emojis")',
+    "(`do not use emojis`)", "> (do not use emojis)", "«(do not use emojis)»",
+])
+def test_what_is_not_wholly_wrapped_or_is_quoted_is_no_statement(text: str) -> None:
+    assert classify(text) == []

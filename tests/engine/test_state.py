@@ -492,3 +492,32 @@ async def test_a_goal_then_a_preference_with_its_own_period_set_both(
         monkeypatch.delenv("TZ")
         time.tzset()
 
+
+
+async def test_a_do_not_clause_after_a_timed_preference_is_a_rule_ending_with_it(engine: Engine, clock: Clock) -> None:
+    # Red team 30, F4: "answer briefly, do not mention the client name" was one preference for 2h: the rule
+    # was no rule (the state block leaves preferences out first).
+    clock.set(datetime(2025, 3, 1, 10, 0, tzinfo=UTC))
+    prov = engine.provider
+    assert isinstance(prov, ScriptedProvider)
+    prov.queue("ok")
+    [x async for x in engine.send("for 2 hours answer briefly, do not mention the client name", KEY)]
+    active = {e.field: e for e in st(engine).get(KEY).active}
+    ends = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+    assert (active["temporary_preferences"].value, active["temporary_preferences"].expires_at) == (
+        "answer briefly", ends)
+    assert (active["constraints"].value, active["constraints"].expires_at) == ("do not mention the client name", ends)
+    clock.set(datetime(2025, 3, 1, 12, 1, tzinfo=UTC))
+    assert fields(engine) == {}
+
+
+async def test_a_wrapped_preference_is_one_entry_with_the_same_preference(engine: Engine, clock: Clock) -> None:
+    # Red team 30, F5: "(today answer briefly)" was stored as "( answer briefly)", a second entry.
+    clock.set(datetime(2025, 3, 1, 10, 0, tzinfo=UTC))
+    prov = engine.provider
+    assert isinstance(prov, ScriptedProvider)
+    prov.queue("ok")
+    prov.queue("ok")
+    [x async for x in engine.send("today answer briefly. Today answer briefly! (today answer briefly)", KEY)]
+    [x async for x in engine.send("(do not use emojis)", KEY)]
+    assert fields(engine) == {"temporary_preferences": ["answer briefly"], "constraints": ["do not use emojis"]}

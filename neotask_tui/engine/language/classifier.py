@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from neotask_tui.engine.language.periods import period_of
@@ -462,7 +462,9 @@ def split_statements(text: str) -> list[str]:
     """Split a message into statements (sentences, lines, ``;``-separated clauses, a goal stated after
     a comma or "and": :data:`_GOAL_CLAUSE`, a preference that starts with its own period after a
     statement: :func:`_period_led_clauses`); a line break inside a sentence is no end
-    (:func:`~neotask_tui.text.wraps.join_wraps`)."""
+    (:func:`~neotask_tui.text.wraps.join_wraps`). A message or sentence wrapped whole in parentheses,
+    brackets or stars is its content (:func:`_unwrapped`). A "do not" clause after a period-led
+    preference is split off later, when it is read as a rule (:func:`_with_its_rule`)."""
     joined = join_wraps(text)
     return [joined[a:b] for a, b in _statement_spans(text)]
 
@@ -510,6 +512,7 @@ def _strip_markers(text: str) -> str:
     out = _DURATION_EN.sub(" ", out)
     out = _DURATION_RU.sub(" ", out)
     out = _DURING_RU.sub(" ", out)
+    out = re.sub(r"\s+([)\]])", r"\1", re.sub(r"([(\[])\s+", r"\1", out))  # "Note (today X)" is "Note (X)"
     return _clean(out)
 
 
@@ -633,14 +636,58 @@ def _trimmed(view: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
+_WRAPPERS = (("**", "**"), ("*", "*"), ("(", ")"), ("[", "]"))
+"""Marks a whole message or sentence may be wrapped in ("(do not use emojis)", "[today answer briefly]",
+"**my goal is ship v9**"): the statement is its content. Quotes and code are not among them: what
+they hold is data (:func:`~neotask_tui.text.quoted.mask_quoted`)."""
+
+
+def _closing(view: str, a: int, e: int) -> int:
+    """Where the bracket at ``view[a]`` closes before ``e`` (-1: it does not)."""
+    op, cl, depth = view[a], {"(": ")", "[": "]"}[view[a]], 0
+    for i in range(a, e):
+        depth += (view[i] == op) - (view[i] == cl)
+        if depth == 0:
+            return i
+    return -1
+
+
+def _unwrapped(view: str, a: int, b: int) -> tuple[int, int]:
+    """The span ``a:b`` of ``view`` without the wrappers (:data:`_WRAPPERS`) around all of it, nested
+    ones too, and the sentence's end after them ("(do not use emojis)." is "do not use emojis"). A
+    bracket must close at the end ("(a) and (b)" is no wrapped statement); an emphasis holds no other
+    star ("*a* and *b*"); a question mark after the wrapper keeps it ("(do you?)?" is a question)."""
+    while True:
+        e = b
+        while e > a and view[e - 1] in ".!…":
+            e -= 1
+        for op, cl in _WRAPPERS:
+            if e - a <= len(op) + len(cl) or not view.startswith(op, a) or not view.startswith(cl, e - len(cl)):
+                continue
+            inner = view[a + len(op):e - len(cl)]
+            if op in "([":
+                if _closing(view, a, e) != e - 1:
+                    continue
+            elif "*" in inner or inner[:1].isspace() or inner[-1:].isspace():
+                continue
+            a2, b2 = _trimmed(view, a + len(op), e - len(cl))
+            if a2 < b2:
+                break
+        else:
+            return a, b
+        a, b = a2, b2
+
+
 def _statement_spans(view: str) -> list[tuple[int, int]]:
-    """The statements of a (masked) message as spans: :func:`split_statements`, with positions."""
+    """The statements of a (masked) message as spans: :func:`split_statements`, with positions. A
+    message or sentence wrapped in parentheses, brackets or stars is its content (:func:`_unwrapped`)."""
     out: list[tuple[int, int]] = []
-    pos = 0
     joined = join_wraps(view)
-    for m in [*_SPLIT.finditer(joined), None]:
-        a, b = _trimmed(view, pos, m.start() if m is not None else len(view))
+    pos, end = _unwrapped(view, *_trimmed(view, 0, len(view)))
+    for m in [*_SPLIT.finditer(joined, pos, end), None]:
+        a, b = _trimmed(view, pos, m.start() if m is not None else end)
         if a < b:
+            a, b = _unwrapped(view, a, b)
             out.extend(_period_led_clauses(joined, a, b))
         if m is None:
             break
@@ -853,8 +900,51 @@ def classify_each(text: str, fallback: Callable[[str], Classification | None] | 
         c = _classify_one(raw, v)
         if c is None and fallback is not None and (v == raw or fallback(v) is not None):
             c = fallback(raw)
-        out.append(c)
+        out.extend(_with_its_rule(raw, v, c, fallback))
     return out
+
+
+_RULE_CLAUSE = re.compile(
+    r"(?:,\s*(?:(?:and|but|also|и|а|но|также)\s+)?|\s+(?:and|и)\s+)"
+    r"(?=(?:(?:please|пожалуйста),?\s+)?(?:do not|don'?t|never|не|никогда не|больше не)\s)",
+    re.I,
+)
+"""Where a "do not" clause starts after a comma or "and" ("today answer briefly, and do not use emojis",
+"на 2 часа отвечай кратко, не упоминай имя клиента"): checked by :func:`_with_its_rule`."""
+
+
+def _with_its_rule(raw: str, view: str, c: Classification | None,
+                   fallback: Callable[[str], Classification | None] | None) -> list[Classification | None]:
+    """``c``, the classification of the statement ``raw`` (``view`` masked), or, when it is a temporary
+    preference that starts with its own period and ends in a "do not" clause (:data:`_RULE_CLAUSE`)
+    that ``fallback`` calls a rule, the preference before the clause and the clause as a rule of its
+    own with the same end: "for 2 hours answer briefly, do not mention the client name" is the
+    preference "answer briefly" and the rule "do not mention the client name", both for 2 hours. A
+    rule stays a rule (the state block keeps rules first), and the period that leads the sentence
+    covers both. A clause with its own period is read on its own (:func:`_classify_one`)."""
+    if (c is None or c.kind != "temporary_preference" or fallback is None
+            or strip_leading_period(view) == view or not (c.ttl or c.until_event or c.period)):
+        return [c]
+    for m in _RULE_CLAUSE.finditer(view):
+        head = _classify_one(raw[:m.start()], view[:m.start()])
+        if head is None or head.kind != "temporary_preference":
+            continue
+        t0 = m.end()
+        tail_raw, tail_view = raw[t0:], view[t0:]
+        tail = _classify_one(tail_raw, tail_view)
+        if tail is not None and tail.kind == "temporary_preference":
+            return [head, tail]  # "…, and do not use emojis until Friday": its own period
+        if tail is not None and tail.kind != "promotion":
+            continue  # a scope, a goal, a choice: the statement is read whole, as before
+        # "never" in it is no lasting preference: the period that leads the sentence beats it
+        rule = fallback(tail_raw) if tail_view == tail_raw or fallback(tail_view) is not None else None
+        if rule is None or rule.kind != "session_rule":
+            continue
+        return [head, replace(rule, ttl=head.ttl, until_event=head.until_event, period=head.period,
+                              markers=head.markers,
+                              reason="a negated directive after a preference limited to a period: a rule "
+                              "for this session, ending with the preference")]
+    return [c]
 
 
 def _redacted_part(whole: str, part: str) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.faults.helpers import KEY, cli
+from tests.tui.support import wait_for
 
 pytestmark = pytest.mark.promise("markup")
 
@@ -269,19 +270,12 @@ async def _run_tui(root: Path) -> dict[str, Any]:
     app = make_app(s, engine=engine, key=KEY)
     shots: dict[str, Any] = {}
 
-    async def until(cond: Any) -> None:
-        for _ in range(3000):
-            if cond():
-                return
-            await pilot.pause(0.02)
-        raise AssertionError("the app did not get there")
-
     try:
         async with app.run_test(size=(200, 400), notifications=True) as pilot:
-            await until(app.ready.is_set)
+            await wait_for(pilot, app.ready.is_set)
             app.main.query_one("#prompt-input").text = "hi"  # type: ignore[attr-defined]
             await pilot.press("enter")
-            await until(lambda: provider.pending == 0 and not app.streaming)
+            await wait_for(pilot, lambda: provider.pending == 0 and not app.streaming)
             await pilot.pause(0.3)
             for v in values:
                 app.notify(f"memory/{v}.md is not indexed", title=v, timeout=60)

@@ -17,11 +17,11 @@ import io
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.faults.helpers import KEY, cli
+from tests.tui.support import wait_for
 
 pytestmark = pytest.mark.promise("terminal")
 
@@ -130,19 +130,12 @@ async def _app_reply(root: Path, reply: str) -> str:
     engine = Engine(s, provider=provider)
     app = make_app(s, engine=engine, key=KEY)
 
-    async def until(cond: Any) -> None:
-        for _ in range(3000):
-            if cond():
-                return
-            await pilot.pause(0.02)
-        raise AssertionError("the app did not get there")
-
     try:
         async with app.run_test(size=(80, 60)) as pilot:
-            await until(app.ready.is_set)
+            await wait_for(pilot, app.ready.is_set)
             app.main.query_one("#prompt-input").text = "hi"  # type: ignore[attr-defined]
             await pilot.press("enter")
-            await until(lambda: provider.pending == 0 and not app.streaming)
+            await wait_for(pilot, lambda: provider.pending == 0 and not app.streaming)
             await pilot.pause(0.3)
             svg = app.export_screenshot()
     finally:

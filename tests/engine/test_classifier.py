@@ -544,6 +544,31 @@ def test_a_do_not_clause_keeps_its_own_period_and_without_a_period_stays_a_plain
         ("session_rule", "do not use emojis", "day:0")]
 
 
+@pytest.mark.parametrize(("text", "rule"), [
+    ("answer briefly, do not use emojis", "do not use emojis"),
+    ("Answer briefly, do not use emojis.", "do not use emojis"),
+    ("Please answer briefly, and do not use emojis.", "do not use emojis"),
+    ("answer briefly and do not use emojis", "do not use emojis"),
+    ("Answer in Russian, don't use tables", "don't use tables"),
+    ("Write the migration, do not touch the schema", "do not touch the schema"),
+    ("отвечай коротко, не используй эмодзи", "не используй эмодзи"),
+    ("пожалуйста, пиши по-русски и не используй таблицы", "не используй таблицы"),
+])
+def test_a_do_not_clause_after_an_instruction_without_a_period_is_a_rule(text: str, rule: str) -> None:
+    # Red team 30 (left over): "answer briefly, do not use emojis" recorded nothing, the "do not" lost.
+    [c] = classify(text)
+    assert (c.kind, c.field, c.value, c.ttl, c.period) == ("session_rule", "constraints", rule, None, None)
+
+
+@pytest.mark.parametrize("text", [
+    "Here is the log, do not worry", "We shipped v2 and never looked back", "I tried, don't know why",
+    "Thanks, don't worry", "answer briefly, don't worry", "Say hi, do not use emojis?",
+    "answer briefly, \"do not use emojis\"",
+])
+def test_a_do_not_clause_after_chatter_or_in_quotes_is_no_rule(text: str) -> None:
+    assert classify(text) == []
+
+
 @pytest.mark.parametrize(("text", "kind", "value"), [
     ("(do not use emojis)", "session_rule", "do not use emojis"),
     ("(do not use emojis).", "session_rule", "do not use emojis"),

@@ -921,7 +921,14 @@ def _with_its_rule(raw: str, view: str, c: Classification | None,
     own with the same end: "for 2 hours answer briefly, do not mention the client name" is the
     preference "answer briefly" and the rule "do not mention the client name", both for 2 hours. A
     rule stays a rule (the state block keeps rules first), and the period that leads the sentence
-    covers both. A clause with its own period is read on its own (:func:`_classify_one`)."""
+    covers both. A clause with its own period is read on its own (:func:`_classify_one`).
+
+    A statement nothing claims whole that is an instruction (:func:`directive_start`: "answer briefly,
+    do not use emojis", "отвечай коротко, не используй эмодзи") keeps its "do not" clause as a rule
+    (:func:`_clause_rule`): the instruction before it has no period and states nothing to keep, the
+    prohibition is a rule as it would be alone."""
+    if c is None and fallback is not None:
+        return [_clause_rule(raw, view, fallback)]
     if (c is None or c.kind != "temporary_preference" or fallback is None
             or strip_leading_period(view) == view or not (c.ttl or c.until_event or c.period)):
         return [c]
@@ -945,6 +952,26 @@ def _with_its_rule(raw: str, view: str, c: Classification | None,
                               reason="a negated directive after a preference limited to a period: a rule "
                               "for this session, ending with the preference")]
     return [c]
+
+
+def _clause_rule(raw: str, view: str,
+                 fallback: Callable[[str], Classification | None]) -> Classification | None:
+    """The rule in the "do not" clause (:data:`_RULE_CLAUSE`) of an instruction no kind claims whole
+    ("answer briefly, do not use emojis" → the rule "do not use emojis"), or ``None``. The part before
+    the clause must start with a directive verb (:func:`directive_start`, after "please"/"и"...): "Here
+    is the log, do not worry" or "We shipped v2 and never looked back" state no rule."""
+    for m in _RULE_CLAUSE.finditer(view):
+        head = _LEAD_FILLER.sub("", view[:m.start()]) if m.start() else ""
+        if not head.strip() or not directive_start(head):
+            continue
+        tail_raw, tail_view = raw[m.end():], view[m.end():]
+        if _classify_one(tail_raw, tail_view) is not None:
+            continue  # the clause is something else (its own period, a scope...): not read here
+        rule = fallback(tail_raw) if tail_view == tail_raw or fallback(tail_view) is not None else None
+        if rule is not None and rule.kind == "session_rule":
+            return replace(rule, reason="a negated directive after an instruction: a rule for this session "
+                                        "(lasting only if said so)")
+    return None
 
 
 def _redacted_part(whole: str, part: str) -> str:

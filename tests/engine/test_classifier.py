@@ -603,3 +603,25 @@ def test_wrapped_statements_are_one_with_the_same_statement_unwrapped() -> None:
 ])
 def test_what_is_not_wholly_wrapped_or_is_quoted_is_no_statement(text: str) -> None:
     assert classify(text) == []
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("my goal is to finish today's report, v10 and v11", "session_goal", "finish today's report, v10 and v11"),
+    ("my goal is to prepare tomorrow’s demo", "session_goal", "prepare tomorrow’s demo"),
+    ("Don't use emojis in tonight's notes", "session_rule", "Don't use emojis in tonight's notes"),
+])
+def test_today_s_or_tomorrow_s_thing_sets_no_period(text: str, kind: str, value: str) -> None:
+    # Red team 30, F6: "my goal is to finish today's report" got an end-of-day expiry.
+    [c] = classify(text)
+    assert (c.kind, c.value, c.period, c.ttl) == (kind, value, None, None)
+    [t] = classify("my goal is to finish the report today")
+    assert t.period == "day:0"
+
+
+def test_the_semicolon_of_an_html_entity_ends_no_statement() -> None:
+    # Red team 30, F9: "Remember: my logo is … &lt;i&gt;" was proposed as "My logo is … &lt".
+    [c] = classify("Remember: my logo is ![logo](http://x.io/l.png) &lt;i&gt; &#x1b; &#39;x&#39; <img src=x>")
+    assert c.kind == "promotion"
+    assert c.text == "My logo is ![logo](http://x.io/l.png) &lt;i&gt; &#x1b; &#39;x&#39; <img src=x>"
+    assert split_statements("a &amp; b; do not use emojis") == ["a &amp; b", "do not use emojis"]
+    assert split_statements("We ran Q&As; do not use emojis") == ["We ran Q&As", "do not use emojis"]

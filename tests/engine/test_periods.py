@@ -211,3 +211,11 @@ async def test_until_friday_no_emojis_expires_at_the_end_of_friday_in_the_engine
     assert ends == {"до пятницы без смайликов": local_midnight(7), "until Friday no emojis": local_midnight(7)}
     clock.set(local_midnight(7) + timedelta(minutes=1))
     assert not [e for e in st(engine).get(KEY).active if e.field == "temporary_preferences"]
+
+
+@pytest.mark.parametrize(("text", "period"), [
+    ("finish today's report", None), ("prepare tomorrow's demo", None), ("tonight’s build", None),
+    ("finish the report today", "day:0"), ("prepare the demo tomorrow", "day:1"),
+])
+def test_a_day_word_as_a_possessive_is_no_period(text: str, period: str | None) -> None:
+    assert period_of(text) == period

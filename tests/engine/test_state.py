@@ -274,7 +274,7 @@ async def test_audit_log_contents(engine: Engine, clock: Clock) -> None:
     assert len(entries) == 1
     a = entries[0]
     assert a["field"] == "current_step" and a["value"] == "verify_purchase"
-    assert a["source"] == "model tool" and a["why"].startswith("replaced by e:")
+    assert a["source"] == "model tool" and a["why"].startswith("replaced by user command (e:")
     assert a["set_at"] == datetime(2026, 3, 2, 12, 0, tzinfo=UTC).isoformat()
     assert a["when"] == datetime(2026, 3, 2, 12, 1, tzinfo=UTC).isoformat()
     assert a["scope"] == "session" and a["agent"] == "main"

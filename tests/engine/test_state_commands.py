@@ -123,7 +123,7 @@ def test_cli_state_and_inbox_json(clock: Clock, capsys: pytest.CaptureFixture[st
                                                                 "current_step": "new"}
     assert main(["state", KEY, "--audit", "--json"]) == 0
     audit = json.loads(capsys.readouterr().out)["audit"]
-    assert [(a["value"], a["why"].split(" e:")[0]) for a in audit] == [("old", "replaced by")]
+    assert [(a["value"], a["why"].split(" (e:")[0]) for a in audit] == [("old", "replaced by user command")]
     assert main(["state", "agent:nobody:tui:x", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["active"] == []
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -247,3 +248,18 @@ async def test_a_state_tool_error_is_stored_as_an_error(engine: Engine, data_dir
     assert not finished["c2"].is_error
     stored = {e["call_id"]: e for e in all_transcript_events(data_dir) if e["type"] == "tool_result"}
     assert stored["c1"]["is_error"] is True and stored["c2"]["is_error"] is False
+
+
+async def test_the_audit_names_the_message_that_restated_or_replaced_an_entry(engine: Engine) -> None:
+    # Red team 30, F11: "restated by e:9" named the state record; /state credits the message (e:8).
+    await run_turn(engine, "for 2 hours answer briefly", KEY)
+    await run_turn(engine, "Answer briefly for 3 hours.", KEY)
+    msgs = [e.id for e in engine.events(KEY) if e.type == "message" and e.role == "user"]
+    [pref] = [e for e in engine.state.get(KEY).active if e.field == "temporary_preferences"]
+    assert pref.source == f"e:{msgs[-1]}"
+    [restated] = [a for a in engine.state.audit(KEY) if a["why"].startswith("restated by")]
+    assert restated["why"] == f"restated by e:{msgs[-1]}"
+    await engine.state.set(KEY, "current_step", "verify", source="model tool")
+    await engine.state.set(KEY, "current_step", "billing", source="model tool")
+    [replaced] = [a for a in engine.state.audit(KEY) if a["why"].startswith("replaced by")]
+    assert re.fullmatch(r"replaced by model tool \(e:\d+\)", replaced["why"]), replaced

@@ -60,7 +60,7 @@ def _rx(*parts: str) -> re.Pattern[str]:
 
 _TEMP = _rx(
     # English
-    r"\btoday\b", r"\btonight\b", r"\bfor now\b", r"\bright now\b", r"^\s*now\b", r"\bjust now\b",
+    r"\btoday\b(?!['’]s\b)", r"\btonight\b(?!['’]s\b)", r"\bfor now\b", r"\bright now\b", r"^\s*now\b", r"\bjust now\b",
     r"\bthis time\b", r"\btemporarily\b", r"\bfor a while\b",
     r"\b(?:for|in|during) (?:this|the current) (?:session|chat|conversation|call)\b",
     r"\bthis session\b", r"\buntil (?:the end of (?:the )?(?:day|session)|tomorrow|tonight)\b",
@@ -71,7 +71,7 @@ _TEMP = _rx(
     r"|\d{1,2}(?::\d{2})?\s?(?:am|pm)?\b)",
     r"\b(?:for|during|over|within) the (?:next|coming) (?:\w+ )?(?:hours?|minutes?|days?|weeks?)\b",
     r"\bfor the rest of (?:the |this )?(?:week|month|sprint)\b", r"\b(?:this|for the) (?:week|weekend|sprint|month)\b",
-    r"\b(?:all|this whole) week\b", r"\btomorrow\b",
+    r"\b(?:all|this whole) week\b", r"\btomorrow\b(?!['’]s\b)",
     r"\bfor the (?:next|rest of the|rest of this) (?:\d+ |few |couple of )?"
     r"(?:session|chat|conversation|hours?|minutes?|day)\b",
     r"\bfor (?:\d+|an?|one|two|three|half an?) (?:hours?|hrs?|minutes?|mins?)\b",
@@ -106,7 +106,8 @@ _TEMP_PHRASE = re.compile(
 )
 """A temporariness marker with the words that lead into it ("just for today"), removed as one."""
 _TODAY = _rx(
-    r"\btoday\b", r"\btonight\b", r"\b(?:until|till|til|through) (?:the )?(?:end of (?:the |this )?day|eod)\b",
+    r"\btoday\b(?!['’]s\b)", r"\btonight\b(?!['’]s\b)",
+    r"\b(?:until|till|til|through) (?:the )?(?:end of (?:the |this )?day|eod)\b",
     r"\bfor the rest of the day\b",
     r"\bсегодня\b", r"\bдо конца дня\b",
 )
@@ -327,7 +328,12 @@ _GOAL_CLAUSE = (
 """Where a goal statement starts after a comma or "and" ("for 2 hours answer briefly, my goal is ship
 v9", "сегодня отвечай коротко, и моя цель — выпустить v9"): a statement of its own, as after a full
 stop; else the goal would be read as part of the preference before it."""
-_SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+|;\s*|" + _GOAL_CLAUSE, re.I)
+_NOT_AN_ENTITY = "(?-i:" + "".join(
+    [rf"(?<!&[a-z]{{{n}}})" for n in range(2, 9)] + [rf"(?<!&#\d{{{n}}})" for n in range(1, 8)]
+    + [rf"(?<!&#[xX][0-9a-fA-F]{{{n}}})" for n in range(1, 7)]) + ")"
+"""Before a ``;`` that ends an HTML entity (``&lt;``, ``&#39;``, ``&#x1b;``): no clause break there
+("Q&As; do not…" still breaks: entity names are lower case)."""
+_SPLIT = re.compile(r"(?<=[.!?…])\s+|\n+|" + _NOT_AN_ENTITY + r";\s*|" + _GOAL_CLAUSE, re.I)
 _PERIOD_LED = re.compile(
     r"(?:,\s*(?:(?:and|but|so|и|а|но)\s+)?|\s+(?:and|и)\s+)(?=" + _TEMP_PHRASE.pattern + ")", re.I
 )

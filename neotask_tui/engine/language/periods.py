@@ -58,10 +58,11 @@ _WEEKDAY = re.compile(
 )
 _WEEKEND = re.compile(rf"\b{_UNTIL} (?:the )?weekend\b|(?<!\w)до выходных(?!\w)", re.I)
 _DAY_AFTER_TOMORROW = re.compile(r"\bthe day after tomorrow\b|(?<!\w)послезавтра(?!\w)", re.I)
-_TOMORROW = re.compile(r"\btomorrow\b|(?<!\w)(?:на )?завтра(?!\w)", re.I)
+_TOMORROW = re.compile(r"\btomorrow\b(?!['’]s\b)|(?<!\w)(?:на )?завтра(?!\w)", re.I)
 _UNTIL_TOMORROW = re.compile(rf"\b{_UNTIL} tomorrow\b|(?<!\w)до завтра(?!\w)", re.I)
 _TODAY = re.compile(
-    rf"\b(?:today|tonight|{_UNTIL} (?:the )?(?:end of (?:the |this )?day|eod|tonight)|for the rest of the day)\b"
+    rf"\b(?:today|tonight)\b(?!['’]s\b)"
+    rf"|\b(?:{_UNTIL} (?:the )?(?:end of (?:the |this )?day|eod|tonight)|for the rest of the day)\b"
     r"|(?<!\w)(?:сегодня|до конца дня|на сегодня|до вечера)(?!\w)",
     re.I,
 )

@@ -329,14 +329,14 @@ class StateFold:
         if op in ("set", "add") and isinstance(fld, str):
             if op == "set":
                 for e in [e for e in self.active.values() if e.field == fld]:
-                    self._expire(e, at, f"replaced by e:{ev.id}")
+                    self._expire(e, at, f"replaced by {_stated_by(ev)}")
             else:  # an item stated again is one entry, ending as the later statement says
                 same = value_key(d.get("value"))
                 scope, ref = str(d.get("scope") or "session"), d.get("scope_ref")
                 agent, key = str(d.get("agent") or ""), str(d.get("key") or "")
                 for e in [e for e in self.active.values() if e.field == fld and e.scope == scope
                           and e.scope_ref == ref and e.agent == agent and e.key == key and value_key(e.value) == same]:
-                    self._expire(e, at, f"restated by e:{ev.id}")
+                    self._expire(e, at, f"restated by {_stated_by(ev)}")
             exp = d.get("expires_at")
             carried = d.get("carried_from")
             set_at = at
@@ -495,3 +495,13 @@ def fork_end(events: list[Event] | tuple[Event, ...], at: int) -> int:
             continue
         break
     return end
+
+
+def _stated_by(ev: Event) -> str:
+    """Who set the ``state`` event ``ev``, as the audit names it: the message it came from (``e:8``,
+    the id ``/state`` shows as the entry's source), else its source and the state event
+    (``model tool (e:12)``)."""
+    src = str(ev.data.get("source") or "")
+    if re.fullmatch(r"e:\d+", src):
+        return src
+    return f"{src} (e:{ev.id})" if src else f"e:{ev.id}"

@@ -207,7 +207,10 @@ class Settings:
 _ASCII_SPACE = " \t\r\n"
 _INT_RE = re.compile(r"[+-]?[0-9]+")
 """An integer as text (env vars, CLI flags): ASCII digits only, no ``_`` separators."""
-_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_DECIMAL = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+_DECIMAL_RE = re.compile(_DECIMAL)
+"""A decimal as text (env vars, CLI flags, for an integer setting): ASCII digits and a point, no exponent."""
+_FLOAT_RE = re.compile(_DECIMAL + r"(?:[eE][+-]?[0-9]+)?")
 _MAX_DIGITS = 100
 _NONFINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.I)
 
@@ -264,20 +267,22 @@ def _integral(numeral: str) -> int | None:
     return (-1 if sign else 1) * int(significant + "0" * exp)
 
 
-def _int_of(text: str) -> int:
+def _int_of(text: str, *, exponent: bool = False) -> int:
     """``text`` (an env value, a CLI flag, a TOML float's numeral) as an integer: ``[+-]?[0-9]+`` in
-    ASCII, or a decimal that is exactly an integer (``5.0``; :func:`_integral`).
+    ASCII, or a decimal that is exactly an integer (``5.0``; :func:`_integral`). An exponent
+    (``5e0``) only with ``exponent`` (a ``config.toml`` float, which TOML types); typed text is
+    ASCII digits and a point.
 
     Raises:
         ValueError: why not, without the value (``4.7``, ``4.9999999999999999``, ``5_0``, Unicode
-            digits, ``inf``; more than :data:`_MAX_DIGITS` digits).
+            digits, ``inf``, ``5e0`` as text; more than :data:`_MAX_DIGITS` digits).
     """
     v = text.strip(_ASCII_SPACE)
     if _INT_RE.fullmatch(v):
         if len(v) > _MAX_DIGITS:  # int() refuses past 4300 digits; far outside any range
             raise ValueError("integer too large")
         return int(v)
-    n = _integral(v) if _FLOAT_RE.fullmatch(v) else None
+    n = _integral(v) if (_FLOAT_RE if exponent else _DECIMAL_RE).fullmatch(v) else None
     if n is None:
         raise ValueError("expected an integer")
     return n
@@ -341,11 +346,11 @@ def _coerce(value: Any, typ: Any, where: str, *, text: bool = True) -> Any:
         orig = value
         # A decimal (TOML 5.0, env "5.0") is taken only when it is exactly an integer, decided on
         # its text (never on the float it rounds to); 4.7 or inf is an error, never truncated. An
-        # env string is ASCII digits only: no "5_0", no Unicode digits ("٥").
-        if isinstance(value, _TomlFloat):
-            value = value.numeral
-        if isinstance(value, str):
+        # env string is ASCII digits and a point only: no "5_0", no "5e0", no Unicode digits ("٥").
+        if isinstance(value, _TomlFloat | str):
             try:
+                if isinstance(value, _TomlFloat):
+                    return _int_of(value.numeral, exponent=True)
                 return _int_of(value)
             except ValueError as e:
                 raise ConfigError(f"{where}: {e}, got {_shown(orig)}") from None

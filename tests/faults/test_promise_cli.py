@@ -123,7 +123,8 @@ async def test_any_exception_in_a_tool_handler_is_an_error_result(engine: object
 
 
 # ------------------------------------------------------------------------------ numeric CLI flags
-BAD_DAYS = ["-5", "0", "36501", "999999999999", "9" * 5000, "٥", "5_0", "1.5", "inf", "x"]
+BAD_DAYS = ["-5", "0", "36501", "999999999999", "9" * 5000, "٥", "5_0", "1.5", "inf", "x", "5e0",
+            "4.9999999999999999"]
 
 
 @pytest.mark.parametrize("days", BAD_DAYS, ids=[d[:14] for d in BAD_DAYS])
@@ -158,6 +159,8 @@ async def test_engine_cleanup_refuses_days_out_of_range(engine: object) -> None:
     (("memory", "search", "foo", "--k", "1001"), "--k"),
     (("memory", "search", "foo", "--k", "99999999999999999999"), "--k"),
     (("memory", "search", "foo", "--k", "٥"), "--k"),
+    (("memory", "search", "foo", "--k", "1e1"), "--k"),  # red team 30: read as 10
+    (("memory", "search", "foo", "--k", "7.9999999999999999"), "--k"),
     (("inbox", "accept", "٥"), "n"),
     (("inbox", "accept", "0"), "n"),
     (("inbox", "reject", "99999999999999999999999"), "n"),

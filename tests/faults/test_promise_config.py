@@ -241,7 +241,7 @@ def test_the_plain_repl_history_file_is_private(neotask_home: Path) -> None:
 
 
 # ------------------------------------------------------------- env numbers are ASCII, as in TOML
-@pytest.mark.parametrize(("value", "want"), [("5.0", 5), ("5", 5), (" 7 ", 7), ("+9", 9), ("5e0", 5)])
+@pytest.mark.parametrize(("value", "want"), [("5.0", 5), ("5", 5), (" 7 ", 7), ("+9", 9)])
 def test_an_integral_env_value_is_the_integer_it_spells_as_in_toml(monkeypatch: pytest.MonkeyPatch, value: str,
                                                                    want: int) -> None:
     monkeypatch.setenv("NEOTASK_SESSION_CLEANUP_DAYS", value)
@@ -288,16 +288,34 @@ def test_a_toml_integer_setting_refuses_a_float_that_only_rounds_to_one(
     assert str(exc.value) == f"{cfg}:2: session.daily_reset_hour: expected an integer, got {value}"
 
 
-@pytest.mark.parametrize(("value", "want"), [("5.00", 5), ("50e-1", 5), ("0.5e1", 5), ("1_0.0", 10), ("-1.000", -1)])
+@pytest.mark.parametrize(("value", "want"), [("5.00", 5), ("50e-1", 5), ("0.5e1", 5), ("5e0", 5), ("1_0.0", 10),
+                                            ("-1.000", -1)])
 def test_a_decimal_that_is_exactly_an_integer_is_that_integer(
         neotask_home: Path, monkeypatch: pytest.MonkeyPatch, value: str, want: int) -> None:
     monkeypatch.delenv("NEOTASK_SESSION_DAILY_RESET_HOUR", raising=False)
     _write_config(neotask_home, f"[session]\ndaily_reset_hour = {value}\n")
     got = load_settings().session.daily_reset_hour
     assert got == want and type(got) is int
-    if "_" not in value:  # TOML's digit separator; an env value is ASCII digits only
+    if "_" not in value and "e" not in value:  # TOML's separator and exponent; an env value is digits and a point
         monkeypatch.setenv("NEOTASK_SESSION_DAILY_RESET_HOUR", value)
         assert load_settings().session.daily_reset_hour == want
+
+
+# Red team 30, finding 7: NEOTASK_SESSION_DAILY_RESET_HOUR=5e0 and `--k 1e1` were read as 5 and 10. An
+# integer typed as text (an env var, a CLI flag) is ASCII digits and a point, as the README says; a
+# config.toml float (5e0, typed by TOML) is still read on its digits (the test above).
+EXPONENTS = ["5e0", "50e-1", "0.5e1", "5E0", "5.0e0", "1e1", "4.9999999999999999e0"]
+
+
+@pytest.mark.parametrize("value", EXPONENTS)
+def test_an_env_or_flag_integer_refuses_an_exponent(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("NEOTASK_SESSION_DAILY_RESET_HOUR", value)
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    assert str(exc.value) == (f"env NEOTASK_SESSION_DAILY_RESET_HOUR: session.daily_reset_hour: expected an "
+                              f"integer, got '{value}'")
+    with pytest.raises(ValueError, match=f"^expected an integer, got '{value}'$"):
+        parse_int(value)
 
 
 def test_a_range_error_quotes_the_value_as_written(neotask_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

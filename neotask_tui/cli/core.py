@@ -393,8 +393,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     from neotask_tui.storage.search import MARK_CLOSE, MARK_OPEN, SearchIndex, parse_since
 
     query = " ".join(args.query)
-    agent = validate_agent_id(args.agent) if args.agent else None
-    since = parse_since(args.since, tz=local_zone()) if args.since else None
+    agent = validate_agent_id(args.agent) if args.agent is not None else None  # "" is an error, not "any"
+    since = parse_since(args.since, tz=local_zone()) if args.since is not None else None
     try:
         limit = parse_limit(args.limit)
     except ValueError as e:

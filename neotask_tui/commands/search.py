@@ -19,7 +19,8 @@ from neotask_tui.storage.search import MARK_CLOSE, MARK_OPEN, SearchHit, SearchR
 if TYPE_CHECKING:
     from neotask_tui.engine.facade import Engine
 
-_FLAG = re.compile(r"(?:^|\s)--(agent|since|limit)(?:=|\s+)(\S+)")
+_FLAG = re.compile(r"(?:^|\s)--(agent|since|limit)(?:=(\S*)|\s+(\S+)|\s*$)")
+"""A flag and its value; ``--since=`` or a last ``--since`` has the value ``""`` (an error, never no filter)."""
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~])")
 
 
@@ -27,7 +28,7 @@ def parse_search_args(args: str) -> tuple[str, dict[str, str]]:
     """``QUERY [--agent A] [--since DATE] [--limit N]`` → (the query as typed, quotes kept; flags)."""
     flags: dict[str, str] = {}
     for m in _FLAG.finditer(args):
-        flags[m.group(1)] = m.group(2)
+        flags[m.group(1)] = m.group(2) or m.group(3) or ""
     return _FLAG.sub(" ", args).strip(), flags
 
 

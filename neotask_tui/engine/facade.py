@@ -598,8 +598,8 @@ class Engine:
         from neotask_tui import tuning
         from neotask_tui.storage.keys import validate_agent_id
 
-        agent = validate_agent_id(agent) if agent else None
-        after = parse_since(since, self.now(), self.tz) if since else None
+        agent = validate_agent_id(agent) if agent is not None else None  # "" is an error, not "any"
+        after = parse_since(since, self.now(), self.tz) if since is not None else None
         n = tuning.SEARCH_DEFAULT_LIMIT if limit is None else limit
         return await asyncio.to_thread(self.store.search.search, query, agent=agent, since=after, limit=n)
 

@@ -225,19 +225,31 @@ def _fts_query(text: str) -> tuple[str, bool]:
     return " ".join(parts), cut
 
 
+_SINCE_FIRST = "0001-01-01T00:00:00.000000"
+"""The bound of a year-1 time that is in year 0 in UTC: every stored time is at or after it."""
+_SINCE_AFTER_ALL = "9999-12-31T24:00:00.000000"
+"""The bound of a year-9999 time that is in year 10000 in UTC: ISO 8601's end of the last day,
+which sorts after every stored time (none matches)."""
+
+
 def parse_since(text: str, now: datetime | None = None, tz: tzinfo | None = None) -> str:
     """``--since`` as a UTC ISO timestamp: ``YYYY-MM-DD`` (midnight in ``tz``), an ISO date-time
-    (in ``tz`` when it names no offset), or a span back from now (``90m``, ``12h``, ``7d``, ``2w``).
-    ``tz`` is the local zone (the C library's when ``None``, which knows no date before year 1's).
+    (in ``tz`` when it names no offset), or a span back from now (``90m``, ``12h``, ``7d``, ``2w``),
+    in ASCII. ``tz`` is the local zone (the C library's when ``None``). A date in year 1 or 9999 that
+    UTC moves out of those years is taken as before (after) every stored time.
 
     Raises:
-        UserError: for anything else, and for a time before year 1 (or after 9999) in UTC.
+        UserError: for anything else (an empty text, ``７d``), and for a span reaching back before
+            year 1.
     """
     from datetime import timedelta
 
     now = now or datetime.now(UTC)
     s = text.strip()
-    m = re.fullmatch(r"(\d+)\s*([mhdw])", s)
+    if not s or not s.isascii():
+        raise UserError(f"--since takes a date (2026-11-30), a date-time or a span (7d, 12h), "
+                        f"not {s[:40]!r}")
+    m = re.fullmatch(r"([0-9]+)\s*([mhdw])", s)
     if m:
         digits, unit = m.group(1).lstrip("0") or "0", m.group(2)
         try:
@@ -258,8 +270,8 @@ def parse_since(text: str, now: datetime | None = None, tz: tzinfo | None = None
         if d.tzinfo is None:  # a local date-time (or midnight) the user means in their zone
             d = d.replace(tzinfo=tz) if tz is not None else d.astimezone()
         return _utc(d)
-    except (OverflowError, ValueError):
-        raise UserError(f"--since {s[:40]!r} is out of range (before year 1 or after 9999)") from None
+    except (OverflowError, ValueError):  # within a day of year 1's start or 9999's end: UTC leaves the range
+        return _SINCE_FIRST if d.year < 5000 else _SINCE_AFTER_ALL
 
 
 def _utc(d: datetime) -> str:

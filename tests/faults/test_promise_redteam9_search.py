@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from neotask_tui import tuning
+from neotask_tui.commands import dispatch
+from neotask_tui.commands.search import parse_search_args
 from tests.faults.helpers import KEY, cli, run_turn
 
 SCRIPTED = {"NEOTASK_PROVIDER": "scripted"}
@@ -56,7 +58,7 @@ async def test_an_api_key_cut_by_the_index_leaves_no_fragment_to_find(engine: An
 
 
 # ------------------------------------------------------------------------------ --since garbage
-@pytest.mark.parametrize("since", ["999999d", "999999w", "0001-01-01T00:00:00+14:00"])
+@pytest.mark.parametrize("since", ["999999d", "999999w"])
 def test_search_since_out_of_range_is_a_one_line_user_error(since: str) -> None:
     """README: "Exit codes: ... 2 user error (one line on stderr)"; *Settings*: a bad value is a
     one-line error. `neotask search foo --since 999999d` (a span the --since grammar accepts, up
@@ -65,6 +67,47 @@ def test_search_since_out_of_range_is_a_one_line_user_error(since: str) -> None:
     r = cli("search", "hello", "--since", since)
     assert r.returncode == 2 and "Traceback" not in r.stderr, (r.returncode, r.stderr[-300:])
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+# Red team 30, finding 10: a year-1 date east of UTC (a year-9999 time west of it) was "out of range
+# (before year 1 or after 9999)"; an empty --since was no filter at all and "７d" was 7 days.
+@pytest.mark.parametrize(("tz", "since", "found"), [("Asia/Tokyo", "0001-01-01", True),
+                                                    ("UTC", "0001-01-01T00:00:00+14:00", True),
+                                                    ("America/New_York", "9999-12-31T23:59", False)])
+def test_search_since_year_1_or_9999_is_accepted_in_every_zone(tz: str, since: str, found: bool) -> None:
+    assert cli("send", "hello there", env=SCRIPTED).returncode == 0
+    r = cli("search", "hello", "--since", since, "--json", env={"TZ": tz})
+    assert r.returncode == 0, r.stderr
+    assert bool(json.loads(r.stdout)["hits"]) is found
+
+
+@pytest.mark.parametrize("argv", [("--since", ""), ("--since", "７d"), ("--since=",), ("--agent", "")],
+                         ids=["since-empty", "since-fullwidth", "since-equals-empty", "agent-empty"])
+def test_search_an_empty_or_non_ascii_flag_is_a_one_line_error(argv: tuple[str, ...]) -> None:
+    assert cli("send", "hello there", env=SCRIPTED).returncode == 0
+    r = cli("search", "hello", *argv)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, (r.returncode, r.stderr[-300:])
+    said = "agent id" if argv[0] == "--agent" else "--since"
+    assert len(r.stderr.strip().splitlines()) == 1 and said in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args", ["hello --since=", "hello --since", "hello --since  ", "hello --since ７d",
+                                  "hello --agent=", "hello --limit="])
+async def test_slash_search_an_empty_or_non_ascii_flag_is_an_inline_error(engine: Any, args: str) -> None:
+    await run_turn(engine, "hello there")
+    res = await dispatch(engine, KEY, f"/search {args}")
+    assert res.error and "\n" not in res.text.strip(), res.text
+    flag = args.split("--")[1].split("=")[0].split()[0]
+    assert ("agent id" if flag == "agent" else f"--{flag}") in res.text, res.text
+
+
+async def test_slash_search_flag_words_are_still_parsed(engine: Any) -> None:
+    assert parse_search_args("hello --since 7d --limit=3") == ("hello", {"since": "7d", "limit": "3"})
+    assert parse_search_args("hello --sincere") == ("hello --sincere", {})
+    assert parse_search_args("hello --since") == ("hello", {"since": ""})
+    await run_turn(engine, "hello there")
+    res = await dispatch(engine, KEY, "/search hello --since 7d")
+    assert not res.error and "**hello** there" in res.text
 
 
 # ------------------------------------------------------------------------------ symlinked index

@@ -109,6 +109,35 @@ def test_since_filters_by_message_time() -> None:
     idx.close()
 
 
+# Red team 30, finding 10: --since 0001-01-01 east of UTC and a late 9999-12-31 west of it were "out of
+# range"; --since "" was no filter and "７d" (full-width) was 7 days.
+def test_since_in_year_1_or_9999_is_taken_where_utc_leaves_those_years() -> None:
+    from zoneinfo import ZoneInfo
+
+    store = SessionStore()
+    sid = store.create_session(KEY, reason="new").session_id
+    store.append(sid, "message", {"role": "user", "content": "early invoice"}, ts="0001-01-01T00:00:00+00:00")
+    store.append(sid, "message", {"role": "user", "content": "late invoice"}, ts="9999-12-31T23:59:59.999999+00:00")
+    idx = SearchIndex(writable=True)
+    tokyo, new_york = ZoneInfo("Asia/Tokyo"), ZoneInfo("America/New_York")
+    for since in (parse_since("0001-01-01", tz=tokyo), parse_since("0001-01-01T00:00+14:00")):
+        assert since == "0001-01-01T00:00:00.000000"
+        assert sorted(h.plain_line() for h in idx.search("invoice", since=since).hits) == ["early invoice",
+                                                                                            "late invoice"]
+    for since in (parse_since("9999-12-31T23:59", tz=new_york), parse_since("9999-12-31T20:00-05:00")):
+        assert idx.search("invoice", since=since).hits == []  # later than the last stored time
+    late = parse_since("9999-12-31T18:59", tz=new_york)  # still in 9999 in UTC: an ordinary bound
+    assert late == "9999-12-31T23:59:00.000000"
+    assert [h.plain_line() for h in idx.search("invoice", since=late).hits] == ["late invoice"]
+    idx.close()
+
+
+@pytest.mark.parametrize("since", ["", "  ", "７d", "٧d", "7ｄ", "２０２６-01-01", "2026-01-01T１２:00", "7\u00a0d"])
+def test_since_is_ascii_and_never_empty(since: str) -> None:
+    with pytest.raises(UserError, match=r"^--since takes a date \(2026-11-30\), a date-time or a span"):
+        parse_since(since)
+
+
 def test_query_syntax_is_only_words_phrases_and_prefixes() -> None:
     assert fts_query('nginx "reverse proxy" kube*') == '"nginx" "reverse proxy" "kube"*'
     assert fts_query('a OR b NOT c') == '"a" "or" "b" "not" "c"'  # operators are words (folded)

@@ -14,6 +14,7 @@ import contextlib
 import errno
 import os
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -197,10 +198,7 @@ class SessionStore:
         rec = next((r for r in self.records.values() if r.session_id == session_id), None)
         if rec is None:  # not a current session: its counters are recounted when it becomes one
             return
-        for e in new:
-            if counts_usage(e):
-                rec.counters.add(e.data["usage"], e.data.get("cost_usd"))
-        rec.counted_through = max(e.id for e in new)
+        _add_usage(rec, new, through=max(e.id for e in new))
 
     def create_session(
         self,
@@ -433,13 +431,10 @@ class SessionStore:
                     continue
                 since = rec.last_activity_at
                 new = [e for e in self.events(rec.session_id) if _newer(e.ts, since)]
-            counted = [e for e in new if counts_usage(e)]
-            for ev in counted:
-                rec.counters.add(ev.data["usage"], ev.data.get("cost_usd"))
+            counted = _add_usage(rec, new, through=last.id)
             active = [e for e in new if e.type != "call"]
             if active:
                 touch(rec, active[-1].ts)
-            rec.counted_through = max((e.id for e in self.events(rec.session_id)), default=rec.counted_through)
             changed = True
             if counted:
                 fixed.append(rec.key)
@@ -459,6 +454,18 @@ class SessionStore:
             for r in stale:
                 self.archive_transcript(r.session_id)
         return stale
+
+
+def _add_usage(rec: SessionRecord, events: Iterable[Event], *, through: int) -> bool:
+    """Add the usage of ``events`` (each that :func:`counts_usage`) to ``rec``'s counters, which
+    then hold every event of the transcript through id ``through``; whether any usage was added."""
+    added = False
+    for e in events:
+        if counts_usage(e):
+            rec.counters.add(e.data["usage"], e.data.get("cost_usd"))
+            added = True
+    rec.counted_through = through
+    return added
 
 
 def _fork_at(header: Event) -> int | None:

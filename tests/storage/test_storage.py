@@ -202,7 +202,9 @@ def test_counters_catch_up_after_crash_between_append_and_index_save() -> None:
     st2 = SessionStore()
     assert st2.get(KEY).counters.input == 0  # type: ignore[union-attr]
     assert st2.reconcile_counters() == [KEY]
-    c = SessionStore().get(KEY).counters  # type: ignore[union-attr]
+    got = SessionStore().get(KEY)
+    assert got is not None and got.counted_through == 2  # the transcript's last event
+    c = got.counters
     assert (c.input, c.output, c.cache_read, c.cache_write) == (9, 4, 2, 1)
     assert SessionStore().reconcile_counters() == []  # idempotent
 

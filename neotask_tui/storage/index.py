@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,51 @@ class SessionRecord:
             fork_at=_int_or_none(d.get("fork_at")),
             counted_through=_int_or_none(d.get("counted_through")),
         )
+
+
+class SessionRecords(MutableMapping[str, SessionRecord]):
+    """The current records by key, as ``sessions.json`` holds them, each also found by its session
+    id (:meth:`by_session`: the store finds the record of the session it appends to on every append).
+
+    Both lookups change together, however a record is added, replaced or dropped.
+    """
+
+    def __init__(self, records: Mapping[str, SessionRecord] | None = None) -> None:
+        self._by_key: dict[str, SessionRecord] = {}
+        self._by_session: dict[str, SessionRecord] = {}
+        self.update(records or {})
+
+    def by_session(self, session_id: str) -> SessionRecord | None:
+        """The record whose session is ``session_id`` (None: no key's current session)."""
+        return self._by_session.get(session_id)
+
+    def __getitem__(self, key: str) -> SessionRecord:
+        return self._by_key[key]
+
+    def __setitem__(self, key: str, rec: SessionRecord) -> None:
+        old = self._by_key.get(key)
+        self._by_key[key] = rec
+        if old is not None and old is not rec:
+            self._forget(old)
+        self._by_session[rec.session_id] = rec
+
+    def __delitem__(self, key: str) -> None:
+        self._forget(self._by_key.pop(key))
+
+    def _forget(self, rec: SessionRecord) -> None:
+        """Drop ``rec`` from the session lookup (a record of another key with the same session id,
+        which only a hand-edited index has, takes its place)."""
+        if self._by_session.get(rec.session_id) is rec:
+            del self._by_session[rec.session_id]
+            other = next((r for r in self._by_key.values() if r.session_id == rec.session_id), None)
+            if other is not None:
+                self._by_session[rec.session_id] = other
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_key)
+
+    def __len__(self) -> int:
+        return len(self._by_key)
 
 
 def _int_or_none(v: Any) -> int | None:
@@ -276,7 +321,7 @@ def carried_totals(events: Sequence[Event]) -> Counters | None:
                     estimated_turns=counts[4], cost_usd=None if cost is None else float(cost))
 
 
-def save_index(records: dict[str, SessionRecord], path: Path | None = None) -> None:
+def save_index(records: Mapping[str, SessionRecord], path: Path | None = None) -> None:
     """Atomically write the index."""
     path = path or paths.sessions_index()
     body = {"version": INDEX_VERSION, "sessions": {k: r.to_dict() for k, r in sorted(records.items())}}

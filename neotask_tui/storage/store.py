@@ -27,6 +27,7 @@ from neotask_tui.storage.events import Event, counts_usage, now_iso
 from neotask_tui.storage.index import (
     Counters,
     SessionRecord,
+    SessionRecords,
     load_index,
     read_session,
     reading,
@@ -85,7 +86,8 @@ class SessionStore:
         for d in (paths.sessions_dir(), paths.archive_dir()):  # both read and written: never via a link
             paths.refuse_links(d)
         loaded = load_index(repair=not readonly)
-        self.records: dict[str, SessionRecord] = loaded.records
+        self.records = SessionRecords(loaded.records)
+        """The current session of each key (``sessions.json``), also found by session id."""
         self.notices: list[str] = [loaded.problem] if loaded.problem else []
         self.load_issues: dict[str, list[LoadIssue]] = {}
         self._told_hard_links: set[str] = set()
@@ -195,7 +197,7 @@ class SessionStore:
         """Add the usage of events just appended to the counters of the session they belong to
         (every billed call is counted here, once, as its event is written; the caller saves the
         index, and :meth:`reconcile_counters` catches up after a crash in between)."""
-        rec = next((r for r in self.records.values() if r.session_id == session_id), None)
+        rec = self.records.by_session(session_id)
         if rec is None:  # not a current session: its counters are recounted when it becomes one
             return
         _add_usage(rec, new, through=max(e.id for e in new))

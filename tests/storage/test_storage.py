@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from neotask_tui import paths
-from neotask_tui.errors import UserError
+from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.events import Event
-from neotask_tui.storage.index import load_index
+from neotask_tui.storage.index import SessionRecord, SessionRecords, load_index
 from neotask_tui.storage.keys import parse_key, validate_key
 from neotask_tui.storage.store import SessionStore
 from neotask_tui.storage.transcript import append_events, read_transcript
@@ -190,6 +190,69 @@ def test_readonly_store_never_writes() -> None:
     ro = SessionStore(readonly=True)
     with pytest.raises(UserError):
         ro.append(rec.session_id, "message", {"role": "user", "content": "x"})
+
+
+def test_each_append_counts_into_the_record_of_its_session_as_records_come_and_go(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store finds an appended session's record by its id: right after new sessions, a switch
+    that keeps the old transcript live, a failed switch, a restore, cleanup and a removed key."""
+    st = SessionStore()
+    other = "agent:main:cli:other"
+
+    def reply(sid: str, n: int) -> None:
+        st.append(sid, "message", {"role": "assistant", "content": "ok", "usage": {"input": n, "output": 1}})
+
+    def inputs() -> dict[str, int]:
+        return {k: r.counters.input for k, r in st.records.items()}
+
+    a = st.create_session(KEY, reason="new")
+    o = st.create_session(other, reason="new")
+    reply(a.session_id, 3)
+    reply(o.session_id, 5)
+    assert inputs() == {KEY: 3, other: 5}
+    b = st.create_session(KEY, reason="new", archive_previous=False)  # a's transcript stays live
+    reply(a.session_id, 100)  # no key's current session: no record counts it
+    reply(b.session_id, 7)
+    assert inputs() == {KEY: 7, other: 5} and a.counters.input == 3
+
+    def refused(*_: object, **__: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as mp:  # a switch whose index save fails leaves b current
+        mp.setattr("neotask_tui.storage.store.save_index", refused)
+        with pytest.raises(StorageError):
+            st.create_session(KEY, reason="new")
+    reply(b.session_id, 1)
+    assert inputs() == {KEY: 8, other: 5}
+    restored = st.make_current(a.session_id)  # b is archived; a is recounted from its transcript
+    reply(a.session_id, 2)
+    assert st.get(KEY) is restored and inputs() == {KEY: 105, other: 5}
+    assert st.remove_key(other) is not None
+    st.records[KEY].last_activity_at = (datetime.now(UTC) - timedelta(days=40)).isoformat()
+    assert [r.session_id for r in st.cleanup(30)] == [a.session_id]
+    assert not st.records and st.records.by_session(a.session_id) is None
+    c = st.create_session(KEY, reason="new")
+    reply(c.session_id, 4)
+    assert inputs() == {KEY: 4} and restored.counters.input == 105
+    st.save()  # the caller saves the index after an append
+    assert SessionStore().get(KEY).counters.input == 4  # type: ignore[union-attr]
+
+
+def test_session_records_find_a_record_by_its_session_however_it_changes() -> None:
+    def rec(key: str, sid: str) -> SessionRecord:
+        return SessionRecord(key=key, session_id=sid, created_at="2026-01-01T00:00:00+00:00",
+                             last_activity_at="2026-01-01T00:00:00+00:00")
+
+    a, b, c = rec(KEY, "s-a"), rec("agent:main:cli:x", "s-b"), rec(KEY, "s-c")
+    records = SessionRecords({KEY: a, b.key: b})
+    assert records.by_session("s-a") is a and records.by_session("s-b") is b
+    records[KEY] = c  # a switch: the old session is no key's any more
+    assert records.by_session("s-a") is None and records.by_session("s-c") is c
+    assert records.pop(b.key) is b and records.by_session("s-b") is None
+    twin = rec("agent:main:cli:y", "s-c")  # two keys naming one session: only a hand-edited index
+    records[twin.key] = twin
+    del records[twin.key]
+    assert records.by_session("s-c") is c and dict(records) == {KEY: c}
 
 
 def test_counters_catch_up_after_crash_between_append_and_index_save() -> None:

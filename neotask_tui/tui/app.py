@@ -219,12 +219,9 @@ class NeotaskApp(App[int]):
         return without_configured_keys(text, self.settings)
 
     def history_entry(self, text: str) -> str | None:
-        """What the input history keeps of ``text`` (see :func:`~neotask_tui.commands.core.history_entry`):
-        a configured API key masked; nothing of a slash command refused as an API key (the command
-        registry is loaded only for a slash command)."""
-        if not text.lstrip().startswith("/"):
-            return self._mask_keys(text)
-        from neotask_tui.commands.core import history_entry
+        """What the input history keeps of ``text``, as the REPL keeps it
+        (:func:`~neotask_tui.commands.core.history_entry` with this app's settings)."""
+        from neotask_tui.commands.core import history_entry  # loads the commands, as sending does next
 
         return history_entry(text, self.settings)
 

@@ -84,3 +84,16 @@ async def test_a_queued_input_s_label_masks_the_configured_key(
         for typed in (f"/model openai x{KEY[12:30]}", f"plain msg {KEY[10:30]}"):
             label = label_of(typed, app._mask_keys)
             assert KEY[12:28] not in label and "[REDACTED" in label, label
+
+
+def test_the_app_keeps_in_the_history_what_the_repl_keeps(
+        app_factory: Callable[..., NeotaskApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    from neotask_tui.commands.core import history_entry
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    app = app_factory()
+    lines = [f"my key is {KEY} ok", f"  plain {KEY[4:]}", f"/model openai {KEY}", f"/{KEY}", "/goal ship it",
+             f"//not a command {KEY}", "hello"]
+    kept = [app.history_entry(line) for line in lines]
+    assert kept == [history_entry(line, app.settings) for line in lines], kept
+    assert kept[0] == "my key is [REDACTED:api_key] ok" and kept[2] is None and kept[-1] == "hello", kept

@@ -297,8 +297,7 @@ class Repl:
                 elif isinstance(e, ev.Notice):
                     self.say(e.text, "dim")
                 elif isinstance(e, ev.SessionReset):
-                    self.say(f"new session {e.new_session_id} ({e.reason}); /undo-reset restores the previous one",
-                             "yellow")
+                    self.say(e.line + (" (/undo-reset restores it)" if e.undoable else ""), "yellow")
                 elif isinstance(e, ev.Superseded):
                     ids = ", ".join(f"e:{i}" for i in e.superseded_ids)
                     self.say(f"/{e.by}: {ids} superseded (kept in the transcript, out of the context)", "dim")

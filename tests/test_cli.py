@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from neotask_tui import paths
+
 KEY = "agent:main:tui:default"
 
 
@@ -200,3 +202,19 @@ def test_context_of_a_draft_that_sets_state_is_what_sending_it_sends(neotask_hom
     assert r.returncode == 0, r.stderr
     sent = json.loads(r.stdout)["context"]
     assert (preview["ledger"]["sections"], preview["ledger"]["total"]) == (sent["sections"], sent["total"])
+
+
+def test_send_says_an_automatic_reset_in_one_line(neotask_home: Path) -> None:
+    env = {"NEOTASK_PROVIDER": "scripted", "NEOTASK_SESSION_DAILY_RESET_HOUR": "-1",
+           "NEOTASK_SESSION_IDLE_RESET_MINUTES": "1"}
+    assert neotask("send", "evening", env=env).returncode == 0
+    index = paths.sessions_index()
+    body = json.loads(index.read_text(encoding="utf-8"))
+    old = body["sessions"][KEY]["session_id"]
+    body["sessions"][KEY]["last_activity_at"] = "2020-01-01T00:00:00+00:00"  # long idle
+    index.write_text(json.dumps(body), encoding="utf-8")
+    r = neotask("send", "morning", env=env)
+    assert r.returncode == 0, r.stderr
+    new = json.loads(index.read_text(encoding="utf-8"))["sessions"][KEY]["session_id"]
+    assert f"new session {new} (idle expiry); the previous one, {old}, is archived · idle for more than 1 minutes " \
+           f"(`neotask sessions undo-reset {KEY}` restores it)" in r.stderr.splitlines(), r.stderr

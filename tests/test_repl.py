@@ -117,3 +117,22 @@ async def test_a_double_slash_line_sends_the_message_the_app_would(engine: Engin
     await _drive(engine, "  //usr/bin is slow\r/quit\r")
     sent = [e.content for e in engine.events(engine.default_key()) if e.type == "message" and e.role == "user"]
     assert sent == ["  /usr/bin is slow"], sent
+
+
+async def test_an_automatic_reset_is_said_with_how_to_undo_it() -> None:
+    from tests.tui.support import drain
+
+    clock = Clock(datetime(2026, 3, 14, 12, tzinfo=UTC))
+    engine = Engine(plain_settings(), provider=ScriptedProvider(), clock=clock, tz=UTC)
+    try:
+        key = engine.default_key()
+        await drain(engine.send("evening", key))
+        old = engine.current_record(key).session_id
+        clock.advance(days=1)
+        out = " ".join((await _drive(engine, "morning\r/quit\r")).split())
+        new = engine.current_record(key).session_id
+    finally:
+        await engine.aclose()
+    assert new != old
+    assert (f"new session {new} (daily reset); the previous one, {old}, is archived · daily reset at 2026-03-15 "
+            "04:00 UTC (/undo-reset restores it)") in out, out

@@ -119,9 +119,6 @@ async def _send(args: argparse.Namespace) -> int:
         await engine.aclose()
 
 
-_RESET_WHY = {"daily": "the daily reset", "idle": "idle expiry", "new": "/new", "reset": "/reset"}
-
-
 def _event_line(e: ev.Notice | ev.SessionReset | ev.Compacted, key: str) -> str:
     """One line on stderr for what happened around a ``send``'s reply (``--json`` has the fields)."""
     from neotask_tui.engine import events as ev
@@ -129,14 +126,8 @@ def _event_line(e: ev.Notice | ev.SessionReset | ev.Compacted, key: str) -> str:
     if isinstance(e, ev.Notice):
         return f"notice: {e.text}"
     if isinstance(e, ev.SessionReset):
-        line = f"new session {e.new_session_id} ({_RESET_WHY.get(e.reason, e.reason)})"
-        if e.old_session_id:
-            line += f"; the previous one, {e.old_session_id}, is archived"
-        if e.detail:
-            line += f" · {e.detail}"
-        if e.undoable:
-            line += f" (`neotask sessions undo-reset {key}` restores it)"
-        return line
+        undo = f" (`neotask sessions undo-reset {key}` restores it)" if e.undoable else ""
+        return e.line + undo
     how = " (extractive summary: the model's draft failed)" if e.fallback else ""
     guard = f"; the guard restored or corrected {len(e.repaired)} item(s)" if e.repaired else ""
     return (f"compacted {e.tokens_before:,} → {e.tokens_after:,} tokens{how}{guard}; the old transcript is "

@@ -9,7 +9,7 @@ Payloads are typed: the context's :class:`~neotask_tui.engine.context.assembly.L
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui.memory.types import recall_label  # import-cheap: plain types
 
@@ -43,6 +43,10 @@ class EngineEvent:
         return d
 
 
+RESET_WHY: Final[dict[str, str]] = {"daily": "daily reset", "idle": "idle expiry", "new": "/new", "reset": "/reset"}
+"""What started a fresh session (:attr:`SessionReset.reason`), in the words shown to the user."""
+
+
 @dataclass(slots=True)
 class SessionReset(EngineEvent):
     """A fresh session started for the key (automatic or manual)."""
@@ -55,6 +59,17 @@ class SessionReset(EngineEvent):
     undoable: bool = False
     carried: int = 0
     """Session-state entries carried over into the new session (``/new``, daily reset)."""
+
+    @property
+    def line(self) -> str:
+        """The reset as the app, the REPL and ``neotask send`` say it: ``new session <id> (daily reset);
+        the previous one, <id>, is archived · <detail>`` (each front end adds how to undo it there)."""
+        line = f"new session {self.new_session_id} ({RESET_WHY.get(self.reason, self.reason)})"
+        if self.old_session_id:
+            line += f"; the previous one, {self.old_session_id}, is archived"
+        if self.detail:
+            line += f" · {self.detail}"
+        return line
 
 
 @dataclass(slots=True)

@@ -20,9 +20,6 @@ if TYPE_CHECKING:
     from neotask_tui.providers.base import Usage
 
 
-RESET_WHY = {"daily": "daily reset", "idle": "idle expiry", "new": "/new", "reset": "/reset"}
-
-
 def usage_meta(event_id: int | None, usage: Usage, cost: float | None) -> str:
     """The header detail of a finished reply."""
     label = "reported" if usage.reported else "estimated"
@@ -180,14 +177,8 @@ class TurnRenderer:
 
     async def render_reset(self, e: ev.SessionReset) -> None:
         """A marker for a new session; an automatic one comes with a one-key restore offer."""
-        what = RESET_WHY.get(e.reason, e.reason)
-        text = f"new session {e.new_session_id} ({what})"
-        if e.old_session_id:
-            text += f" — previous {e.old_session_id} archived"
-        if e.detail:
-            text += f" · {e.detail}"
         if e.undoable:
             self.state.undo_reset_available = True
             self.view.status.offer = f"auto reset — {self.restore_key} restores the previous session"
             self.app.refresh_bindings()
-        await self.transcript.add(Entry(kind="notice", text=text, level="warning" if e.undoable else "info"))
+        await self.transcript.add(Entry(kind="notice", text=e.line, level="warning" if e.undoable else "info"))

@@ -123,6 +123,8 @@ async def test_daily_reset_on_next_message_and_undo() -> None:
     assert len(resets) == 1 and resets[0].reason == "daily" and resets[0].undoable
     new = engine.current_record(KEY)
     assert new.session_id != old and new.auto_reset and new.auto_reset["previous_session_id"] == old
+    assert resets[0].line == (f"new session {new.session_id} (daily reset); the previous one, {old}, is archived"
+                              " · daily reset at 2026-06-11 04:00 UTC")
     # the morning message went to the new session
     assert next(e.content for e in engine.events(KEY) if e.type == "message") == "morning"
     rec = await engine.undo_reset(KEY)
@@ -144,7 +146,18 @@ async def test_idle_expiry_resets() -> None:
     clock.advance(minutes=31)
     resets = [e for e in await run(engine, "c") if isinstance(e, ev.SessionReset)]
     assert resets and resets[0].reason == "idle"
+    assert "(idle expiry); the previous one, " in resets[0].line, resets[0].line
+    assert resets[0].line.endswith(", is archived · idle for more than 30 minutes"), resets[0].line
     await engine.aclose()
+
+
+def test_a_reset_line_says_why_and_what_was_archived() -> None:
+    """One line for a new session, whichever front end shows it (each adds how to undo it there)."""
+    first = ev.SessionReset(key=KEY, reason="new", old_session_id=None, new_session_id="s-2")
+    assert first.line == "new session s-2 (/new)"
+    reset = ev.SessionReset(key=KEY, reason="reset", old_session_id="s-1", new_session_id="s-2")
+    assert reset.line == "new session s-2 (/reset); the previous one, s-1, is archived"
+    assert ev.SessionReset(key=KEY, reason="other", old_session_id=None, new_session_id="s-2").line.endswith("(other)")
 
 
 async def test_provider_failure_keeps_user_message_and_partial() -> None:

@@ -259,8 +259,12 @@ async def test_automatic_reset_offers_a_one_key_restore(app_factory: Callable[..
         await wait_for(pilot, app.ready.is_set, "engine")
         await _send(pilot, app, "good morning")
         await wait_for(pilot, lambda: app.undo_reset_available and not app.streaming, "the reset offer")
-        assert engine.current_record(key).session_id != old
+        new = engine.current_record(key).session_id
+        assert new != old
         assert "restores the previous session" in app.query_one(StatusBar).offer
+        notices = [v.entry.text for v in app.query(MessageView) if v.entry.kind == "notice"]
+        said = f"new session {new} (daily reset); the previous one, {old}, is archived · daily reset at "
+        assert any(t.startswith(said) for t in notices), notices
         await pilot.press("ctrl+u")
         await wait_for(pilot, lambda: engine.current_record(key).session_id == old, "the restore")
         assert not app.undo_reset_available

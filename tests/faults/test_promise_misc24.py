@@ -10,6 +10,17 @@ import pytest
 
 from tests.faults.helpers import cli as neotask
 
+_SCRIPTED = {"NEOTASK_PROVIDER": "scripted"}
+
+
+def _said_hello(home: Path) -> Path:
+    """``neotask send hello`` with the scripted provider: a session with one reply; its live transcript."""
+    r = neotask("send", "hello", env=_SCRIPTED)
+    assert r.returncode == 0, r.stderr
+    (path,) = (home / "data" / "sessions").glob("*.jsonl")
+    return path
+
+
 _WORDS = " ".join(f"word{i}" for i in range(60))
 """About 130 tokens: two such messages in a 600-token window start a compaction at the third turn."""
 
@@ -33,10 +44,9 @@ def test_send_says_an_auto_compaction_in_one_line_not_a_dict(neotask_home: Path)
 def test_a_slash_command_through_send_leaves_no_counters_caught_up_line(neotask_home: Path) -> None:
     # After `neotask send "/pref ..."` (a state event, no usage, newer than the index's activity time) the
     # next command said "token counters caught up with the transcript for 1 session(s)": nothing was.
-    env = {"NEOTASK_PROVIDER": "scripted"}
-    assert neotask("send", "hello", env=env).returncode == 0
-    assert neotask("send", "/pref answer briefly", env=env).returncode == 0
-    r = neotask("send", "and now?", "--json", env=env)
+    _said_hello(neotask_home)
+    assert neotask("send", "/pref answer briefly", env=_SCRIPTED).returncode == 0
+    r = neotask("send", "and now?", "--json", env=_SCRIPTED)
     assert r.returncode == 0, r.stderr
     assert "caught up" not in r.stdout + r.stderr, r.stdout + r.stderr
 
@@ -159,47 +169,38 @@ def test_an_api_key_as_the_provider_name_is_not_echoed(neotask_home: Path) -> No
 
 
 # --------------------------------------------------------------------------- transcripts that are links
-def _live_transcript(home: Path) -> Path:
-    (path,) = (home / "data" / "sessions").glob("*.jsonl")
-    return path
-
-
 @pytest.mark.promise("one_writer")
 def test_a_hard_linked_transcript_is_reported_by_the_writer_and_doctor(neotask_home: Path, tmp_path: Path) -> None:
     # A transcript with a second name (st_nlink 2) was written and called clean: whatever writes
     # through the other name, outside Neotask, changes the record.
-    env = {"NEOTASK_PROVIDER": "scripted"}
-    assert neotask("send", "hello", env=env).returncode == 0
-    transcript = _live_transcript(neotask_home)
+    transcript = _said_hello(neotask_home)
     other = tmp_path / "elsewhere.jsonl"
     other.hardlink_to(transcript)
-    r = neotask("send", "again", env=env)
+    r = neotask("send", "again", env=_SCRIPTED)
     assert r.returncode == 0, r.stderr
     told = [line for line in r.stderr.splitlines() if "has 2 names (a hard link)" in line]
     assert len(told) == 1 and str(transcript) in told[0], r.stderr
     assert other.read_bytes() == transcript.read_bytes()  # kept as it is: reported, not changed
-    rep = json.loads(neotask("doctor", "--json", env=env).stdout)
+    rep = json.loads(neotask("doctor", "--json", env=_SCRIPTED).stdout)
     assert rep["clean"] and rep["fixable"] == 0, rep
     (link,) = rep["links"]
     assert str(transcript) in link and link in rep["manual"], rep
-    out = neotask("doctor", env=env).stdout
+    out = neotask("doctor", env=_SCRIPTED).stdout
     assert "needs manual action" in out and "--fix`" not in out, out
 
 
 @pytest.mark.promise("one_writer")
 def test_a_transcript_that_is_a_symbolic_link_is_refused_not_followed(neotask_home: Path, tmp_path: Path) -> None:
-    env = {"NEOTASK_PROVIDER": "scripted"}
-    assert neotask("send", "hello", env=env).returncode == 0
-    transcript = _live_transcript(neotask_home)
+    transcript = _said_hello(neotask_home)
     outside = tmp_path / "outside.jsonl"
     transcript.rename(outside)
     transcript.symlink_to(outside)
     before = outside.read_bytes()
-    r = neotask("send", "again", env=env)
+    r = neotask("send", "again", env=_SCRIPTED)
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [
         f"neotask: error: {transcript} is a symbolic link; Neotask does not follow links inside its data dir"], r.stderr
     assert outside.read_bytes() == before
-    d = neotask("doctor", env=env)
+    d = neotask("doctor", env=_SCRIPTED)
     assert d.returncode == 1 and f"✗ {transcript} is a symbolic link" in d.stdout, d.stdout
     assert d.stdout.strip().splitlines()[-1] == "problems found (1 needs manual action, marked above)", d.stdout
 
@@ -208,13 +209,12 @@ def test_a_transcript_that_is_a_symbolic_link_is_refused_not_followed(neotask_ho
 def test_doctor_suggests_fix_only_for_what_fix_changes(neotask_home: Path) -> None:
     # `doctor` ended every report with "(run `neotask doctor --fix`)", also when --fix changes none of the
     # problems (a setting, a foreign parent, a link), and suggested it beside a hard link's loose mode.
-    env = {"NEOTASK_PROVIDER": "scripted", "NEOTASK_SESION_IDLE_RESET_MINUTES": "5"}  # a typo: yours to fix
-    assert neotask("send", "hello", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
+    transcript = _said_hello(neotask_home)
+    env = {**_SCRIPTED, "NEOTASK_SESION_IDLE_RESET_MINUTES": "5"}  # a typo: yours to fix
     d = neotask("doctor", env=env)
     assert d.returncode == 1, d.stdout
     assert "NEOTASK_SESION_IDLE_RESET_MINUTES" in d.stdout and "needs manual action" in d.stdout, d.stdout
     assert "--fix`" not in d.stdout, d.stdout
-    transcript = _live_transcript(neotask_home)
     with transcript.open("ab") as f:
         f.write(b'{"type": "message", "id": 9')  # a torn last line: --fix repairs this one
     d = neotask("doctor", env=env)

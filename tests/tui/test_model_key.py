@@ -4,9 +4,12 @@ configured key typed in a message is masked on screen, in the transcript and in 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from neotask_tui.tui.app import NeotaskApp
 from neotask_tui.tui.input_queue import label_of
@@ -18,6 +21,28 @@ from tests.tui.support import SIZE, wait_for
 KEY = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6lMn9o"
 
 
+@contextlib.asynccontextmanager
+async def _running(app: NeotaskApp) -> AsyncIterator[Pilot[Any]]:
+    """``app`` under a pilot, its engine ready."""
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        yield pilot
+
+
+async def _enter(pilot: Pilot[Any], app: NeotaskApp, text: str) -> None:
+    """Type ``text`` into the prompt and press Enter."""
+    app.main.query_one(Prompt).text = text
+    app.main.query_one(PromptArea).focus()
+    await pilot.press("enter")
+
+
+async def _quit_with(pilot: Pilot[Any], app: NeotaskApp, draft: str) -> None:
+    """Quit with Ctrl+Q, ``draft`` left in the prompt (the input history keeps what it would keep)."""
+    app.main.query_one(Prompt).text = draft
+    await pilot.press("ctrl+q")
+    await wait_for(pilot, lambda: not app.is_running, "the exit")
+
+
 def _shown(app: NeotaskApp) -> str:
     """What the transcript and the status line show, as text."""
     views = [f"{v.entry.title} {v.entry.text}" for v in app.main.query(MessageView)]
@@ -27,18 +52,13 @@ def _shown(app: NeotaskApp) -> str:
 async def test_a_key_typed_as_the_model_is_refused_and_not_kept_in_the_history(
         app_factory: Callable[..., NeotaskApp]) -> None:
     app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
+    async with _running(app) as pilot:
         prompt = app.main.query_one(Prompt)
         for line in (f"/model openai {KEY}", "/goal ship it", f"/model {KEY}"):
-            prompt.text = line
-            app.main.query_one(PromptArea).focus()
-            await pilot.press("enter")
+            await _enter(pilot, app, line)
             await wait_for(pilot, lambda: not app.inputs.busy, "the command")
         await wait_for(pilot, lambda: "/goal ship it" in read_history(prompt.history_path), "the history file")
-        prompt.text = f"/model anthropic {KEY}"  # left in the prompt at quit: not kept either
-        await pilot.press("ctrl+q")
-        await wait_for(pilot, lambda: not app.is_running, "the exit")
+        await _quit_with(pilot, app, f"/model anthropic {KEY}")  # not kept either
         shown = _shown(app)
     assert shown.count("looks like an API key, not a model name; nothing stored") == 2, shown
     assert KEY[8:24] not in shown, shown
@@ -53,17 +73,12 @@ async def test_the_configured_key_typed_in_a_message_is_shown_stored_and_kept_ma
     # the input history (the reply masked it: `[REDACTED:api_key]`).
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
+    async with _running(app) as pilot:
         prompt = app.main.query_one(Prompt)
-        prompt.text = f"my key is {KEY} ok"
-        app.main.query_one(PromptArea).focus()
-        await pilot.press("enter")
+        await _enter(pilot, app, f"my key is {KEY} ok")
         await wait_for(pilot, lambda: not app.inputs.busy and not app.streaming, "the turn")
         await wait_for(pilot, lambda: read_history(prompt.history_path), "the history file")
-        prompt.text = f"/pref never print {KEY[8:].lower()}"  # left in the prompt at quit
-        await pilot.press("ctrl+q")
-        await wait_for(pilot, lambda: not app.is_running, "the exit")
+        await _quit_with(pilot, app, f"/pref never print {KEY[8:].lower()}")
         shown = _shown(app)
         assert app.engine is not None
         stored = [e.content for e in app.engine.events(app.engine.default_key()) if e.type == "message"]
@@ -79,8 +94,7 @@ async def test_a_queued_input_s_label_masks_the_configured_key(
     # the queue line with 16 of them shown, before its refusal.
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.ready.is_set, "engine")
+    async with _running(app):
         for typed in (f"/model openai x{KEY[12:30]}", f"plain msg {KEY[10:30]}"):
             label = label_of(typed, app._mask_keys)
             assert KEY[12:28] not in label and "[REDACTED" in label, label

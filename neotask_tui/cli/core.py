@@ -467,8 +467,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             console.print(styled(("clean", "green")))
         else:
             console.print(styled(("problems found", "yellow"), _doctor_advice(report, args.fix)))
-    # An unusable data dir (NEOTASK_HOME a file, a symlink loop, read-only) is not repaired by --fix.
-    return 0 if report["clean"] or (args.fix and report.get("usable", True)) else 1
+    # 0 only when nothing is left to do: after --fix, a problem it does not change (a setting, a link,
+    # a foreign parent, an unusable data dir) is still there, and a script must not read "fixed".
+    return 0 if report["clean"] else 1
 
 
 def _doctor_advice(report: dict[str, Any], fix: bool) -> str:

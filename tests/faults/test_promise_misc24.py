@@ -224,3 +224,6 @@ def test_doctor_suggests_fix_only_for_what_fix_changes(neotask_home: Path) -> No
     assert rep["fixable"] == 1 and len(rep["manual"]) == 1 and len(rep["problems"]) == 2, rep
     fixed = neotask("doctor", "--fix", env=env)
     assert fixed.stdout.strip().splitlines()[-1] == "problems found (1 needs manual action, marked above)", fixed.stdout
+    # what --fix could not change is still there: not a success (it exited 0)
+    assert fixed.returncode == 1, fixed.stdout
+    assert neotask("doctor", "--fix", env=_SCRIPTED).returncode == 0  # the typo gone: nothing left

@@ -313,7 +313,7 @@ def test_a_request_for_one_piece_of_work_is_no_preference(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "Now write shorter answers.", "Today, write in Russian.", "Now use tabs.", "For today, do not touch prod.",
+    "Now write shorter answers.", "Today, write in Russian.", "Now use tabs.",
     "Now explain things simply.", "Сейчас отвечай по-русски.", "Сегодня пиши кратко.",
     "Show prices in EUR until checkout_paid.",
 ])

@@ -49,7 +49,6 @@ def local_midnight(day: int, month: int = 3) -> datetime:
     ("Послезавтра отвечай по-английски.", "day:2", local_midnight(7)),
     ("Until Friday use the staging database.", "wd:4", local_midnight(7)),
     ("Through Friday keep the feature flag off.", "wd:4", local_midnight(7)),
-    ("До пятницы не трогай прод.", "wd:4", local_midnight(7)),
     ("до пятницы держи фичу выключенной", "wd:4", local_midnight(7)),
     ("Until Monday answer in English.", "wd:0", local_midnight(10)),
     ("До понедельника отвечай по-английски.", "wd:0", local_midnight(10)),
@@ -63,7 +62,6 @@ def local_midnight(day: int, month: int = 3) -> datetime:
     ("For the rest of the week answer briefly.", "week", local_midnight(9)),
     ("Until the end of the week write in Russian.", "week", local_midnight(9)),
     ("На этой неделе отвечай коротко.", "week", local_midnight(9)),
-    ("До конца недели не трогай конфиг.", "week", local_midnight(9)),
     ("Всю эту неделю пиши по-русски.", "week", local_midnight(9)),
     ("This month write the changelog in Russian.", "month", local_midnight(1, 4)),
     ("До конца месяца пиши по-русски.", "month", local_midnight(1, 4)),
@@ -219,3 +217,31 @@ async def test_until_friday_no_emojis_expires_at_the_end_of_friday_in_the_engine
 ])
 def test_a_day_word_as_a_possessive_is_no_period(text: str, period: str | None) -> None:
     assert period_of(text) == period
+
+
+@pytest.mark.parametrize(("text", "value", "period", "ttl"), [
+    ("До пятницы не трогай прод.", "До пятницы не трогай прод", "wd:4", None),
+    ("До конца недели не трогай конфиг.", "До конца недели не трогай конфиг", "week", None),
+    ("for 2 hours do not touch staging", "do not touch staging", None, "2h"),
+    ("do not touch staging for 2 hours", "do not touch staging", None, "2h"),
+    ("today don't deploy anything", "don't deploy anything", "day:0", None),
+    ("Today, please do not use emojis.", "do not use emojis", "day:0", None),
+    ("For today, do not touch prod.", "do not touch prod", "day:0", None),
+    ("until Friday do not merge to main", "until Friday do not merge to main", "wd:4", None),
+    ("сегодня не деплой ничего", "не деплой ничего", "day:0", None),
+    ("в течение 3 часов не трогай прод", "не трогай прод", None, "3h"),
+])
+def test_a_timed_do_not_is_a_rule_ending_with_its_period(text: str, value: str, period: str | None,
+                                                         ttl: str | None) -> None:
+    # Red team 31, F7: "for 2 hours do not touch staging" was a temporary preference (the first thing a
+    # full state block leaves out), while "for 2 hours answer briefly, do not touch prod" made a rule.
+    [c] = classify(text)
+    assert (c.kind, c.field, c.value, c.period, c.ttl) == ("session_rule", "constraints", value, period, ttl)
+    assert not c.candidate
+
+
+@pytest.mark.parametrize("text", ["today answer briefly", "until Friday no emojis", "Сегодня без эмодзи.",
+                                  "don't worry today"])
+def test_a_timed_instruction_or_bare_refusal_stays_a_preference(text: str) -> None:
+    [c] = classify(text)
+    assert c.kind == "temporary_preference", c

@@ -935,6 +935,11 @@ def _with_its_rule(raw: str, view: str, c: Classification | None,
     prohibition is a rule as it would be alone."""
     if c is None and fallback is not None:
         return [_clause_rule(raw, view, fallback)]
+    if (c is not None and c.kind == "temporary_preference" and fallback is not None and isinstance(c.value, str)
+            and (c.ttl or c.until_event or c.period)):
+        whole = _timed_rule(c, fallback)
+        if whole is not None:
+            return [whole]
     if (c is None or c.kind != "temporary_preference" or fallback is None
             or strip_leading_period(view) == view or not (c.ttl or c.until_event or c.period)):
         return [c]
@@ -958,6 +963,26 @@ def _with_its_rule(raw: str, view: str, c: Classification | None,
                               reason="a negated directive after a preference limited to a period: a rule "
                               "for this session, ending with the preference")]
     return [c]
+
+
+def _timed_rule(c: Classification, fallback: Callable[[str], Classification | None]) -> Classification | None:
+    """The temporary preference ``c`` as a rule with its end when what it says, its period aside, is a
+    negated directive (``fallback`` calls it a rule): "for 2 hours do not touch staging", "сегодня не
+    деплой ничего", "until Friday do not merge to main" are rules until then, as "for 2 hours answer
+    briefly, do not touch prod" makes its clause one: a prohibition keeps a rule's priority in the state
+    block however it is timed. ``None`` when it is no rule ("today answer briefly") or a bare refusal
+    ("until Friday no emojis", "сегодня без эмодзи": a preference, :func:`bare_refusal_for_a_period`)."""
+    value = str(c.value)
+    bare = strip_leading_period(value)
+    trail = _TRAILING_PERIOD.search(bare)
+    bare = (bare[:trail.start()] if trail is not None else bare).strip()
+    rule = fallback(bare) if bare and not bare_refusal(bare) else None
+    if rule is None or rule.kind != "session_rule" or rule.value is None:
+        return None
+    return replace(rule, text=c.text, value=rule.value if bare == value else value, ttl=c.ttl,
+                   until_event=c.until_event, period=c.period, markers=c.markers,
+                   contains_secret=c.contains_secret or rule.contains_secret,
+                   reason="a negated directive limited to a period: a rule for this session, ending with it")
 
 
 def _clause_rule(raw: str, view: str,

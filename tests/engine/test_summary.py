@@ -142,6 +142,10 @@ def test_prompt_carries_ids_shape_and_instructions() -> None:
 
 CONSTRAINTS = [
     "Do not use Redis.",
+    "if the copy takes longer than 2 hours, abort it",  # red team 31, F3: conditional limits
+    "when the replica lag exceeds 30 seconds, pause the job",
+    "Abort the copy if it takes more than 2 hours.",
+    "если копирование займёт больше 3 часов, останови его",
     "Please never commit directly to the main branch.",
     "You must not touch the migrations folder.",
     "We shouldn't add new dependencies.",
@@ -164,6 +168,11 @@ CONSTRAINTS = [
     "Только для демо: порт 8080.",
 ]
 CHATTY = [
+    "If you ever need anything, let me know!",
+    "When I was 10, we moved to Sweden.",
+    "If I get 40 points, I'll be happy.",
+    "Thanks, I'll do it when I have two hours.",
+    "Когда мне было 10 лет, мы переехали.",
     "Can't wait!",
     "I can't wait to see it.",
     "I don't know.",
@@ -500,3 +509,22 @@ def test_a_request_after_a_prohibition_or_in_russian_is_the_latest_request(text:
 ])
 def test_a_bare_refusal_limited_to_a_period_is_a_constraint(text: str, kind: str | None) -> None:
     assert constraint_kind(text) == kind
+
+
+def test_guard_restores_conditional_limits_a_summary_dropped() -> None:
+    # Red team 31, F3: "if the copy takes longer than 2 hours, abort it" (and the Russian one, and "when
+    # the replica lag exceeds 30 seconds, pause the job") were in no summary, state or guard list after
+    # a compaction whose draft kept only the goal.
+    events = [msg(1, "user", "my goal is migrate billing to Postgres 16"),
+              msg(2, "user", "if the copy takes longer than 2 hours, abort it"),
+              msg(3, "user", "если копирование займёт больше 3 часов, останови его"),
+              msg(4, "user", "when the replica lag exceeds 30 seconds, pause the job"),
+              msg(5, "user", "When I was 10, we moved to Sweden.")]
+    s = parse_summary("## Current goal\n- Migrate billing [e:1]")
+    report = guard(s, extract_items(events))
+    restored = {r.text for r in report.repaired if r.kind == "constraint"}
+    assert restored == {"if the copy takes longer than 2 hours, abort it",
+                        "если копирование займёт больше 3 часов, останови его",
+                        "when the replica lag exceeds 30 seconds, pause the job"}, report.repaired
+    text = s.render()
+    assert "2 hours" in text and "3 часов" in text and "30 seconds" in text and "Sweden" not in text

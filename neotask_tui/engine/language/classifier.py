@@ -708,6 +708,19 @@ def _says_more_than_its_scope(clause: str) -> bool:
     return bool(_LEAD_FILLER.sub("", core).strip(" ,.;:!?…—–-"))
 
 
+_DIRECTIVE_CLAUSE = re.compile(r",\s*(?:(?:and|but|so|и|а|но)\s+)?(?=\S)", re.I)
+"""A comma clause that may be an instruction ending with its own period ("my goal is ship v9, answer
+briefly today"): a cut of :func:`_period_led_clauses` when :func:`_ends_with_a_period` says so."""
+
+
+def _ends_with_a_period(view: str, c0: int, b: int) -> bool:
+    """Whether the clause from ``c0`` (to the next comma, or ``b``) starts with a directive verb and
+    ends with a period (:data:`_TRAILING_PERIOD`): "answer briefly today", "отвечай коротко сегодня"."""
+    end = view.find(",", c0, b)
+    clause = view[c0:b if end < 0 else end]
+    return directive_start(_LEAD_FILLER.sub("", clause)) and _TRAILING_PERIOD.search(clause) is not None
+
+
 def _period_led_clauses(view: str, a: int, b: int) -> list[tuple[int, int]]:
     """The statement ``view[a:b]`` as spans, split before each clause that :data:`_PERIOD_LED` starts
     when that clause is a temporary preference of its own and what comes before it is a statement
@@ -719,7 +732,12 @@ def _period_led_clauses(view: str, a: int, b: int) -> list[tuple[int, int]]:
     test it") stays where it is, and so does a preference after words that state nothing ("I'm in a
     hurry, today answer briefly") or only a scope ("For this project, today skip the tests"). Each
     clause is classified once, and the words before it again only when the clause is a preference."""
-    cuts = list(_PERIOD_LED.finditer(view, a, b))
+    led = list(_PERIOD_LED.finditer(view, a, b))
+    at = {m.start() for m in led}
+    # a clause that ends with its period ("…, answer briefly today") is one too when it is an instruction
+    trailing = [m for m in _DIRECTIVE_CLAUSE.finditer(view, a, b) if m.start() not in at
+                and _ends_with_a_period(view, m.end(), b)]
+    cuts = sorted([*led, *trailing], key=lambda m: m.start())
     if not cuts:
         return [(a, b)]
     out: list[tuple[int, int]] = []
@@ -941,7 +959,7 @@ def _with_its_rule(raw: str, view: str, c: Classification | None,
         if whole is not None:
             return [whole]
     if (c is None or c.kind != "temporary_preference" or fallback is None
-            or strip_leading_period(view) == view or not (c.ttl or c.until_event or c.period)):
+            or not (c.ttl or c.until_event or c.period)):
         return [c]
     for m in _RULE_CLAUSE.finditer(view):
         head = _classify_one(raw[:m.start()], view[:m.start()])
@@ -951,7 +969,8 @@ def _with_its_rule(raw: str, view: str, c: Classification | None,
         tail_raw, tail_view = raw[t0:], view[t0:]
         tail = _classify_one(tail_raw, tail_view)
         if tail is not None and tail.kind == "temporary_preference":
-            return [head, tail]  # "…, and do not use emojis until Friday": its own period
+            # "…, and do not use emojis until Friday": its own period (a rule until then)
+            return [head, _timed_rule(tail, fallback) or tail]
         if tail is not None and tail.kind != "promotion":
             continue  # a scope, a goal, a choice: the statement is read whole, as before
         # "never" in it is no lasting preference: the period that leads the sentence beats it

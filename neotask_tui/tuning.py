@@ -116,9 +116,10 @@ and multilingual-e5-small. A query's similarity is the weighted sum of both mode
 cosines; MiniLM's weight is this times the share of the query's letters that are ASCII (an English
 question: both models equally; a Russian one: e5 alone, MiniLM's cosines of Cyrillic text being
 noise). Equal weights, not fitted: they are what "both models agree" means."""
-MEMORY_FORGET_MATCH_FLOOR: Final = 0.3
-"""``forget QUERY`` acts on the best hit only when its ``lexical_norm + dense`` exceeds this
-(otherwise nothing in memory matches the query)."""
+MEMORY_FORGET_CANDIDATES: Final = 20
+"""``forget QUERY`` looks through this many best hits for the first passage with a statement that holds
+every word of the query (a passage matched only by meaning, or holding some of the words, is passed
+over: what a forget cuts is gone for good)."""
 
 MEMORY_STATEMENT_CACHE_LINES: Final = 4096
 """File-passage lines whose vectors auto-recall keeps per embedding model and process (the oldest go
@@ -126,15 +127,6 @@ first): a line in another script than the message is judged by itself
 (``MemoryService._judge_by_statement``), and a turn meets the same ``MEMORY.md`` lines again. A line's
 vector is about 3 KB on the bundled pair, so the cache stays near 12 MB."""
 
-
-# -- memory.forget: which statements of a passage a query cuts ----------------------------------
-
-MEMORY_FORGET_MIN_COVERAGE: Final = 0.5
-"""A unit is cut for a query when it holds at least this share of the query's terms (and as many as
-the best unit does); below it only the single unit closest in meaning is."""
-MEMORY_FORGET_MEANING_WEIGHT: Final = 0.5
-"""Below :data:`MEMORY_FORGET_MIN_COVERAGE`, the unit cut is the best by ``w * cosine + (1 - w) * coverage``
-with this ``w``."""
 
 # -- memory.files ---------------------------------------------------------------------------------
 

@@ -3,9 +3,11 @@
 What a user means by "forget X" is the statement about X, not the paragraph around it. So the
 passage a query matched is split into *units* — a list item (with its indented continuation lines),
 a dated entry, a line of a code block, or a sentence of prose (a sentence runs on to the next line
-only when that line starts in lower case) — and only the units that contain the query's words are
-cut: the ones that contain the most of them, when they contain at least half; otherwise the single
-unit closest in meaning. Forgetting by id cuts the passage's own lines (never a line outside it).
+only when that line starts in lower case) — and only the units that contain every word of the query
+are cut (as the lexical index reads words: case, word endings and words such as "the" aside). A unit
+that holds some of them, or that is only close in meaning, is never cut: "forget Thursday standup"
+must not take "I deploy on Thursdays" with it, and what is cut is gone for good. Forgetting by id
+cuts the passage's own lines (never a line outside it).
 Headings are kept. Every line that lost text is named in the receipt with exactly what it lost, so
 a cut the user did not mean is in front of them (nothing else keeps a copy: it was to be forgotten).
 
@@ -22,15 +24,12 @@ from typing import Any, Protocol
 
 from neotask_tui.memory.files import read_tombstones, write_tombstones
 from neotask_tui.memory.index.chunking import FENCE, HEADING, chunk_markdown, strip_entry_tags
-from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.memory.index.indexer import Indexer, forgotten_key
 from neotask_tui.memory.index.store import ChunkStore
-from neotask_tui.memory.search.relevance import similarity
 from neotask_tui.memory.types import ForgetReceipt, MemoryFiles, MemorySearch
 from neotask_tui.storage.atomic import atomic_write_text
 from neotask_tui.text import lexical
 from neotask_tui.text.secrets import redact
-from neotask_tui.tuning import MEMORY_FORGET_MEANING_WEIGHT, MEMORY_FORGET_MIN_COVERAGE
 
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+\S")
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)")
@@ -39,12 +38,7 @@ _OPEN_END = re.compile(r"[.!?…:;]+[\"'”’)\]]*\s*$")
 
 class Forgetting(MemoryFiles, MemorySearch, Protocol):
     """What forgetting needs of the memory service: its files, its search (to verify), and the
-    store, indexer and embedder it works through (the service satisfies it structurally)."""
-
-    @property
-    def embedder(self) -> Embedder:
-        """The embedding model."""
-        ...
+    store and indexer it works through (the service satisfies it structurally)."""
 
     @property
     def indexer(self) -> Indexer:
@@ -127,24 +121,28 @@ def units(lines: list[str], lo: int, hi: int) -> list[Unit]:
     return out
 
 
-def _choose(svc: Forgetting, found: list[Unit], lines: list[str], query: str) -> list[Unit]:
-    """The units a query asks to forget (see the module docstring)."""
-    if len(found) <= 1:
-        return found
-    texts = [strip_entry_tags(u.text(lines)) for u in found]
-    qterms = set(lexical.terms(query))
-    cover = [len(qterms & set(lexical.terms(t))) / len(qterms) if qterms else 0.0 for t in texts]
-    best = max(cover)
-    if best >= MEMORY_FORGET_MIN_COVERAGE:
-        return [u for u, c in zip(found, cover, strict=True) if c == best]
-    import numpy as np
+def query_words(query: str) -> set[str]:
+    """The words a statement must hold for ``query`` to cut it: all of the query's terms."""
+    return set(lexical.terms(query))
 
-    vecs = svc.embedder.embed(texts)
-    q = svc.embedder.embed_query(query)
-    w = MEMORY_FORGET_MEANING_WEIGHT
-    sims = similarity(vecs, q, svc.embedder.spec.offsets)
-    scores = [w * float(s) + (1 - w) * c for s, c in zip(sims, cover, strict=True)]
-    return [found[int(np.argmax(scores))]]
+
+def _holds(text: str, words: set[str]) -> bool:
+    return bool(words) and words <= set(lexical.terms(strip_entry_tags(text)))
+
+
+def _choose(found: list[Unit], lines: list[str], query: str) -> list[Unit]:
+    """The units a query asks to forget: those holding every word of it (see the module docstring)."""
+    words = query_words(query)
+    return [u for u in found if _holds(u.text(lines), words)]
+
+
+def holds_query(svc: Forgetting, agent_id: str, row: dict[str, Any], query: str) -> bool:
+    """Whether ``row``'s passage has a statement (a transcript row: its message) holding every word
+    of ``query``, i.e. whether a forget by that query may cut anything in it."""
+    if row["source"] == "transcript":
+        return _holds(str(row["text"]), query_words(query))
+    lines = svc.read(agent_id, str(row["path"])).splitlines()
+    return bool(_choose(units(lines, int(row["line_start"]), int(row["line_end"])), lines, query))
 
 
 def _cut(lines: list[str], chosen: list[Unit]) -> tuple[list[str], list[tuple[int, str]], list[int]]:
@@ -268,7 +266,7 @@ def forget_chunk(svc: Forgetting, agent_id: str, row: dict[str, Any], query: str
     if by_id:
         chosen = _own_units(svc, row, text, lines)
     else:
-        chosen = _choose(svc, units(lines, int(row["line_start"]), int(row["line_end"])), lines, query)
+        chosen = _choose(units(lines, int(row["line_start"]), int(row["line_end"])), lines, query)
     if not chosen:
         raise ValueError(f"nothing to forget in {rel}:{row['line_start']}-{row['line_end']} (headings are kept)")
     removed = [u.text(lines) for u in chosen]

@@ -30,7 +30,7 @@ from neotask_tui.memory.files import (
     read_text,
     read_tombstones,
 )
-from neotask_tui.memory.forget import forget_chunk
+from neotask_tui.memory.forget import forget_chunk, holds_query, query_words
 from neotask_tui.memory.index.chunking import (
     ENTRY_RE,
     find_entry,
@@ -816,13 +816,13 @@ class MemoryService:
         """Remove a chunk by id, or what a query names in its best match, from file/store; verify.
 
         By id, the passage's own lines are cut from the file (headings kept); for a query, only the
-        list items / sentences of the best passage that hold the query's words (see
-        :mod:`.forget`). The file is reindexed and the receipt names every line cut. A transcript
+        list items / sentences that hold every word of the query, in the best passage that has one
+        (see :mod:`.forget`). The file is reindexed and the receipt names every line cut. A transcript
         chunk is tombstoned (re-indexing skips it), deleted, and its session's rows rebuilt
         without it (its neighbours carried it as context).
 
         Raises:
-            ValueError: when nothing matches.
+            ValueError: when nothing matches (nothing is removed).
         """
         with self._lock:
             self.sync(agent_id)  # an id names the passage as the file is now, not as it was indexed
@@ -833,17 +833,17 @@ class MemoryService:
             i = snap.index.get(key)
             if i is not None and snap.cols["agent_id"][i] == agent_id:
                 target = snap.row(i)
-            else:
-                hits = self.search(id_or_query, agent_id=agent_id, k=1, sources=("memory", "transcript"))
-                c = hits[0].components if hits else {}
-                if _CHUNK_ID.fullmatch(key):  # an id not (or no longer) found: only its very words
-                    ok = c.get("lexical_norm", 0) > 0
-                else:
-                    ok = c.get("lexical_norm", 0) + c.get("dense", 0) > tuning.MEMORY_FORGET_MATCH_FLOOR
-                if ok:
-                    target = self.store.snapshot().row(self.store.snapshot().index[hits[0].id])
+            elif not query_words(id_or_query):
+                raise ValueError(f"{id_or_query!r} has no word to look for (words such as \"the\" are "
+                                 "ignored); nothing was removed")
+            else:  # the best passage with a statement that holds every word of the query
+                hits = self.search(id_or_query, agent_id=agent_id, k=tuning.MEMORY_FORGET_CANDIDATES,
+                                   sources=("memory", "transcript"))
+                snap = self.store.snapshot()
+                target = next((row for row in (snap.row(snap.index[h.id]) for h in hits if h.id in snap.index)
+                               if holds_query(self, agent_id, row, id_or_query)), None)
             if target is None:
-                raise ValueError(f"nothing in memory matches {id_or_query!r}" + (
+                raise ValueError(f"nothing in memory holds every word of {id_or_query!r}; nothing was removed" + (
                     " (if that was a passage id, its file has changed since: search again)"
                     if _CHUNK_ID.fullmatch(key) else ""))
             receipt = forget_chunk(self, agent_id, target, id_or_query)

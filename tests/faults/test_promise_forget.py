@@ -16,7 +16,7 @@ from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import ForgetReceipt
 from neotask_tui.storage.events import Event
 from neotask_tui.text import lexical
-from tests.faults.helpers import derived_files_containing
+from tests.faults.helpers import cli, derived_files_containing
 
 pytestmark = pytest.mark.promise("forget")
 
@@ -138,6 +138,53 @@ def test_the_cli_prints_every_removed_line(svc: MemoryService, capsys: pytest.Ca
     out = capsys.readouterr().out
     assert "6: My old neighbour's cat is called Whiskerton." in out
     assert "never deploy on Fridays" not in out
+
+
+# -- red team 31, finding 1: a query cuts only statements holding every one of its words ------------
+
+
+def test_a_query_whose_words_no_memory_holds_removes_nothing(svc: MemoryService) -> None:
+    """`memory forget "cat"` cut "My dog is called Rex" (the best passage by meaning, its only line),
+    and "Thursday standup" cut "I deploy on Thursdays" (one word of two): README, *Forgetting*: only
+    the statements "that contain every word of the query"."""
+    svc.add(A, "My dog is called Rex", file="memory/pets.md")
+    svc.add(A, "I deploy on Thursdays")
+    svc.add(A, "Office wifi is on floor 3", file="memory/office.md")
+    ws = svc.workspace(A)
+    names = ("memory/pets.md", "MEMORY.md", "memory/office.md")
+    files = {ws / n: (ws / n).read_text(encoding="utf-8") for n in names}
+    for query in ("cat", "Thursday standup", "x", "the"):
+        with pytest.raises(ValueError, match="nothing was removed"):
+            svc.forget(A, query)
+    assert {p: p.read_text(encoding="utf-8") for p in files} == files
+    rec = svc.forget(A, "thursday deploys")  # every word, as the index reads words (case, endings)
+    assert [t for _, t in rec.removed_lines] == [next(ln for ln in files[ws / "MEMORY.md"].splitlines()
+                                                      if "Thursdays" in ln)]
+    assert files[ws / "memory/pets.md"] == (ws / "memory/pets.md").read_text(encoding="utf-8")
+
+
+def test_a_query_cuts_only_the_statements_that_hold_all_its_words(svc: MemoryService) -> None:
+    old = "# Ops\n\n- Deploys happen on Tuesdays\n- The Tuesday standup is at 10:00\n- standup notes go to the wiki\n"
+    p = _write(svc, "memory/ops.md", old)
+    svc.reindex(A)
+    rec = svc.forget(A, "Tuesday standup")
+    new = p.read_text(encoding="utf-8")
+    assert rec.removed_lines == [(4, "- The Tuesday standup is at 10:00")]
+    assert "- Deploys happen on Tuesdays" in new and "- standup notes go to the wiki" in new
+    _accounted(old, new, rec)
+
+
+def test_forget_by_a_query_no_memory_holds_is_a_one_line_error_with_exit_2(svc: MemoryService) -> None:
+    svc.add(A, "My dog is called Rex", file="memory/pets.md")
+    pets = svc.workspace(A) / "memory" / "pets.md"
+    before = pets.read_text(encoding="utf-8")
+    svc.close()
+    env = {"NEOTASK_PROVIDER": "scripted", "NEOTASK_MEMORY_ENABLED": "true"}
+    for args in (("memory", "forget", "cat"), ("send", "/forget cat")):
+        r = cli(*args, env=env)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (r.returncode, r.stderr[-400:])
+        assert len(r.stderr.strip().splitlines()) == 1 and "nothing was removed" in r.stderr, r.stderr
+        assert pets.read_text(encoding="utf-8") == before
 
 
 # -- F2: a forgotten transcript message leaves no trace in its neighbours' rows -------------------------

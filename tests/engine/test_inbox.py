@@ -131,6 +131,17 @@ async def test_pending_duplicates_merge_sources(engine: Engine) -> None:
         inbox.get(7)
 
 
+async def test_a_lone_surrogate_is_stored_as_a_replacement_character() -> None:
+    # Red team 31, finding 9: an edit (or a model's proposal, whose JSON may escape one) holding a
+    # lone surrogate failed to save with a UnicodeEncodeError; it is U+FFFD, as in a message.
+    inbox = Inbox("main")
+    e = inbox.add(Candidate(text="User lives in Ber\udcfflin", created_at="2026-01-01T00:00:00+00:00",
+                            explicit=True))
+    assert e is not None and e.text == "User lives in Ber\ufffdlin"
+    assert inbox.edit(e.n, "User lives in \udced\udca0\udc80 Paris").text == "User lives in \ufffd\ufffd\ufffd Paris"
+    assert [x.text for x in Inbox("main").entries()] == ["User lives in \ufffd\ufffd\ufffd Paris"]
+
+
 async def test_criteria_are_checked_one_by_one() -> None:
     inbox = Inbox("main")
     e = inbox.add(Candidate(text="Let's pick the blue one today", scope="session", origin="model",

@@ -7,6 +7,7 @@ crash)"; *Searching*: a ``--since`` span "reaching before year 1 is a one-line e
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,27 @@ def test_memory_add_and_remember_store_undecodable_bytes_as_replacement_characte
     one_line_error(r)
     assert "codec" not in r.stderr and f"zzz {SHOWN}" in r.stderr
 
+
+
+@pytest.mark.promise("cli_errors")
+def test_inbox_edit_stores_undecodable_bytes_as_replacement_characters(data_dir: Path) -> None:
+    # Red team 31, finding 9: `inbox edit 1 x<bytes>y` died with a UnicodeEncodeError traceback, and
+    # `/inbox edit` answered with the raw codec error; /goal, /remember … stored U+FFFD for them.
+    env = {"NEOTASK_PROVIDER": "scripted"}
+    assert cli("send", "Remember: I live in Berlin", env=env).returncode == 0
+
+    def text() -> str:
+        r = cli("inbox", "list", "--json", env=env)
+        assert r.returncode == 0, r.stderr
+        (entry,) = json.loads(r.stdout)
+        return str(entry["text"])
+
+    r = cli("inbox", "edit", "1", f"x{BAD}\udcffy", env=env)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-400:]
+    assert text() == f"x{SHOWN}\ufffdy"
+    r = cli("send", f"/inbox edit 1 I live in {BAD} Berlin", env=env)
+    assert r.returncode == 0 and "codec" not in r.stdout + r.stderr, r.stdout + r.stderr
+    assert text() == f"I live in {SHOWN} Berlin"
 
 @pytest.mark.promise("cli_errors")
 def test_a_memory_file_name_that_is_not_utf8_is_refused_and_never_read(data_dir: Path) -> None:

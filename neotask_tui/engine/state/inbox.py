@@ -29,6 +29,7 @@ from neotask_tui.engine.language.classifier import (
 from neotask_tui.memory.index.chunking import format_entry
 from neotask_tui.paths import linked_part, workspace_dir
 from neotask_tui.storage.atomic import atomic_write_text
+from neotask_tui.text.clean import clean_text
 from neotask_tui.text.secrets import API_KEY_MARK, find_secrets, redact_secrets
 from neotask_tui.text.trees import map_strings
 
@@ -273,7 +274,7 @@ class Inbox:
         """
         # a configured API key was masked where it was typed, before the message was stored
         secrets = bool(find_secrets(cand.text)) or cand.contains_secret or API_KEY_MARK in cand.text
-        text = redact_secrets(cand.text).strip()
+        text = redact_secrets(clean_text(cand.text)).strip()  # a model's JSON may hold a lone surrogate
         if not text:
             return None
         data = self._load()
@@ -355,7 +356,7 @@ class Inbox:
         Raises:
             InboxError: unknown or decided entry, or empty text.
         """
-        new = text.strip()
+        new = clean_text(text).strip()  # as a message: a lone surrogate (an undecodable byte) is U+FFFD
         if not new:
             raise InboxError("the new text is empty")
 

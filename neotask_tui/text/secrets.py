@@ -1870,7 +1870,9 @@ def redact_path(path: str) -> str:
     m = _PATH_SUFFIX.search(path)
     cut = m.start() if m else len(path)
     head, tail = path[:cut], path[cut:]
-    red = redact_secrets(head)
+    # name by name, so a secret's mask never takes its folder with it ("memory/" + a token read as
+    # one high-entropy run was "[REDACTED:high_entropy]"); then the whole, for one that spans a "/"
+    red = redact_secrets("/".join(redact_secrets(part) for part in head.split("/")))
     return path if red == head else red + tail
 
 

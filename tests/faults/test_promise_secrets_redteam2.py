@@ -202,6 +202,47 @@ def test_a_location_redacts_the_file_name_and_keeps_its_suffix() -> None:
         assert redact_path(plain) == plain
 
 
+GH_MIXED = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
+"""A GitHub token in mixed case: high-entropy enough that, with the folder before it, it read as one run."""
+
+
+def test_a_location_keeps_the_folder_of_a_secret_file_name() -> None:
+    # Red team 31, finding 16: "memory/ghp_<mixed case>.md" was shown "[REDACTED:high_entropy].md" (the
+    # folder swallowed, the kind wrong) while "memory/pass=….md" kept its folder.
+    from neotask_tui.text.secrets import redact_path
+
+    assert redact_path(f"memory/{GH_MIXED}.md:1-3") == "memory/[REDACTED:github_token].md:1-3"
+    assert redact_path(f"memory/{GH_MIXED}\x01.md") == "memory/[REDACTED:github_token]\x01.md"
+    assert redact_path("memory/pass=Hunter2Secret!x.md:2-2") == "memory/pass=[REDACTED:password].md:2-2"
+    assert redact_path(f"notes/{GH_MIXED}/a.md") == "notes/[REDACTED:github_token]/a.md"
+    split = "memory/Zq7Xw3Rt9Lm2/Np5Vb8Kc4Hd6Jf1Gs0Ty.md"  # a secret across a "/" is still masked whole
+    assert "Zq7Xw3Rt9Lm2" not in redact_path(split) and "Np5Vb8Kc4Hd6Jf1Gs0Ty" not in redact_path(split)
+
+
+@pytest.mark.usefixtures("memory_on")
+def test_a_secret_file_name_shows_its_folder_and_still_reads_back(data_dir: object) -> None:
+    from neotask_tui import paths
+    from neotask_tui.config import load_settings
+    from neotask_tui.memory.service import MemoryService
+    from neotask_tui.memory.tools import handle_tool
+
+    ws = paths.workspace_dir("main")
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / f"{GH_MIXED}.md").write_text("The deploy runs from the ci box on Fridays.\n", encoding="utf-8")
+    (ws / "memory" / "pass=Hunter2Secret!x.md").write_text("The nas backup runs at night.\n", encoding="utf-8")
+    svc = MemoryService(load_settings().memory)
+    try:
+        svc.reindex("main")
+        found = handle_tool(svc, "main", "memory_search", {"query": "deploy ci box Fridays nas backup night"})
+        assert found is not None
+        sources = sorted(h["source"] for h in json.loads(found))
+        got = sorted(str(handle_tool(svc, "main", "memory_get", {"path": s})) for s in sources)
+    finally:
+        svc.close()
+    assert sources == ["memory/[REDACTED:github_token].md:1-1", "memory/pass=[REDACTED:password].md:1-1"]
+    assert got == ["The deploy runs from the ci box on Fridays.", "The nas backup runs at night."]
+
+
 @pytest.fixture
 def memory_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")

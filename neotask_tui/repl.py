@@ -15,13 +15,14 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
-from prompt_toolkit.history import FileHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
@@ -45,6 +46,7 @@ from neotask_tui.commands.intents import (
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
 from neotask_tui.errors import NeotaskError, UserError
+from neotask_tui.storage.history import append_history, history_problem, read_history
 from neotask_tui.storage.index import Counters
 
 if TYPE_CHECKING:
@@ -105,19 +107,43 @@ def _bindings() -> KeyBindings:
     return kb
 
 
-class InputHistory(FileHistory):
-    """The input history file shared with the app, as :func:`history_entry` keeps it (a configured
-    API key masked; a ``/model`` refused as an API key left out)."""
+class InputHistory(History):
+    """The input history file shared with the app (``storage.history``: never opened through a
+    link), as :func:`history_entry` keeps it (a configured API key masked; a ``/model`` refused as
+    an API key left out). ``path`` None: kept in memory only (the file cannot be used)."""
 
-    def __init__(self, filename: str, settings: Settings) -> None:
-        super().__init__(filename)
+    def __init__(self, path: Path | None, settings: Settings) -> None:
+        super().__init__()
+        self.path = path
         self._settings = settings
+
+    def load_history_strings(self) -> Iterable[str]:
+        """The saved entries, newest first (prompt-toolkit's order)."""
+        return reversed(read_history(self.path)) if self.path is not None else ()
+
+    def store_string(self, string: str) -> None:
+        """Append ``string`` to the file (a convenience, not a record: a failed write is dropped)."""
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                append_history(self.path, string)
 
     def append_string(self, string: str) -> None:
         """Add ``string`` to the history (in memory and on disk) as :func:`history_entry` keeps it."""
         entry = history_entry(string, self._settings)
         if entry is not None:
             super().append_string(entry)
+
+
+def _open_history(settings: Settings) -> tuple[InputHistory, str | None]:
+    """The REPL's history, and why it is not saved (one line) when the file cannot be used (a
+    ``history`` that is a link is not followed: the REPL runs, with what you type kept in memory)."""
+    why = history_problem()
+    if why is None:
+        try:
+            return InputHistory(paths.private_file(paths.history_file()), settings), None
+        except OSError as e:
+            why = f"your input history is not saved: {paths.history_file()}: {e.strerror or e}"
+    return InputHistory(None, settings), why
 
 
 class Repl:
@@ -130,8 +156,9 @@ class Repl:
         self.console = console or InertConsole(highlight=False)
         if not isinstance(self.console, InertConsole):
             self.console.push_render_hook(InertRenderHook())  # whatever console it is given, output is inert
+        history, self.history_problem = _open_history(engine.settings)
         self.session: PromptSession[str] = PromptSession(
-            history=InputHistory(str(paths.private_file(paths.history_file())), engine.settings),
+            history=history,
             completer=SlashCompleter(), complete_while_typing=True, key_bindings=_bindings(),
             input=input, output=output,
         )
@@ -149,6 +176,8 @@ class Repl:
     async def run(self) -> int:
         """Read-eval-print until /quit or end of input."""
         self.console.print(styled(("neotask", "bold"), inert(f" {self.key} — /help lists commands, Ctrl+D quits")))
+        if self.history_problem is not None:
+            self.say(f"notice: {self.history_problem}", "yellow")
         if not any(e.type == "message" for e in self.engine.events(self.key)):
             from neotask_tui.commands.core import welcome_text
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neotask_tui import paths
+from neotask_tui.storage.history import history_problem
 from neotask_tui.storage.index import load_index, rebuild_records
 from neotask_tui.storage.lock import DataLock
 from neotask_tui.storage.transcript import _already_quarantined, read_header, read_transcript
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     """Check the data dir is usable, index vs transcripts, torn/corrupt lines, orphans, transcripts
-    that are links, config and provider choice.
+    and the input history that are links, config and provider choice.
 
     With ``fix`` the data-dir lock is taken and problems are repaired: torn tails quarantined and
     cut, the index rebuilt, orphaned live transcripts archived, loose modes under the data dir made
@@ -72,6 +73,10 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
         if refused is not None:  # reported, not repaired: what the link points to is not ours to touch
             problems.append(refused.split(";")[0] + "; nothing can be quarantined until it is a folder")
             manual.append(problems[-1])
+        history = history_problem()
+        if history is not None:  # the app and the REPL run without saving it; the link is yours to replace
+            problems.append(history)
+            manual.append(history)
         loaded = load_index(repair=fix)
         if loaded.problem:
             (fixed if fix else problems).append(loaded.problem)

@@ -247,6 +247,11 @@ class NeotaskApp(App[int]):
         engine.show_memory_progress(MemoryProgress(self))  # a re-embed after a model change, shown
         for note in list(engine.notices):
             self.notify(note, severity="warning", timeout=10)
+        from neotask_tui.storage.history import history_problem
+
+        history = history_problem()  # a `history` that is a link: not read or written (the prompt opens none)
+        if history is not None:
+            self.notify(history, severity="warning", timeout=10)
         if self.settings.ui.bindings:  # a remap Textual would ignore silently (unknown id, no such key)
             from neotask_tui.tui.keymap import keymap_problems
 

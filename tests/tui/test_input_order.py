@@ -9,6 +9,7 @@ delay, and engine commands wait for the turn that streams (the engine's turn loc
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from textual.content import Content
 
@@ -243,7 +244,7 @@ async def test_the_input_history_file_keeps_the_order_inputs_were_sent_in(
         app_factory: Callable[..., NeotaskApp]) -> None:
     """Red team 19: twenty inputs sent in a burst came back from ↑ (after a restart) out of order:
     each entry was appended by a thread of its own."""
-    from neotask_tui.tui.widgets.prompt import read_history
+    from neotask_tui.storage.history import read_history
 
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
@@ -258,7 +259,7 @@ async def test_the_input_history_file_keeps_the_order_inputs_were_sent_in(
 async def test_quitting_keeps_the_unsent_prompt_text_in_the_input_history(
         app_factory: Callable[..., NeotaskApp]) -> None:
     """Red team 19: Ctrl+Q with text typed and not sent (or hidden behind a screen) lost it."""
-    from neotask_tui.tui.widgets.prompt import read_history
+    from neotask_tui.storage.history import read_history
 
     app = app_factory()
     async with app.run_test(size=SIZE) as pilot:
@@ -275,6 +276,35 @@ async def test_quitting_keeps_the_unsent_prompt_text_in_the_input_history(
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running, "the exit")
     assert read_history(path)[-3:] == ["/goal sent first", "/goal sent second", "half a thought, not sent"]
+
+
+async def test_a_history_that_is_a_symbolic_link_is_neither_read_nor_written(
+        app_factory: Callable[..., NeotaskApp], tmp_path: Path) -> None:
+    """Red team 31, finding 4: with ``<data>/history`` a symbolic link, the app appended what you
+    typed to the link's target, outside the data dir. It reads and writes nothing through it, says
+    so once, and keeps working (↑ still brings back what was sent in this run)."""
+    from neotask_tui import paths
+
+    victim = tmp_path / "victim_history.txt"
+    victim.write_text("+victim content\n")
+    paths.ensure_dir(paths.data_dir())
+    paths.history_file().symlink_to(victim)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        told = [n.message for n in app._notifications if "history" in n.message]
+        assert told == [f"{paths.history_file()} is a symbolic link; Neotask does not follow links inside its data "
+                        "dir, so your input history is not saved (replace the link with a file)"], told
+        prompt = app.main.query_one(Prompt)
+        assert "victim content" not in prompt.history
+        prompt.text = "/goal typed in the app"
+        prompt.submit()
+        await wait_for(pilot, lambda: any("goal" in text for _, text in _entries(app)), "the command's entry")
+        assert prompt.history[-1] == "/goal typed in the app"
+        prompt.text = "a draft left at quit"
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running, "the exit")
+    assert victim.read_text() == "+victim content\n" and paths.history_file().is_symlink()
 
 
 def test_a_queued_input_s_label_shows_no_secret() -> None:

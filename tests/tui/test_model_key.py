@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from neotask_tui.storage.history import read_history
 from neotask_tui.tui.app import NeotaskApp
 from neotask_tui.tui.input_queue import label_of
-from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_history
+from neotask_tui.tui.widgets.prompt import Prompt, PromptArea
 from neotask_tui.tui.widgets.status import StatusBar
 from neotask_tui.tui.widgets.transcript import MessageView
 from tests.tui.support import SIZE, wait_for

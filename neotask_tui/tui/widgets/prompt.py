@@ -10,11 +10,9 @@ message (and the path of ``/file``) shows the files and folders that complete th
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections import deque
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
@@ -27,37 +25,7 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from neotask_tui import paths
-
-HISTORY_MAX = 1000
-
-
-def read_history(path: Path) -> list[str]:
-    """Entries of a prompt-toolkit history file, oldest first (missing file = empty)."""
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    out: list[str] = []
-    cur: list[str] = []
-    for line in lines:
-        if line.startswith("+"):
-            cur.append(line[1:])
-        elif cur:
-            out.append("\n".join(cur))
-            cur = []
-    if cur:
-        out.append("\n".join(cur))
-    return out[-HISTORY_MAX:]
-
-
-def append_history(path: Path, text: str) -> None:
-    """Append one entry in prompt-toolkit's format (file created 0600, dir 0700)."""
-    paths.ensure_dir(path.parent)
-    body = f"\n# {datetime.now()}\n" + "".join(f"+{line}\n" for line in text.split("\n"))
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, paths.FILE_MODE)
-    with os.fdopen(fd, "a", encoding="utf-8") as f:
-        f.write(body)
-
+from neotask_tui.storage.history import append_history, read_history
 
 ALT_ENTER: Final = "\x1b\r"
 """What most terminals send for Alt+Enter (ESC, CR) unless they speak the kitty keyboard protocol."""

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from neotask_tui import paths
 from neotask_tui.storage.history import history_problem
-from neotask_tui.storage.index import load_index, rebuild_records
+from neotask_tui.storage.index import SessionRecord, load_index, rebuild_records
 from neotask_tui.storage.lock import DataLock
 from neotask_tui.storage.transcript import _already_quarantined, read_header, read_transcript
 
@@ -77,12 +77,19 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
         if history is not None:  # the app and the REPL run without saving it; the link is yours to replace
             problems.append(history)
             manual.append(history)
-        loaded = load_index(repair=fix)
-        if loaded.problem:
-            (fixed if fix else problems).append(loaded.problem)
-        records = loaded.records
         sdir = paths.sessions_dir()
-        live = {p.stem: p for p in sdir.glob("*.jsonl")} if sdir.exists() else {}
+        index_link = paths.linked_part(paths.sessions_index())  # sessions/ or sessions.json: never read through
+        if index_link is not None:  # reported, not repaired; every session is refused until it is a file
+            problems.append(f"{index_link} is a symbolic link; Neotask does not follow links inside its data dir, "
+                            "so no session can be read or written (replace the link with the file)")
+            manual.append(problems[-1])
+            records: dict[str, SessionRecord] = {}
+        else:
+            loaded = load_index(repair=fix)
+            if loaded.problem:
+                (fixed if fix else problems).append(loaded.problem)
+            records = loaded.records
+        live = {p.stem: p for p in sdir.glob("*.jsonl")} if sdir.is_dir() and paths.linked_part(sdir) is None else {}
         linked, hard = _linked_transcripts(live)
         problems.extend(linked.values())
         manual.extend(linked.values())
@@ -128,7 +135,7 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
                     fixed.append(msg + " (quarantined)")
                 else:
                     problems.append(msg)
-            if not any(r.session_id == sid for r in records.values()):
+            if index_link is None and not any(r.session_id == sid for r in records.values()):
                 msg = f"orphaned live transcript {p.name}"
                 if fix:
                     from neotask_tui.storage.store import SessionStore

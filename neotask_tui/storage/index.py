@@ -161,8 +161,13 @@ class IndexLoad:
 
 
 def load_index(path: Path | None = None, *, repair: bool = True) -> IndexLoad:
-    """Read ``sessions.json``; rebuild it from transcripts if missing or corrupt."""
-    path = path or paths.sessions_index()
+    """Read ``sessions.json``; rebuild it from transcripts if missing or corrupt.
+
+    Raises:
+        UserError: ``sessions.json`` (or ``sessions/``) is a symbolic link (one line): it is not read
+            through, nor replaced by the next write.
+    """
+    path = paths.refuse_links(path or paths.sessions_index())
     problem = ""
     if path.exists():
         try:
@@ -322,7 +327,7 @@ def carried_totals(events: Sequence[Event]) -> Counters | None:
 
 
 def save_index(records: Mapping[str, SessionRecord], path: Path | None = None) -> None:
-    """Atomically write the index."""
-    path = path or paths.sessions_index()
+    """Atomically write the index (never over a symbolic link: :class:`UserError`, one line)."""
+    path = paths.refuse_links(path or paths.sessions_index())
     body = {"version": INDEX_VERSION, "sessions": {k: r.to_dict() for k, r in sorted(records.items())}}
     atomic_write_text(path, json.dumps(body, ensure_ascii=False, indent=1) + "\n")

@@ -15,6 +15,7 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -323,16 +324,22 @@ class LooseMode:
     """An entry below the data dir whose mode is looser than 0700/0600.
 
     Attributes:
-        line: What ``neotask doctor`` prints, e.g. ``"<data>/agents/main/memory is 0o777, want 0o700"``.
+        line: What it is, e.g. ``"<data>/agents/main/memory is 0o777, want 0o700"`` (starts with ``path``).
         fixable: Whether ``neotask doctor --fix`` changes it (a folder, a file with one name, a FIFO);
             a hard link, a socket or device, a folder too deep or a change that failed needs you.
+        path: The entry (``line`` starts with it), for a caller that shows it otherwise.
     """
 
     line: str
     fixable: bool
+    path: str
 
     def __str__(self) -> str:
         return self.line
+
+    def shown(self, name: Callable[[str], str]) -> str:
+        """:attr:`line` with its path shown as ``name`` shows it (``doctor``: a secret in a name redacted)."""
+        return name(self.path) + self.line[len(self.path):]
 
 
 def private_modes(root: Path | None = None, *, fix: bool = False) -> list[LooseMode]:
@@ -359,7 +366,7 @@ def private_modes(root: Path | None = None, *, fix: bool = False) -> list[LooseM
         return out
 
     def note(where: str, mode: int, want: int, extra: str = "", *, fixable: bool = False) -> None:
-        out.append(LooseMode(f"{where} is {oct(mode)}, want {oct(want)}{extra}", fixable))
+        out.append(LooseMode(f"{where} is {oct(mode)}, want {oct(want)}{extra}", fixable, where))
 
     nofollow = getattr(os, "O_NOFOLLOW", 0)
     stack: list[list[str]] = [[]]
@@ -395,7 +402,7 @@ def private_modes(root: Path | None = None, *, fix: bool = False) -> list[LooseM
                             stack.append([*parts, name])
                         else:
                             out.append(LooseMode(f"{where} is more than {PRIVATE_WALK_DEPTH} folders deep: "
-                                                 "not checked", False))
+                                                 "not checked", False, where))
                         continue
                     m = stat.S_IMODE(st.st_mode)
                     if stat.S_ISLNK(st.st_mode) or m == FILE_MODE:

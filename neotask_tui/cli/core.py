@@ -438,6 +438,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         print_json(report)
     else:
         from neotask_tui.text.console import styled  # paths and file names are shown literally
+        from neotask_tui.text.terminal import inert_line  # a line break in a name cannot forge a line
 
         console = _console()
         console.print(styled(("data dir", "bold"), f" {report['data_dir']}"))
@@ -449,20 +450,22 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         manual = set(report.get("manual", []))
         by_hand = " — needs manual action (--fix does not change it)"
         for p in report["problems"]:
-            console.print(styled(("✗", "red"), f" {p}", by_hand if p in manual else ""))
+            console.print(styled(("✗", "red"), f" {inert_line(p)}", by_hand if p in manual else ""))
         for f in report["fixed"]:
-            console.print(styled(("fixed", "green"), f" {f}"))
+            console.print(styled(("fixed", "green"), f" {inert_line(f)}"))
         for m in report.get("permissions", []):  # readable by others: told; `--fix` makes it private
-            console.print(styled(("permissions", "yellow"), f" {m}", by_hand if m in manual else
+            console.print(styled(("permissions", "yellow"), f" {inert_line(m)}", by_hand if m in manual else
                                  "" if args.fix else " (run `neotask doctor --fix`)"))
         for m in report.get("links", []):  # a hard-linked transcript: told, never changed
-            console.print(styled(("link", "yellow"), f" {m}", by_hand))
+            console.print(styled(("link", "yellow"), f" {inert_line(m)}", by_hand))
         for m in report.get("memory_skipped", []):  # not indexed, the user's own files: told, not repaired
-            console.print(styled(("memory", "yellow"), f" {m}"))
+            console.print(styled(("memory", "yellow"), f" {inert_line(m)}", by_hand))
         told = sum(len(report.get(k, [])) for k in ("permissions", "links", "memory_skipped"))
         if report["clean"] and told:  # the integrity verdict, not a reassurance about the lines above it
+            yours = len(manual)  # clean: every line marked is a warning
+            need = f", {yours} need{'s' if yours == 1 else ''} manual action" if yours else ""
             console.print(styled(("clean", "green"), f" (transcripts and index; {told} warning"
-                                 f"{'s' if told != 1 else ''} above)"))
+                                 f"{'s' if told != 1 else ''} above{need})"))
         elif report["clean"]:
             console.print(styled(("clean", "green")))
         else:
@@ -478,8 +481,8 @@ def _doctor_advice(report: dict[str, Any], fix: bool) -> str:
     if not report.get("usable", True):  # an unusable data dir: its line says what to do
         return ""
     manual = set(report.get("manual", []))
-    yours = sum(p in manual for p in report["problems"])
-    mine = len(report["problems"]) - yours
+    yours = len(manual)  # the problems and the warnings marked above
+    mine = sum(p not in manual for p in report["problems"])
     need = f"{yours} need{'s' if yours == 1 else ''} manual action, marked above"
     if fix or not mine:
         return f" ({need})" if yours else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +24,11 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     cut, the index rebuilt, orphaned live transcripts archived, loose modes under the data dir made
     0700/0600 (a hard link is only reported). Loose modes are listed under ``permissions`` and
     hard-linked transcripts under ``links`` (warnings: the integrity verdict ``clean`` does not
-    depend on them). ``manual`` lists every line of ``problems``, ``permissions`` and ``links``
-    that ``--fix`` does not change (you do), and ``fixable`` counts the ones it would change.
+    depend on them), memory files not indexed under ``memory_skipped``. ``manual`` lists every line
+    of ``problems``, ``permissions``, ``links`` and ``memory_skipped`` that ``--fix`` does not change
+    (you do), and ``fixable`` counts the ones it would change. Lines keep exact values (a control
+    character in a name is shown inert by the text report, escaped by ``--json``); a secret in a
+    name below the data dir is redacted.
     """
     problems: list[str] = []
     manual: list[str] = []  # the lines (problems and warnings) --fix does not change
@@ -47,7 +51,7 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
             return {**unusable, "problems": [home], "manual": [home]}
         left = paths.private_modes()
         still = {m.line for m in left}
-        fixed.extend(f"{m.line} (now private)" for m in loose if m.line not in still)
+        fixed.extend(f"{m.shown(_redacted)} (now private)" for m in loose if m.line not in still)
         loose = left
     try:
         try:
@@ -150,14 +154,34 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
         manual.extend(foreign)
     finally:
         lock.release()
-    clean = not problems
-    manual.extend(m.line for m in loose if not m.fixable)
+    clean = not problems  # the integrity verdict: the warnings below (modes, links, skipped memory) leave it
+    permissions = [m.shown(_redacted) for m in loose]
+    manual.extend(line for m, line in zip(loose, permissions, strict=True) if not m.fixable)
+    skipped = _memory_skipped()
+    manual.extend(skipped)  # the user's own files: --fix never changes them
     fixable = sum(p not in manual for p in problems) + sum(m.fixable for m in loose)
     return {"data_dir": str(paths.data_dir()), "provider": provider, "sessions": len(records),
             "problems": problems, "fixed": fixed, "quarantined": quarantined, "clean": clean,
-            "memory_skipped": _memory_skipped(), "permissions": [m.line for m in loose], "links": hard,
+            "memory_skipped": skipped, "permissions": permissions, "links": hard,
             "manual": manual, "fixable": 0 if fix else fixable, "usable": True,
             "memory_workspace": memory_workspace()}
+
+
+def _redacted(path: str) -> str:
+    """``path`` as a ``doctor`` line shows it: a secret in a name below the data dir redacted (the
+    one rule, ``text.secrets.redact_path``, as in the lines about skipped memory files), name by
+    name so the folders above it still say where it is; control characters kept (``--json`` keeps
+    exact values, the text shows them inert)."""
+    from neotask_tui.text.secrets import redact_path
+
+    root = str(paths.data_dir().resolve())  # as paths.private_modes names what it finds
+    if not path.startswith(root + os.sep):
+        return path
+    rel = path[len(root) + 1:]
+    shown = os.sep.join(redact_path(name) for name in rel.split(os.sep))
+    if shown == rel:  # a secret that runs across a "/"
+        shown = redact_path(rel)
+    return root + os.sep + shown
 
 
 def _linked_transcripts(live: dict[str, Path]) -> tuple[dict[str, str], list[str]]:
@@ -248,7 +272,8 @@ def _settings_problems(settings: Settings) -> list[str]:
 
 def _memory_skipped() -> list[str]:
     """Entries of every agent's workspace that memory does not index (links, FIFOs, too big,
-    binary, too deep), one line each; reported, not repaired (they are the user's files)."""
+    binary, too deep), one line each (a secret in a name redacted, control characters kept);
+    reported, not repaired (they are the user's files: each needs manual action)."""
     from neotask_tui.config import load_settings
     from neotask_tui.memory.files import problems
 
@@ -262,5 +287,5 @@ def _memory_skipped() -> list[str]:
         if ws.is_symlink():
             out.append(f"{ws.name} is not indexed: the workspace is a symbolic link (links are not followed)")
         elif ws.is_dir():
-            out.extend(f"{ws.name}/{s.message()}" for s in problems(ws, cap))
+            out.extend(f"{ws.name}/{s.line()}" for s in problems(ws, cap))
     return out

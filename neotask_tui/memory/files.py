@@ -52,10 +52,15 @@ class Skipped:
     """Workspace-relative path."""
     reason: str
 
+    def line(self) -> str:
+        """One line, a secret in the name redacted ("memory/my password is ….md"), control characters
+        kept as they are: for ``doctor`` (its ``--json`` keeps exact values; its text shows them inert)."""
+        return f"{redact_path(self.path)} is not indexed: {self.reason}"
+
     def message(self) -> str:
-        """One line for notices, ``reindex`` and ``doctor``."""
-        # a name may hold a line break, or a secret ("memory/my password is ….md")
-        return f"{inert_line(redact_path(self.path))} is not indexed: {self.reason}"
+        """:meth:`line` shown on one line (a line break or a terminal control in the name made
+        visible), for notices and ``reindex``."""
+        return inert_line(self.line())
 
 
 @dataclass

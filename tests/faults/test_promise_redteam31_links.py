@@ -3,6 +3,8 @@ says about them, about memory files it does not index and about loose modes."""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -61,3 +63,85 @@ def test_a_sessions_index_that_is_a_link_is_refused_not_read_or_replaced(neotask
     assert neotask("doctor", "--fix", env=_SCRIPTED).returncode == 1
     assert index.is_symlink() and victim.read_bytes() == before
     assert len(list((neotask_home / "data" / "sessions").glob("*.jsonl"))) == 1  # nothing archived as an orphan
+
+
+# --------------------------------------------------------------------------- doctor's warnings
+_GHP = "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
+_PASS = "Hunter2Secret!x"
+
+
+def _memory_dir(home: Path) -> Path:
+    """The main agent's ``memory/`` folder, made as Neotask makes it (0700 down from the data dir)."""
+    memory = home / "data" / "agents" / "main" / "memory"
+    memory.mkdir(parents=True)
+    for d in (memory, *memory.parents[:3]):
+        d.chmod(0o700)
+    return memory
+
+
+@pytest.mark.promise("memory_files")
+def test_doctor_marks_the_memory_files_it_does_not_index_as_needing_manual_action(
+        neotask_home: Path, tmp_path: Path) -> None:
+    # Finding 14: the "is not indexed" lines were not marked, the last line read "clean (… 5 warnings
+    # above)" and --json had "manual": []. They are warnings (the integrity verdict stays clean, exit 0)
+    # that --fix never changes: each is marked, counted in the last line and listed in `manual`.
+    _said_hello = neotask("send", "hello", env=_SCRIPTED)
+    assert _said_hello.returncode == 0, _said_hello.stderr
+    memory = _memory_dir(neotask_home)
+    (tmp_path / "t.md").write_text("elsewhere\n")
+    (memory / "link.md").symlink_to(tmp_path / "t.md")
+    (tmp_path / "h.md").write_text("two names\n")
+    os.link(tmp_path / "h.md", memory / "hard.md")
+    os.mkfifo(memory / "fifo.md", 0o600)
+    (memory / "ding\x07dong.md").write_text("x\n")
+    for p in (memory / "ding\x07dong.md", tmp_path / "h.md"):
+        p.chmod(0o600)
+    rep = json.loads(neotask("doctor", "--json", env=_SCRIPTED).stdout)
+    assert rep["clean"] and len(rep["memory_skipped"]) == 4, rep
+    assert set(rep["memory_skipped"]) <= set(rep["manual"]) and rep["fixable"] == 0, rep
+    d = neotask("doctor", env=_SCRIPTED)
+    assert d.returncode == 0, d.stdout
+    lines = d.stdout.strip().splitlines()
+    told = [line for line in lines if line.startswith("memory main/")]
+    assert len(told) == 4 and all(line.endswith("— needs manual action (--fix does not change it)")
+                                  for line in told), d.stdout
+    assert lines[-1] == "clean (transcripts and index; 4 warnings above, 4 need manual action)", d.stdout
+    assert neotask("doctor", "--fix", env=_SCRIPTED).returncode == 0  # warnings: nothing for --fix, no failure
+
+
+@pytest.mark.promise("secrets")
+def test_doctor_permission_lines_redact_a_secret_in_a_file_name(neotask_home: Path) -> None:
+    # Finding 11: "permissions …/memory/ghp_….md is 0o644" and "…/pass=Hunter2Secret!x.md" showed the
+    # secret, while the "is not indexed" line about the same file was redacted.
+    memory = _memory_dir(neotask_home)
+    for name in (f"{_GHP}\x01.md", f"pass={_PASS}.md"):
+        (memory / name).write_text("x\n")
+        (memory / name).chmod(0o644)
+    d = neotask("doctor", env=_SCRIPTED)
+    j = neotask("doctor", "--json", env=_SCRIPTED)
+    for out in (d.stdout, j.stdout):
+        assert _GHP not in out and _PASS not in out and _GHP[4:20] not in out, out
+    assert "memory/[REDACTED:github_token]␁.md is 0o644, want 0o600" in d.stdout, d.stdout
+    assert "memory/pass=[REDACTED:password].md is 0o644, want 0o600" in d.stdout, d.stdout
+    rep = json.loads(j.stdout)
+    assert any(line.endswith("memory/[REDACTED:github_token]\x01.md is 0o644, want 0o600")
+               for line in rep["permissions"]), rep["permissions"]
+    fixed = neotask("doctor", "--fix", "--json", env=_SCRIPTED).stdout  # what it made private: named the same way
+    assert "[REDACTED:password].md is 0o644, want 0o600 (now private)" in fixed and _PASS not in fixed, fixed
+
+
+@pytest.mark.promise("terminal")
+def test_doctor_json_keeps_a_control_character_in_a_name_exact(neotask_home: Path) -> None:
+    # Finding 12: `doctor --json` held "evil␛]0;T␇.md" (U+241B, U+2407), not the name's own characters.
+    memory = _memory_dir(neotask_home)
+    name = "evil\x1b]0;T\x07.md"
+    (memory / name).write_text("x\n")
+    (memory / name).chmod(0o644)
+    j = neotask("doctor", "--json", env=_SCRIPTED)
+    assert "\x1b" not in j.stdout and "\x07" not in j.stdout, j.stdout  # escaped, never raw
+    assert "evil\\u001b]0;T\\u0007.md" in j.stdout and "␛" not in j.stdout, j.stdout
+    rep = json.loads(j.stdout)
+    assert f"main/memory/{name} is not indexed: a control character in its name" in rep["memory_skipped"], rep
+    assert any(line.endswith(f"memory/{name} is 0o644, want 0o600") for line in rep["permissions"]), rep
+    d = neotask("doctor", env=_SCRIPTED)  # the text report stays inert
+    assert "\x1b" not in d.stdout and "\x07" not in d.stdout and "evil␛]0;T␇.md is not indexed" in d.stdout, d.stdout

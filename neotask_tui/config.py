@@ -215,7 +215,9 @@ _MAX_DIGITS = 100
 _NONFINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.I)
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
+    """``value`` quoted as written for an error message (``repr``: ``'1e-400'``, not the ``0.0`` it
+    reads as), cut to 60 characters with ``…`` when longer (a pasted blob stays one line)."""
     r = repr(value)
     return r if len(r) <= 60 else r[:60] + "…"
 
@@ -297,7 +299,7 @@ def parse_int(text: str) -> int:
     try:
         return _int_of(text if isinstance(text, str) else "")
     except ValueError as e:
-        raise ValueError(f"{e}, got {_shown(text)}") from None
+        raise ValueError(f"{e}, got {shown_value(text)}") from None
 
 
 def int_arg(lo: int, hi: int, setting: tuple[str, str] | None = None) -> Callable[[str], int]:
@@ -312,7 +314,7 @@ def int_arg(lo: int, hi: int, setting: tuple[str, str] | None = None) -> Callabl
             raise argparse.ArgumentTypeError(str(e)) from None
         if not lo <= n <= hi:
             like = f" (the range of {setting[0]}.{setting[1]})" if setting else ""
-            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}{like}, got {_shown(text)}")
+            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}{like}, got {shown_value(text)}")
         return n
 
     conv.__name__ = "integer"
@@ -333,7 +335,7 @@ def _coerce(value: Any, typ: Any, where: str, *, text: bool = True) -> Any:
     """
     if not text and isinstance(value, str) and typ in (bool, int, float):
         kind = {bool: "true/false", int: "an integer", float: "a number"}[typ]
-        raise ConfigError(f"{where}: expected {kind}, got the string {_shown(value)} (write it without quotes)")
+        raise ConfigError(f"{where}: expected {kind}, got the string {shown_value(value)} (write it without quotes)")
     if typ is bool:
         if isinstance(value, bool):
             return value
@@ -353,29 +355,29 @@ def _coerce(value: Any, typ: Any, where: str, *, text: bool = True) -> Any:
                     return _int_of(value.numeral, exponent=True)
                 return _int_of(value)
             except ValueError as e:
-                raise ConfigError(f"{where}: {e}, got {_shown(orig)}") from None
+                raise ConfigError(f"{where}: {e}, got {shown_value(orig)}") from None
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             return int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{where}: expected an integer, got {_shown(orig)}")
+            raise ConfigError(f"{where}: expected an integer, got {shown_value(orig)}")
         return value
     if typ is float:
         orig = value
         if isinstance(value, _TomlFloat):
             value = value.numeral
         if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise ConfigError(f"{where}: expected a number, got {_shown(orig)}")
+            raise ConfigError(f"{where}: expected a number, got {shown_value(orig)}")
         if isinstance(value, str):
             v = value.strip(_ASCII_SPACE)
             if not (_FLOAT_RE.fullmatch(v) or _NONFINITE_RE.fullmatch(v)):
-                raise ConfigError(f"{where}: expected a number, got {_shown(orig)}")
+                raise ConfigError(f"{where}: expected a number, got {shown_value(orig)}")
             value = v
         try:
             f = float(value)
         except (TypeError, ValueError, OverflowError):
-            raise ConfigError(f"{where}: expected a number, got {_shown(orig)}") from None
+            raise ConfigError(f"{where}: expected a number, got {shown_value(orig)}") from None
         if not math.isfinite(f):
-            raise ConfigError(f"{where}: expected a finite number, got {_shown(orig)}")
+            raise ConfigError(f"{where}: expected a finite number, got {shown_value(orig)}")
         return f
     if typ is str:
         if not isinstance(value, str):
@@ -558,11 +560,11 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
                 line = _line_of(text, sect.name, f.name)
                 setattr(obj, f.name, _coerce(table[f.name], typ, f"{path}:{line or '?'}: {sect.name}.{f.name}",
                                                   text=False))
-                typed[(sect.name, f.name)] = _shown(table[f.name])
+                typed[(sect.name, f.name)] = shown_value(table[f.name])
             ev = f"NEOTASK_{sect.name.upper()}_{f.name.upper()}"
             if ev in env and typ is not dict:
                 setattr(obj, f.name, _coerce(env[ev], typ, f"env {ev}: {sect.name}.{f.name}"))
-                typed[(sect.name, f.name)] = _shown(env[ev])
+                typed[(sect.name, f.name)] = shown_value(env[ev])
     for k in raw:
         if k not in {f.name for f in fields(Settings)}:
             line = _section_line(text, k)

@@ -499,15 +499,22 @@ def hard_link_note(path: Path) -> str | None:
 
 
 def refuse_links(path: Path) -> Path:
-    """``path``, unless a component below the data dir is a symbolic link.
+    """``path``, unless a component below the data dir is a symbolic link (a path outside the data
+    dir: unless it is one itself, see :func:`linked_part`).
 
     Raises:
-        UserError: naming the link (one line).
+        UserError: naming the link (one line), and saying which rule refused it: a link inside the
+            data dir, or a path given outside it that is a link.
     """
     link = linked_part(path)
     if link is not None:
         from neotask_tui.errors import UserError
 
+        try:
+            link.relative_to(data_dir())
+        except ValueError:  # given outside the data dir (an export's folder): not "inside" anything
+            raise UserError(f"{link} is a symbolic link; Neotask does not follow it (name the folder it points to "
+                            "instead)") from None
         raise UserError(f"{link} is a symbolic link; Neotask does not follow links inside its data dir")
     return path
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from neotask_tui import tuning
 from neotask_tui.commands.intents import ShowSearch
 from neotask_tui.commands.registry import CommandResult, command, usage_error
+from neotask_tui.config import shown_value
 from neotask_tui.storage.search import MARK_CLOSE, MARK_OPEN, SearchHit, SearchResult
 
 if TYPE_CHECKING:
@@ -40,8 +41,10 @@ def parse_limit(text: str | None) -> int | None:
     """
     if text is None:
         return None
-    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= tuning.SEARCH_LIMIT_MAX:
-        raise ValueError(f"--limit takes a whole number from 1 to {tuning.SEARCH_LIMIT_MAX}, not {text[:20]!r}")
+    # the length first: int() of more than 4,300 digits raises Python's own error, not this one
+    if not (text.isascii() and text.isdigit() and len(text.lstrip("0")) <= len(str(tuning.SEARCH_LIMIT_MAX))
+            and 1 <= int(text) <= tuning.SEARCH_LIMIT_MAX):
+        raise ValueError(f"--limit takes a whole number from 1 to {tuning.SEARCH_LIMIT_MAX}, not {shown_value(text)}")
     return int(text)
 
 

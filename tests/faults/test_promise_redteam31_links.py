@@ -145,3 +145,33 @@ def test_doctor_json_keeps_a_control_character_in_a_name_exact(neotask_home: Pat
     assert any(line.endswith(f"memory/{name} is 0o644, want 0o600") for line in rep["permissions"]), rep
     d = neotask("doctor", env=_SCRIPTED)  # the text report stays inert
     assert "\x1b" not in d.stdout and "\x07" not in d.stdout and "evil␛]0;T␇.md is not indexed" in d.stdout, d.stdout
+
+
+# --------------------------------------------------------------------------- wording (finding 16)
+@pytest.mark.promise("cli_errors")
+def test_a_limit_out_of_range_is_quoted_as_written_and_a_long_one_is_cut(neotask_home: Path) -> None:
+    # `--limit 99999999999999999999999` was quoted cut to 20 digits; 5,000 digits gave Python's own
+    # "Exceeds the limit (4300 digits)" error.
+    r = neotask("search", "x", "--limit", "9" * 23)
+    assert r.returncode == 2 and r.stderr.strip() == (
+        f"neotask: error: --limit takes a whole number from 1 to 500, not '{'9' * 23}'"), r.stderr
+    r = neotask("search", "x", "--limit", "9" * 5000)
+    assert r.returncode == 2 and r.stderr.strip() == (
+        f"neotask: error: --limit takes a whole number from 1 to 500, not '{'9' * 59}…"), r.stderr
+    assert neotask("search", "x", "--limit", "0005").returncode == 0  # leading zeros: still 5
+
+
+@pytest.mark.promise("cli_errors")
+def test_an_export_folder_that_is_a_link_outside_the_data_dir_is_refused_in_its_own_words(
+        neotask_home: Path, tmp_path: Path) -> None:
+    # `--output ex/datalink` (a link outside the data dir, into it) said "Neotask does not follow links
+    # inside its data dir": the link is not inside it.
+    assert neotask("send", "hello", env=_SCRIPTED).returncode == 0
+    link = tmp_path / "ex" / "datalink"
+    link.parent.mkdir()
+    link.symlink_to(neotask_home / "data", target_is_directory=True)
+    r = neotask("transcript", "agent:main:tui:default", "--format", "md", "--output", str(link))
+    assert r.returncode == 2 and r.stderr.strip() == (
+        f"neotask: error: {link} is a symbolic link; Neotask does not follow it (name the folder it points to "
+        "instead)"), r.stderr
+    assert not list((neotask_home / "data").glob("*.md"))

@@ -47,14 +47,20 @@ async def dispatch(engine: Engine, key: str, line: str) -> CommandResult:
     """Run a slash command line. Unknown commands and bad arguments give inline help.
 
     The result names the command the line named (:attr:`CommandResult.command`), so a caller never
-    parses the line again.
+    parses the line again. Its text shows a configured API key masked
+    (:func:`~neotask_tui.providers.selection.without_configured_keys`), as the input history keeps the
+    line (:func:`~neotask_tui.commands.core.history_entry`): a reply or an error that repeats what was
+    typed (``/event NAME``, ``/file PATH``) never shows the key, in any front end.
     """
+    from neotask_tui.providers.selection import without_configured_keys
+
     parsed = parse(line)
     if parsed is None:
         return CommandResult(text="not a command (commands start with /)", error=True)
     name, args = parsed
     res = await _run(engine, key, name, args)
     res.command = name
+    res.text = without_configured_keys(res.text, engine.settings)
     return res
 
 

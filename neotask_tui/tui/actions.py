@@ -30,6 +30,7 @@ from neotask_tui.commands.intents import (
     SwitchTheme,
 )
 from neotask_tui.engine import events as ev
+from neotask_tui.providers.selection import without_configured_keys
 from neotask_tui.tui.main_view import ChatState, MainView
 from neotask_tui.tui.messages import EditRequested
 from neotask_tui.tui.panels import Panels
@@ -79,7 +80,9 @@ class SlashCommands:
         if res.error:
             await self.view.add_entry(Entry(kind="notice", text=res.text, level="error"))
         elif res.text:
-            shown = " ".join(line.split())  # the line as typed (one line), so the result says what it answers
+            # the line as typed (one line), so the result says what it answers; a configured API key
+            # in it masked, as the input history keeps it (commands.core.history_entry)
+            shown = " ".join(without_configured_keys(line, self.engine.settings).split())
             await self.view.add_entry(Entry(kind="command", title=shown if len(shown) <= 60 else shown[:59] + "…",
                                             text=res.text))
 

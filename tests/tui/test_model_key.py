@@ -112,3 +112,20 @@ def test_the_app_keeps_in_the_history_what_the_repl_keeps(
     kept = [app.history_entry(line) for line in lines]
     assert kept == [history_entry(line, app.settings) for line in lines], kept
     assert kept[0] == "my key is [REDACTED:api_key] ok" and kept[2] is None and kept[-1] == "hello", kept
+
+
+async def test_a_command_s_echo_line_masks_the_configured_key(
+        app_factory: Callable[..., NeotaskApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Red team 31: `/goal <20 characters of the configured key>` was echoed above its result with the
+    # key unmasked (the result line and the input history read `[REDACTED:api_key]`).
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    part = KEY[6:26]
+    app = app_factory()
+    async with _running(app) as pilot:
+        for line in (f"/goal {part}", f"/remember the key {part}", f"/pref {part} --for 1h", f"/event {part}",
+                     f"/file {part}"):
+            await _enter(pilot, app, line)
+            await wait_for(pilot, lambda: not app.inputs.busy, "the command")
+        shown = _shown(app)
+    assert "/goal [REDACTED:api_key]" in shown and "/pref [REDACTED:api_key] --for 1h" in shown, shown
+    assert part[:16] not in shown and part[4:20] not in shown, shown

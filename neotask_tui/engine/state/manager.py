@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from neotask_tui.config import Settings
 from neotask_tui.engine.language.classifier import Classification
 from neotask_tui.engine.language.periods import describe as describe_period
 from neotask_tui.engine.language.periods import period_end, period_of
@@ -52,10 +53,10 @@ from neotask_tui.engine.state.promotion import Promotion
 from neotask_tui.engine.state.tools import ToolReply, tool_specs
 from neotask_tui.engine.state.tools import handle_tool as _handle_tool
 from neotask_tui.providers.base import ChatMessage, ToolCall, ToolSpec
-from neotask_tui.providers.selection import without_configured_keys
+from neotask_tui.providers.selection import looks_like_key, without_configured_keys
 from neotask_tui.storage.events import Event
 from neotask_tui.text import lexical
-from neotask_tui.text.secrets import MARKER_PREFIX, has_secrets, redact_assigned, redact_secrets
+from neotask_tui.text.secrets import MARKER_PREFIX, redact_assigned, redact_secrets
 from neotask_tui.text.tokens import message_tokens
 from neotask_tui.text.trees import map_strings
 from neotask_tui.tuning import STATE_CLASSIFY_MAX_CHARS, STATE_CLASSIFY_THREAD_CHARS
@@ -141,13 +142,15 @@ def _words(value: str) -> tuple[str, ...]:
     return tuple(lexical.words(redact_secrets(value)))
 
 
-def _check_name(what: str, name: str) -> None:
-    """Refuse a field or event name that is not a plain name or that holds a credential.
+def _check_name(what: str, name: str, settings: Settings) -> None:
+    """Refuse a field or event name that is not a plain name or that holds a credential: one the
+    redactor finds, or :data:`~neotask_tui.providers._sdk.KEY_WINDOW` characters of a configured API
+    key in a row (:func:`~neotask_tui.providers.selection.looks_like_key`).
 
     A name is a key of the state (it is matched, not shown), so it cannot be redacted; it is
     refused instead, and the error does not repeat it.
     """
-    if has_secrets(name):
+    if looks_like_key(name, settings):
         raise StateError(f"bad {what} name: it looks like a credential (refused, not stored)")
     if not valid_field(name):
         raise StateError(f"bad {what} name {name[:64]!r} (a letter, then letters, digits, _ . -; at most 64)")
@@ -378,7 +381,7 @@ class StateManager:
         Raises:
             StateError: bad field, scope or TTL.
         """
-        _check_name("field", field)
+        _check_name("field", field, self.engine.settings)
         value = self._unkeyed(value)
         if field == "expires_at":
             await self.set_session_expiry(key, None if value in (None, "") else _text(value), source=source)
@@ -423,7 +426,7 @@ class StateManager:
             except ValueError as e:
                 raise StateError(str(e)) from None
         if until_event is not None:
-            _check_name("event", until_event)
+            _check_name("event", until_event, self.engine.settings)
         # A value under a secret's name (db_password) is a secret whatever its shape.
         value = redact_assigned(field, value.strip()) if isinstance(value, str) else redact_tree(value)
         ctx = self.scope_context(key)
@@ -449,8 +452,9 @@ class StateManager:
         """Clear a field (or one item of a list field); returns how many entries expired.
 
         Raises:
-            StateError: nothing active to clear.
+            StateError: a bad field name, or nothing active to clear.
         """
+        _check_name("field", field, self.engine.settings)
         if field == "expires_at":
             if not self._fold(key).session_expiry:
                 raise StateError("no session expiry is set")
@@ -533,7 +537,7 @@ class StateManager:
 
     async def fire_event(self, key: str, name: str, *, source: str = "user command") -> int:
         """Fire a named event; returns how many entries it expired."""
-        _check_name("event", name)
+        _check_name("event", name, self.engine.settings)
         n = sum(1 for e in self.get(key).active if e.until_event == name)
         await self._append(key, {"op": "fire", "name": name, "source": source})
         return n
@@ -569,9 +573,10 @@ class StateManager:
                 except ValueError:
                     m = _AFTER_EVENT.match(when)
                     if not m:
-                        shown = "(it looks like a credential)" if has_secrets(when) else repr(when)
+                        secret = looks_like_key(when, self.engine.settings)
+                        shown = "(it looks like a credential)" if secret else repr(when)
                         raise StateError(f"bad expiry {shown}: use ISO time, 7d, or EVENT + 7d") from None
-                    _check_name("event", m.group(1))
+                    _check_name("event", m.group(1), self.engine.settings)
                     try:
                         parse_duration(m.group(2) or "0s")
                     except ValueError as e:

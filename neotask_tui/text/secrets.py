@@ -173,6 +173,11 @@ _VALUE = re.compile(
 )
 _MARKER = re.compile(r"\[REDACTED:[a-z_]{1,40}\]")
 _TRAILING = ".,;:!?)]}>»\"'`"
+"""Punctuation after a value that its checks read it without."""
+_BANGS = "!?"
+"""Trailing punctuation the mask covers with the value (:func:`_masked_end`): a password often ends
+with ``!`` or ``?`` ("Qwerty12345!"), and masking one that was the sentence's gives nothing away,
+while leaving one that was the password's gives part of it away (red team 31)."""
 
 # name = value / name: value (.env, YAML, JSON, headers, connection strings, query strings)
 _ASSIGN = re.compile(r"(?<![\w.\-])[\"']?([^\W\d][\w.\-]{0,79}+)[\"']?[^\S\n]{0,8}(?::=|=>|[:=])(?!=)[^\S\n]{0,8}")
@@ -504,8 +509,18 @@ _RU_STOPWORDS = frozenset({
 })
 
 
+def _masked_end(raw: str) -> int:
+    """How much of ``raw`` (a value and the punctuation after it, up to a space) the mask covers: all
+    but its final run of sentence or bracket punctuation (``.``, ``,``, ``)``, a quote…), so a ``!`` or
+    ``?`` (:data:`_BANGS`) before that run, or at the end, is masked with the value ("Qwerty12345!",
+    "Qwerty12345!!", "Qwerty12345!)"), and a final period stays ("… is Qwerty12345.")."""
+    kept = raw.rstrip(_TRAILING.translate(str.maketrans("", "", _BANGS)))
+    return len(kept) if kept.rstrip(_TRAILING) else 0
+
+
 def _value_at(text: str, pos: int) -> tuple[int, int, str] | None:
-    """The value that starts at ``pos`` (quotes included in the span, trailing punctuation not)."""
+    """The value that starts at ``pos``: its span (quotes included, a trailing ``!``/``?`` too, see
+    :func:`_masked_end`) and the value as its checks read it (no quotes, no trailing punctuation)."""
     m = _VALUE.match(text, pos)
     if m is None:
         return None
@@ -516,7 +531,7 @@ def _value_at(text: str, pos: int) -> tuple[int, int, str] | None:
     stripped = raw.rstrip(_TRAILING)
     if not stripped:
         return None
-    return start, start + len(stripped), stripped
+    return start, start + _masked_end(raw), stripped
 
 
 _CODE_VALUE = re.compile(
@@ -1179,7 +1194,10 @@ def _passphrase(text: str, m: re.Match[str]) -> SecretMatch | None:
     words = c.group(0).casefold().split()
     if any(w in _FUNCTION_WORDS or (len(w) > 4 and w.endswith(("ly", "ing", "ed"))) for w in words):
         return None  # a sentence about the password ("is stored in the vault"), not the password
-    return SecretMatch("password", c.start(), c.end())
+    end = c.end()
+    while end < len(text) and text[end] in _BANGS:  # masked with it (see ``_masked_end``)
+        end += 1
+    return SecretMatch("password", c.start(), end)
 
 
 # a prose password value wrapped onto the next line: "my password is Zebra9\nQuokka1", "hunter2hun-\nter2";
@@ -1223,7 +1241,7 @@ def _spaced_rest(text: str, found: SecretMatch) -> SecretMatch:
         pieces = pieces[:word]
     if not pieces:
         return found
-    last = pieces[-1].rstrip(_TRAILING)
+    last = pieces[-1][:_masked_end(pieces[-1])]
     if not last:
         return found
     end = c.start() + sum(len(p) + 1 for p in pieces) - (len(pieces[-1]) - len(last))
@@ -1368,13 +1386,16 @@ def _passphrases(text: str) -> Iterator[SecretMatch]:
         r = _PHRASE_REST.match(text, m.end())
         if r is None:
             continue
-        value = r.group(0).rstrip().rstrip(_TRAILING.replace('"', "").replace("'", "").replace("`", ""))
+        raw = r.group(0).rstrip().rstrip(_TRAILING.translate(str.maketrans("", "", "\"'`" + _BANGS)))
+        value = raw.rstrip(_BANGS)  # read without a final "!", masked with it (see ``_masked_end``)
         words = re.findall(r"[^\W_]+", value.casefold())
         if not value or value[0] in "([<{" or _is_marker(value) or _is_code(value) or not words:
             continue  # a remark in brackets ("passphrase: (leave empty)"), not the passphrase
         if all(w in _PHRASE_EMPTY or w in _STOPWORDS or w in _RU_STOPWORDS for w in words):
             continue  # "passphrase: not set", "кодовая фраза: не задана"
-        covered = r.start() + len(value)
+        covered = r.start() + len(raw)
+        while covered < len(text) and text[covered] in _BANGS:  # "…: hunter two!" (``_PHRASE_REST`` stops there)
+            covered += 1
         yield SecretMatch("password", r.start(), covered)
 
 
@@ -1410,7 +1431,8 @@ def _set_to(text: str) -> Iterator[SecretMatch]:
         lo, hi = max(0, m.start() - _NEAR_BEFORE), min(len(text), v[1] + _NEAR_AFTER)
         if value.isdigit() and 4 <= len(value) <= 8:
             if _PIN_NEAR.search(text, lo, hi):  # "my PIN was 4821, I changed it to 9921"
-                yield SecretMatch("pin", v[0], v[1])
+                raw = text[v[0]:v[1]]  # no "!" in a PIN: "… changed it to 9921!"
+                yield SecretMatch("pin", v[0], v[0] + len(raw.rstrip(_BANGS)))
             continue
         if _random_looking(value) or (
                 "@" not in value and all(w in _SET_OBJECT for w in m.group(1).casefold().split())
@@ -1707,7 +1729,7 @@ def _announced(text: str, context: str | None) -> Iterator[SecretMatch]:
         first = False
         value = m.group(1).rstrip(_TRAILING)
         if how is not None and len(value) >= 6 and _announced_value(value, how):
-            yield SecretMatch("password", m.start(1), m.start(1) + len(value))
+            yield SecretMatch("password", m.start(1), m.start(1) + _masked_end(m.group(1)))
 
 
 def _announced_inline(text: str) -> Iterator[SecretMatch]:

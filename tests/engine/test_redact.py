@@ -99,7 +99,8 @@ RED_TEAM: list[tuple[str, str, str]] = [
     ("ru-greek-omicron", "мой пар\u03bfль: Hunter2x", "мой пар\u03bfль: [REDACTED:password]"),
     ("ru-greek-bare", "мой пар\u03bfль hunter2x", "мой пар\u03bfль [REDACTED:password]"),
     ("possessive", "the password's Tr0ub4dor&3", "the password's [REDACTED:password]"),
-    ("possessive-curly", "the wifi password\u2019s Tr0ub4dor&3!", "the wifi password\u2019s [REDACTED:password]!"),
+    # the trailing "!" is masked with the value (red team 31: it may be the password's)
+    ("possessive-curly", "the wifi password\u2019s Tr0ub4dor&3!", "the wifi password\u2019s [REDACTED:password]"),
     ("passphrase-is-colon", "the passphrase is: hunter two", "the passphrase is: [REDACTED:password]"),
     ("passphrase-colon", "the passphrase: hunter two. Then log in",
      "the passphrase: [REDACTED:password]. Then log in"),

@@ -234,8 +234,19 @@ _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after 
     r"(?:[^\S\n]{0,2}[:—–](?!\S))?(?:[^\S\n]{1,4}(?:это|вот)(?![а-яё]))?"
     r"(?:[^\S\n]{1,4}(?:still|now|currently|actually|just|always|теперь|сейчас|всё ещё|все еще))?[^\S\n]{0,4}"
 )
+# a Russian qualifier in the genitive, one or two words, where English has "of" ("пароль админки",
+# "пароль учётной записи", "ПИН-код карты"; red team 31): the endings of a genitive noun or adjective,
+# a conjunction or pronoun that ends like one ("или", "его") aside
+_RU_GEN_WORD = (r"(?!(?:или|либо|ещё|еще|его|её|ее|их|ей|эти|те|все|они|мои|твои|свои|наши|ваши|тоже|также"
+                r"|теперь|сейчас|всегда|иногда|никогда|здесь|тут|там|когда|тогда|куда|почти|очень|нужно|надо"
+                r"|можно|просто|только|вроде|типа|да|ну|ли|бы|же)(?![\w-]))"
+                r"[а-яё]{1,28}(?:ого|его|ой|ей|ов|ев|ых|их|а|я|ы|и)(?![\w-])")
+_RU_OF = r"[^\S\n]{1,4}" + _RU_GEN_WORD + r"(?:[^\S\n]{1,4}" + _RU_GEN_WORD + r")?"
 _PW_FOR = (r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)"
-           r"(?:[^\S\n]{1,4}[^\s:=—–.!?\[]{1,30}+){1,6}?)?")
+           r"(?:[^\S\n]{1,4}[^\s:=—–.!?\[]{1,30}+){1,6}?"
+           # the genitive only right before a separator that is a symbol: "пароль админки: V", not
+           # "пароль пользователя нужно менять" or "пароль пользователя был изменён"
+           r"|" + _RU_OF + r"(?=[^\S\n]{0,4}(?:[:=—–]|-\s)))?")
 # a relative clause without "that"/"which", or one past what ``_PW_FOR`` spans: "the password I use
 # everywhere is V", "password for the VPN account that Alice set up last Tuesday is V" — plain words
 # only, and the value must look like a password ("the password policy that IT set up is strict")
@@ -266,7 +277,7 @@ _PIN_RU_CODE = re.compile(r"(?i)пин[ -]?код(?![а-яё])")  # "ПИН-ко
 _PIN = re.compile(
     r"(?i)(?<![\w-])" + _PIN_WORD +
     r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)(?:[^\S\n]{1,4}(?:the|my|our|a))?[^\S\n]{1,4}[^\s:=—–]{1,30}+"
-    r"(?:[^\S\n]{1,4}[^\s:=—–,.]{1,30}+){0,2}?)?"
+    r"(?:[^\S\n]{1,4}[^\s:=—–,.]{1,30}+){0,2}?|" + _RU_OF + r")?"
     r"[^\S\n]{0,4}(?P<sep>[:=—–]|\bis\b|\bwas\b|\bэто\b|,[^\S\n]{1,4}(?:which|который)[^\S\n]{1,4}(?:is|was|был)?"
     r"|\b(?:stays|remains|оста[её]тся|остался|был)(?![\w-])"
     # a question and its answer, as in ``_PW_ASK``: "My PIN? 1357." (red team 25)
@@ -308,13 +319,15 @@ _PW_WRAPPED = re.compile(
 # password is\n# V", "// password:\n// V"
 _COMMENT_LEAD = re.compile(r"[ \t]{0,16}(#{1,3}|//|--|;{1,2}|\*|>{1,3})")
 _PIN_WRAPPED = re.compile(
-    r"(?i)(?<![\w-])" + _PIN_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)[^\S\n]{1,4}[^\s:=—–]{1,30}+)?"
+    r"(?i)(?<![\w-])" + _PIN_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for|to|of|on)[^\S\n]{1,4}[^\s:=—–]{1,30}+"
+    r"|" + _RU_OF + r")?"
     r"(?:[^\S\n]{0,4}" + _WRAP_SEP + r")?" + _WRAP_NL + r"(?:" + _WRAP_SEP + r"[^\S\n]{0,4})?"
     r"([0-9]{4,8})(?=[^\S\n]{0,4}[.,;!?]?[^\S\n]{0,4}(?:\r?\n|$))"
 )
 _VALUE_LINE_END = re.compile(r"[.,;!?)\]}>»\"'`]{0,4}[^\S\n]*(?:\r?\n|$)")
 # a passphrase: the rest of the clause after "password is" when it reads as words, not as a sentence
-_CLAUSE = re.compile(r"[A-Za-z][A-Za-z'\-]{1,23}(?:[^\S\n]{1,3}[A-Za-z][A-Za-z'\-]{1,23}){2,11}"
+_CLAUSE = re.compile(r"[A-Za-zА-Яа-яЁё][A-Za-zА-Яа-яЁё'\-]{1,23}"
+                     r"(?:[^\S\n]{1,3}[A-Za-zА-Яа-яЁё][A-Za-zА-Яа-яЁё'\-]{1,23}){2,11}"
                      r"(?=[^\S\n]{0,4}(?:[,;.!?)]|$))", re.M)
 _FUNCTION_WORDS = frozenset({
     "a", "an", "the", "this", "that", "these", "those", "it", "its", "is", "are", "was", "were", "be", "been",
@@ -329,6 +342,20 @@ _FUNCTION_WORDS = frozenset({
     "known", "available", "ok", "okay", "fine", "good", "bad", "new", "old", "one", "two", "three",
     "case", "sensitive", "because", "since", "until", "while", "via", "per", "etc", "see", "used", "use",
 })
+_RU_FUNCTION_WORDS = frozenset({
+    "а", "но", "или", "либо", "и", "да", "в", "во", "на", "с", "со", "от", "для", "к", "ко", "по", "у", "о", "об",
+    "из", "за", "до", "при", "про", "без", "через", "под", "над", "перед", "после", "не", "нет", "ни", "это",
+    "этот", "эта", "эти", "тот", "та", "те", "то", "там", "тут", "здесь", "где", "куда", "когда", "если", "что",
+    "чтобы", "как", "так", "уже", "ещё", "еще", "теперь", "сейчас", "всегда", "никогда", "иногда", "только",
+    "тоже", "также", "очень", "же", "ли", "бы", "я", "ты", "он", "она", "оно", "мы", "вы", "они", "мне", "меня",
+    "мой", "моя", "моё", "мое", "мои", "твой", "твоя", "наш", "наша", "ваш", "ваша", "его", "её", "ее", "их",
+    "свой", "своя", "был", "была", "было", "были", "будет", "есть", "нужно", "надо", "можно", "нельзя",
+    "должен", "должна", "лежит", "хранится", "записан", "записана", "указан", "указана", "задан", "задана",
+    "сохранён", "сохранен", "изменён", "изменен", "см", "смотри", "ниже", "выше", "такой", "такая", "любой",
+    "каждый", "все", "всё", "весь", "вся", "раз", "год", "день", "минимум", "максимум", "символов", "символа",
+})
+"""Russian words that make the clause after "пароль:" a sentence about the password (``_passphrase``)."""
+_RU_PHRASE_SEP = re.compile(r"[:=—–]|-\s")
 # curl -u user:password, --user user:password
 _CURL_USER = re.compile(r"(?<!\S)(?:-u|--user)(?:[^\S\n]{1,4}|=)[\"']?[^\s:\"'@]{1,64}:(?=[^\s\"'@])")
 # a user/password pair after a credential word: "creds admin:V", "login: admin / V"
@@ -1194,6 +1221,12 @@ def _passphrase(text: str, m: re.Match[str]) -> SecretMatch | None:
     words = c.group(0).casefold().split()
     if any(w in _FUNCTION_WORDS or (len(w) > 4 and w.endswith(("ly", "ing", "ed"))) for w in words):
         return None  # a sentence about the password ("is stored in the vault"), not the password
+    if any(not w.isascii() for w in words) and (  # Russian: "пароль: корректная лошадь батарейка скрепка"
+            # only after a symbol ("пароль был изменён вчера вечером" is a sentence), with no function
+            # word or verb ("пароль: хранится в сейфе", "пароль — менять раз в год")
+            not _RU_PHRASE_SEP.search(m.group(0))
+            or any(w in _RU_FUNCTION_WORDS or (len(w) > 4 and w.endswith(("ть", "тся", "ться"))) for w in words)):
+        return None
     end = c.end()
     while end < len(text) and text[end] in _BANGS:  # masked with it (see ``_masked_end``)
         end += 1

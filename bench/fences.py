@@ -31,6 +31,9 @@ SHAPES = {
     "zero_padded_ref": "&#" + "0" * 200_000 + "60;",
     "closing_tags": "</recalled-memory>" * 10_000,
     "lookalike_fillers": "\u2039\u3164" * 100_000,
+    "encoded_percents": "%25" * 60_000 + "3Crecalled memory",
+    "percent_run": "%" * 200_000 + "3C",
+    "padded_brace_escape": "\\u{" + "0" * 200_000 + "3c}recalled memory",
 }
 
 

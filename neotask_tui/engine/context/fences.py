@@ -12,8 +12,9 @@ Recalled memories, tool results, attached files and the rolling summary reach th
   reader would, as a *skeleton*:
 
   * escapes are decoded first: HTML/XML entities (``&lt;``, ``&#60;``, ``&#x3c;``, ``&amp;lt;``,
-    ``&lang;``…), backslash escapes (``\n``, ``\t``, ``\u003c``, ``\x3c``, surrogate pairs — a JSON
-    tool result is read as the text it encodes) and ``%3C``;
+    ``&lang;``…), backslash escapes (``\n``, ``\t``, ``\u003c``, ``\\u{3c}``, ``\x3c``, surrogate pairs —
+    a JSON tool result is read as the text it encodes) and percent escapes (``%3C``), decoded again
+    until nothing changes (``%253C``, ``%25%33%43``; at most :data:`_PCT_ROUNDS` times);
   * every character is folded: NFKD, combining marks (accents) dropped, case folded, Unicode TR39
     confusables of the letters of our tag names mapped to those letters (Cyrillic, Greek,
     Armenian, Cherokee, Lisu, math alphanumerics…), ``1``/``I``/``|`` read as ``l``, ``0`` as
@@ -92,13 +93,34 @@ _IGNORABLE: Final = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x18
 _LEFT_NAME: Final = re.compile(r"LEFT|LESS-THAN|PRECEDES")
 
 # One escape: an entity (behind any chain of encoded ampersands), a backslash escape (any number of
-# backslashes; the lookbehind makes a run of backslashes cost one scan) or a %XX.
+# backslashes; the lookbehind makes a run of backslashes cost one scan; ``\u{3c}`` as ES6 writes it) or
+# a percent escape: a ``%``, itself encoded any number of times (``%25``, ``%2525``), and two hex
+# digits, each plain or percent-encoded (``%253C``, ``%25%33%43``), decoded as a whole
+# (``_percent_decoded``).
+_PCT_DIGIT: Final = r"(?:[0-9a-fA-F]|%(?:25)*(?:3[0-9]|[46][1-6]))"
 _ESCAPE: Final = re.compile(
     r"&(?:(?:amp|#0*38|#[xX]0*26);)*(#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});?"
-    r"|(?<!\\)\\+(u[0-9a-fA-F]{4}(?:\\+u[dD][c-fC-F][0-9a-fA-F]{2})?|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}"
-    r"|[0-7]{1,3}|[nrtfvbe/])"
-    r"|%([0-9a-fA-F]{2})"
+    r"|(?<!\\)\\+(u[0-9a-fA-F]{4}(?:\\+u[dD][c-fC-F][0-9a-fA-F]{2})?|u\{0*[0-9a-fA-F]{1,6}\}|U[0-9a-fA-F]{8}"
+    r"|x[0-9a-fA-F]{2}|[0-7]{1,3}|[nrtfvbe/])"
+    r"|(%(?:25)*" + _PCT_DIGIT + _PCT_DIGIT + r")"
 )
+_PCT: Final = re.compile(r"%([0-9a-fA-F]{2})")
+_PCT_CHAIN: Final = re.compile(r"%(?:25)+")
+_PCT_ROUNDS: Final = 8
+"""How many times a run of percent escapes is decoded again (a chain of ``%25`` counts once)."""
+
+
+def _percent_decoded(run: str) -> str:
+    """``run`` (one percent escape of ``_ESCAPE``) percent-decoded until nothing changes, at most
+    :data:`_PCT_ROUNDS` times (an encoded ``%``, ``%25``, however often encoded again, is one round);
+    a byte from 0x80 up is dropped, as a single ``%XX`` of it always was."""
+    for _ in range(_PCT_ROUNDS):
+        run = _PCT_CHAIN.sub("%", run)  # %2525253C is %3C after as many rounds as it has 25s
+        decoded = _PCT.sub(lambda m: chr(n) if (n := int(m.group(1), 16)) < 0x80 else "", run)
+        if decoded == run:
+            break
+        run = decoded
+    return run
 
 
 def _canon(word: str) -> str:
@@ -175,10 +197,12 @@ def _decode(m: re.Match[str]) -> str:
         got = html.unescape(f"&{ent};")
         return m.group(0) if got == f"&{ent};" else got
     if pct is not None:
-        n = int(pct, 16)
-        return chr(n) if n < 0x80 else ""
+        return _percent_decoded(pct)
     assert bs is not None
     kind = bs[0]
+    if bs.startswith("u{"):
+        cp = int(bs[2:-1], 16)
+        return chr(cp) if cp <= 0x10FFFF else ""
     if kind in "uU":
         hexes = re.findall(r"[uU]([0-9a-fA-F]+)", bs)
         cps = [int(h, 16) for h in hexes]

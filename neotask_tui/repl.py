@@ -176,9 +176,12 @@ class Repl:
     async def run(self) -> int:
         """Read-eval-print until /quit or end of input."""
         self.console.print(styled(("neotask", "bold"), inert(f" {self.key} — /help lists commands, Ctrl+D quits")))
+        said = any(e.type == "message" for e in self.engine.events(self.key))  # loads the session's transcript
+        for note in list(self.engine.notices):  # repairs made while loading (a quarantined line...), as the app says
+            self.say(f"notice: {note}", "yellow")
         if self.history_problem is not None:
             self.say(f"notice: {self.history_problem}", "yellow")
-        if not any(e.type == "message" for e in self.engine.events(self.key)):
+        if not said:
             from neotask_tui.commands.core import welcome_text
 
             self.print_md(await asyncio.to_thread(welcome_text, self.engine))  # may ask Ollama on loopback

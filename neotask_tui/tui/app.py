@@ -245,8 +245,7 @@ class NeotaskApp(App[int]):
         from neotask_tui.tui.actions import MemoryProgress
 
         engine.show_memory_progress(MemoryProgress(self))  # a re-embed after a model change, shown
-        for note in list(engine.notices):
-            self.notify(note, severity="warning", timeout=10)
+        self._show_engine_notices()
         from neotask_tui.storage.history import history_problem
 
         history = history_problem()  # a `history` that is a link: not read or written (the prompt opens none)
@@ -268,9 +267,23 @@ class NeotaskApp(App[int]):
         self.run_worker(watch_memory(self, engine, self.key), group="memory-watch")
 
     async def load_session(self) -> None:
-        """(Re)load the transcript, gauge, state, status for ``self.key``."""
+        """(Re)load the transcript, gauge, state, status for ``self.key``; then tell what loading it
+        repaired (a quarantined line, a hard link: :meth:`_show_engine_notices`)."""
         self._end_edit()  # an edit belongs to the session it was started in
         await self.panels.load_session()
+        self._show_engine_notices()
+
+    def _show_engine_notices(self) -> None:
+        """Each repair or problem the engine found while loading (``engine.notices``) as a warning,
+        once (taken from the list, as a turn takes them): a transcript is read when its session is
+        first shown, so they come after start too."""
+        engine = self.engine
+        if engine is None:
+            return
+        notes = engine.notices
+        for note in list(notes):
+            self.notify(note, severity="warning", timeout=10)
+        notes.clear()
 
     async def refresh_panels(self, *, full: bool = False) -> None:
         """Status line, gauge totals/ledger, state panel and inbox count."""

@@ -175,3 +175,16 @@ def test_an_export_folder_that_is_a_link_outside_the_data_dir_is_refused_in_its_
         f"neotask: error: {link} is a symbolic link; Neotask does not follow it (name the folder it points to "
         "instead)"), r.stderr
     assert not list((neotask_home / "data").glob("*.md"))
+
+
+@pytest.mark.promise("one_writer")
+def test_the_repl_tells_a_corrupt_line_it_found_loading_the_session(neotask_home: Path) -> None:
+    # README: "A torn or corrupt line is copied to quarantine/ and reported": `chat --plain` said nothing.
+    assert neotask("send", "hello", env=_SCRIPTED).returncode == 0
+    [transcript] = (neotask_home / "data" / "sessions").glob("*.jsonl")
+    with transcript.open("ab") as f:
+        f.write(b'{"broken json\n')
+    r = neotask("chat", "--plain", env=_SCRIPTED, stdin="/quit\n")
+    assert r.returncode == 0, r.stderr
+    said = " ".join(r.stdout.split())
+    assert f"notice: {transcript.name} line 4: corrupt line" in said, r.stdout

@@ -281,3 +281,20 @@ async def test_bindings_are_remappable(app_factory: Callable[..., NeotaskApp]) -
         assert not isinstance(app.screen, SessionsScreen)
         await pilot.press("f9")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), "the sessions screen")
+
+
+async def test_a_corrupt_line_found_when_the_session_loads_is_told(
+        app_factory: Callable[..., NeotaskApp], engine: Engine) -> None:
+    # The app toasted engine.notices before the transcript was read (it is read lazily, when the
+    # session is shown), so a quarantined line was never told in the app; the REPL never told it either.
+    key = engine.default_key()
+    await engine.append(key, "message", {"role": "user", "content": "hello", "status": "complete"})
+    path = engine.store.transcript_path(engine.current_record(key).session_id)
+    with path.open("ab") as f:
+        f.write(b'{"broken json\n')
+    engine.store.drop_cache()
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.ready.is_set, "engine")
+        await wait_for(pilot, lambda: any("corrupt line" in n.message for n in app._notifications), "the notice")
+        assert engine.notices == []  # told once: taken from the list, as a turn takes them

@@ -25,7 +25,6 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from neotask_tui import paths
-from neotask_tui.storage.history import append_history, read_history
 
 ALT_ENTER: Final = "\x1b\r"
 """What most terminals send for Alt+Enter (ESC, CR) unless they speak the kitty keyboard protocol."""
@@ -132,10 +131,12 @@ class Prompt(Vertical):
         yield PromptArea(id="prompt-input", soft_wrap=True, show_line_numbers=False, compact=True,
                          placeholder="Message, or / for commands — Enter sends, Ctrl+J newline")
 
-    def on_mount(self) -> None:
-        self.run_worker(self._load_history, thread=True, group="history")
+    def on_mount(self) -> None:  # read after the first paint (storage is imported then, not before it)
+        self.call_after_refresh(lambda: self.run_worker(self._load_history, thread=True, group="history"))
 
     def _load_history(self) -> None:
+        from neotask_tui.storage.history import read_history  # after the first paint (storage is deferred)
+
         self.history = read_history(self.history_path) + self.history
 
     @property
@@ -305,6 +306,8 @@ class Prompt(Vertical):
                 self._append(text)
 
     def _append(self, text: str) -> None:
+        from neotask_tui.storage.history import append_history
+
         with contextlib.suppress(OSError):  # a convenience, not a record (the transcript has the message)
             append_history(self.history_path, text)
 

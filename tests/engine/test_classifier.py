@@ -646,3 +646,36 @@ def test_an_instruction_ending_with_its_period_after_a_goal_is_a_statement_of_it
         text: str, expected: list[tuple[str, str, str | None, str | None]]) -> None:
     # Red team 30 (left over): "my goal is ship v9, answer briefly today" was one goal until midnight.
     assert [(c.kind, c.value, c.period, c.ttl) for c in classify(text)] == expected
+
+
+@pytest.mark.parametrize(("text", "value", "period", "ttl"), [
+    ("не трогай прод до пятницы", "не трогай прод до пятницы", "wd:4", None),
+    ("не трогай прод сегодня", "не трогай прод сегодня", "day:0", None),
+    ("не трогай прод до конца недели", "не трогай прод до конца недели", "week", None),
+    ("не трогай прод в течение 2 часов", "не трогай прод в течение 2 часов", None, "2h"),
+    ("не трогай прод", "не трогай прод", None, None),
+])
+def test_a_russian_do_not_with_its_period_at_the_end_ends_then(text: str, value: str, period: str | None,
+                                                               ttl: str | None) -> None:
+    # Red team 32, F3: "не трогай прод до пятницы" (and сегодня, на этой неделе…) was a rule for good.
+    [c] = classify(text)
+    assert (c.kind, c.value, c.period, c.ttl) == ("session_rule", value, period, ttl)
+
+
+def test_don_t_mention_something_is_a_rule_and_don_t_mention_it_is_chat() -> None:
+    # Red team 32, F4: "don't mention Acme in the replies" recorded nothing.
+    [c] = classify("don't mention Acme in the replies")
+    assert (c.kind, c.value) == ("session_rule", "don't mention Acme in the replies")
+    assert classify("Don't mention it!") == [] and classify("don't mention that") == []
+    out = classify("for 2 hours answer briefly, don't mention the client")
+    assert [(c.kind, c.value, c.ttl) for c in out] == [
+        ("temporary_preference", "answer briefly", "2h"), ("session_rule", "don't mention the client", "2h")]
+
+
+@pytest.mark.parametrize("text", ["my goal is ship v9 and answer briefly today",
+                                  "моя цель — выпустить v9 и отвечай коротко сегодня"])
+def test_a_preference_after_and_ending_with_its_period_is_not_part_of_the_goal(text: str) -> None:
+    # Red team 32, F6: one goal ending at midnight, no preference.
+    g, p = classify(text)
+    assert (g.kind, g.period, p.kind, p.period) == ("session_goal", None, "temporary_preference", "day:0")
+    assert g.value in ("ship v9", "выпустить v9")

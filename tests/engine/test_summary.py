@@ -146,6 +146,14 @@ CONSTRAINTS = [
     "when the replica lag exceeds 30 seconds, pause the job",
     "Abort the copy if it takes more than 2 hours.",
     "если копирование займёт больше 3 часов, останови его",
+    "abort the import after 45 minutes",  # red team 32, F2: time limits, deadlines, "при …" conditions
+    "через 2 часа останови копирование",
+    "finish the cutover by Friday",
+    "при задержке больше 5 секунд останови репликацию",
+    "the deadline is Friday 17:00",
+    "we have until 18:00 to finish the cutover",
+    "сдать отчёт нужно до 18:00 пятницы",
+    "don't mention Acme in the replies",
     "Please never commit directly to the main branch.",
     "You must not touch the migrations folder.",
     "We shouldn't add new dependencies.",
@@ -168,6 +176,11 @@ CONSTRAINTS = [
     "Только для демо: порт 8080.",
 ]
 CHATTY = [
+    "I went home after 3 hours.",
+    "Can't wait to see you in 2 days!",
+    "Melanie: Got back after 2 days of camping",
+    "Я вернулся через 2 часа.",
+    "Don't mention it!",
     "If you ever need anything, let me know!",
     "When I was 10, we moved to Sweden.",
     "If I get 40 points, I'll be happy.",

@@ -708,7 +708,7 @@ def _says_more_than_its_scope(clause: str) -> bool:
     return bool(_LEAD_FILLER.sub("", core).strip(" ,.;:!?…—–-"))
 
 
-_DIRECTIVE_CLAUSE = re.compile(r",\s*(?:(?:and|but|so|и|а|но)\s+)?(?=\S)", re.I)
+_DIRECTIVE_CLAUSE = re.compile(r",\s*(?:(?:and|but|so|и|а|но)\s+)?(?=\S)|\s+(?:and|и)\s+(?=\S)", re.I)
 """A comma clause that may be an instruction ending with its own period ("my goal is ship v9, answer
 briefly today"): a cut of :func:`_period_led_clauses` when :func:`_ends_with_a_period` says so."""
 
@@ -923,7 +923,7 @@ def classify_each(text: str, fallback: Callable[[str], Classification | None] | 
         raw, v = text[a:b], view[a:b]
         c = _classify_one(raw, v)
         if c is None and fallback is not None and (v == raw or fallback(v) is not None):
-            c = fallback(raw)
+            c = _for_its_period(fallback(raw), v)
         out.extend(_with_its_rule(raw, v, c, fallback))
     return out
 
@@ -982,6 +982,21 @@ def _with_its_rule(raw: str, view: str, c: Classification | None,
                               reason="a negated directive after a preference limited to a period: a rule "
                               "for this session, ending with the preference")]
     return [c]
+
+
+def _for_its_period(c: Classification | None, view: str) -> Classification | None:
+    """A rule only the rule reader recognised (``c``, from the statement ``view``), with the period or
+    duration the statement names (:func:`_duration`, :func:`~.periods.period_of`): "не трогай прод до
+    пятницы", "не трогай прод в течение 2 часов" end then, as "do not touch prod until Friday" does
+    (a Russian verb the preference rows do not list left them rules for good)."""
+    if c is None or c.kind != "session_rule" or c.ttl or c.until_event or c.period:
+        return c
+    ttl = _duration(view)
+    period = None if ttl else period_of(view)
+    if not (ttl or period):
+        return c
+    return replace(c, ttl=ttl, period=period, reason="a negated directive limited to a period: a rule for this "
+                   "session, ending with it")
 
 
 def _timed_rule(c: Classification, fallback: Callable[[str], Classification | None]) -> Classification | None:

@@ -60,11 +60,13 @@ _FILLER = re.compile(
 
 # Formulae of chat after a negated imperative: "don't worry", "never give up", "don't be afraid".
 _IDIOM_AFTER_IMPERATIVE = re.compile(
-    r"^(?:ever\s+)?(?:worry|mention|mind|give up|quit|hesitate|forget|be (?:afraid|sorry|shy|sad|silly|so|too)"
+    r"^(?:ever\s+)?(?:worry|mind|give up|quit|hesitate|forget|be (?:afraid|sorry|shy|sad|silly|so|too)"
     r"|say never|get me wrong|feel|lose (?:hope|faith)|you|we|it|i|let (?:anyone|anything|them|it|this|that)"
     r"|look back|take it|stop believing|count on)\b",
     re.IGNORECASE,
 )
+_MENTION_IT = re.compile(r"^(?:ever\s+)?mention(?:\s+(?:it|that))?\s*[.!…]*$", re.IGNORECASE)
+""""Don't mention it" (you're welcome) is chat; "don't mention Acme in the replies" is a rule."""
 # Past forms after "never": a story, not a rule ("never saw this coming", "never been on a team").
 _PAST = re.compile(
     r"^(?:ever\s+)?(?:been|had|was|were|did|saw|seen|knew|known|thought|felt|got|gotten|went|gone|came|said"
@@ -175,7 +177,7 @@ def _imperative_negation(clause: str) -> bool:
     m = _NEG_IMPERATIVE.match(clause)
     if m:
         rest = m.group("rest")
-        return not (_IDIOM_AFTER_IMPERATIVE.match(rest) or _PAST.match(rest))
+        return not (_IDIOM_AFTER_IMPERATIVE.match(rest) or _MENTION_IT.match(rest) or _PAST.match(rest))
     if _STOP_IMPERATIVE.match(clause):
         return True
     m = _NO_RULE.match(clause)
@@ -280,6 +282,68 @@ def is_conditional_limit(sentence: str) -> bool:
 
 _IF_LEAD_ONLY = re.compile(rf"^{_IF_LEAD}\b", re.IGNORECASE)
 
+_UNIT_EN = r"(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?|weeks?)"
+_UNIT_RU = r"(?:сек\w*|мин\w*|час\w*|дн\w*|день|недел\w*|мс|%)"
+_AMOUNT = r"(?:\d+(?:[.,]\d+)?|an?|one|two|three|four|five|ten|half an?|пол|одн\w*|два|две|три|пять|десять)"
+_WEEKDAY_OR_TIME = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon|midnight"
+                    r"|eod|eow|the end of \w+|\d{1,2}(?::\d{2})?\s*(?:am|pm|utc)?)")
+_TIME_LIMIT = re.compile(
+    rf"\b(?:after|within)\s+{_AMOUNT}\s*-?\s*{_UNIT_EN}\b|\bby\s+{_WEEKDAY_OR_TIME}\b"
+    rf"|\b(?:before|until|till)\s+\d{{1,2}}:\d{{2}}\b"
+    rf"|(?<!\w)(?:через|в течение)\s+{_AMOUNT}?\s*{_UNIT_RU}(?!\w)"
+    r"|(?<!\w)до\s+(?:\d{1,2}:\d{2}|понедельника|вторника|среды|четверга|пятницы|субботы|воскресенья|завтра"
+    r"|конца\s+\w+)(?!\w)",
+    re.IGNORECASE,
+)
+"""A time limit on an instruction: "after 45 minutes", "within 3 days", "by Friday", "before 18:00",
+"через 2 часа", "в течение 3 часов", "до пятницы", "до 18:00"."""
+_NOT_IMPERATIVE = re.compile(
+    r"^(?:thanks?|thank you|great|nice|wow|yeah|yes|no|ok(?:ay)?|sure|lol|haha|cool|awesome|hey|hi|hello|sorry"
+    r"|congrats|can|can't|cannot|could|would|will|won't|should|must|might|may|do|does|did|is|are|was|were|have"
+    r"|has|had|been|being|just|really|also|still|gonna|going|see you|talk|catch up|glad|happy|good|hope)\b",
+    re.IGNORECASE,
+)
+"""A first word that makes the clause no instruction ("Thanks for 2 hours of help", "Can't wait to see
+you in 2 days", "See you by Friday")."""
+_AT_THRESHOLD_RU = re.compile(
+    r"^при\s+[^,]+?\s+(?:больше|меньше|выше|ниже|свыше|более|менее)\s+\S+(?:\s+" + _UNIT_RU + r")?\s*,?\s*"
+    r"(?P<main>\S.*)$",
+    re.IGNORECASE,
+)
+"""A Russian condition without "если": "при задержке больше 5 секунд останови репликацию"."""
+_DEADLINE = re.compile(
+    r"\bdeadline\b[^.?!]*\d|\b(?:closes|ends|is due|are due|due)\b[^.?!]*\b\d{1,2}:\d{2}\b"
+    r"|\bwe have until\b|(?<!\w)(?:дедлайн|срок\w*|нужно до|надо до|сдать до)(?!\w)[^.?!]*\d",
+    re.IGNORECASE,
+)
+"""A stated deadline: "the deadline is Friday 17:00", "the maintenance window closes at 14:00 UTC",
+"we have until 18:00 to finish", "сдать отчёт нужно до 18:00 пятницы"."""
+
+
+def is_time_limit(sentence: str) -> bool:
+    """Whether ``sentence`` is an instruction with a time limit ("abort the import after 45 minutes",
+    "finish the cutover by Friday", "через 2 часа останови копирование"), a Russian condition
+    without "если" ("при задержке больше 5 секунд останови репликацию") or a stated deadline ("the
+    deadline is Friday 17:00"). A statement with its subject ("I went home after 3 hours", "we talked
+    for 2 hours") or a formula of chat ("Can't wait to see you in 2 days") is none."""
+    text = _unfill(unlabel(sentence).strip().rstrip(".!…"))
+    if not text or text.endswith("?"):
+        return False
+    if _DEADLINE.search(text):
+        return True
+    m = _AT_THRESHOLD_RU.match(text)
+    if m is not None and _RU_IMPERATIVE_START.match(_unfill(m.group("main"))):
+        return True
+    lim = _TIME_LIMIT.search(text)
+    if lim is None:
+        return False
+    rest = _unfill((text[lim.end():] if lim.start() == 0 else text).lstrip(" ,"))
+    if not rest or _SUBJECT_START.match(rest) or _NOT_IMPERATIVE.match(rest) or _PAST.match(rest):
+        return False
+    if re.match(r"[а-яё]", rest, re.IGNORECASE):
+        return bool(_RU_IMPERATIVE_START.match(rest))
+    return bool(re.match(r"[a-z]", rest, re.IGNORECASE))
+
 
 def is_condition(sentence: str) -> bool:
     """Whether ``sentence`` states a condition a rule depends on ("only for the demo", "unless...",
@@ -288,7 +352,7 @@ def is_condition(sentence: str) -> bool:
         return True
     if any(_CLAUSE_ONLY.match(c) for c in clauses(sentence)):
         return True
-    return is_conditional_limit(sentence)
+    return is_conditional_limit(sentence) or is_time_limit(sentence)
 
 
 _TEMP_LEAD = re.compile(

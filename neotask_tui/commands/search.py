@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from neotask_tui import tuning
 from neotask_tui.commands.intents import ShowSearch
 from neotask_tui.commands.registry import CommandResult, command, usage_error
-from neotask_tui.config import shown_value
+from neotask_tui.config import parse_int, shown_value
 from neotask_tui.storage.search import MARK_CLOSE, MARK_OPEN, SearchHit, SearchResult
 
 if TYPE_CHECKING:
@@ -34,18 +34,21 @@ def parse_search_args(args: str) -> tuple[str, dict[str, str]]:
 
 
 def parse_limit(text: str | None) -> int | None:
-    """``--limit`` as an int in 1..:data:`tuning.SEARCH_LIMIT_MAX` (None when not given).
+    """``--limit`` as an int in 1..:data:`tuning.SEARCH_LIMIT_MAX` (None when not given), read as
+    every typed integer is (:func:`~neotask_tui.config.parse_int`: ``5.0`` is 5).
 
     Raises:
         ValueError: for anything else (an inline error / a CLI user error).
     """
     if text is None:
         return None
-    # the length first: int() of more than 4,300 digits raises Python's own error, not this one
-    if not (text.isascii() and text.isdigit() and len(text.lstrip("0")) <= len(str(tuning.SEARCH_LIMIT_MAX))
-            and 1 <= int(text) <= tuning.SEARCH_LIMIT_MAX):
+    try:  # the shared reading of a typed integer: digits and a point ("5.0" is 5), no exponent
+        n = parse_int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= tuning.SEARCH_LIMIT_MAX:
         raise ValueError(f"--limit takes a whole number from 1 to {tuning.SEARCH_LIMIT_MAX}, not {shown_value(text)}")
-    return int(text)
+    return n
 
 
 def local_time(ts: str) -> str:

@@ -248,7 +248,7 @@ class NeotaskApp(App[int]):
         self._show_engine_notices()
         from neotask_tui.storage.history import history_problem
 
-        history = history_problem()  # a `history` that is a link: not read or written (the prompt opens none)
+        history = history_problem()  # a `history` that is a link or hard-linked: not saved (see append_history)
         if history is not None:
             self.notify(history, severity="warning", timeout=10)
         if self.settings.ui.bindings:  # a remap Textual would ignore silently (unknown id, no such key)

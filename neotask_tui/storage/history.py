@@ -67,8 +67,9 @@ def append_history(path: Path, text: str) -> None:
     """Append one entry (file created 0600, its folder 0700), never through a symbolic link.
 
     Raises:
-        OSError: the file is a link (``ELOOP``), has a second name (``EMLINK``) or cannot be written; the caller decides (the
-            history is a convenience, not a record: the transcript has the message).
+        OSError: the file is a link (``ELOOP``), has a second name (``EMLINK``) or cannot be
+            written; the caller decides (the history is a convenience, not a record: the
+            transcript has the message).
     """
     paths.ensure_dir(path.parent)
     body = f"\n# {datetime.now()}\n" + "".join(f"+{line}\n" for line in text.split("\n"))

@@ -253,8 +253,14 @@ _PW_FOR = (r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)"
 # ("I'll use from now on", a contraction after the pronoun, red team 26)
 _PW_REL = (r"(?P<rel>[^\S\n]{1,4}(?:that|which|who|i|we|you|they|he|she)(?:['’](?:ll|d|ve|m|re))?(?![\w'’-])"
            r"(?:[^\S\n]{1,4}[^\W\d_][\w'’-]{0,29}+){1,8}?)?")
+# a lead-in that says "here it comes", right before a symbol: "пароль у меня такой: V", "пароль вот
+# такой — V", "my password is as follows: V", "the password is the following: V" (red team 32)
+_PW_HERE = (r"[^\S\n]{1,4}(?:(?:у[^\S\n]{1,4}(?:меня|нас)[^\S\n]{1,4})?(?:вот[^\S\n]{1,4})?"
+            r"(?:такой|такая|следующий|следующая)(?![а-яё])"
+            r"|(?:(?:is|are|was|were)[^\S\n]{1,4})?(?:as[^\S\n]{1,4}follows|the[^\S\n]{1,4}following)(?![\w-]))"
+            r"(?=[^\S\n]{0,4}(?:[:=—–]|-\s))")
 _PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?P<qual>" + _PW_FOR + r")" + _PW_REL
-                       + r"(?:[^\S\n]{1,4}(?:такой|такая|следующий|вот)(?![а-яё]))?" + _PROSE_SEP)
+                       + r"(?:" + _PW_HERE + r"|[^\S\n]{1,4}(?:такой|такая|следующий|вот)(?![а-яё]))?" + _PROSE_SEP)
 # a question and its answer: "My password? It's V.", "Пароль? V" (strict: "Forgot password? Click here")
 _PW_ASK = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?[^\S\n]{0,2}\?[^\S\n]{1,4}"
                      r"(?:(?:it['’]s|it[^\S\n]is|that['’]s|это|вот)[^\S\n]{1,4})?")
@@ -818,12 +824,13 @@ _ASIDE_WORDS = r"[^\W\d_][\w'’]{0,23}(?:[^\S\n]{1,3}[^\W\d_][\w'’]{0,23}){0,
 _ASIDE = re.compile(
     r"(?i)(?<![\w-])(?:" + _PW_WORD + "|" + _PIN_WORD + r")s?"
     r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)(?:[^\S\n]{1,4}[^\s:=—–,()]{1,30}+){1,5}?)?"
-    r"([^\S\n]{0,4}\(" + _ASIDE_WORDS + r"\)(?=[^\S\n]{0,4}(?:[:=—–]|-\s|\bis\b|\bwas\b|\bэто\b))"
+    r"([^\S\n]{0,4}\(" + _ASIDE_WORDS + r"[!?.…]{0,3}\)"
     r"|[^\S\n]{1,4}[—–-][^\S\n]{1,4}" + _ASIDE_WORDS + r"[^\S\n]{1,4}[—–-](?=[^\S\n]{1,4}(?:is|was|это)\b|:)"
     r"|[^\S\n]{0,4},[^\S\n]{1,4}" + _ASIDE_WORDS + r",)"
 )
 _ASIDE_AFTER_COMMA = re.compile(r"[^\S\n]{0,4}(?:[:=—–]|-\s|\bis\b|\bwas\b|\bэто\b)")
 _CLAUSE_END = re.compile(r"[^\S\n]{0,4}(?:[.,;!?)\]\"'`]|\r?\n|$)")
+_GAP = re.compile(r"[^\S\n]{1,4}")
 
 
 def _cue_edits(text: str) -> list[tuple[int, int, str]]:
@@ -838,10 +845,14 @@ def _cue_edits(text: str) -> list[tuple[int, int, str]]:
                               "code", "код", "combination", "комбинаци")):
         for m in _ASIDE.finditer(text):
             start, end = m.span(1)
-            if m.group(1).rstrip().endswith(",") and _ASIDE_AFTER_COMMA.match(text, end) is None:
-                nxt = re.compile(r"[^\S\n]{1,4}").match(text, end)  # "пароль, кстати, V": V must look like one
+            comma = m.group(1).rstrip().endswith(",")
+            if (comma or m.group(1).endswith(")")) and _ASIDE_AFTER_COMMA.match(text, end) is None:
+                # no separator after it: "пароль, кстати, V", "the password (don't tell anyone) V",
+                # "пароль (никому!) V" (red team 32): V must look like one
+                nxt = _GAP.match(text, end)
                 v = _value_at(text, nxt.end()) if nxt else None
-                if v is None or not _plausible(v[2], strict=True) or not _CLAUSE_END.match(text, v[1]):
+                if v is None or (comma or not _is_marker(v[2])) and (  # masked already: still an aside
+                        not _plausible(v[2], strict=True) or comma and not _CLAUSE_END.match(text, v[1])):
                     continue
             out.append((start, end, ""))
     return out

@@ -851,8 +851,10 @@ def _cue_edits(text: str) -> list[tuple[int, int, str]]:
                 # "пароль (никому!) V" (red team 32): V must look like one
                 nxt = _GAP.match(text, end)
                 v = _value_at(text, nxt.end()) if nxt else None
-                if v is None or (comma or not _is_marker(v[2])) and (  # masked already: still an aside
-                        not _plausible(v[2], strict=True) or comma and not _CLAUSE_END.match(text, v[1])):
+                if v is None:
+                    continue
+                if (comma or not _is_marker(v[2])) and (  # masked already: still an aside
+                        not _plausible(v[2], strict=True) or (comma and not _CLAUSE_END.match(text, v[1]))):
                     continue
             out.append((start, end, ""))
     return out

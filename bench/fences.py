@@ -34,6 +34,9 @@ SHAPES = {
     "encoded_percents": "%25" * 60_000 + "3Crecalled memory",
     "percent_run": "%" * 200_000 + "3C",
     "padded_brace_escape": "\\u{" + "0" * 200_000 + "3c}recalled memory",
+    "encoded_percent_u": "%25" * 60_000 + "u003Crecalled memory",
+    "quoted_printable_chain": "=3D" * 60_000 + "3Crecalled memory",
+    "quoted_printable_run": "=3" * 60_000 + "C",
 }
 
 

@@ -14,7 +14,9 @@ Recalled memories, tool results, attached files and the rolling summary reach th
   * escapes are decoded first: HTML/XML entities (``&lt;``, ``&#60;``, ``&#x3c;``, ``&amp;lt;``,
     ``&lang;``…), backslash escapes (``\n``, ``\t``, ``\u003c``, ``\\u{3c}``, ``\x3c``, surrogate pairs —
     a JSON tool result is read as the text it encodes) and percent escapes (``%3C``), decoded again
-    until nothing changes (``%253C``, ``%25%33%43``; at most :data:`_PCT_ROUNDS` times);
+    until nothing changes (``%253C``, ``%25%33%43``; at most :data:`_PCT_ROUNDS` times), also
+    ``%u003C`` as JavaScript's ``unescape()`` reads it, and quoted-printable ``=3C`` (``=3D3C``) —
+    only that one: any other ``=XX`` stays text;
   * every character is folded: NFKD, combining marks (accents) dropped, case folded, Unicode TR39
     confusables of the letters of our tag names mapped to those letters (Cyrillic, Greek,
     Armenian, Cherokee, Lisu, math alphanumerics…), ``1``/``I``/``|`` read as ``l``, ``0`` as
@@ -102,7 +104,12 @@ _ESCAPE: Final = re.compile(
     r"&(?:(?:amp|#0*38|#[xX]0*26);)*(#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});?"
     r"|(?<!\\)\\+(u[0-9a-fA-F]{4}(?:\\+u[dD][c-fC-F][0-9a-fA-F]{2})?|u\{0*[0-9a-fA-F]{1,6}\}|U[0-9a-fA-F]{8}"
     r"|x[0-9a-fA-F]{2}|[0-7]{1,3}|[nrtfvbe/])"
+    # JavaScript ``unescape()``'s (and IIS's) ``%u003C``, before ``%25`` alone is taken for a ``%``;
+    # quoted-printable ``=3C`` (``=3D3C`` encoded again) read only as the bracket it stands for: other
+    # ``=XX`` are ordinary text (red team 32)
+    r"|%(?:25)*[uU]([0-9a-fA-F]{4})"
     r"|(%(?:25)*" + _PCT_DIGIT + _PCT_DIGIT + r")"
+    r"|(=(?:3[dD])*3[cC])"
 )
 _PCT: Final = re.compile(r"%([0-9a-fA-F]{2})")
 _PCT_CHAIN: Final = re.compile(r"%(?:25)+")
@@ -192,7 +199,11 @@ def _fold(c: str) -> str:
 
 def _decode(m: re.Match[str]) -> str:
     """The text an escape stands for ('' for a line break, tab or other control escape)."""
-    ent, bs, pct = m.groups()
+    ent, bs, uni, pct, qp = m.groups()
+    if uni is not None:
+        return chr(int(uni, 16))
+    if qp is not None:
+        return "<"
     if ent is not None:
         got = html.unescape(f"&{ent};")
         return m.group(0) if got == f"&{ent};" else got
@@ -255,7 +266,7 @@ def neutralise_tags(body: str) -> str:
     """``body`` with every opening bracket (character, look-alike, entity or escape) that starts
     something a reader could take for one of our fence tags replaced by ``[``; nothing else
     changes. Idempotent; linear in ``len(body)``."""
-    if body.isascii() and not any(c in body for c in "<&\\%"):
+    if body.isascii() and not any(c in body for c in "<&\\%="):
         return body
     pieces, spans = _skeleton(body)
     # Pieces are one character except for an expansion (``ﬀ`` → ``ff``): index characters to spans.

@@ -218,7 +218,7 @@ _NONFINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.I)
 def shown_value(value: Any) -> str:
     """``value`` quoted as written for an error message (``repr``: ``'1e-400'``, not the ``0.0`` it
     reads as), cut to 60 characters with ``…`` when longer (a pasted blob stays one line)."""
-    r = repr(value)
+    r = ("true" if value else "false") if isinstance(value, bool) else repr(value)  # TOML's spelling, not Python's
     return r if len(r) <= 60 else r[:60] + "…"
 
 

@@ -72,6 +72,18 @@ def test_a_quoted_number_or_boolean_in_toml_is_refused(
     assert "\n" not in msg and f"{section}.{key}" in msg and f"{cfg}:2" in msg and "without quotes" in msg, msg
 
 
+@pytest.mark.parametrize("value", ["true", "false"])
+def test_a_toml_boolean_for_an_integer_is_quoted_as_written(
+    neotask_home: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    # Red team 32 (cosmetic): `daily_reset_hour = true` said "expected an integer, got True".
+    monkeypatch.delenv("NEOTASK_SESSION_DAILY_RESET_HOUR", raising=False)
+    _write_config(neotask_home, f"[session]\ndaily_reset_hour = {value}\n")
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    assert str(exc.value).endswith(f"expected an integer, got {value}"), exc.value
+
+
 # ---------------------------------------------------------------------------------------- ranges
 OUT_OF_RANGE: list[tuple[str, str, str]] = [
     ("session", "idle_reset_minutes", "99999999999999999999"),

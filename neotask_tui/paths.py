@@ -482,19 +482,27 @@ def linked_part(path: Path) -> Path | None:
     return None
 
 
+def hard_links(path: Path) -> int:
+    """How many names the regular file ``path`` has when it has more than one (a hard link: it can be
+    changed through its other name, outside Neotask), else 0 (one name, not a regular file, missing;
+    a symbolic link is not followed)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return 0
+    return st.st_nlink if stat.S_ISREG(st.st_mode) and st.st_nlink >= 2 else 0
+
+
 def hard_link_note(path: Path) -> str | None:
-    """One line when the regular file ``path`` has more than one name (a hard link), else ``None``.
+    """One line when the regular file ``path`` has more than one name (:func:`hard_links`), else ``None``.
 
     Such a file (a transcript) is changed by whatever writes through its other name, which may be
     anywhere on the disk, outside Neotask; it is reported (by the writer that opens it and by
     ``neotask doctor``), not changed: the other name may be a backup the user made."""
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError:
+    names = hard_links(path)
+    if not names:
         return None
-    if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
-        return None
-    return (f"{path} has {st.st_nlink} names (a hard link): it can be changed through its other name, outside "
+    return (f"{path} has {names} names (a hard link): it can be changed through its other name, outside "
             "Neotask (to give it one name: copy it, then move the copy over it, with Neotask closed)")
 
 

@@ -177,11 +177,7 @@ def _redacted(path: str) -> str:
     root = str(paths.data_dir().resolve())  # as paths.private_modes names what it finds
     if not path.startswith(root + os.sep):
         return path
-    rel = path[len(root) + 1:]
-    shown = os.sep.join(redact_path(name) for name in rel.split(os.sep))
-    if shown == rel:  # a secret that runs across a "/"
-        shown = redact_path(rel)
-    return root + os.sep + shown
+    return root + os.sep + redact_path(path[len(root) + 1:])  # name by name, then whole (redact_path)
 
 
 def _linked_transcripts(live: dict[str, Path]) -> tuple[dict[str, str], list[str]]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from datetime import datetime
 from pathlib import Path
 
@@ -28,13 +27,10 @@ def history_problem(path: Path | None = None) -> str | None:
     path = path or paths.history_file()
     link = paths.linked_part(path)
     if link is None:
-        try:
-            st = os.stat(path, follow_symlinks=False)
-        except OSError:
+        names = paths.hard_links(path)
+        if not names:
             return None
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
-            return None
-        return (f"{path} has {st.st_nlink} names (a hard link): what you type would reach its other name, "
+        return (f"{path} has {names} names (a hard link): what you type would reach its other name, "
                 "outside Neotask, so your input history is not saved (give it one name: copy it, then move "
                 "the copy over it, with Neotask closed)")
     return (f"{link} is a symbolic link; Neotask does not follow links inside its data dir, so your input "

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from neotask_tui.text.clean import clean_text
+from neotask_tui.text.clean import clean_text  # what is stored and sent: counted as it goes out
 
 log = logging.getLogger(__name__)
 
@@ -76,22 +76,16 @@ def _load_encoding() -> Any:
     return _encoding
 
 
-def _clean(text: str) -> str:
-    """``text`` as it is stored and sent (:func:`~neotask_tui.text.clean.clean_text`: a lone surrogate
-    is U+FFFD), so encoding never raises and the count is the count of what goes out."""
-    return clean_text(text)
-
-
 def _encode(text: str) -> list[int]:
     enc = _load_encoding()
     if enc is None:
         raise RuntimeError("no tokenizer")
     # encode_ordinary treats special-token text like "<|endoftext|>" as plain text.
-    return list(enc.encode_ordinary(_clean(text)))
+    return list(enc.encode_ordinary(clean_text(text)))
 
 
 def _estimate(text: str) -> int:
-    return math.ceil(len(_clean(text).encode("utf-8")) / 4)
+    return math.ceil(len(clean_text(text).encode("utf-8")) / 4)
 
 
 def _count_uncached(text: str) -> int:
@@ -184,7 +178,7 @@ def truncate_to_tokens(text: str, n: int, keep: Literal["head", "tail"] = "head"
         raise ValueError(f"keep must be 'head' or 'tail', not {keep!r}")
     enc = _load_encoding()
     if enc is None:
-        raw = _clean(text).encode("utf-8")
+        raw = clean_text(text).encode("utf-8")
         limit = n * 4
         if len(raw) <= limit:
             return text
@@ -274,7 +268,7 @@ def _count_o200k(text: str) -> int:
     enc = _load_o200k()
     if enc is None:
         return count_text(text)
-    return len(enc.encode_ordinary(_clean(text)))
+    return len(enc.encode_ordinary(clean_text(text)))
 
 
 class TokenCounter(Protocol):

@@ -922,10 +922,17 @@ def classify_each(text: str, fallback: Callable[[str], Classification | None] | 
     for a, b in _statement_spans(view):
         raw, v = text[a:b], view[a:b]
         c = _classify_one(raw, v)
-        if c is None and fallback is not None and (v == raw or fallback(v) is not None):
-            c = _for_its_period(fallback(raw), v)
+        if c is None and fallback is not None:
+            c = _for_its_period(_asked_fallback(raw, v, fallback), v)
         out.extend(_with_its_rule(raw, v, c, fallback))
     return out
+
+
+def _asked_fallback(raw: str, view: str,
+                    fallback: Callable[[str], Classification | None]) -> Classification | None:
+    """``fallback``'s reading of the statement ``raw`` (secrets and all), asked only when ``view`` (the
+    same with quotes and code masked) is still one for it: a "do not" inside quotes is data."""
+    return fallback(raw) if view == raw or fallback(view) is not None else None
 
 
 _RULE_CLAUSE = re.compile(
@@ -974,7 +981,7 @@ def _with_its_rule(raw: str, view: str, c: Classification | None,
         if tail is not None and tail.kind != "promotion":
             continue  # a scope, a goal, a choice: the statement is read whole, as before
         # "never" in it is no lasting preference: the period that leads the sentence beats it
-        rule = fallback(tail_raw) if tail_view == tail_raw or fallback(tail_view) is not None else None
+        rule = _asked_fallback(tail_raw, tail_view, fallback)
         if rule is None or rule.kind != "session_rule":
             continue
         return [head, replace(rule, ttl=head.ttl, until_event=head.until_event, period=head.period,
@@ -1032,7 +1039,7 @@ def _clause_rule(raw: str, view: str,
         tail_raw, tail_view = raw[m.end():], view[m.end():]
         if _classify_one(tail_raw, tail_view) is not None:
             continue  # the clause is something else (its own period, a scope...): not read here
-        rule = fallback(tail_raw) if tail_view == tail_raw or fallback(tail_view) is not None else None
+        rule = _asked_fallback(tail_raw, tail_view, fallback)
         if rule is not None and rule.kind == "session_rule":
             return replace(rule, reason="a negated directive after an instruction: a rule for this session "
                                         "(lasting only if said so)")

@@ -237,6 +237,7 @@ def is_negated_constraint(sentence: str) -> bool:
 _IF_LEAD = (r"(?:if|when|whenever|once|as soon as|in case|если|когда|как только|в случае(?:,)? если)")
 _COND_FIRST = re.compile(rf"^{_IF_LEAD}\s+(?P<cond>[^,]+?),\s*(?:then\s+|то\s+)?(?P<main>\S.*)$", re.IGNORECASE)
 _COND_LAST = re.compile(rf"^(?P<main>\S.*?),?\s+{_IF_LEAD}\s+(?P<cond>.+)$", re.IGNORECASE)
+_IF_LEAD_ONLY = re.compile(rf"^{_IF_LEAD}\b", re.IGNORECASE)
 _LIMIT = re.compile(
     r"\d|\b(?:longer|shorter|more|less|fewer|over|above|below|under|exceeds?|exceeding|reach(?:es)?|hits?"
     r"|drops?|falls?|an? (?:hour|minute|second|day)|one|two|three|four|five|ten|half)\b"
@@ -279,8 +280,6 @@ def is_conditional_limit(sentence: str) -> bool:
             return True
     return False
 
-
-_IF_LEAD_ONLY = re.compile(rf"^{_IF_LEAD}\b", re.IGNORECASE)
 
 _UNIT_EN = r"(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?|weeks?)"
 _UNIT_RU = r"(?:сек\w*|мин\w*|час\w*|дн\w*|день|недел\w*|мс|%)"

@@ -541,3 +541,47 @@ def test_guard_restores_conditional_limits_a_summary_dropped() -> None:
                         "when the replica lag exceeds 30 seconds, pause the job"}, report.repaired
     text = s.render()
     assert "2 hours" in text and "3 часов" in text and "30 seconds" in text and "Sweden" not in text
+
+
+# Summary precision (session 26): chit-chat filled the summary with lines that were no decision, rule or
+# task ("Still to do: Check out the crowd.", "Decisions: Caroline: Wow, Mel!"), and the room they took
+# was recall's.
+@pytest.mark.parametrize("text, kinds", [
+    ("Let me know if you need any more suggestions.", []),  # an offer: "more" after "any" is no limit
+    ("Let me know if you need anything.", []),
+    ("Let me know if there's anything else I can do to help!", []),
+    ("Definitely a must-see!", []),  # a compound noun, not an obligation
+    ("It's a must-have in my life.", []),
+    ("Let me know when the build finishes.", ["ask"]),
+    ("Abort the copy if it takes more than 2 hours.", ["constraint"]),
+    ("Stop the job if it needs more memory.", ["constraint"]),
+    ("Tests must pass before merge.", ["constraint"]),
+])
+def test_offers_and_compound_nouns_are_no_asks_or_rules(text: str, kinds: list[str]) -> None:
+    assert [i.kind for i in notable([msg(1, "user", text)])] == kinds
+
+
+@pytest.mark.parametrize("text, open_after_reply", [
+    ("Check out this piece I made!", False),
+    ("Yeah, check it out - here's my bookshelf!", False),
+    ("Tell me more about them!", False),
+    ("Let me know what you think after you read it.", False),
+    ("Check this trace!", False),
+    ("Check this out and then run the tests.", True),  # also asks for work
+    ("Check out the release branch.", True),  # not something shown: a task
+])
+def test_an_ask_to_look_or_tell_is_settled_by_a_reply(text: str, open_after_reply: bool) -> None:
+    events = [msg(1, "user", text)]
+    assert [i.kind for i in notable(events)] == ["ask"]  # open until answered
+    events.append(msg(2, "assistant", "Nice, the colours work well together."))
+    assert [i.kind for i in notable(events)] == (["ask"] if open_after_reply else [])
+
+
+def test_a_question_takes_nothing_back_and_a_take_back_is_not_a_greeting() -> None:
+    before = [msg(1, "user", "Mel: we decided to paint the fence blue."), msg(2, "assistant", "Sounds good.")]
+    asked = notable([*before, msg(3, "user", "Mel: Wow! Any more fence painting coming up?")])
+    assert [(i.kind, i.superseded_by) for i in asked] == [("decision", None), ("question", None)]
+    took_back = notable([*before, msg(3, "user", "Mel: Wow! Actually we paint the fence green.")])
+    assert [(i.kind, i.text, i.superseded_by) for i in took_back] == [
+        ("decision", "Mel: we decided to paint the fence blue.", 3),
+        ("decision", "Actually we paint the fence green.", None)]

@@ -229,7 +229,10 @@ _ASK_VERB = re.compile(
     r"|optimi[sz]e|draft|summari[sz]e|list|replace|migrate|port|split|merge|revert|bump|upgrade|tell me"
     r"|remind me|ping|notify|alert|send|email|message|post|deploy|restart|reboot|rebuild|redeploy|roll ?back"
     r"|restore|back up|start|open|close|tag|release|ship|publish|push|pull|fetch|clone|sync|rotate|reindex"
-    r"|benchmark|profile|measure|compare|assume|grant|revoke|provision|scale|schedule|let (?:me|us) know)\b",
+    r"|benchmark|profile|measure|compare|assume|grant|revoke|provision|scale|schedule"
+    # "let me know if you need anything" offers help, asks for nothing
+    r"|let (?:me|us) know(?!,? if (?:you|u|ya) (?:ever )?(?:need|want|'d like|would like|have any)\b"
+    r"|,? if there(?:'s| is) anything))\b",
     re.IGNORECASE,
 )
 """A request by an imperative verb at the start of a clause ("Add a test", "so fix the import")."""
@@ -240,6 +243,27 @@ _INFO_ASK = re.compile(
     re.IGNORECASE,
 )
 """An ask for information ("can you tell me why...?"): once answered, it is no longer pending."""
+_LOOK_OR_TELL = re.compile(
+    r"^(?:(?:yeah|yes|yep|sure|and|so|oh|hey|wow|ok|okay|well|also|here|now)\b[,!]?\s+)*"
+    r"(?:check (?:it|this|that|these|those|out (?:this|that|these|those|my|our))\b|(?:take|have) a look\b"
+    r"|look at (?:this|that|these|those|it|my|our)\b|tell me (?:more |all |everything )?about\b"
+    r"|let me know (?:what you think|how you like|if you like)\b"
+    r"|(?:глянь|взгляни|посмотри на (?:это|этот|эту|эти|мой|мою|мои))(?!\w))",
+    re.IGNORECASE,
+)
+"""An ask to look at something shown or to say more ("Check out this piece I made!", "Take a look",
+"Tell me more about it!", "Let me know what you think"): a reply that says something fulfils it, so
+once answered it is no longer pending either, with or without a question mark."""
+
+
+def _only_looks(sentence: str) -> bool:
+    """Whether ``sentence`` asks only to look or to tell (:data:`_LOOK_OR_TELL`): "Take a look at the
+    failing test and fix it" also asks for work."""
+    text = core(sentence)
+    if not _LOOK_OR_TELL.match(text):
+        return False
+    rest = _JOINED.split(text)[1:]
+    return not any(_ASK_VERB.match(p.strip()) or _THEN_ASK.match(p.strip()) or ASK_RE.search(p) for p in rest)
 _UNSURE_RE = re.compile(
     r"\b(?:not (?:sure|certain)|(?:don'?t|do not) know|no idea|can'?t (?:tell|say|answer|find)|cannot (?:tell|say"
     r"|answer|find)|unable to|couldn'?t find|unclear)\b|(?<!\w)(?:не знаю|не уверен\w*|не могу сказать)",
@@ -448,7 +472,8 @@ def supersede(prior: Sequence[CriticalItem], new: Sequence[CriticalItem], text: 
     we use SQLite" answers the reply that suggested PostgreSQL. Returns the revoked item (its
     ``superseded_by`` set): the user's statement, else the proposal.
     """
-    cue = revocation_cue(text)
+    # A question takes nothing back: "Any more paintings coming up?", "Are you no longer on Redis?"
+    cue = revocation_cue(" ".join(x for x in sentences(text) if not x.endswith("?")))
     if cue is None:
         return None
     at = strong_cue_at(text)
@@ -620,7 +645,8 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
                     reports.append(CriticalItem("done", s, [ev.id], who))
                 continue
             kind = _classify(s, who)
-            if kind in ("question", "ask") and s.endswith("?") and (kind == "question" or _INFO_ASK.search(s)):
+            if kind in ("question", "ask") and ((s.endswith("?") and (kind == "question" or _INFO_ASK.search(s)))
+                                                or (kind == "ask" and _only_looks(s))):
                 answered = _answered(events, i) if answered is None else answered
                 if answered:
                     continue  # the reply answered it: not an open question
@@ -638,8 +664,10 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
         revoked = supersede(said + goals, mine, text, ev.id) if who == "user" else None
         if revoked is not None and not any(m.kind in ("decision", "constraint") for m in mine):
             # What replaces the revoked statement is the user's new decision, whatever its form.
-            now = next((x for x in sentences(text) if _topic(x) and len(x) <= MAX_SENTENCE_CHARS
-                        and not x.endswith("?")), None)
+            said_now = [x for x in sentences(text) if _topic(x) and len(x) <= MAX_SENTENCE_CHARS
+                        and not x.endswith("?")]
+            # the sentence that takes back ("I actually started on a book"), not a greeting before it
+            now = next((x for x in said_now if revocation_cue(x)), said_now[0] if said_now else None)
             if now is not None:
                 mine.append(_merge(items, "decision", now, ev.id, who))
         said.extend(m for m in mine if m.kind != "goal")

@@ -239,7 +239,10 @@ _COND_FIRST = re.compile(rf"^{_IF_LEAD}\s+(?P<cond>[^,]+?),\s*(?:then\s+|то\s+
 _COND_LAST = re.compile(rf"^(?P<main>\S.*?),?\s+{_IF_LEAD}\s+(?P<cond>.+)$", re.IGNORECASE)
 _IF_LEAD_ONLY = re.compile(rf"^{_IF_LEAD}\b", re.IGNORECASE)
 _LIMIT = re.compile(
-    r"\d|\b(?:longer|shorter|more|less|fewer|over|above|below|under|exceeds?|exceeding|reach(?:es)?|hits?"
+    # "more"/"less" after a quantifier is an amount asked for, not a threshold: "let me know if you need
+    # any more suggestions" sets no limit
+    r"\d|\b(?<!\bany )(?<!\bsome )(?<!\bno )(?<!\bmuch )(?<!\bmany )(?<!\beven )"
+    r"(?:longer|shorter|more|less|fewer|over|above|below|under|exceeds?|exceeding|reach(?:es)?|hits?"
     r"|drops?|falls?|an? (?:hour|minute|second|day)|one|two|three|four|five|ten|half)\b"
     r"|(?<!\w)(?:больше|меньше|дольше|выше|ниже|превыс\w*|достигн\w*|упад\w*|час\w*|минут\w*|секунд\w*"
     r"|один|одна|два|две|три|пять|десять|полчаса)(?!\w)",
@@ -403,10 +406,12 @@ _RULE_START = re.compile(
     re.IGNORECASE,
 )
 # Epistemic "must" (a guess about something, not an obligation): "that must be fun", "it must feel
-# great", "you must have been proud", "must be quite a journey". A rule's "must" is followed by a
+# great", "you must have been proud", "must be quite a journey"; nor a compound noun ("a must-see", "a
+# must-have"). A rule's "must" is followed by a
 # verb of doing or by "be" + a requirement ("it must be UTF-8", "tests must pass").
 _EPISTEMIC_MUST = re.compile(
-    r"\bmust(?:'ve\b|n't have\b|\s+(?:have\b|-|feel\b|look\b|sound\b|seem\b|mean\b|add\b|bring\b|give\b|make you\b"
+    r"\bmust(?:'ve\b|n't have\b|-(?=\w)"
+    r"|\s+(?:have\b|-|feel\b|look\b|sound\b|seem\b|mean\b|add\b|bring\b|give\b|make you\b"
     r"|be\s+(?:so|really|very|quite|such|pretty|super|truly|a|an|the|fun|nice|great|amazing|awesome|hard"
     r"|tough|exciting|lovely|cool|tiring|scary|wonderful|proud|happy|incredible|beautiful|rewarding|special"
     r"|difficult|interesting|fascinating|challenging|stressful|exhausting|thrilling|fulfilling|satisfying"

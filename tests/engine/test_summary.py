@@ -585,3 +585,19 @@ def test_a_question_takes_nothing_back_and_a_take_back_is_not_a_greeting() -> No
     assert [(i.kind, i.text, i.superseded_by) for i in took_back] == [
         ("decision", "Mel: we decided to paint the fence blue.", 3),
         ("decision", "Actually we paint the fence green.", None)]
+
+
+@pytest.mark.parametrize("text, goal", [
+    ("There's something I want to tell you.", False),  # what comes next in the chat, not the work
+    ("I want to show you my new painting!", False),
+    ("I'd like to thank you for the help.", False),
+    ("I want to talk to you about it.", False),
+    ("I'll let you know if I need anything else.", False),
+    ("Your support will help me make it happen.", False),
+    ("I want to show the metrics on the dashboard.", True),
+    ("I'd like to share the results in the doc.", True),
+    ("I need to ship v2 by Friday.", True),
+    ("Help me fix the parser.", True),
+])
+def test_telling_you_something_is_no_goal(text: str, goal: bool) -> None:
+    assert any(i.kind == "goal" for i in extract_items([msg(1, "user", text)])) is goal

@@ -430,12 +430,22 @@ def _answered(events: Sequence[Event], i: int) -> bool:
 _ASKS_YOU = r"(?!\s+(?:you|u|ya)\b)"
 """After "I need"/"I want": "I need you to check the lag" asks for something; it states no goal."""
 _ASKS_YOU_RU = r"(?!,?\s+(?:чтобы|что\s?бы)\s+(?:ты|вы)(?!\w))"
+_TELLS = (r"(?:(?:tell|show|ask|thank|give|send|remind|let)\s+(?:you|u|ya)\b|(?:say|hear)\b"
+          r"|(?:share|talk|chat)\s+(?:\w+\s+)?(?:with|to)\s+(?:you|u|ya)\b)")
+_TELLS_YOU = rf"(?!\s+to\s+{_TELLS})"
+_TO_TELL_YOU = rf"(?!\s+{_TELLS})"
+"""After "I want"/"I'd like": "There's something I want to tell you", "I'd like to thank you" say
+what comes next in the conversation, not what the user works on."""
 GOAL_RE = re.compile(
-    rf"\bi want\b{_ASKS_YOU}|\bi need\b{_ASKS_YOU}|\bmy goal\b|\bthe goal\b|\bour goal\b|\bwe need\b{_ASKS_YOU}"
-    r"|\bi(?:'m| am) trying to\b|\bwe(?:'re| are) trying to\b|\bhelp me\b|\b(?:i'm|i am|we're|we are) working on\b"
+    rf"\bi want\b{_ASKS_YOU}{_TELLS_YOU}|(?<!\bif )\bi need\b{_ASKS_YOU}|\bmy goal\b|\bthe goal\b|\bour goal\b"
+    rf"|\bwe need\b{_ASKS_YOU}"
+    r"|\bi(?:'m| am) trying to\b|\bwe(?:'re| are) trying to\b"
+    # "your support will help me make it happen" is no request for help
+    r"|(?<!\bwill )(?<!\bwould )(?<!'ll )(?<!\bcould )(?<!\bmight )(?<!\bto )\bhelp me\b"
+    r"|\b(?:i'm|i am|we're|we are) working on\b"
     r"|\bthe task is\b"
     r"|\bmy task\b|\bnow (?:let's|we|i) (?:work on|focus on|move on to|switch to|turn to)\b|\bnext task\b"
-    r"|\bnew goal\b|\bmain goal\b|\bi'd like to\b|\bi would like to\b"
+    rf"|\bnew goal\b|\bmain goal\b|\bi'd like to\b{_TO_TELL_YOU}|\bi would like to\b{_TO_TELL_YOU}"
     rf"|(?<!\w)(?:я хочу|хочу|мне нужно|нам нужно)(?!\w){_ASKS_YOU_RU}"
     r"|(?<!\w)(?:цель|задача|помоги|работаю над|работаем над|займёмся|займемся|переключимся на)(?!\w)",
     re.IGNORECASE,

@@ -37,6 +37,8 @@ SHAPES = {
     "encoded_percent_u": "%25" * 60_000 + "u003Crecalled memory",
     "quoted_printable_chain": "=3D" * 60_000 + "3Crecalled memory",
     "quoted_printable_run": "=3" * 60_000 + "C",
+    "utf8_percent_run": "%EF%BC%9C" * 30_000 + "recalled memory",
+    "cut_utf8_percent_run": "%E2" * 60_000 + "%80%B9recalled memory",
 }
 
 

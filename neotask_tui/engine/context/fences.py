@@ -14,9 +14,11 @@ Recalled memories, tool results, attached files and the rolling summary reach th
   * escapes are decoded first: HTML/XML entities (``&lt;``, ``&#60;``, ``&#x3c;``, ``&amp;lt;``,
     ``&lang;``…), backslash escapes (``\n``, ``\t``, ``\u003c``, ``\\u{3c}``, ``\x3c``, surrogate pairs —
     a JSON tool result is read as the text it encodes) and percent escapes (``%3C``), decoded again
-    until nothing changes (``%253C``, ``%25%33%43``; at most :data:`_PCT_ROUNDS` times), also
-    ``%u003C`` as JavaScript's ``unescape()`` reads it, and quoted-printable ``=3C`` (``=3D3C``) —
-    only that one: any other ``=XX`` stays text;
+    until nothing changes (``%253C``, ``%25%33%43``; at most :data:`_PCT_ROUNDS` times), a run of
+    them read as UTF-8 as a browser reads a URL (``%EF%BC%9C`` is ``＜``, FULLWIDTH LESS-THAN SIGN;
+    a byte that is part of no valid sequence is dropped), also ``%u003C`` as JavaScript's
+    ``unescape()`` reads it, and quoted-printable ``=3C`` (``=3D3C``) — only that one: any other
+    ``=XX`` stays text;
   * every character is folded: NFKD, combining marks (accents) dropped, case folded, Unicode TR39
     confusables of the letters of our tag names mapped to those letters (Cyrillic, Greek,
     Armenian, Cherokee, Lisu, math alphanumerics…), ``1``/``I``/``|`` read as ``l``, ``0`` as
@@ -96,10 +98,12 @@ _LEFT_NAME: Final = re.compile(r"LEFT|LESS-THAN|PRECEDES")
 
 # One escape: an entity (behind any chain of encoded ampersands), a backslash escape (any number of
 # backslashes; the lookbehind makes a run of backslashes cost one scan; ``\u{3c}`` as ES6 writes it) or
-# a percent escape: a ``%``, itself encoded any number of times (``%25``, ``%2525``), and two hex
-# digits, each plain or percent-encoded (``%253C``, ``%25%33%43``), decoded as a whole
-# (``_percent_decoded``).
+# a run of percent escapes, each a ``%``, itself encoded any number of times (``%25``, ``%2525``), and
+# two hex digits, each plain or percent-encoded (``%253C``, ``%25%33%43``), decoded as a whole
+# (``_percent_decoded``); the run's bytes are read as UTF-8 (``_percent_chars``).
 _PCT_DIGIT: Final = r"(?:[0-9a-fA-F]|%(?:25)*(?:3[0-9]|[46][1-6]))"
+_PCT_ONE: Final = re.compile(r"%(?:25)*" + _PCT_DIGIT + _PCT_DIGIT)
+"""One percent escape: one byte, however often its ``%`` or its digits were encoded again."""
 _ESCAPE: Final = re.compile(
     r"&(?:(?:amp|#0*38|#[xX]0*26);)*(#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});?"
     r"|(?<!\\)\\+(u[0-9a-fA-F]{4}(?:\\+u[dD][c-fC-F][0-9a-fA-F]{2})?|u\{0*[0-9a-fA-F]{1,6}\}|U[0-9a-fA-F]{8}"
@@ -108,7 +112,7 @@ _ESCAPE: Final = re.compile(
     # quoted-printable ``=3C`` (``=3D3C`` encoded again) read only as the bracket it stands for: other
     # ``=XX`` are ordinary text (red team 32)
     r"|%(?:25)*[uU]([0-9a-fA-F]{4})"
-    r"|(%(?:25)*" + _PCT_DIGIT + _PCT_DIGIT + r")"
+    r"|((?:" + _PCT_ONE.pattern + r")+)"
     r"|(=(?:3[dD])*3[cC])"
 )
 _PCT: Final = re.compile(r"%([0-9a-fA-F]{2})")
@@ -118,16 +122,56 @@ _PCT_ROUNDS: Final = 8
 
 
 def _percent_decoded(run: str) -> str:
-    """``run`` (one percent escape of ``_ESCAPE``) percent-decoded until nothing changes, at most
-    :data:`_PCT_ROUNDS` times (an encoded ``%``, ``%25``, however often encoded again, is one round);
-    a byte from 0x80 up is dropped, as a single ``%XX`` of it always was."""
+    """``run`` (one percent escape, ``_PCT_ONE``) percent-decoded until nothing changes, at most
+    :data:`_PCT_ROUNDS` times (an encoded ``%``, ``%25``, however often encoded again, is one round):
+    one character, a byte from 0x80 up standing for itself (U+0080–U+00FF) until
+    :func:`_percent_chars` reads the run's bytes as UTF-8."""
     for _ in range(_PCT_ROUNDS):
         run = _PCT_CHAIN.sub("%", run)  # %2525253C is %3C after as many rounds as it has 25s
-        decoded = _PCT.sub(lambda m: chr(n) if (n := int(m.group(1), 16)) < 0x80 else "", run)
+        decoded = _PCT.sub(lambda m: chr(int(m.group(1), 16)), run)
         if decoded == run:
             break
         run = decoded
     return run
+
+
+def _utf8_length(lead: str) -> int:
+    """How many bytes the UTF-8 sequence that the byte ``lead`` starts has (0: it starts none)."""
+    b = ord(lead)
+    return 2 if 0xC2 <= b <= 0xDF else 3 if 0xE0 <= b <= 0xEF else 4 if 0xF0 <= b <= 0xF4 else 0
+
+
+def _is_byte(c: str) -> bool:
+    """Whether a decoded escape is a byte from 0x80 up (see :func:`_percent_decoded`)."""
+    return len(c) == 1 and "\x80" <= c <= "\xff"
+
+
+def _percent_chars(run: str) -> list[tuple[int, int, str]]:
+    """The characters a run of percent escapes stands for, each with the span of ``run`` it is read
+    from. Each escape is one byte (:func:`_percent_decoded`); bytes from 0x80 up are read as UTF-8, as
+    a browser reads a URL: a valid multi-byte sequence (``%EF%BC%9C``) is its character (``＜``), a
+    byte that starts or continues none (a cut sequence, an overlong form, ``%FF``) is dropped."""
+    escapes = [(m.start(), m.end(), _percent_decoded(m.group(0))) for m in _PCT_ONE.finditer(run)]
+    out: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(escapes):
+        start, end, c = escapes[i]
+        if not _is_byte(c):  # ASCII (or what is left after the last round): as it is
+            out.append((start, end, c))
+            i += 1
+            continue
+        n = _utf8_length(c)
+        seq = escapes[i:i + n]
+        if n and len(seq) == n and all(_is_byte(x[2]) for x in seq):
+            try:
+                out.append((start, seq[-1][1], bytes(ord(x[2]) for x in seq).decode("utf-8")))
+            except UnicodeDecodeError:  # an overlong form, a surrogate: no character
+                pass
+            else:
+                i += len(seq)
+                continue
+        i += 1  # no valid sequence starts here: the byte is dropped
+    return out
 
 
 def _canon(word: str) -> str:
@@ -197,9 +241,18 @@ def _fold(c: str) -> str:
     return "".join(_fold_one(x) for x in d)
 
 
+def _decoded(m: re.Match[str]) -> list[tuple[int, int, str]]:
+    """What an escape stands for, piece by piece, each with the span of the text it is read from: one
+    piece, or one per character of a run of percent escapes (:func:`_percent_chars`)."""
+    if m.group(4) is None:
+        return [(m.start(), m.end(), _decode(m))]
+    return [(m.start() + lo, m.start() + hi, c) for lo, hi, c in _percent_chars(m.group(4))]
+
+
 def _decode(m: re.Match[str]) -> str:
-    """The text an escape stands for ('' for a line break, tab or other control escape)."""
-    ent, bs, uni, pct, qp = m.groups()
+    """The text an escape other than a run of percent escapes stands for ('' for a line break, tab or
+    other control escape)."""
+    ent, bs, uni, _pct, qp = m.groups()
     if uni is not None:
         return chr(int(uni, 16))
     if qp is not None:
@@ -207,8 +260,6 @@ def _decode(m: re.Match[str]) -> str:
     if ent is not None:
         got = html.unescape(f"&{ent};")
         return m.group(0) if got == f"&{ent};" else got
-    if pct is not None:
-        return _percent_decoded(pct)
     assert bs is not None
     kind = bs[0]
     if bs.startswith("u{"):
@@ -245,14 +296,17 @@ def _skeleton(text: str, depth: int = 0) -> tuple[list[str], list[tuple[int, int
     for m in _ESCAPE.finditer(text):
         literal(prev, m.start())
         prev = m.end()
-        decoded = _decode(m)
-        if decoded == m.group(0) or depth >= 3:
+        if depth >= 3:
             literal(m.start(), m.end())
             continue
-        inner, _ = _skeleton(decoded, depth + 1)
-        for s in inner:
-            out.append(s)
-            spans.append((m.start(), m.end()))
+        for lo, hi, decoded in _decoded(m):
+            if decoded == text[lo:hi]:
+                literal(lo, hi)
+                continue
+            inner, _ = _skeleton(decoded, depth + 1)
+            for s in inner:
+                out.append(s)
+                spans.append((lo, hi))
     literal(prev, len(text))
     return out, spans
 

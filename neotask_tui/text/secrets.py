@@ -36,7 +36,10 @@ What is found:
   ("combination is …", "код замка …", "my pin number is …", "the code for the door is …", "My PIN? …",
   spaced digits after a separator: "the PIN is 7 3 1 9"), Wi-Fi
   keys (also a bare "key: …" shortly after the network: "wifi is CafeNet, key: …"), security answers
-  (also after a bare "is": "the answer to my security question is …", up to a function word),
+  (also after a bare "is": "the answer to my security question is …", up to a function word; a
+  mother's maiden name: "my mother's maiden name is …", "девичья фамилия матери: …"), code words
+  ("code word: …", "кодовое слово для банка: …"), card security codes ("CVV 337", "the CVC is …",
+  "код CVV …", read as ``cvv``),
   ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …",
   "login with admin / …"), 2FA backup codes and seed phrases (after "seed phrase", "mnemonic",
   "recovery phrase", "сид-фраза", or a bare "seed:" followed by 12–24 words);
@@ -292,6 +295,17 @@ _PIN = re.compile(
     # one three five seven.", see ``_passwords``)
     r"(?P<pin>[0-9]{4,8}(?![0-9]|[\-./:,][0-9])|[0-9](?:[ ][0-9]){3,7}(?![ ]?[0-9]|[\-./:,][0-9])"
     r"|" + _DIGIT_WORD + r"(?:(?:,?[ ]|-)" + _DIGIT_WORD + r"){3,7}(?![\w-]|,?[ ]" + _DIGIT_WORD + r"))")
+# a payment card's security code (CVV, CVC, CVV2, CVC2): three or four digits right after its name, with
+# or without a separator, since the name says what follows: "CVV 337", "the CVV is 337", "CVC: 123",
+# "CVV2 337", "код CVV 337", "CVV-код: 337", "the CVV of my card is 337" ("the CVV is 3 digits", "CVV2
+# checks" have none)
+_CVV = re.compile(
+    r"(?i)(?<![\w-])(?:cvv|cvc)2?(?:[ -]?(?:code|код|number|номер))?"
+    r"(?:[^\S\n]{1,4}(?:of|for|on|от|для|на)(?:[^\S\n]{1,4}(?:the|my|our|a))?[^\S\n]{1,4}[^\s:=—–]{1,30}+"
+    r"|" + _RU_OF + r")?"
+    r"[^\S\n]{0,4}(?:(?:[:=—–]|-(?=\s)|\bis\b|\bwas\b|\bэто\b)[^\S\n]{0,4})?"
+    r"(?P<cvv>[0-9]{3,4})(?![0-9]|[\-./:,][0-9])"
+)
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
 _PW_BARE = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,32}"
@@ -423,24 +437,29 @@ _MEASURE = re.compile(r"(?i)[0-9]{1,4}(?:st|nd|rd|th|x|%)?(?:[ -]?(?:chars?|char
                       r"|words?|bytes?|bits?|days?|hours?|minutes?|attempts?|tries|times))?")
 _HASH_NAME = re.compile(r"(?i)(?:sha|md|aes|rsa|utf|crc|des|ecdsa|ed|pbkdf|scrypt|argon|bcrypt)[0-9\-_]{0,8}\w{0,4}")
 # the answer to a security question, named in English or Russian: "my security answer", "the answer to
-# my security question", "security question answer", "memorable word", "ответ на секретный вопрос"
+# my security question", "security question answer", "memorable word", "ответ на секретный вопрос",
+# "mother's maiden name", "девичья фамилия матери"
 _ANSWER_WORD = (
     r"(?:(?:security|secret|recovery|control)[ -]answer"
     r"|(?:security|secret|recovery)[ -]question(?:['’]s)?[ -]answer"
     r"|answer[^\S\n]{1,4}(?:to|for|of)[^\S\n]{1,4}(?:(?:my|the|your|our|a|this)[^\S\n]{1,4})?"
     r"(?:security|secret|recovery|control)[^\S\n]{1,4}question"
     r"|memorable[ -](?:word|answer|phrase|name)"
+    # the classic security question's answer: "my mother's maiden name is V", "девичья фамилия матери: V"
+    r"|(?:(?:mother|mom|mum)['’]?s[^\S\n]{1,4})?maiden[^\S\n]{1,4}name"
+    r"|девичь\w{0,2}[^\S\n]{1,4}фамили\w{1,2}(?:[^\S\n]{1,4}(?:матери|мамы))?"
     r"|(?:ответ|отв)\w{0,2}[^\S\n]{1,4}на[^\S\n]{1,4}(?:(?:мой|свой|твой|наш|этот)[^\S\n]{1,4})?"
     r"(?:секретн|контрольн|проверочн)\w{0,3}[^\S\n]{1,4}вопрос\w{0,2}"
     r"(?:[^\S\n]{1,4}(?!(?:это|не|был|была|будет|такой|такая|вот)(?![а-яё]))[а-яё]{2,20}(?![а-яё-]))?"  # "вопрос банка"
     r"|(?:секретн|контрольн)\w{0,3}[^\S\n]{1,4}ответ\w{0,2})"
 )
-# a passphrase after a symbol separator ("the passphrase is: hunter two", "кодовая фраза: синий кот"):
+# a passphrase or a code word after a symbol separator ("the passphrase is: hunter two", "кодовая фраза:
+# синий кот", "code word: V", "кодовое слово для банка: V"):
 # the rest of the clause, to the end of its sentence or line, function words and all — unlike after a
 # bare "is", where a sentence about the passphrase ("is stored in the vault") has to be told apart
 _PHRASE_LEAD = re.compile(
     r"(?i)(?<![\w-])(?:pass[ -]?phrase|(?:secret|security|code|safe|magic)[ -](?:phrase|words?)"
-    r"|(?:кодов|парольн|секретн)\w{0,3}[^\S\n]{1,4}фраз[аеуы]|фраз[аеуы][- ]пароль"
+    r"|(?:кодов|парольн|секретн)\w{0,3}[^\S\n]{1,4}(?:фраз[аеуы]|слов[оа])|фраз[аеуы][- ]пароль"
     r"|" + _ANSWER_WORD + r")s?" + _PW_FOR
     + r"[^\S\n]{0,4}(?:(?:is|was|это)[^\S\n]{0,2})?(?:[:=—–]|-(?=\s))[^\S\n]{0,4}"
 )
@@ -1633,12 +1652,15 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _pairs(text, _CRED_PAIR, "password")
     if "code" in low or "коды" in low:
         yield from _backup_codes(text)
-    if any(w in low for w in ("phrase", "words", "mnemonic", "фраз", "мнемоник", "answer", "вопрос", "ответ",
-                              "memorable")):
+    if "cvv" in low or "cvc" in low:
+        for m in _CVV.finditer(text):
+            yield SecretMatch("cvv", *m.span("cvv"))
+    answer = any(w in low for w in ("answer", "вопрос", "ответ", "memorable", "maiden", "девич"))
+    if answer or any(w in low for w in ("phrase", "word", "mnemonic", "фраз", "мнемоник", "слов")):
         for m in _SEED.finditer(text):
             yield SecretMatch("seed_phrase", *m.span(1))
         yield from _passphrases(text)
-        if "answer" in low or "вопрос" in low or "ответ" in low or "memorable" in low:
+        if answer:
             yield from _answers(text)
     if "seed" in low or "сид" in low:
         yield from _bare_seeds(text)

@@ -1,0 +1,77 @@
+"""Leftovers of earlier red-team reports on the secret redactor: a mother's maiden name, a bank's code
+word and a card's CVV were kept in the clear (in ``MEMORY.md`` through ``memory add``, and in
+transcripts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neotask_tui import paths
+from neotask_tui.text.secrets import redact_secrets
+from tests.faults.helpers import cli
+
+
+def _masked(text: str, expected: str) -> None:
+    out = redact_secrets(text)
+    assert out == expected
+    assert redact_secrets(out) == out  # idempotent
+
+
+# -- 1. security answers, code words and card codes ------------------------------------------------
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("text", "expected"), [
+    ("mother's maiden name: Smith", "mother's maiden name: [REDACTED:password]"),
+    ("my mother's maiden name is Smith", "my mother's maiden name is [REDACTED:password]"),
+    ("My mother’s maiden name — Smith-Jones.", "My mother’s maiden name — [REDACTED:password]."),
+    ("the maiden name is Smith, and the PIN is unset", "the maiden name is [REDACTED:password], and the PIN is unset"),
+    ("девичья фамилия матери: Иванова", "девичья фамилия матери: [REDACTED:password]"),
+    ("кодовое слово для банка: Барсик", "кодовое слово для банка: [REDACTED:password]"),
+    ("кодовое слово — Барсик", "кодовое слово — [REDACTED:password]"),
+    ("Кодовое слово: синий кот.", "Кодовое слово: [REDACTED:password]."),
+    ("the code word for the bank: Bluebird", "the code word for the bank: [REDACTED:password]"),
+], ids=["en-colon", "en-is", "en-dash", "en-bare", "ru-maiden", "ru-code-word-for", "ru-code-word-dash",
+        "ru-code-word-words", "en-code-word"])
+def test_a_maiden_name_and_a_code_word_are_masked(text: str, expected: str) -> None:
+    _masked(text, expected)
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("text", "expected"), [
+    ("код CVV 337", "код CVV [REDACTED:cvv]"),
+    ("the CVV is 337", "the CVV is [REDACTED:cvv]"),
+    ("CVC: 123", "CVC: [REDACTED:cvv]"),
+    ("CVV2 337", "CVV2 [REDACTED:cvv]"),
+    ("card 4111, CVV code 4821.", "card 4111, CVV code [REDACTED:cvv]."),
+    ("CVV-код: 337", "CVV-код: [REDACTED:cvv]"),
+], ids=["ru-kod", "en-is", "cvc-colon", "cvv2", "en-code", "ru-cvv-kod"])
+def test_a_card_security_code_is_masked(text: str, expected: str) -> None:
+    _masked(text, expected)
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize("text", [
+    "what is your mother's maiden name?",
+    "the mother's maiden name is a common security question",
+    "the maiden name is required",
+    "кодовое слово не задано",
+    "the CVV is 3 or 4 digits on the back of the card",
+    "CVV validation failed twice",
+    "CVV2 checks are optional",
+])
+def test_prose_about_these_secrets_is_left_alone(text: str) -> None:
+    assert redact_secrets(text) == text
+
+
+@pytest.mark.promise("secrets")
+def test_memory_add_stores_them_masked(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
+    lines = ["my mother's maiden name is Smithson", "кодовое слово для банка: Барсик", "the CVV is 337"]
+    out = cli("memory", "add", "-", stdin="\n".join(lines))
+    assert out.returncode == 0, out.stderr
+    md = (paths.workspace_dir("main") / "MEMORY.md").read_text(encoding="utf-8")
+    for secret in ("Smithson", "Барсик", "337"):
+        assert secret not in md
+    assert "maiden name is [REDACTED:password]" in md and "CVV is [REDACTED:cvv]" in md

@@ -570,9 +570,15 @@ def _masked_end(raw: str) -> int:
     return len(kept) if kept.rstrip(_TRAILING) else 0
 
 
+_REMARK = re.compile(r"[(\[][^\W\d_]{1,40}")
+"""A value that opens a bracket with a plain word: a remark on the word before ("the password
+(optional)", "password: (see below)", "пароль (необязательно)"), not a value."""
+
+
 def _value_at(text: str, pos: int) -> tuple[int, int, str] | None:
     """The value that starts at ``pos``: its span (quotes included, a trailing ``!``/``?`` too, see
-    :func:`_masked_end`) and the value as its checks read it (no quotes, no trailing punctuation)."""
+    :func:`_masked_end`) and the value as its checks read it (no quotes, no trailing punctuation);
+    ``None`` for a bracketed remark (``_REMARK``)."""
     m = _VALUE.match(text, pos)
     if m is None:
         return None
@@ -581,7 +587,7 @@ def _value_at(text: str, pos: int) -> tuple[int, int, str] | None:
     if raw[0] in "\"'`«" and len(raw) > 2 and raw[-1] in "\"'`»":
         return start, end, raw[1:-1]
     stripped = raw.rstrip(_TRAILING)
-    if not stripped:
+    if not stripped or _REMARK.fullmatch(stripped):
         return None
     return start, start + _masked_end(raw), stripped
 
@@ -1231,16 +1237,24 @@ def _prose_sep_is_symbol(m: re.Match[str]) -> bool:
 
 
 # plain words after "is"/"will be" that describe the password (red team 26: "The password will be sent by
-# email", "is going to change", "now the password is broken")
+# email", "is going to change", "now the password is broken"; "пароль был слишком короткий")
 _PROSE_VALUES = frozenset({"sent", "broken", "gone", "lost", "stolen", "leaked", "written", "given", "known",
                            "forgotten", "shown", "kept", "stronger", "weaker", "longer", "shorter", "better",
-                           "worse", "safer", "harder", "easier", "about", "going", "sometimes", "always", "never"})
+                           "worse", "safer", "harder", "easier", "about", "going", "sometimes", "always", "never",
+                           "слишком", "очень", "совсем", "довольно", "чересчур", "вполне"})
+# the Russian "-ed" after "был"/"остаётся": a short passive participle ("пароль был изменён вчера", "была
+# сброшена", "забыт", "утерян") or an adjective in the instrumental ("остаётся прежним", "был слабым") is
+# a verb phrase about the password, not its value (a lowercase password with these endings, "баран",
+# is taken for one too)
+_RU_PARTICIPLE = re.compile(r"[а-яё]{1,28}(?:[аяеё]нн?|[ыи]т)[аоы]?|[а-яё]{1,28}[ыи]м")
 
 
 def _prose_ok(m: re.Match[str], value: str, *, strict: bool) -> bool:
-    """A value after "is"/"are"/"was" that is a plain participle ("hashed", "rotated", "going") is no secret."""
+    """A value after "is"/"are"/"was"/"был" that is a plain participle ("hashed", "rotated", "going",
+    "изменён") is no secret."""
     if (value.isalpha() and value.islower() and not _prose_sep_is_symbol(m)
-            and (value.endswith("ed") or (len(value) > 4 and value.endswith("ing")) or value in _PROSE_VALUES)):
+            and (value.endswith("ed") or (len(value) > 4 and value.endswith("ing")) or value in _PROSE_VALUES
+                 or _RU_PARTICIPLE.fullmatch(value))):
         return False
     return _plausible(value, strict=strict)
 
@@ -1403,8 +1417,9 @@ def _wrapped_passwords(text: str) -> Iterator[SecretMatch]:
             # unless the value has a credential's shape ("the password stays\nMarble-Otter-52 until Monday").
             alone = _VALUE_LINE_END.match(text, v[1]) is not None
             symbol = any(not g[0].isalpha() for g in seps)
-            if not symbol and value.isalpha() and value.islower() and value.endswith("ed"):
-                continue  # "password was\nchanged"
+            if not symbol and value.isalpha() and value.islower() and (value.endswith("ed")
+                                                                      or _RU_PARTICIPLE.fullmatch(value)):
+                continue  # "password was\nchanged", "пароль остаётся\nпрежним"
             if not _plausible(value, strict=not alone or not seps or m.group(1) is not None):
                 continue
             found = SecretMatch("password", v[0], v[1])

@@ -1,6 +1,7 @@
 """Leftovers of earlier red-team reports on the secret redactor: a mother's maiden name, a bank's code
 word and a card's CVV were kept in the clear (in ``MEMORY.md`` through ``memory add``, and in
-transcripts)."""
+transcripts); a parenthesised remark ("password (optional)") and a Russian verb phrase ("пароль был
+изменён") were masked as if they were passwords."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 from neotask_tui import paths
 from neotask_tui.text.secrets import redact_secrets
 from tests.faults.helpers import cli
+
+PW = "Kx9f" + "T2pq4"  # built at runtime: no literal credential in the repository
 
 
 def _masked(text: str, expected: str) -> None:
@@ -75,3 +78,42 @@ def test_memory_add_stores_them_masked(monkeypatch: pytest.MonkeyPatch, data_dir
     for secret in ("Smithson", "Барсик", "337"):
         assert secret not in md
     assert "maiden name is [REDACTED:password]" in md and "CVV is [REDACTED:cvv]" in md
+
+
+# -- 2. a remark or a verb phrase is no password -----------------------------------------------------
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize("text", [
+    "the password (optional)",
+    "password (optional) field",
+    "the password (optional) field is blank",
+    "password: (optional)",
+    "password: (see below)",
+    "the password [optional] for the admin",
+    "пароль (необязательно)",
+    "пароль был изменён вчера",
+    "пароль был изменен вчера вечером",
+    "пароль была сброшена",
+    "пароль был слишком короткий",
+    "пароль остаётся прежним",
+    "токен был отозван вчера",
+    "пароль остаётся\nпрежним",
+])
+def test_a_remark_or_a_verb_phrase_is_no_password(text: str) -> None:
+    assert redact_secrets(text) == text
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("text", "expected"), [
+    (f"пароль был {PW}", "пароль был [REDACTED:password]"),
+    ("пароль был Барсик", "пароль был [REDACTED:password]"),
+    (f"the password (optional) is {PW}", "the password (optional) is [REDACTED:password]"),
+], ids=["ru-was-value", "ru-was-name", "en-remark-then-value"])
+def test_a_value_after_the_same_words_is_still_masked(text: str, expected: str) -> None:
+    _masked(text, expected)
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize("text", [f"password: ({PW})", f"the password ({PW})", f"PASSWORD=[{PW}]"])
+def test_a_password_in_brackets_is_still_masked(text: str) -> None:
+    assert PW not in redact_secrets(text)

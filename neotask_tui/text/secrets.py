@@ -844,13 +844,14 @@ _CUE_BROKEN = re.compile(
 )
 # an aside between a password word and its separator or value: "password (don't tell anyone): V",
 # "my password — don't share — is V", "the root password, which I set yesterday, is V",
-# "пароль, кстати, V": the view drops it. Only plain words: a value in brackets or dashes stays.
+# "пароль, кстати, V", "пароль — вот он — V": the view drops it. Only plain words: a value in brackets
+# or dashes stays.
 _ASIDE_WORDS = r"[^\W\d_][\w'’]{0,23}(?:[^\S\n]{1,3}[^\W\d_][\w'’]{0,23}){0,7}"
 _ASIDE = re.compile(
     r"(?i)(?<![\w-])(?:" + _PW_WORD + "|" + _PIN_WORD + r")s?"
     r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from|от|для|к|на)(?:[^\S\n]{1,4}[^\s:=—–,()]{1,30}+){1,5}?)?"
     r"([^\S\n]{0,4}\(" + _ASIDE_WORDS + r"[!?.…]{0,3}\)"
-    r"|[^\S\n]{1,4}[—–-][^\S\n]{1,4}" + _ASIDE_WORDS + r"[^\S\n]{1,4}[—–-](?=[^\S\n]{1,4}(?:is|was|это)\b|:)"
+    r"|[^\S\n]{1,4}[—–-][^\S\n]{1,4}" + _ASIDE_WORDS + r"[^\S\n]{1,4}[—–-](?=[^\S\n]{1,4}\S|:)"
     r"|[^\S\n]{0,4},[^\S\n]{1,4}" + _ASIDE_WORDS + r",)"
 )
 _ASIDE_AFTER_COMMA = re.compile(r"[^\S\n]{0,4}(?:[:=—–]|-\s|\bis\b|\bwas\b|\bэто\b)")
@@ -871,9 +872,9 @@ def _cue_edits(text: str) -> list[tuple[int, int, str]]:
         for m in _ASIDE.finditer(text):
             start, end = m.span(1)
             comma = m.group(1).rstrip().endswith(",")
-            if (comma or m.group(1).endswith(")")) and _ASIDE_AFTER_COMMA.match(text, end) is None:
+            if _ASIDE_AFTER_COMMA.match(text, end) is None:
                 # no separator after it: "пароль, кстати, V", "the password (don't tell anyone) V",
-                # "пароль (никому!) V" (red team 32): V must look like one
+                # "пароль (никому!) V" (red team 32), "пароль — вот он — V": V must look like one
                 nxt = _GAP.match(text, end)
                 v = _value_at(text, nxt.end()) if nxt else None
                 if v is None:

@@ -1,7 +1,8 @@
 """Leftovers of earlier red-team reports on the secret redactor: a mother's maiden name, a bank's code
 word and a card's CVV were kept in the clear (in ``MEMORY.md`` through ``memory add``, and in
 transcripts); a parenthesised remark ("password (optional)") and a Russian verb phrase ("пароль был
-изменён") were masked as if they were passwords."""
+изменён") were masked as if they were passwords; a password after a change verb, on the line after
+"as follows:" or after a dash aside ("пароль — вот он — V") is masked."""
 
 from __future__ import annotations
 
@@ -117,3 +118,29 @@ def test_a_value_after_the_same_words_is_still_masked(text: str, expected: str) 
 @pytest.mark.parametrize("text", [f"password: ({PW})", f"the password ({PW})", f"PASSWORD=[{PW}]"])
 def test_a_password_in_brackets_is_still_masked(text: str) -> None:
     assert PW not in redact_secrets(text)
+
+
+# -- 3. a value after a change verb, on the next line, after a dash aside ------------------------------
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("text", "expected"), [
+    (f"сменил пароль админки на {PW}", "сменил пароль админки на [REDACTED:password]"),
+    (f"changed the admin password to {PW}", "changed the admin password to [REDACTED:password]"),
+    (f"my password is as follows:\n{PW}", "my password is as follows:\n[REDACTED:password]"),
+    (f"пароль — вот он — {PW}", "пароль — вот он — [REDACTED:password]"),
+    (f"the password — here it is — {PW}", "the password — here it is — [REDACTED:password]"),
+    (f"пароль от NAS — вот он — {PW}, не теряй", "пароль от NAS — вот он — [REDACTED:password], не теряй"),
+], ids=["ru-changed-to", "en-changed-to", "en-as-follows-next-line", "ru-dash-aside", "en-dash-aside",
+        "ru-dash-aside-for"])
+def test_a_password_after_a_change_verb_a_line_break_or_a_dash_aside_is_masked(text: str, expected: str) -> None:
+    _masked(text, expected)
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize("text", [
+    "the password — which I changed — expired yesterday",
+    "пароль — как обычно — не работает",
+    "password - see the wiki - for details",
+])
+def test_a_dash_aside_before_plain_words_is_no_password(text: str) -> None:
+    assert redact_secrets(text) == text

@@ -28,7 +28,8 @@ What is found:
   several values ("the passwords are … and …", "for github: …, for gitlab: …"), a value of symbol-bearing
   pieces one space apart ("P@ss w0rd!! 55");
   an aside after the word is skipped: "password (don't tell anyone): …", "my password, by the way,
-  is …"), also with the separator and/or value on the next line
+  is …", "пароль — вот он — …"; a bracket opening on a plain word is such a remark, never the value:
+  "the password (optional)"), also with the separator and/or value on the next line
   ("password:\\n…", "мой пароль\\n— …"; the value alone on its line, also after the cue line's own
   comment prefix: "# password is\\n# …"), multi-word passphrases to
   the end of their clause ("the passphrase is: …", "кодовая фраза: …"), a new password after

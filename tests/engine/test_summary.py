@@ -598,6 +598,7 @@ def test_a_question_takes_nothing_back_and_a_take_back_is_not_a_greeting() -> No
     ("I'd like to share the results in the doc.", True),
     ("I need to ship v2 by Friday.", True),
     ("Help me fix the parser.", True),
+    ("I need you to help me migrate the DB.", True),
 ])
 def test_telling_you_something_is_no_goal(text: str, goal: bool) -> None:
     assert any(i.kind == "goal" for i in extract_items([msg(1, "user", text)])) is goal

@@ -441,7 +441,7 @@ GOAL_RE = re.compile(
     rf"|\bwe need\b{_ASKS_YOU}"
     r"|\bi(?:'m| am) trying to\b|\bwe(?:'re| are) trying to\b"
     # "your support will help me make it happen" is no request for help
-    r"|(?<!\bwill )(?<!\bwould )(?<!'ll )(?<!\bcould )(?<!\bmight )(?<!\bto )\bhelp me\b"
+    r"|(?<!\bwill )(?<!\bwould )(?<!'ll )(?<!\bcould )(?<!\bmight )\bhelp me\b"
     r"|\b(?:i'm|i am|we're|we are) working on\b"
     r"|\bthe task is\b"
     r"|\bmy task\b|\bnow (?:let's|we|i) (?:work on|focus on|move on to|switch to|turn to)\b|\bnext task\b"

@@ -29,7 +29,9 @@ score with the audit's corrected evidence for the questions it lists (same conte
 the headline figure stays the one on the original evidence).
 
 With no flags the engine runs the shipped settings (``Settings()``) with a model window of the
-budget plus the shipped reply reserve: the recall and raw-window shares, their floors and caps,
+budget plus the shipped reply reserve plus the tool definitions the engine sends with every call
+(the budget is the messages'; the engine measures every budget against the window less the tools):
+the recall and raw-window shares, their floors and caps,
 drift rebuilds and the threshold are the defaults users get (the JSON's ``settings`` says what
 they come to at this budget). Only the session lifecycle is off (no daily or idle reset: one
 continuous conversation) and the ``window`` strategy has no compaction or memory.
@@ -148,7 +150,8 @@ def shipped_budget(budget: int) -> dict[str, Any]:
 
     s = make_settings("summary", budget, True)
     window = s.context.window_tokens
-    return {"recall_share": s.memory.recall_share, "keep_recent_share": s.compaction.keep_recent_share,
+    return {"budget_is": "the messages' (window = budget + reply reserve + tool definitions)",
+            "recall_share": s.memory.recall_share, "keep_recent_share": s.compaction.keep_recent_share,
             "rebuild_every": s.compaction.rebuild_every, "threshold": s.compaction.threshold,
             "recall_reserve_tokens": recall_reserve(s, window), "keep_recent_tokens": keep_recent(s, window),
             "overridden": sorted(k for k, v in OVERRIDES.items() if v is not None)}
@@ -181,6 +184,9 @@ async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, d
     clock = Clock()
     provider = ScriptedProvider(model="locomo-replay")
     engine = Engine(make_settings(strategy, budget, dense), provider=provider, clock=clock)
+    # The budget is the messages': the tool definitions sent with every call come on top (the engine
+    # measures every budget against the window less them).
+    engine.settings.context.window_tokens += engine.tool_tokens()
     if engine.compactor is not None:
         engine.compactor.use_model = use_model
     texts: dict[str, str] = conversation_texts(conv) if streamed else {}

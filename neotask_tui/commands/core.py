@@ -114,8 +114,11 @@ def tools_line(data: dict[str, Any]) -> str:
     n = len(data.get("tools") or [])
     if not n:
         return "tools: none (no tool definitions are sent with this call)"
-    return (f"tools: {n} definition{'s' if n != 1 else ''} sent with the call, about "
-            f"{data.get('tool_tokens', 0):,} tokens (not in the total above, which counts the messages)")
+    tt = int(data.get("tool_tokens", 0))
+    window = int((data.get("ledger") or {}).get("window", 0))
+    return (f"tools: {n} definition{'s' if n != 1 else ''} sent with the call, {tt:,} tokens: not in the "
+            f"total above, which counts the messages, and not in its window ({window:,} of the model's "
+            f"{window + tt:,})")
 
 
 @command("context", "/context [DRAFT]", "Show exactly what the next call will send (recall included)")

@@ -346,6 +346,21 @@ class Engine:
             return loaded  # what the model was actually loaded with (local GGUFs)
         return self.model_info().context_window
 
+    def tool_tokens(self) -> int:
+        """Tokens of the tool definitions the next call sends with its messages (0 when the provider
+        takes no tools), counted as :func:`~neotask_tui.engine.context.assembly.count_tools` does."""
+        from neotask_tui.engine.context.assembly import count_tools
+        from neotask_tui.engine.session.turn import next_call_tools, tool_definitions
+
+        return count_tools(tool_definitions(next_call_tools(self)), self.count_text)
+
+    def message_window(self) -> int:
+        """The part of the window the messages have: the model's window less the tool definitions sent
+        with every call (they count against the window as input; red team 33). Every budget — the
+        ledger's window and fill, the recall reserve, the raw window a compaction keeps, the state's
+        share, the compaction threshold — is of this."""
+        return max(self.window() - self.tool_tokens(), 0)
+
     # ------------------------------------------------------------------ memory (engine/recall/memory.py)
     async def get_memory(self) -> MemoryService | None:
         """The memory service, built lazily off the event loop (None if disabled/unavailable)."""
@@ -637,19 +652,20 @@ class Engine:
         summary, sum_id = self.summary_of(key)
         view = state if state is not None else await self.draft_state(key, new_message)  # one fold for both uses
         # The block within its share of the window (a pasted wall of statements must not crowd out the call).
-        most = state_budget(self.settings, self.window())
+        window = await asyncio.to_thread(self.message_window)
+        most = state_budget(self.settings, window)
         sb = await asyncio.to_thread(self.state.fit_block, key, view, max_tokens=most, count=self.count_text)
         carried = dataclasses.replace(view, active=sb.kept)  # what the call carries: recall may leave out only that
         inp = ContextInputs(
             system=self.settings.general.system_prompt, history=hist, new_message=new_message,
-            window=self.window(), count_text=self.count_text, reply_reserve=cs.reply_reserve_tokens,
+            window=window, count_text=self.count_text, reply_reserve=cs.reply_reserve_tokens,
             strategy=cs.strategy, state_block=sb.text, state_left_out=len(sb.left_out),
             state_rules_left_out=sb.rules_left_out, state_max_tokens=most,
             state_says=self.state.says(key, carried) if sb.text else None, summary=summary, summary_event_id=sum_id,
             recall=recall or [], tool_result_max_tokens=cs.tool_result_max_tokens,
             max_message_tokens=cs.max_message_tokens, count_event=lambda e: self.count_event(e, sid),
             new_event_id=new_event_id, new_attachments=list(new_attachments),
-            recall_reserve=recall_reserve(self.settings, self.window()),
+            recall_reserve=recall_reserve(self.settings, window),
         )
         # recall of compacted-away turns (engine/recall/lineage.py)
         await asyncio.to_thread(self.lineage.augment, key, inp)

@@ -58,6 +58,8 @@ class Sessions(Protocol):
 
     def window(self) -> int: ...
 
+    def message_window(self) -> int: ...
+
 
 class ProviderSource(Protocol):
     """The model provider, built on first use."""

@@ -107,3 +107,29 @@ def test_new_settings_load_from_config_and_env_with_ranges(monkeypatch: pytest.M
     assert not [p for p in run_doctor()["problems"] if p.startswith("config:")]
     cfg.write_text("[memory]\nrecall_share = 2\n", encoding="utf-8")
     assert [p for p in run_doctor()["problems"] if "memory.recall_share" in p]
+
+
+async def test_the_tool_definitions_count_against_the_window() -> None:
+    # Red team 33, finding 3: the ~785 tokens of tool definitions sent with every call were left out of
+    # the budget, the fill and the compaction trigger: at a 2,048-token window the gauge said 75% while
+    # the request was about 2,800 tokens.
+    s = settings_for(2048)
+    eng = Engine(s, provider=ScriptedProvider(), clock=_clock())
+    eng.compactor.use_model = False
+    try:
+        tools = eng.tool_tokens()
+        assert tools > 0  # the scripted provider takes tools, as the remote ones do
+        ctx = await eng.preview(KEY)
+        assert ctx.tool_tokens == tools
+        assert ctx.ledger.window == 2048 - tools
+        assert ctx.ledger.budget == 2048 - tools - s.context.reply_reserve_tokens
+        for i in range(12):
+            scripted(eng).queue(f"Reply {i}: " + "noted, carrying on " * 10)
+            async for _ in eng.send(f"note {i}: " + "alpha beta gamma delta " * 25, KEY):
+                pass
+            ctx = await eng.preview(KEY)
+            # what a call sends — its messages and the tools — and the reply reserve fit the model's window
+            assert ctx.ledger.total + tools + s.context.reply_reserve_tokens <= 2048
+        assert eng.current_record(KEY).compaction_count > 0
+    finally:
+        await eng.aclose()

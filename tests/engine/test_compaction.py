@@ -99,6 +99,7 @@ async def test_auto_compaction_threshold_and_min_messages() -> None:
     s = make_settings(window=900)
     s.compaction.min_messages = 6
     eng = open_engine(s)
+    eng.settings.context.window_tokens += eng.tool_tokens()  # 900 for the messages, the tools on top
     try:
         long = "word " * 120
         # Two long turns reach the threshold, but 4 messages are below min_messages: no compaction.

@@ -407,7 +407,7 @@ class Compactor:
 
     def _window(self) -> int:
         try:
-            window = self.engine.window()
+            window = self.engine.message_window()
         except Exception:  # the model table or provider choice failed: compaction still proceeds
             return DEFAULT_CONTEXT_WINDOW
         return window if window > 0 else DEFAULT_CONTEXT_WINDOW

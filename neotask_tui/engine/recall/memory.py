@@ -143,7 +143,7 @@ class MemoryRecall:
 
         # The window may need the provider choice (with nothing configured, a loopback Ollama probe):
         # off the event loop, as the recall itself.
-        window = await asyncio.to_thread(self._sessions.window)
+        window = await asyncio.to_thread(self._sessions.message_window)
         budget = recall_reserve(self._sessions.settings, window)
         hits = await asyncio.to_thread(
             mem.recall, query, agent_id=agent, budget_tokens=budget,

@@ -17,3 +17,23 @@ class LockedError(NeotaskError):
 
 class StorageError(NeotaskError):
     """A write failed (disk full, I/O error); nothing already on disk was damaged."""
+
+
+def io_failure(e: BaseException) -> str | None:
+    """The OS error behind a failed write, as ``ENOSPC (No space left on device)``; ``None`` when
+    ``e`` is not one.
+
+    An :class:`OSError` names its errno; LanceDB's Rust core raises a ``RuntimeError`` whose text ends
+    in ``(os error 28)``, which is read the same way.
+    """
+    import errno
+    import os
+    import re
+
+    code: int | None = e.errno if isinstance(e, OSError) else None
+    if code is None:
+        m = re.search(r"\(os error (\d+)\)", str(e))
+        if m is None:
+            return None
+        code = int(m.group(1))
+    return f"{errno.errorcode.get(code, 'error')} ({os.strerror(code)})"

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui import paths, tuning
 from neotask_tui.config import MemorySettings
+from neotask_tui.errors import StorageError, io_failure
 from neotask_tui.memory.files import (
     MAX_DEPTH,
     MEMORY_DIR,
@@ -479,8 +480,17 @@ class MemoryService:
         n_red += n_keys
         if scope == default_scope(agent_id):
             scope = None
+        shown = redact_path(file)
         with self._lock:
-            _ = self.store  # the embedding model and the store open before anything is written
+            try:  # the embedding model and the store open before anything is written
+                _ = self.store
+            except StoreError:
+                raise
+            except Exception as e:
+                why = io_failure(e)
+                if why is None:
+                    raise
+                raise StorageError(f"could not open the memory index: {why}; {shown} was not changed") from None
             old = self.read(agent_id, file, missing_ok=True)  # refuses a link, a FIFO, a folder...
             path = self.resolve(agent_id, file)
             if not old and file == MEMORY_FILE:
@@ -492,10 +502,26 @@ class MemoryService:
                 entry = format_entry(body, when=datetime.now(), source=source, scope=scope)
                 new, start = place_entry(old, entry)
                 end = start + entry.count("\n") - 1
-                paths.ensure_dir(path.parent)
-                atomic_write_text(path, new)
+                try:
+                    paths.ensure_dir(path.parent)
+                    atomic_write_text(path, new)
+                except OSError as e:  # the temp file is gone and the file is as it was
+                    raise StorageError(f"could not write {shown}: {io_failure(e)}; it was not changed") from None
             rel = check_rel_path(file)
-            stats = self.sync(agent_id, only=[rel])
+            try:
+                stats = self.sync(agent_id, only=[rel])
+            except Exception as e:
+                # The entry is in the file, the truth the index is rebuilt from: a file whose rows
+                # do not hold its new hash is indexed again by the next sync (a turn, `memory
+                # search`, `memory reindex`, this command again). LanceDB commits a version only
+                # once its files are written, so what a failed write left is never read.
+                why = io_failure(e)
+                if why is None:
+                    raise
+                raise StorageError(
+                    f"could not index {shown}: {why}; the entry is saved ({shown}:{start}-{end}) and is "
+                    "indexed at the next turn, `neotask memory search` or `memory reindex` once there is room"
+                ) from None
             snap = self.store.snapshot()
             ids = [
                 snap.ids[i] for i in range(len(snap.ids))

@@ -1,0 +1,89 @@
+"""Red team 33: ``memory add`` on a full disk, and a data dir that cannot be written.
+
+- A failed ``MEMORY.md`` write is one ``neotask: error: could not …: ENOSPC`` line (exit 1) and the
+  file is unchanged; a failed index write keeps the entry (the memory files are the index's truth)
+  with a one-line error saying it is indexed later, and what LanceDB left half-written never breaks
+  the next open (a real short write: ``RLIMIT_FSIZE`` in a child process).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.faults.helpers import REPO, cli
+
+MEMORY_ON = {"NEOTASK_MEMORY_ENABLED": "true"}
+
+FULL_MEMORY_FILE = textwrap.dedent("""
+    import errno, sys
+    from neotask_tui.storage import atomic
+    def hook(path):
+        if path.name == "MEMORY.md":
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+    atomic.io_hooks.before_write = hook
+    from neotask_tui.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+def _one_error_line(stderr: str, *parts: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    assert lines[0].startswith("neotask: error: could not "), stderr
+    for p in parts:
+        assert p in lines[0], stderr
+    return lines[0]
+
+
+def test_memory_add_on_a_full_disk_is_one_line_and_leaves_memory_md_unchanged(data_dir: Path) -> None:
+    assert cli("memory", "add", "first fact about otters", env=MEMORY_ON).returncode == 0
+    memory_md = data_dir / "agents" / "main" / "MEMORY.md"
+    before = memory_md.read_bytes()
+    out = subprocess.run([sys.executable, "-c", FULL_MEMORY_FILE, "memory", "add", "second fact about beavers"],
+                         cwd=REPO, capture_output=True, text=True, env={**os.environ, **MEMORY_ON}, timeout=120)
+    assert out.returncode == 1
+    _one_error_line(out.stderr, "MEMORY.md", "ENOSPC", "not changed")
+    assert memory_md.read_bytes() == before
+    assert not [p.name for p in memory_md.parent.iterdir() if p.name.endswith(".tmp")]
+    again = cli("memory", "add", "second fact about beavers", env=MEMORY_ON)
+    assert again.returncode == 0, again.stderr
+    assert b"second fact about beavers" in memory_md.read_bytes()
+
+
+SHORT_INDEX_WRITE = textwrap.dedent("""
+    import resource, signal, sys
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    # MEMORY.md (a few hundred bytes) fits; LanceDB's new data file (several KiB) is cut short (EFBIG).
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2048, resource.RLIM_INFINITY))
+    from neotask_tui.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+@pytest.mark.parametrize("then", ["memory search", "memory add"])
+def test_a_failed_index_write_keeps_the_entry_and_the_next_open_works(data_dir: Path, then: str) -> None:
+    assert cli("memory", "add", "first fact about otters", env=MEMORY_ON).returncode == 0
+    memory_md = data_dir / "agents" / "main" / "MEMORY.md"
+    out = subprocess.run([sys.executable, "-c", SHORT_INDEX_WRITE, "memory", "add", "second fact about beavers"],
+                         cwd=REPO, capture_output=True, text=True, env={**os.environ, **MEMORY_ON}, timeout=120)
+    assert out.returncode == 1
+    line = _one_error_line(out.stderr, "could not index MEMORY.md", "EFBIG", "the entry is saved", "indexed at the next")
+    assert "not changed" not in line
+    assert "second fact about beavers" in memory_md.read_text()  # kept, as the line says
+    if then == "memory search":  # brings the index up to date first
+        found = cli("memory", "search", "beavers", "--json", env=MEMORY_ON)
+        assert found.returncode == 0, found.stderr
+        assert "second fact about beavers" in found.stdout
+    else:  # retrying the same add writes no second copy and indexes it
+        again = cli("memory", "add", "second fact about beavers", "--json", env=MEMORY_ON)
+        assert again.returncode == 0, again.stderr
+        assert memory_md.read_text().count("second fact about beavers") == 1
+        assert cli("memory", "add", "third fact about herons", env=MEMORY_ON).returncode == 0
+        found = cli("memory", "search", "beavers herons", "--json", env=MEMORY_ON)
+        assert "second fact about beavers" in found.stdout and "third fact about herons" in found.stdout

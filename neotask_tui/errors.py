@@ -11,6 +11,11 @@ class UserError(NeotaskError):
     """Bad input from the user (bad key, bad arguments, unknown session). CLI exit code 2."""
 
 
+class DataDirError(UserError):
+    """The data dir cannot be written (a read-only file system, no permission): writing commands stop
+    with exit 2 naming ``NEOTASK_HOME``; read-only commands read it as they would beside a lock holder."""
+
+
 class LockedError(NeotaskError):
     """Another process holds the data-dir lock."""
 

@@ -11,6 +11,7 @@ with mode 0700, and files we create get mode 0600 (see :mod:`neotask_tui.storage
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import platformdirs
 
-from neotask_tui.errors import UserError
+from neotask_tui.errors import DataDirError
 
 APP = "neotask"
 DIR_MODE = 0o700
@@ -247,7 +248,6 @@ def home_problem(*, probe: bool = True) -> str | None:
     ``os.access`` must allow writing there, which misses only what root's access check does.
     """
     d = data_dir()
-    where = f"NEOTASK_HOME={os.environ['NEOTASK_HOME']}" if _home() else f"the data dir {d}"
     try:
         if probe:
             ensure_dir(d)
@@ -261,26 +261,43 @@ def home_problem(*, probe: bool = True) -> str | None:
             if not p.is_dir():
                 raise NotADirectoryError(20, "Not a directory")
             if not os.access(p, os.W_OK | os.X_OK):
-                raise PermissionError(13, "Permission denied")
+                if _read_only_fs(p):
+                    raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
     except OSError as e:
-        p = d
-        while not p.exists() and p != p.parent:
-            p = p.parent
-        what = f"{p} is not a directory" if p.exists() and not p.is_dir() else (e.strerror or str(e))
-        return f"{where}: cannot use {d} ({what})"
+        return home_error(e)
     return None
+
+
+def _read_only_fs(path: Path) -> bool:
+    """Whether ``path`` is on a file system mounted read-only."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def home_error(e: OSError) -> str:
+    """One line naming ``NEOTASK_HOME`` (or the data dir) and why it cannot be used (``e``)."""
+    d = data_dir()
+    where = f"NEOTASK_HOME={os.environ['NEOTASK_HOME']}" if _home() else f"the data dir {d}"
+    p = d
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    what = f"{p} is not a directory" if p.exists() and not p.is_dir() else (e.strerror or str(e))
+    return f"{where}: cannot use {d} ({what})"
 
 
 def ensure_data_dir(path: Path) -> Path:
     """:func:`ensure_dir` for a directory under the data dir, with a one-line user error on failure.
 
     Raises:
-        UserError: naming ``NEOTASK_HOME`` (or the data dir) and the reason.
+        DataDirError: naming ``NEOTASK_HOME`` (or the data dir) and the reason.
     """
     try:
         ensure_dir(path)
-    except OSError:
-        raise UserError(home_problem() or f"cannot create {path}") from None
+    except OSError as e:
+        raise DataDirError(home_problem() or home_error(e)) from None
     return path
 
 

@@ -378,7 +378,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     """
     from neotask_tui.commands.search import hit_label, parse_limit
     from neotask_tui.engine.session.lifecycle import local_zone
-    from neotask_tui.errors import LockedError, UserError
+    from neotask_tui.errors import DataDirError, LockedError, UserError
     from neotask_tui.storage.keys import validate_agent_id
     from neotask_tui.storage.lock import DataLock
     from neotask_tui.storage.search import MARK_CLOSE, MARK_OPEN, SearchIndex, parse_since
@@ -393,7 +393,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     import contextlib
 
     lock = DataLock()
-    with contextlib.suppress(LockedError):  # beside a writer: read what is indexed, scan the rest
+    # beside a writer, or on a data dir that cannot be written: read what is indexed, scan the rest
+    with contextlib.suppress(LockedError, DataDirError):
         lock.acquire()
     try:
         index = SearchIndex(writable=lock.held)

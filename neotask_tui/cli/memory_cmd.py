@@ -46,7 +46,7 @@ def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | 
     import sys
 
     from neotask_tui.config import load_settings
-    from neotask_tui.errors import LockedError
+    from neotask_tui.errors import DataDirError, LockedError
     from neotask_tui.paths import migrate_workspace
     from neotask_tui.storage.keys import parse_key, validate_agent_id
     from neotask_tui.storage.lock import DataLock
@@ -64,7 +64,7 @@ def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | 
     lock = DataLock()
     try:
         lock.acquire()
-    except LockedError:
+    except (LockedError, DataDirError):  # a reader reads as the holder keeps it, or as it is on a read-only disk
         if write:
             raise
     try:

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from neotask_tui import paths
-from neotask_tui.errors import LockedError, StorageError
+from neotask_tui.errors import DataDirError, LockedError, StorageError
 
 _PID_WIDTH = 24
 _HOLDER_WAIT_S = 0.5
@@ -65,11 +65,20 @@ class DataLock:
         return self._fd is not None
 
     def acquire(self) -> None:
-        """Take the lock or raise :class:`LockedError` naming the holder."""
+        """Take the lock or raise :class:`LockedError` naming the holder.
+
+        Raises:
+            LockedError: another process holds it.
+            DataDirError: the data dir cannot be written (read-only, no permission): a reader goes
+                on without the lock, as beside a holder.
+        """
         if self._fd is not None:
             return
         paths.ensure_data_dir(self.path.parent)
         fd = self._open()
+        if not os.access(self.path.parent, os.W_OK | os.X_OK):  # a lock file left in a folder made read-only
+            os.close(fd)
+            raise DataDirError(paths.home_error(PermissionError(errno.EACCES, os.strerror(errno.EACCES))))
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -96,6 +105,8 @@ class DataLock:
         except OSError as e:
             if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO) or os.path.islink(self.path):
                 raise StorageError(self._not_regular()) from None
+            if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):  # the data dir cannot be written
+                raise DataDirError(paths.home_error(e)) from None
             raise StorageError(f"cannot open the lock file {self.path}: {e.strerror or e}") from None
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:  # a hard link would get its other name truncated

@@ -1,9 +1,13 @@
-"""Red team 33: ``memory add`` on a full disk, and a data dir that cannot be written.
+"""Red team 33: ``memory add`` on a full disk, a data dir that cannot be written, a bad lock file.
 
 - A failed ``MEMORY.md`` write is one ``neotask: error: could not …: ENOSPC`` line (exit 1) and the
   file is unchanged; a failed index write keeps the entry (the memory files are the index's truth)
   with a one-line error saying it is indexed later, and what LanceDB left half-written never breaks
   the next open (a real short write: ``RLIMIT_FSIZE`` in a child process).
+- A data dir that cannot be written (EROFS, EACCES: injected at ``os.open``, as root's access check
+  passes everywhere) stops every writer with the ``NEOTASK_HOME`` error (exit 2), while ``search`` and
+  ``memory search`` answer read-only and ``doctor`` names the cause.
+- A lock file that is a folder, FIFO or link is a ``doctor`` problem needing manual action.
 """
 
 from __future__ import annotations
@@ -73,7 +77,8 @@ def test_a_failed_index_write_keeps_the_entry_and_the_next_open_works(data_dir: 
     out = subprocess.run([sys.executable, "-c", SHORT_INDEX_WRITE, "memory", "add", "second fact about beavers"],
                          cwd=REPO, capture_output=True, text=True, env={**os.environ, **MEMORY_ON}, timeout=120)
     assert out.returncode == 1
-    line = _one_error_line(out.stderr, "could not index MEMORY.md", "EFBIG", "the entry is saved", "indexed at the next")
+    line = _one_error_line(out.stderr, "could not index MEMORY.md", "EFBIG", "the entry is saved",
+                           "indexed at the next")
     assert "not changed" not in line
     assert "second fact about beavers" in memory_md.read_text()  # kept, as the line says
     if then == "memory search":  # brings the index up to date first
@@ -87,3 +92,56 @@ def test_a_failed_index_write_keeps_the_entry_and_the_next_open_works(data_dir: 
         assert cli("memory", "add", "third fact about herons", env=MEMORY_ON).returncode == 0
         found = cli("memory", "search", "beavers herons", "--json", env=MEMORY_ON)
         assert "second fact about beavers" in found.stdout and "third fact about herons" in found.stdout
+
+
+READ_ONLY_CLI = textwrap.dedent("""
+    import errno, os, sys
+    how = sys.argv.pop(1)
+    data = os.path.join(os.environ["NEOTASK_HOME"], "data")
+    code = errno.EROFS if how == "erofs" else errno.EACCES
+    real_open, real_access, real_statvfs = os.open, os.access, os.statvfs
+    def fake_open(path, flags, *a, **kw):  # what a read-only data dir does to a write open
+        if os.fspath(path).startswith(data) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(code, os.strerror(code), os.fspath(path))
+        return real_open(path, flags, *a, **kw)
+    def fake_access(path, mode, *a, **kw):  # root's access check passes everywhere: say what a user sees
+        if os.fspath(path).startswith(data) and mode & os.W_OK:
+            return False
+        return real_access(path, mode, *a, **kw)
+    class Vfs:
+        def __init__(self, st):
+            self.st = st
+        def __getattr__(self, name):
+            if name == "f_flag":
+                return self.st.f_flag | (os.ST_RDONLY if how == "erofs" else 0)
+            return getattr(self.st, name)
+    os.open, os.access = fake_open, fake_access
+    os.statvfs = lambda path: Vfs(real_statvfs(path))
+    from neotask_tui.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+def _read_only(how: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", READ_ONLY_CLI, how, *args], cwd=REPO, capture_output=True,
+                          text=True, env={**os.environ, **MEMORY_ON, "NEOTASK_PROVIDER": "scripted"}, timeout=120)
+
+
+@pytest.mark.parametrize(("how", "why"), [("erofs", "Read-only file system"), ("eacces", "Permission denied")])
+def test_a_data_dir_that_cannot_be_written(how: str, why: str, neotask_home: Path) -> None:
+    assert cli("send", "a note about otters", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
+    assert cli("memory", "add", "otters hold hands while they sleep", env=MEMORY_ON).returncode == 0
+    for writing in (["send", "hello"], ["memory", "add", "beavers build dams"], ["sessions", "new"]):
+        out = _read_only(how, *writing)
+        assert out.returncode == 2, (writing, out.stderr)
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("neotask: error: "), out.stderr
+        assert f"NEOTASK_HOME={neotask_home}" in lines[0] and why in lines[0] and "lock file" not in lines[0]
+    found = _read_only(how, "search", "otters")  # read-only commands keep working without the lock
+    assert found.returncode == 0 and "a note about otters" in found.stdout, found.stderr
+    found = _read_only(how, "memory", "search", "otters", "--json")
+    assert found.returncode == 0 and "otters hold hands" in found.stdout, found.stderr
+    doctor = _read_only(how, "doctor")
+    assert doctor.returncode != 0
+    assert f"cannot use {neotask_home / 'data'} ({why})" in doctor.stdout, doctor.stdout
+

@@ -42,6 +42,10 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     if home is not None:  # nothing below can work (or be repaired) without a usable data dir
         return {**unusable, "problems": [home], "manual": [home]}
     loose = paths.private_modes()  # before the lock: a writer taking it tightens them
+    bad_lock = _lock_problem()
+    if bad_lock is not None:  # its mode is not --fix's to change: --fix refuses that lock like every writer
+        lock_path = str(paths.lock_file().parent.resolve() / paths.lock_file().name)
+        loose = [m for m in loose if m.path != lock_path and not m.path.startswith(lock_path + os.sep)]
     lock = DataLock()
     if fix:
         lock.acquire()
@@ -77,6 +81,9 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
         if refused is not None:  # reported, not repaired: what the link points to is not ours to touch
             problems.append(refused.split(";")[0] + "; nothing can be quarantined until it is a folder")
             manual.append(problems[-1])
+        if bad_lock is not None:  # every write is refused until it is removed: yours, not --fix's
+            problems.append(bad_lock)
+            manual.append(bad_lock)
         history = history_problem()
         if history is not None:  # the app and the REPL run without saving it; the link is yours to replace
             problems.append(history)
@@ -165,6 +172,25 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
             "memory_skipped": skipped, "permissions": permissions, "links": hard,
             "manual": manual, "fixable": 0 if fix else fixable, "usable": True,
             "memory_workspace": memory_workspace()}
+
+
+def _lock_problem() -> str | None:
+    """The lock file when it is something every writer refuses (a symbolic link, a folder, a FIFO,
+    a file with a second name), as one line; ``None`` when it is missing or a regular file."""
+    import stat
+
+    p = paths.lock_file()
+    try:
+        st = os.lstat(p)
+    except OSError:
+        return None
+    if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+        return None
+    kind = ("a symbolic link" if stat.S_ISLNK(st.st_mode) else "a folder" if stat.S_ISDIR(st.st_mode)
+            else "a hard link (a file with a second name)" if stat.S_ISREG(st.st_mode) else "a FIFO"
+            if stat.S_ISFIFO(st.st_mode) else "not a regular file")
+    return (f"the lock file {p} is {kind}: every command that writes refuses it until it is removed "
+            "(no neotask process uses it as it is)")
 
 
 def _redacted(path: str) -> str:

@@ -145,3 +145,31 @@ def test_a_data_dir_that_cannot_be_written(how: str, why: str, neotask_home: Pat
     assert doctor.returncode != 0
     assert f"cannot use {neotask_home / 'data'} ({why})" in doctor.stdout, doctor.stdout
 
+
+@pytest.mark.parametrize("what", ["folder", "fifo", "symlink", "hard link"])
+def test_doctor_names_a_lock_file_every_writer_refuses(what: str, data_dir: Path, tmp_path: Path) -> None:
+    """A lock file that is a folder, FIFO, symbolic or hard link blocks every write: ``doctor`` lists
+    it as needing manual action and exits 1, and suggests no ``--fix`` (which refuses it too)."""
+    assert cli("send", "hi", env={"NEOTASK_PROVIDER": "scripted"}).returncode == 0
+    lock = data_dir / "neotask.lock"
+    lock.unlink()
+    if what == "folder":
+        lock.mkdir(mode=0o755)
+    elif what == "fifo":
+        os.mkfifo(lock, 0o644)
+    elif what == "symlink":
+        lock.symlink_to(tmp_path / "elsewhere")
+    else:
+        (tmp_path / "other-name").write_text("")
+        os.link(tmp_path / "other-name", lock)
+    out = cli("doctor")
+    assert out.returncode == 1, out.stdout
+    lines = [ln for ln in out.stdout.splitlines() if str(lock) in ln]
+    assert len(lines) == 1, out.stdout  # the lock itself, and no mode line for it
+    assert lines[0].startswith("✗") and "needs manual action" in lines[0] and "--fix`" not in lines[0]
+    assert "clean" not in out.stdout.splitlines()[-1] and "--fix`" not in out.stdout, out.stdout
+    report = __import__("json").loads(cli("doctor", "--json").stdout)
+    assert report["clean"] is False and report["fixable"] == 0
+    assert [p for p in report["manual"] if str(lock) in p] == [p for p in report["problems"] if str(lock) in p]
+    sent = cli("send", "x", env={"NEOTASK_PROVIDER": "scripted"})
+    assert sent.returncode != 0 and str(lock) in sent.stderr  # what doctor said: every write is refused

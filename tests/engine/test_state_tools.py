@@ -88,3 +88,25 @@ async def test_fire_event_and_done_tools(engine: Engine) -> None:
     await s.add_open_question(KEY, "which region?")
     res = await s.handle_tool(KEY, ToolCall("d", "resolve_open_question", {"question": "1", "answer": "EU"}))
     assert res == ToolReply("ok: resolved 'which region?'")
+
+
+async def test_add_open_question_replies_the_list_number_resolve_takes(engine: Engine) -> None:
+    """The reply names the question's list number (what resolve_open_question takes), not its
+    event id, and resolving by that number resolves that question, even when another question's
+    event id equals the number (red team 33, finding 11)."""
+    s = st(engine)
+    replies = []
+    for q in ("which region?", "which plan?", "which currency?", "which invoice email?"):
+        res = await s.handle_tool(KEY, ToolCall("a", "add_open_question", {"question": q}))
+        assert res is not None and not res.is_error
+        replies.append(res.text)
+    assert replies == [f"ok: open question #{n} recorded" for n in range(1, 5)]
+    ids = [e.id for e in s.get(KEY).active if e.field == "open_questions"]
+    clashing = [n for n in range(1, 5) if n in ids and ids[n - 1] != n]  # also another question's event id
+    assert clashing, ids
+    number = clashing[0]
+    res = await s.handle_tool(KEY, ToolCall("b", "resolve_open_question", {"question": str(number)}))
+    assert res is not None and not res.is_error
+    wanted = ["which region?", "which plan?", "which currency?", "which invoice email?"][number - 1]
+    assert res.text == f"ok: resolved {wanted!r}"
+    assert wanted not in s.get(KEY).values("open_questions")

@@ -515,16 +515,25 @@ class StateManager:
             raise StateError("the question is empty")
         return await self.set(key, "open_questions", text, source=source)
 
+    def open_questions(self, key: str) -> list[StateEntry]:
+        """The active open questions, in list order (a question's list number is its 1-based place)."""
+        return [e for e in self.get(key).active if e.field == "open_questions"]
+
     async def resolve_open_question(
         self, key: str, ref: str | int, *, answer: str | None = None, source: str = "user command",
+        by_number: bool = False,
     ) -> StateEntry:
-        """Resolve an open question by entry id, 1-based position, or (unique) text fragment."""
-        qs = [e for e in self.get(key).active if e.field == "open_questions"]
+        """Resolve an open question by entry id, 1-based position, or (unique) text fragment.
+
+        With ``by_number`` a number is the list number only (the tools name questions so: an entry id
+        that happens to equal another question's list number must not win)."""
+        qs = self.open_questions(key)
         hit: list[StateEntry] = []
         s = str(ref).strip().lstrip("#")
         if s.isdigit():
             n = int(s)
-            hit = [e for e in qs if e.id == n] or ([qs[n - 1]] if 0 < n <= len(qs) else [])
+            by_place = [qs[n - 1]] if 0 < n <= len(qs) else []
+            hit = by_place if by_number else [e for e in qs if e.id == n] or by_place
         if not hit:
             hit = [e for e in qs if s and s.casefold() in _text(e.value).casefold()]
         if len(hit) != 1:

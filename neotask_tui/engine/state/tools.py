@@ -60,8 +60,10 @@ class StateOps(Protocol):
 
     async def add_open_question(self, key: str, text: str, *, source: str = ...) -> StateEntry: ...
 
+    def open_questions(self, key: str) -> list[StateEntry]: ...
+
     async def resolve_open_question(
-        self, key: str, ref: str | int, *, answer: str | None = ..., source: str = ...,
+        self, key: str, ref: str | int, *, answer: str | None = ..., source: str = ..., by_number: bool = ...,
     ) -> StateEntry: ...
 
     async def fire_event(self, key: str, name: str, *, source: str = ...) -> int: ...
@@ -246,10 +248,12 @@ async def _dispatch(mgr: StateOps, key: str, name: str, args: dict[str, Any]) ->
         return "ok: " + "; ".join(out)
     if name == "add_open_question":
         e = await mgr.add_open_question(key, _str(args, "question") or "", source=SOURCE)
-        return f"ok: open question #{e.id} recorded"
+        # the number resolve_open_question takes: its place in the list, not the entry's event id
+        number = next((n for n, q in enumerate(mgr.open_questions(key), 1) if q.id == e.id), None)
+        return f"ok: open question #{number} recorded" if number else "ok: open question recorded"
     if name == "resolve_open_question":
         e = await mgr.resolve_open_question(key, _str(args, "question") or "", answer=_str(args, "answer"),
-                                            source=SOURCE)
+                                            source=SOURCE, by_number=True)
         return f"ok: resolved {e.value!r}"
     if name == "fire_event":
         ev = (_str(args, "name") or "").strip()

@@ -218,3 +218,21 @@ def test_send_says_an_automatic_reset_in_one_line(neotask_home: Path) -> None:
     new = json.loads(index.read_text(encoding="utf-8"))["sessions"][KEY]["session_id"]
     assert f"new session {new} (idle expiry); the previous one, {old}, is archived · idle for more than 1 minutes " \
            f"(`neotask sessions undo-reset {KEY}` restores it)" in r.stderr.splitlines(), r.stderr
+
+
+def test_piped_sessions_list_keeps_every_row_on_one_line() -> None:
+    """Piped at 80 columns, a long session key squeezed "last activity" into one character per
+    line (red team 33, finding 11): a pipe gets each session on one line, nothing folded or cut."""
+    env = {"NEOTASK_PROVIDER": "scripted", "COLUMNS": "80"}
+    long_key = "agent:main:tui:Ab3dEf6hIj9kLm2nOp5qRs8tUvWx"
+    for key in (KEY, long_key):
+        assert neotask("send", "-s", key, "hi", env=env).returncode == 0
+    rows = json.loads(neotask("sessions", "list", "--json", env=env).stdout)
+    r = neotask("sessions", "list", env=env)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 1 + len(rows) and "last activity" in lines[0], r.stdout
+    for row in rows:
+        when = row["last_activity_at"][:19].replace("T", " ")
+        line = next(ln for ln in lines if row["session_id"] in ln)
+        assert row["key"] in line and when in line and "…" not in line, r.stdout

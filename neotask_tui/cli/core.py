@@ -227,6 +227,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                                   str(row.get("compaction_count", "")), state)
                     else:
                         t.add_row(row["key"], sid, when, f"{c.get('input', 0)}/{c.get('output', 0)}", state)
+                if not console.is_terminal:  # piped: every row on one line, at the table's full width (a
+                    # long key would otherwise squeeze "last activity" into one character per line)
+                    full = console.measure(t, options=console.options.update_width(10_000)).maximum
+                    console.width = max(console.width, full)
                 console.print(t)
             return 0
         if action == "show":

@@ -62,13 +62,13 @@ def _open_for_preview() -> Engine:
     extractive summarizer drafts it and the result says why). With no data dir there is no session
     to preview, and none is made."""
     from neotask_tui import paths
-    from neotask_tui.errors import LockedError
+    from neotask_tui.errors import DataDirError, LockedError
 
     if not paths.data_dir().exists():
         return open_engine(readonly=True)
     try:
         return open_engine()
-    except LockedError:
+    except (LockedError, DataDirError):  # beside the holder, or on a data dir that cannot be written
         return open_engine(readonly=True)
 
 

@@ -5,13 +5,14 @@
   with a one-line error saying it is indexed later, and what LanceDB left half-written never breaks
   the next open (a real short write: ``RLIMIT_FSIZE`` in a child process).
 - A data dir that cannot be written (EROFS, EACCES: injected at ``os.open``, as root's access check
-  passes everywhere) stops every writer with the ``NEOTASK_HOME`` error (exit 2), while ``search`` and
-  ``memory search`` answer read-only and ``doctor`` names the cause.
+  passes everywhere) stops every writer with the ``NEOTASK_HOME`` error (exit 2), while ``search``,
+  ``memory search`` and ``compact --preview`` answer read-only and ``doctor`` names the cause.
 - A lock file that is a folder, FIFO or link is a ``doctor`` problem needing manual action.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -141,6 +142,10 @@ def test_a_data_dir_that_cannot_be_written(how: str, why: str, neotask_home: Pat
     assert found.returncode == 0 and "a note about otters" in found.stdout, found.stderr
     found = _read_only(how, "memory", "search", "otters", "--json")
     assert found.returncode == 0 and "otters hold hands" in found.stdout, found.stderr
+    preview = _read_only(how, "compact", "--preview", "--json")  # drafted read-only, as beside a lock holder
+    assert preview.returncode == 0, preview.stderr
+    draft = json.loads(preview.stdout)
+    assert draft["model"] == "extractive" and "cannot be written" in draft["summarizer_note"]
     doctor = _read_only(how, "doctor")
     assert doctor.returncode != 0
     assert f"cannot use {neotask_home / 'data'} ({why})" in doctor.stdout, doctor.stdout
@@ -168,7 +173,7 @@ def test_doctor_names_a_lock_file_every_writer_refuses(what: str, data_dir: Path
     assert len(lines) == 1, out.stdout  # the lock itself, and no mode line for it
     assert lines[0].startswith("✗") and "needs manual action" in lines[0] and "--fix`" not in lines[0]
     assert "clean" not in out.stdout.splitlines()[-1] and "--fix`" not in out.stdout, out.stdout
-    report = __import__("json").loads(cli("doctor", "--json").stdout)
+    report = json.loads(cli("doctor", "--json").stdout)
     assert report["clean"] is False and report["fixable"] == 0
     assert [p for p in report["manual"] if str(lock) in p] == [p for p in report["problems"] if str(lock) in p]
     sent = cli("send", "x", env={"NEOTASK_PROVIDER": "scripted"})

@@ -376,11 +376,12 @@ class Compactor:
 
     def _not_asked(self) -> str | None:
         """Why the model is not asked: :meth:`summarizer_note`, or a read-only engine (beside the
-        process that holds the data dir), which could not add the call to the session's counters."""
+        process that holds the data dir, or on one that cannot be written), which could not add the
+        call to the session's counters."""
         note = self.summarizer_note()
         if note is None and self.engine.readonly:
-            return ("the model was not asked: another neotask process holds the data dir, so this "
-                    "read-only preview could not count the call in the session's totals")
+            return ("the model was not asked: another neotask process holds the data dir (or it cannot be "
+                    "written), so this read-only preview could not count the call in the session's totals")
         return note
 
     def summary_budget(self) -> int:

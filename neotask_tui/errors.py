@@ -24,21 +24,24 @@ class StorageError(NeotaskError):
     """A write failed (disk full, I/O error); nothing already on disk was damaged."""
 
 
-def io_failure(e: BaseException) -> str | None:
-    """The OS error behind a failed write, as ``ENOSPC (No space left on device)``; ``None`` when
-    ``e`` is not one.
-
-    An :class:`OSError` names its errno; LanceDB's Rust core raises a ``RuntimeError`` whose text ends
-    in ``(os error 28)``, which is read the same way.
-    """
-    import errno
-    import os
+def io_errno(e: BaseException) -> int | None:
+    """The errno behind a failed write: an :class:`OSError`'s, or the ``(os error 28)`` that ends the
+    text of LanceDB's ``RuntimeError`` (its Rust core); ``None`` when ``e`` is neither."""
     import re
 
-    code: int | None = e.errno if isinstance(e, OSError) else None
+    if isinstance(e, OSError):
+        return e.errno
+    m = re.search(r"\(os error (\d+)\)", str(e))
+    return int(m.group(1)) if m else None
+
+
+def io_failure(e: BaseException) -> str | None:
+    """The OS error behind a failed write (:func:`io_errno`), as ``ENOSPC (No space left on device)``;
+    ``None`` when ``e`` is not one."""
+    import errno
+    import os
+
+    code = io_errno(e)
     if code is None:
-        m = re.search(r"\(os error (\d+)\)", str(e))
-        if m is None:
-            return None
-        code = int(m.group(1))
+        return None
     return f"{errno.errorcode.get(code, 'error')} ({os.strerror(code)})"

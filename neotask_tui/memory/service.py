@@ -7,6 +7,7 @@ serialises writers; searches take it only to refresh the snapshot and check stal
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
 import logging
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from neotask_tui import paths, tuning
 from neotask_tui.config import MemorySettings
-from neotask_tui.errors import StorageError, io_failure
+from neotask_tui.errors import StorageError, io_errno, io_failure
 from neotask_tui.memory.files import (
     MAX_DEPTH,
     MEMORY_DIR,
@@ -71,6 +72,11 @@ TURN_INLINE_BYTES: Final = 64 * 1024
 """Changed memory files up to this many bytes in all are indexed inside a turn's recall (a few
 seconds of embedding at most); bigger changes are indexed in a background thread and the turn
 recalls from the index as it is meanwhile (a 1 MB file took two minutes to embed here)."""
+
+
+_NO_ROOM: Final = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+"""Errors of a store write that say nothing about the store's state (a full disk, a quota, a file
+size limit, a read-only mount): never a reason to quarantine it as damaged."""
 
 
 def _floor_cosine(hit: MemoryHit) -> float | None:
@@ -202,6 +208,8 @@ class MemoryService:
         Raises:
             StoreError: for a remote store that cannot be opened, or a damaged local one that
                 cannot be moved to ``quarantine/`` (a symbolic link: it is left as it is).
+            StorageError: the open failed for want of room (a full disk, a quota, a read-only
+                mount): that is no damage, and the store is left as it is.
         """
         try:
             store = ChunkStore(uri, model_id, dim)
@@ -209,6 +217,8 @@ class MemoryService:
             return store
         except Exception as e:
             why = str(e).splitlines()[0] if str(e) else type(e).__name__
+            if io_errno(e) in _NO_ROOM:  # a write that failed is no damage: nothing is moved or rebuilt
+                raise StorageError(f"could not open the memory index: {io_failure(e)}") from None
             if is_remote(uri):
                 raise StoreError(f"memory store {uri} cannot be opened ({why}); it was left as it is") from e
             log.error("memory: the LanceDB store at %s is unreadable (%s); rebuilding it from memory files",
@@ -484,6 +494,8 @@ class MemoryService:
         with self._lock:
             try:  # the embedding model and the store open before anything is written
                 _ = self.store
+            except StorageError as e:
+                raise StorageError(f"{e}; {shown} was not changed") from None
             except StoreError:
                 raise
             except Exception as e:
@@ -506,7 +518,7 @@ class MemoryService:
                     paths.ensure_dir(path.parent)
                     atomic_write_text(path, new)
                 except OSError as e:  # the temp file is gone and the file is as it was
-                    raise StorageError(f"could not write {shown}: {io_failure(e)}; it was not changed") from None
+                    raise StorageError(f"could not write {shown}: {io_failure(e) or e}; it was not changed") from None
             rel = check_rel_path(file)
             try:
                 stats = self.sync(agent_id, only=[rel])

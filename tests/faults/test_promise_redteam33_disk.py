@@ -178,3 +178,41 @@ def test_doctor_names_a_lock_file_every_writer_refuses(what: str, data_dir: Path
     assert [p for p in report["manual"] if str(lock) in p] == [p for p in report["problems"] if str(lock) in p]
     sent = cli("send", "x", env={"NEOTASK_PROVIDER": "scripted"})
     assert sent.returncode != 0 and str(lock) in sent.stderr  # what doctor said: every write is refused
+
+
+def test_a_full_disk_when_the_memory_store_opens_is_no_damage(data_dir: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """LanceDB failing for want of room while the store opens is reported, and the store is not
+    moved to quarantine/ as damaged (it is whole: only the write failed)."""
+    from neotask_tui.config import load_settings
+    from neotask_tui.errors import StorageError
+    from neotask_tui.memory.index import store as store_mod
+    from neotask_tui.memory.service import MemoryService
+
+    monkeypatch.setenv("NEOTASK_MEMORY_ENABLED", "true")
+    svc = MemoryService(load_settings().memory)
+    svc.add("main", "otters hold hands while they sleep")
+    svc.close()
+    memory_md = data_dir / "agents" / "main" / "MEMORY.md"
+    before = memory_md.read_bytes()
+
+    def full(self: object, *a: object, **kw: object) -> None:
+        raise RuntimeError("lance error: LanceError(IO): No space left on device (os error 28), commit.rs:1663:50")
+
+    with monkeypatch.context() as m:
+        m.setattr(store_mod.ChunkStore, "snapshot", full)
+        svc = MemoryService(load_settings().memory)
+        try:
+            with pytest.raises(StorageError,
+                               match=r"could not open the memory index: ENOSPC .*MEMORY\.md was not changed"):
+                svc.add("main", "beavers build dams")
+        finally:
+            svc.close()
+    assert memory_md.read_bytes() == before
+    quarantine = data_dir / "quarantine"
+    assert not quarantine.exists() or not any(quarantine.iterdir())
+    svc = MemoryService(load_settings().memory)
+    try:
+        assert "otters hold hands" in " ".join(h.text for h in svc.search("otters", agent_id="main", k=3))
+    finally:
+        svc.close()

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from neotask_tui.errors import UserError
+from neotask_tui.errors import UserError, io_failure
 
 
 def _console() -> Any:
@@ -124,8 +124,19 @@ def cmd_search(args: argparse.Namespace) -> int:
             # create it, a write under someone else's lock. There is nothing indexed to search.
             hits = []
         else:
-            hits = svc.search(args.query, agent_id=agent, k=args.k, sources=sources,
-                              scopes=args.scope or None, sync=locked)
+            try:
+                hits = svc.search(args.query, agent_id=agent, k=args.k, sources=sources,
+                                  scopes=args.scope or None, sync=locked)
+            except Exception as e:  # bringing the index up to date failed (a full disk): search it as it is
+                why = io_failure(e) if locked else None
+                if why is None:
+                    raise
+                import sys
+
+                sys.stderr.write(f"neotask: the memory index could not be brought up to date: {why}; these "
+                                 "results come from what it holds (a file it could not update is left out)\n")
+                hits = svc.search(args.query, agent_id=agent, k=args.k, sources=sources,
+                                  scopes=args.scope or None, sync=False)
             from neotask_tui.memory.types import recall_rank
 
             hits.sort(key=lambda h: recall_rank(h.kind))  # consented memory first (stable)
@@ -166,7 +177,16 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         prog.update(task, description=phase, completed=done, total=total or None)
 
     with _open(args, progress=cb, write=True) as (svc, agent, _), prog:
-        stats = svc.reindex(agent, full=args.full)
+        try:
+            stats = svc.reindex(agent, full=args.full)
+        except Exception as e:
+            why = io_failure(e)
+            if why is None:
+                raise
+            from neotask_tui.errors import StorageError
+
+            raise StorageError(f"could not update the memory index: {why}; the memory files are unchanged "
+                               "(run `neotask memory reindex` again once there is room)") from None
     if args.json:
         _print_json(stats.to_dict())
     else:

@@ -216,3 +216,31 @@ def test_a_full_disk_when_the_memory_store_opens_is_no_damage(data_dir: Path,
         assert "otters hold hands" in " ".join(h.text for h in svc.search("otters", agent_id="main", k=3))
     finally:
         svc.close()
+
+
+def test_memory_search_and_reindex_on_a_full_disk(data_dir: Path) -> None:
+    """The commands the error above points to: on a disk still full, ``memory search`` answers from
+    what the index holds (and says so in one line), ``memory reindex`` is one error line; both work
+    once there is room."""
+    assert cli("memory", "add", "otters hold hands while they sleep", env=MEMORY_ON).returncode == 0
+    memory_md = data_dir / "agents" / "main" / "MEMORY.md"
+    with memory_md.open("a") as f:  # an edit by hand: indexed at the next sync
+        f.write("- pelicans fish in groups, herding the fish together\n" * 40)
+
+    def short(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", SHORT_INDEX_WRITE, *args], cwd=REPO, capture_output=True,
+                              text=True, env={**os.environ, **MEMORY_ON}, timeout=120)
+
+    found = short("memory", "search", "otters", "--json")
+    assert found.returncode == 0, found.stderr
+    assert isinstance(json.loads(found.stdout), list)
+    assert found.stderr.strip().splitlines() == [
+        "neotask: the memory index could not be brought up to date: EFBIG (File too large); "
+        "these results come from what it holds (a file it could not update is left out)"]
+    again = short("memory", "reindex")
+    assert again.returncode == 1
+    _one_error_line(again.stderr, "could not update the memory index: EFBIG", "memory files are unchanged")
+    ok = cli("memory", "reindex", env=MEMORY_ON)
+    assert ok.returncode == 0, ok.stderr
+    found = cli("memory", "search", "otters pelicans", "--json", env=MEMORY_ON)
+    assert "pelicans fish in groups" in found.stdout and "otters hold hands" in found.stdout

@@ -17,7 +17,14 @@ from typing import Any
 
 from neotask_tui.providers._retry import with_retries
 from neotask_tui.providers.base import ChatMessage, ProviderError, StreamEvent, TextDelta, ToolCallEvent, ToolSpec
-from neotask_tui.text.secrets import API_KEY_MARK, HYPHEN_LOOKALIKES, IGNORABLE, TO_LATIN, redact_secrets
+from neotask_tui.text.secrets import (
+    API_KEY_MARK,
+    HYPHEN_LOOKALIKES,
+    IGNORABLE,
+    TO_LATIN,
+    marks_and_digits,
+    redact_secrets,
+)
 from neotask_tui.text.trees import map_strings
 
 _URL_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^\s/@]+@")
@@ -143,10 +150,10 @@ class SdkProvider:
 
 # An endpoint may send the key back changed in ways a reader undoes at a glance: another case,
 # full-width letters, Cyrillic or Greek look-alike letters, hyphens or underscores added or dropped,
-# invisible characters, spaces, line breaks, quotes or a "+" between its characters (a string split
-# in two literals), or only part of it (without its public prefix "sk-proj-", its last 28
-# characters, 18 from its middle). Each still gives the secret away: any :data:`KEY_WINDOW`
-# characters of the key in a row, read through those changes, are masked.
+# invisible characters, combining marks, another script's digits, spaces, line breaks, quotes or a
+# "+" between its characters (a string split in two literals), or only part of it (without its
+# public prefix "sk-proj-", its last 28 characters, 18 from its middle). Each still gives the secret
+# away: any :data:`KEY_WINDOW` characters of the key in a row, read through those changes, are masked.
 KEY_WINDOW = 16
 """How many characters of the key in a row (read as :func:`_norm` reads them) give it away; a key
 shorter than this is masked only whole."""
@@ -159,6 +166,10 @@ def _norm(c: str) -> str:
     the Latin letter they look like."""
     if IGNORABLE.match(c) or c.isspace() or c in _GAP_CHARS:
         return ""
+    if not c.isascii():  # a combining mark is skipped, another script's digit read as the ASCII one
+        c = c.translate(marks_and_digits())
+        if not c:
+            return ""
     if "\uff01" <= c <= "\uff5e":
         c = chr(ord(c) - 0xFEE0)
     return c.translate(TO_LATIN).lower()
@@ -193,6 +204,8 @@ def _holds_a_window(text: str, keys: list[str]) -> bool:
     operations (a 10 MB paste is read in a fraction of a second, not character by character).
     The same reading as :func:`_norm`'s: ``str.lower`` of a whole string differs from that of its
     characters only for a capital sigma (final form at a word's end), read here as a plain one."""
+    if not text.isascii():
+        text = text.translate(marks_and_digits())
     low = _SKIPPED.sub("", text).translate(_FULL_WIDTH).translate(TO_LATIN).replace("\u03a3", "\u03c3").lower()
     return any(g in low for key in keys for g in _key_view(key)[2])
 

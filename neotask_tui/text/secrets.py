@@ -51,7 +51,8 @@ What is found:
   glued into an identifier, file names with a UUID, ``sha512-`` digests or URL path segments).
 
 Every rule runs on a normalised view: NFKC, zero-width and other default-ignorable characters
-removed, confusable hyphens made ``-``, a backslash-continued line joined (``KEY=sk-…\\``), words
+removed, combining marks inside a token dropped, decimal digits of any script read as ASCII ones,
+confusable hyphens made ``-``, a backslash-continued line joined (``KEY=sk-…\\``), words
 mixing Latin, Cyrillic and Greek look-alike letters in their majority script (Latin or Cyrillic), a
 known-prefix token wrapped across lines joined, and a password word broken up ("pass\\nword",
 "p a s s w o r d", "pass word is", "p@ssw0rd", "пар0ль") read whole; the original span is what gets
@@ -79,8 +80,8 @@ from dataclasses import dataclass
 from neotask_tui.text.remember import REQUEST_PATTERN
 from neotask_tui.text.senders import LINE_PREFIX
 
-__all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "redact", "redact_assigned",
-           "redact_part", "redact_path", "redact_secrets", "redact_values"]
+__all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "marks_and_digits", "redact",
+           "redact_assigned", "redact_part", "redact_path", "redact_secrets", "redact_values"]
 
 MARKER_PREFIX = "[REDACTED:"
 """Every redaction reads ``[REDACTED:<kind>]``."""
@@ -792,6 +793,30 @@ _TO_LAT = str.maketrans(_CYR_TO_LAT | str.maketrans(*_GRK_TO_LAT))
 _TO_CYR = str.maketrans(_LAT_TO_CYR | str.maketrans(*_GRK_TO_CYR))
 TO_LATIN = _TO_LAT
 """``str.translate`` table: Cyrillic and Greek letters that look like Latin ones, as those."""
+# A combining mark inside a token ("ghp_aB1c̲D2…", an accent added to one letter) and a decimal digit
+# of another script ("Ab٣dEf٦…": NFKC keeps Arabic-Indic, Devanagari… digits) hide it from the rules:
+# the view drops the one and reads the other as its ASCII digit.
+_MARKS_IN_TOKEN = re.compile(r"(?<=[A-Za-z0-9_\-]|\d)[^\w\s\x00-\x7f]{1,16}(?=[A-Za-z0-9_\-]|\d)")
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")
+
+
+def _is_mark(c: str) -> bool:
+    return unicodedata.category(c) in ("Mn", "Me")
+
+
+@functools.cache
+def marks_and_digits() -> dict[int, str | None]:
+    """``str.translate`` table: every combining mark (``Mn``, ``Me``) dropped, every decimal digit of
+    another script read as its ASCII digit (for readers that compare text whole, such as the
+    configured-key mask; built once, on first use)."""
+    table: dict[int, str | None] = {}
+    for cp in itertools.chain(range(0x80, 0x20000), range(0xE0100, 0xE01F0)):
+        cat = unicodedata.category(chr(cp))
+        if cat in ("Mn", "Me"):
+            table[cp] = None
+        elif cat == "Nd":
+            table[cp] = str(unicodedata.decimal(chr(cp)))
+    return table
 _MIX_POINT = re.compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]|[\u0370-\u03ff][\u0400-\u04ff]"
                         r"|[\u0400-\u04ff][\u0370-\u03ff]")
 _MIX_WORD = re.compile(r"[A-Za-z\u0370-\u04ff]{1,256}")
@@ -944,6 +969,14 @@ def _view(text: str) -> _View:
                 r = _HYPHENS.get(c) or unicodedata.normalize("NFKC", c)
                 if r != c:
                     edits.append((i, i + 1, r))
+    if not text.isascii():
+        for m in _OTHER_DIGIT.finditer(text):
+            inplace.append((m.start(), str(unicodedata.decimal(m.group(0), 0))))
+        done = {e[0] for e in edits}  # zero-width ones (CGJ, variation selectors) are dropped above
+        for m in _MARKS_IN_TOKEN.finditer(text):
+            if all(_is_mark(c) or IGNORABLE.match(c) for c in m.group(0)):
+                edits.extend((i, i + 1, "") for i, c in enumerate(m.group(0), m.start())
+                             if i not in done and _is_mark(c))
     if "\\\n" in text or "\\\r\n" in text:
         edits.extend((m.start(), m.end(), "") for m in _BACKSLASH_BREAK.finditer(text))
     if "\n" in text:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from neotask_tui.commands.intents import CopyText
 from neotask_tui.commands.registry import CommandResult, command, split_args, usage_error
 from neotask_tui.errors import NeotaskError
-from neotask_tui.storage.events import superseded_ids
+from neotask_tui.storage.events import redacted_in_conversation, superseded_ids
 from neotask_tui.text.codeblocks import code_blocks
 from neotask_tui.text.secrets import MARKER_PREFIX, redact
 from neotask_tui.text.terminal import inert
@@ -54,7 +54,9 @@ def _copyable(ev: Event) -> bool:
 
 
 def copy_target(events: list[Event], which: int | None, block: int | None) -> tuple[str, str]:
-    """(text, what) to copy: message ``e:which`` (the last reply when None), or its code block ``block``.
+    """(text, what) to copy: message ``e:which`` (the last reply when None), or its code block ``block``,
+    with its secrets redacted as the conversation marks them (a password announced in the message
+    before, and a reply quoting it: :func:`~neotask_tui.storage.events.redacted_in_conversation`).
 
     Raises:
         ValueError: no such message or block (one line, saying what there is).
@@ -70,8 +72,9 @@ def copy_target(events: list[Event], which: int | None, block: int | None) -> tu
         if ev is None:
             raise ValueError(f"no message e:{which} in this session")
         name = f"{'your message' if ev.role == 'user' else 'the reply'} e:{ev.id}"
+    red = redacted_in_conversation(events).get(ev.id, ev.content)
     if block is None:
-        return ev.content, name
+        return red, name
     blocks = code_blocks(ev.content)
     if not blocks:
         raise ValueError(f"{name} has no code block")
@@ -82,7 +85,7 @@ def copy_target(events: list[Event], which: int | None, block: int | None) -> tu
     lang = f" ({inert(b.lang)})" if b.lang else ""
     # the block as the transcript shows it: redacted with the message around it, so a password
     # given after its cue ("the password is:" and then a block) is redacted in the block too
-    shown_blocks = code_blocks(redact(ev.content)[0])
+    shown_blocks = code_blocks(red)
     text = shown_blocks[block - 1].text if len(shown_blocks) == len(blocks) else b.text
     return text, f"code block {block} of {len(blocks)}{lang} of {name}"
 

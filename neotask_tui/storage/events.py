@@ -80,6 +80,34 @@ def without_superseded(events: Sequence[Event]) -> list[Event]:
     return [e for e in events if e.id not in gone] if gone else list(events)
 
 
+def redacted_in_conversation(events: Sequence[Event]) -> dict[int, str]:
+    """The text of every user and assistant message of a transcript with its secrets redacted as the
+    conversation marks them, by event id: a user message in the context of your message before it (a
+    password announced in one message and sent on its own in the next:
+    :func:`~neotask_tui.text.secrets.find_secrets` with ``context``), a reply also with the secret
+    values of the user message before it (a reply quoting that password). The one reading of a
+    conversation's secrets for the memory index, the recalled-history fence and ``/copy``; a message
+    a ``/retry`` or ``/edit`` superseded is read in its place but is context for no later one."""
+    from neotask_tui.text.secrets import find_secrets, redact, redact_values
+
+    out: dict[int, str] = {}
+    prev_user: str | None = None
+    sent: list[str] = []  # the secret values of the last user message
+    gone = superseded_ids(events)
+    for ev in events:
+        if ev.type != "message" or ev.role not in ("user", "assistant"):
+            continue
+        raw = ev.content
+        if ev.role == "user":
+            secrets = [raw[m.start:m.end] for m in find_secrets(raw, context=prev_user)]
+            out[ev.id] = redact(raw, context=prev_user)[0]
+            if ev.id not in gone and raw.strip():
+                prev_user, sent = raw, secrets
+        else:  # a reply quoting the password just sent: only the conversation marks it as one
+            out[ev.id] = redact_values(redact(raw)[0], sent)
+    return out
+
+
 USAGE_TYPES = frozenset({"message", "tool_call", "call", "compaction"})
 """Event types that may hold a model call's ``usage`` (a ``compaction`` record only in a transcript
 written before the summarizer's calls had ``call`` events of their own)."""

@@ -26,9 +26,9 @@ from neotask_tui.memory.index.chunking import (
 )
 from neotask_tui.memory.search.relevance import unit_parts
 from neotask_tui.memory.types import ReindexStats
-from neotask_tui.storage.events import superseded_ids
+from neotask_tui.storage.events import redacted_in_conversation, superseded_ids
 from neotask_tui.text import lexical
-from neotask_tui.text.secrets import find_secrets, redact, redact_values
+from neotask_tui.text.secrets import redact
 from neotask_tui.tuning import EXCHANGE_GAP_SECONDS
 
 if TYPE_CHECKING:
@@ -587,24 +587,17 @@ def redacted_messages(events: Sequence[Event]) -> list[tuple[int, str, str, floa
     ``(event id, role, redacted text, timestamp)``; superseded ones (``/retry``, ``/edit``) and empty
     ones left out. A user message is redacted in the context of the one before it (a password
     announced in one message and sent in the next), and a reply with the secrets of the user message
-    before it (quoting that password), as the full-text index does."""
+    before it (quoting that password), as the full-text index does
+    (:func:`~neotask_tui.storage.events.redacted_in_conversation`)."""
     msgs: list[tuple[int, str, str, float]] = []
-    prev_user: str | None = None
-    sent: list[str] = []  # the secret values of the last user message
+    red = redacted_in_conversation(events)
     gone = superseded_ids(events)
     for ev in events:
         if ev.type != "message" or ev.role not in ("user", "assistant") or ev.id in gone:
             continue
-        raw = ev.content.strip()
-        if not raw:
-            continue
-        if ev.role == "user":
-            sent = [raw[m.start:m.end] for m in find_secrets(raw, context=prev_user)]
-            content, _ = redact(raw, context=prev_user)
-            prev_user = raw
-        else:  # a reply quoting the password just sent: only the conversation marks it as one
-            content = redact_values(redact(raw)[0], sent)
-        msgs.append((ev.id, ev.role or "", content, _parse_ts(ev.ts)))
+        content = red[ev.id].strip()
+        if content and ev.content.strip():
+            msgs.append((ev.id, ev.role or "", content, _parse_ts(ev.ts)))
     return msgs
 
 

@@ -15,11 +15,12 @@ What is found:
   Vault, Grafana, age, JWTs, PEM/PGP private-key blocks;
 - credentials in URLs (``postgres://user:pw@host``), ``Bearer``/``Authorization`` headers;
 - assignments whose name says "secret" (``.env`` lines, JSON/YAML keys, connection strings:
-  ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``; an UPPER_SNAKE environment name
-  ending in ``_KEY``, ``_PAT``, ``_PIN``, ``_AUTH``, ``_SALT``… — see ``_ENV_SECRET_ENDS``), with the
-  value's continuation (a string split over lines, an indented INI/YAML continuation line); the
-  other shapes of config files: ``<password>…</password>``, ``define('DB_PASSWORD', '…')``, a
-  Markdown table's password/PIN/token column;
+  ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``, ``security_answer: …``,
+  ``totp_seed=…``; an UPPER_SNAKE environment name ending in ``_KEY``, ``_PAT``, ``_PIN``, ``_AUTH``,
+  ``_SALT``… — see ``_ENV_SECRET_ENDS``), with the value's continuation (a string split over lines,
+  an indented INI/YAML continuation line); the other shapes of config files:
+  ``<password>…</password>``, ``define('DB_PASSWORD', '…')``, a Markdown table's password/PIN/token
+  column;
 - passwords in English and Russian prose ("my password for the box is …", "I log in with … as my
   password", "… is my password", "the pass is …", "пароль от сервера — …", "войти с паролем …",
   "mot de passe: …", "the password's …", "My password? It's …", "пароль такой: …", "пароль — это …",
@@ -36,7 +37,9 @@ What is found:
   "I reset it to …" / "поменял его на …" (see ``_SET_TO``), PINs, door codes and lock combinations
   ("combination is …", "код замка …", "my pin number is …", "the code for the door is …", "My PIN? …",
   spaced digits after a separator: "the PIN is 7 3 1 9"), Wi-Fi
-  keys (also a bare "key: …" shortly after the network: "wifi is CafeNet, key: …"), security answers
+  keys (also a bare "key: …" shortly after the network: "wifi is CafeNet, key: …", or after the
+  network and a slash: "wifi: CafeNet / …"), one-time-password seeds ("otp secret JBSW…", read as
+  ``otp_seed``), security answers
   (also after a bare "is": "the answer to my security question is …", up to a function word; a
   mother's maiden name: "my mother's maiden name is …", "девичья фамилия матери: …"), code words
   ("code word: …", "кодовое слово для банка: …"), card security codes ("CVV 337", "the CVC is …",
@@ -194,11 +197,14 @@ _SECRET_PARTS = frozenset({
 """Name parts that make an assignment a secret when the name ends with one (``GITHUB_TOKEN``)."""
 _SECRET_SUBSTRINGS = ("password", "passwd", "apikey", "accesskey", "secretkey", "authtoken", "accesstoken",
                       "privatekey", "clientsecret", "refreshtoken", "sessionkey", "signingkey", "masterkey",
-                      "accountkey", "webhookurl", "connectionstring", "secret")
+                      "accountkey", "webhookurl", "connectionstring", "secret",
+                      # a security answer and a one-time-password seed are secrets by their name alone
+                      # (a state field ``security_answer: Fluffy``, ``totp_seed``)
+                      "securityanswer", "maidenname", "otpseed", "otpkey", "mfaseed", "mfakey", "2faseed", "2fakey")
 """Substrings that make a name secret wherever they occur (``DBPASSWORD``, ``secret_key_base``)."""
 _RU_SECRET = re.compile(r"^(?:парол|токен|ключ|секрет)", re.I)
 _SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|sid|pat|pin|salt|mdp|contrase|"
-                        r"парол|токен|ключ|секрет|webhook|conn")
+                        r"answer|maiden|seed|парол|токен|ключ|секрет|webhook|conn")
 """Cheap first test of an assignment's name (most names are not secret-ish at all)."""
 
 # prose: "my password for the staging box is V", "the password is V", "пароль от сервера — V"
@@ -503,6 +509,36 @@ _NET_WORD = re.compile(
 )
 _NET_KEY = re.compile(r"(?i)(?<![\w-])(?:(?:pass|network|security)[ -]?key|key|psk|ключ(?:ом)?)"
                       r"(?:" + _PROSE_SEP + r"|[^\S\n]{1,4})")
+# a Wi-Fi key after the network's name and a slash, as a login and its password are written:
+# "wifi: CafeNet / V", "SSID HomeNet / V"; V must have letters and digits, and not be a band
+# ("5GHz / 2.4GHz") or a security mode ("WPA2-PSK")
+_NET_SLASH = re.compile(
+    r"(?i)(?<![\w-])(?:wi-?fi|wlan|ssid|hotspot|вай-?фа(?:й|я|ю|е)?)(?:[^\S\n]{1,4}is)?"
+    r"(?:[^\S\n]{0,4}[:=—–][^\S\n]{0,4}|[^\S\n]{1,4})[\"'`«]?[^\s/\"'`«»]{1,64}[\"'`»]?[^\S\n]{1,4}/[^\S\n]{1,4}"
+)
+_NET_NOT_KEY = re.compile(r"(?i)[0-9.,]+[^\S\n]?[a-z]{1,4}|(?:wpa|wep|wps|aes|tkip|psk|sae|802\.).*")
+# a one-time-password seed (base32, as an authenticator app shows it, maybe in groups of four) after
+# "otp/totp/2fa/mfa secret|seed|key": "otp secret JBSWY3DPEHPK3PXP", "2fa key: jbsw y3dp ehpk 3pxp"
+_OTP_SEED = re.compile(
+    r"(?i)(?<![\w-])(?:t?otp|2fa|mfa|two[ -]factor|authenticator)[ _\-]?(?:secret|seed|key)s?"
+    r"(?:[^\S\n]{1,4}(?:is|was|это)(?![\w-]))?(?:[^\S\n]{0,4}[:=—–][^\S\n]{0,4}|[^\S\n]{1,4})[\"'`]?"
+    r"(?-i:([A-Z2-7]{4,64}(?:[ ][A-Z2-7]{4,8}){0,15}|[a-z2-7]{4,64}(?:[ ][a-z2-7]{4,8}){0,15}))(?![\w-])"
+)
+
+
+def _otp_seeds(text: str) -> Iterator[SecretMatch]:
+    for m in _OTP_SEED.finditer(text):
+        v = m.group(1)
+        n = len(v.replace(" ", ""))
+        if n >= 16 and (any(c in "234567" for c in v) or (v.isupper() and " " not in v)):
+            yield SecretMatch("otp_seed", *m.span(1))
+
+
+def _net_key_ok(value: str) -> bool:
+    return (_plausible(value, strict=True) and _DIGIT.search(value) is not None and _ALPHA.search(value) is not None
+            and _NET_NOT_KEY.fullmatch(value) is None)
+
+
 # "I reset it to V", "changed the new one to V", "поменял его на V": a value after a set/change verb and
 # "to"/"на" is a secret only (a) when the verb's object stands for the password (a pronoun, "the new
 # one", a password/PIN/code/key word), a password, passphrase or PIN word is near (the sentence before
@@ -1694,6 +1730,10 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _after_lead(text, _TOKEN_BARE, "credential", lambda m, v: _bare_token(v))
     if ("key" in low or "psk" in low or "ключ" in low) and _NET_WORD.search(text):
         yield from _network_keys(text)
+    if "/" in text and any(w in low for w in ("wifi", "wi-fi", "wlan", "ssid", "hotspot", "вай")):
+        yield from _after_lead(text, _NET_SLASH, "credential", lambda m, v: _net_key_ok(v))
+    if any(w in low for w in ("otp", "2fa", "mfa", "factor", "authenticator")):
+        yield from _otp_seeds(text)
     if "authorization" in low:
         yield from _after_lead(text, _AUTH_HEADER, "credential", lambda m, v: _plausible(v, strict=False))
     if "-u" in text or "--user" in text:

@@ -83,8 +83,9 @@ from dataclasses import dataclass
 from neotask_tui.text.remember import REQUEST_PATTERN
 from neotask_tui.text.senders import LINE_PREFIX
 
-__all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "find_secrets", "has_secrets", "marks_and_digits", "redact",
-           "redact_assigned", "redact_part", "redact_path", "redact_secrets", "redact_values"]
+__all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "announces_secret", "find_secrets", "has_secrets",
+           "marks_and_digits", "redact", "redact_assigned", "redact_part", "redact_path", "redact_secrets",
+           "redact_values"]
 
 MARKER_PREFIX = "[REDACTED:"
 """Every redaction reads ``[REDACTED:<kind>]``."""
@@ -1851,6 +1852,26 @@ def _announces(line: str, *, colon: bool) -> str | None:
     if _ANNOUNCE.search(line):
         return "word"
     return "colon" if colon and line.endswith(":") else None
+
+
+# what says the value comes on its own, later: "in the next message", "I'll send you …", "пришлю
+# следующим сообщением"
+_FOLLOWS = re.compile(
+    r"(?i)(?<![\w-])(?:(?:next|following|separate|another|second|later)[^\S\n]{1,4}(?:message|msg|line|text)"
+    r"|(?:i['’]?ll|i[^\S\n]{1,4}will|i['’]?m[^\S\n]{1,4}going[^\S\n]{1,4}to|i[^\S\n]{1,4}am[^\S\n]{1,4}going"
+    r"[^\S\n]{1,4}to|gonna|let[^\S\n]{1,4}me)[^\S\n]{1,4}(?:send|give|tell|type|paste|share|text|write)"
+    r"|следующ\w{0,4}[^\S\n]{1,4}сообщени\w{0,3}|отдельн\w{0,4}[^\S\n]{1,4}сообщени\w{0,3}"
+    r"|(?:пришлю|скину|напишу|отправлю|сообщу))(?![\w-])"
+)
+
+
+def announces_secret(text: str) -> bool:
+    """Whether a line of ``text`` announces a secret sent on its own later ("my password is in the
+    next message", "I'll send you the PIN", "пароль пришлю следующим сообщением"): it names one as
+    :func:`find_secrets` reads an announcement (the lone value after it is then redacted) and says it
+    follows. Such a line states nothing worth keeping: it is no fact to remember."""
+    return any(_announces(line, colon=False) is not None and _FOLLOWS.search(line) is not None
+               for line in text.splitlines())
 
 
 def _announced_value(value: str, how: str) -> bool:

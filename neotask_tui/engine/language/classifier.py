@@ -33,7 +33,7 @@ from neotask_tui.engine.language.periods import period_of
 from neotask_tui.engine.language.refusals import bare_refusal
 from neotask_tui.text.quoted import mask_quoted
 from neotask_tui.text.remember import remembered_span
-from neotask_tui.text.secrets import has_secrets, redact_part, redact_secrets
+from neotask_tui.text.secrets import announces_secret, has_secrets, redact_part, redact_secrets
 from neotask_tui.text.wraps import join_wraps
 from neotask_tui.tuning import INBOX_PROPOSAL_MAX_CHARS
 
@@ -779,6 +779,8 @@ def _classify_one(raw: str, view: str | None = None) -> Classification | None:
             return None  # "…, remember that party?"
         raw, view, requested = raw[a:b], content, True
     elif not view or view.endswith("?"):
+        return None
+    if announces_secret(view):  # "my password is in the next message": no fact, nothing to keep
         return None
     stmt = view
     if requested:

@@ -39,7 +39,14 @@ from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats
 from neotask_tui.providers.base import ChatMessage, Provider, Usage
 from neotask_tui.providers.models import ModelInfo
-from neotask_tui.providers.selection import ModelOption, ProviderChoice, check_model_setting, without_configured_keys
+from neotask_tui.providers.selection import (
+    KEY_IN_SESSION_KEY,
+    ModelOption,
+    ProviderChoice,
+    check_model_setting,
+    looks_like_key,
+    without_configured_keys,
+)
 from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
@@ -179,6 +186,19 @@ class Engine:
         """Validate and parse a session key (raises UserError)."""
         return parse_key(key)
 
+    def storable_key(self, key: str) -> str:
+        """``key`` validated for a new session: a key is stored as it is (the transcript's header,
+        ``sessions.json``, the search index, exports), so one holding a secret (part of the configured
+        API key, a token the redactor knows) is refused, never echoed.
+
+        Raises:
+            UserError: a malformed key, or one that holds a secret.
+        """
+        key = validate_key(key)
+        if any(looks_like_key(part, self.settings) for part in key.split(":")[1:]):
+            raise UserError(KEY_IN_SESSION_KEY)
+        return key
+
     def current_record(self, key: str, *, create: bool = True) -> SessionRecord:
         """The current session record of ``key`` (a fresh session is created if none exists)."""
         key = validate_key(key)
@@ -186,7 +206,7 @@ class Engine:
         if rec is None:
             if not create or self.readonly:
                 raise UserError(f"no session for {key}")
-            rec = self.store.create_session(key, reason="new", now=self.now())
+            rec = self.store.create_session(self.storable_key(key), reason="new", now=self.now())
         return rec
 
     def events(self, key: str) -> list[Event]:
@@ -451,6 +471,8 @@ class Engine:
         from neotask_tui.engine.session.branch import plan_fork
 
         key = validate_key(key)
+        if self.store.get(key) is None:  # a fork into a new key stores it
+            self.storable_key(key)
         async with self.turn_lock:
             src = self.current_record(key, create=False).session_id if from_session is None else from_session
             # reading an archived transcript and copying the history are file and CPU work: off the loop
@@ -514,6 +536,8 @@ class Engine:
         key = validate_key(key)
         async with self.turn_lock:
             old = self.store.get(key)
+            if old is None:
+                self.storable_key(key)
             carried: list[Event] = []
             if reason == "reset" and old is not None:
                 carried = self._carried_state(key, "reset")  # what the reset ends, for the new session's audit

@@ -56,6 +56,9 @@ KEY_NOT_MODEL = "that looks like an API key, not a model name; nothing stored"
 value itself is never echoed."""
 KEY_NOT_COMMAND = "that looks like an API key, not a command; nothing stored"
 """What a slash command whose name :func:`looks_like_key` gets (a key pasted after "/")."""
+KEY_IN_SESSION_KEY = ("that session key holds an API key or another secret (it would be stored as it is); "
+                      "choose another chat id; nothing stored")
+"""What a new session key that :func:`looks_like_key` finds a secret in gets (never echoed)."""
 WHERE_KEYS_GO = "a key goes in OPENAI_API_KEY, ANTHROPIC_API_KEY or provider.api_key"
 
 

@@ -25,6 +25,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,8 @@ class Attachment:
     """A file's text as attached to a message.
 
     Attributes:
-        path: The file's absolute path (as given, links not resolved).
+        path: The file's absolute path (as given, links not resolved); read back from a transcript,
+            the path as it was stored (a secret in it redacted).
         text: Its text, redacted, cut to the cap when ``truncated``.
         size: The file's size in bytes.
         truncated: Only the first ``len(text)`` characters' worth (up to the cap) went in.
@@ -86,9 +88,18 @@ class Attachment:
             parts.append(f"{self.redacted} secret{'s' if self.redacted != 1 else ''} redacted")
         return f"{inert_line(self.shown_path)} ({'; '.join(parts)})"  # one line, whatever the name holds
 
-    def to_data(self) -> dict[str, Any]:
-        """The JSON form stored with the message."""
-        return {"path": self.path, "text": self.text, "size": self.size, "truncated": self.truncated,
+    def to_data(self, mask: Callable[[str], str] | None = None) -> dict[str, Any]:
+        """The JSON form stored with the message: the path as shown (:attr:`shown_path`), so the
+        transcript, ``transcript --json`` and both export formats hold the name the model sees.
+
+        Args:
+            mask: Applied to the path and the text as well (the configured API key's mask, which
+                knows the key by itself, not by its format).
+        """
+        path, text = self.shown_path, self.text
+        if mask is not None:
+            path, text = mask(path), mask(text)
+        return {"path": path, "text": text, "size": self.size, "truncated": self.truncated,
                 "redacted": self.redacted, "encoding": self.encoding}
 
     @classmethod

@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
 from neotask_tui.config import Settings
@@ -147,6 +148,11 @@ def as_stored(settings: Settings, text: str) -> str:
     return without_configured_keys(clean_text(text), settings)
 
 
+def _key_mask(settings: Settings) -> Callable[[str], str]:
+    """The configured API key's mask (:func:`as_stored`), for an attached file's name and text."""
+    return functools.partial(without_configured_keys, settings=settings)
+
+
 async def send(engine: TurnHost, text: str, key: str | None = None,
                attachments: Sequence[Attachment] = ()) -> AsyncGenerator[ev.EngineEvent, None]:
     """Run one turn: store the user's message (with its ``attachments``, already read and redacted),
@@ -166,7 +172,7 @@ async def send(engine: TurnHost, text: str, key: str | None = None,
             yield reset
         msg: dict[str, Any] = {"role": "user", "content": text}
         if attachments:
-            msg["attachments"] = [a.to_data() for a in attachments]
+            msg["attachments"] = [a.to_data(mask=_key_mask(engine.settings)) for a in attachments]
         user_ev = await engine.append(key, "message", msg)
         yield ev.TurnStarted(key=key, session_id=rec.session_id, user_event_id=user_ev.id)
         for note in engine.store.notices:
@@ -230,10 +236,11 @@ async def regenerate(engine: TurnHost, key: str | None = None, text: str | None 
         kept: list[Attachment] = []
         if text is not None:
             msg: dict[str, Any] = {"role": "user", "content": text, "edited_from": plan.user.id}
-            new_paths = {a.path for a in attachments}
+            mask = _key_mask(engine.settings)
+            new_paths = {mask(a.shown_path) for a in attachments}  # a stored path is the shown one
             kept = [a for a in attachments_of(plan.user.data) if a.path not in new_paths]
             if kept or attachments:
-                msg["attachments"] = [a.to_data() for a in (*kept, *attachments)]
+                msg["attachments"] = [a.to_data(mask=mask) for a in (*kept, *attachments)]
             items.append(("message", msg))
         written = []
         if items:  # one durable write: an edit's marker never lands without its new message

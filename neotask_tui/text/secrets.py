@@ -83,8 +83,8 @@ from dataclasses import dataclass
 from neotask_tui.text.remember import REQUEST_PATTERN
 from neotask_tui.text.senders import LINE_PREFIX
 
-__all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "announces_secret", "find_secrets", "has_secrets",
-           "marks_and_digits", "redact", "redact_assigned", "redact_part", "redact_path", "redact_secrets",
+__all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "announces_secret", "find_secrets", "fold_marks_and_digits",
+           "has_secrets", "redact", "redact_assigned", "redact_part", "redact_path", "redact_secrets",
            "redact_values"]
 
 MARKER_PREFIX = "[REDACTED:"
@@ -841,19 +841,40 @@ def _is_mark(c: str) -> bool:
     return unicodedata.category(c) in ("Mn", "Me")
 
 
+_MARK_BLOCKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+"""The general-purpose combining marks (accents, overlays, underlines)."""
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
 @functools.cache
-def marks_and_digits() -> dict[int, str | None]:
-    """``str.translate`` table: every combining mark (``Mn``, ``Me``) dropped, every decimal digit of
-    another script read as its ASCII digit (for readers that compare text whole, such as the
-    configured-key mask; built once, on first use)."""
-    table: dict[int, str | None] = {}
-    for cp in itertools.chain(range(0x80, 0x20000), range(0xE0100, 0xE01F0)):
-        cat = unicodedata.category(chr(cp))
-        if cat in ("Mn", "Me"):
-            table[cp] = None
-        elif cat == "Nd":
-            table[cp] = str(unicodedata.decimal(chr(cp)))
-    return table
+def _foldable() -> re.Pattern[str]:
+    """One class of the BMP's characters :func:`fold_marks_and_digits` changes (a bitmap: a fast scan)."""
+    ranges: list[list[int]] = []
+    for cp in range(0x80, 0x10000):
+        if unicodedata.category(chr(cp)) == "Nd":
+            if ranges and cp == ranges[-1][1] + 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return re.compile("[" + _MARK_BLOCKS + "".join(f"{chr(x)}-{chr(y)}" for x, y in ranges) + "]")
+
+
+def _folded(m: re.Match[str]) -> str:
+    c = m.group(0)
+    d = unicodedata.decimal(c, None)
+    return str(d) if d is not None else "" if unicodedata.category(c) in ("Mn", "Me") else c
+
+
+def fold_marks_and_digits(text: str) -> str:
+    """``text`` with every general-purpose combining mark dropped and every decimal digit of another
+    script read as its ASCII digit, for readers that compare text whole (the configured-key mask);
+    linear, and a no-op for text without them."""
+    if text.isascii():
+        return text
+    found = _foldable()
+    if found.search(text) is not None:
+        text = found.sub(_folded, text)
+    return _ASTRAL.sub(_folded, text) if _ASTRAL.search(text) is not None else text
 _MIX_POINT = re.compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]|[\u0370-\u03ff][\u0400-\u04ff]"
                         r"|[\u0400-\u04ff][\u0370-\u03ff]")
 _MIX_WORD = re.compile(r"[A-Za-z\u0370-\u04ff]{1,256}")

@@ -26,17 +26,49 @@ _WORDS = " ".join(f"word{i}" for i in range(60))
 
 
 @pytest.mark.promise("cli_errors")
+def _tool_tokens() -> int:
+    """Tokens of the tool definitions the scripted provider is given with every call, with the settings
+    the CLI reads from the environment."""
+    from neotask_tui.config import load_settings
+    from neotask_tui.engine.facade import Engine
+    from neotask_tui.providers.scripted import ScriptedProvider
+
+    async def count() -> int:
+        eng = Engine(load_settings(), provider=ScriptedProvider())  # the env's settings (memory off here)
+        try:
+            return eng.tool_tokens()
+        finally:
+            await eng.aclose()  # the data dir's lock goes with it
+
+    import asyncio
+    import os
+    import tempfile
+
+    home = os.environ.get("NEOTASK_HOME")
+    with tempfile.TemporaryDirectory() as tmp:  # an engine of its own, away from the test's data dir
+        os.environ["NEOTASK_HOME"] = tmp
+        try:
+            return asyncio.run(count())
+        finally:
+            if home is None:
+                os.environ.pop("NEOTASK_HOME", None)
+            else:
+                os.environ["NEOTASK_HOME"] = home
+
+
 def test_send_says_an_auto_compaction_in_one_line_not_a_dict(neotask_home: Path) -> None:
     # `neotask send` printed "[Compacted] {'key': ..., 'repaired': [...], 'kind': 'Compacted'}".
-    env = {"NEOTASK_PROVIDER": "scripted", "NEOTASK_CONTEXT_WINDOW_TOKENS": "600",
+    # 600 tokens for the messages: the tool definitions sent with every call count against the window
+    env = {"NEOTASK_PROVIDER": "scripted", "NEOTASK_CONTEXT_WINDOW_TOKENS": str(600 + _tool_tokens()),
            "NEOTASK_CONTEXT_REPLY_RESERVE_TOKENS": "100", "NEOTASK_COMPACTION_MIN_MESSAGES": "2"}
-    for text in (f"first {_WORDS}", f"second {_WORDS}"):
-        assert neotask("send", text, env=env).returncode == 0
-    r = neotask("send", "third", env=env)
-    assert r.returncode == 0, r.stderr
-    lines = [line for line in r.stderr.splitlines() if line.startswith("compacted ")]
-    assert len(lines) == 1, r.stderr
-    assert "{" not in r.stderr and "'kind'" not in r.stderr, r.stderr
+    err = ""
+    for text in (f"first {_WORDS}", f"second {_WORDS}", "third"):
+        r = neotask("send", text, env=env)
+        assert r.returncode == 0, r.stderr
+        err += r.stderr
+    lines = [line for line in err.splitlines() if line.startswith("compacted ")]
+    assert len(lines) == 1, err
+    assert "{" not in err and "'kind'" not in err, err
     assert " tokens" in lines[0] and "--undo" in lines[0], lines[0]
 
 

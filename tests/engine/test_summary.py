@@ -602,3 +602,17 @@ def test_a_question_takes_nothing_back_and_a_take_back_is_not_a_greeting() -> No
 ])
 def test_telling_you_something_is_no_goal(text: str, goal: bool) -> None:
     assert any(i.kind == "goal" for i in extract_items([msg(1, "user", text)])) is goal
+
+
+@pytest.mark.parametrize("text, todo", [
+    ("Their help has meant a lot, especially after that tough breakup.", False),  # which breakup, no step
+    ("I still have that stuffed animal dog you gave me!", False),  # a thing kept
+    ("I still have your book.", False),
+    ("We still have two failing tests.", True),
+    ("After that, update the docs.", True),
+    ("Fix the import; after that we deploy.", True),
+    ("I'll rename the module after that.", True),
+    ("We still have to migrate the users table.", True),
+])
+def test_after_that_and_still_have_name_work_only_as_a_step(text: str, todo: bool) -> None:
+    assert any(i.kind == "todo" for i in extract_items([msg(1, "user", text)])) is todo

@@ -35,8 +35,13 @@ _NOT_DONE = re.compile(
     re.IGNORECASE,
 )
 _TODO = re.compile(
-    r"\bstill (?:need|needs|have|has|to|must|missing|open|pending|left)\b|\bto-?do\b|\bremaining\b|\bleft to\b"
-    r"|\bnext(?: step)?(?:,|:| we| i| you| is| up)|\bafter that\b|\bthen we\b|\bwe (?:also )?(?:need|have) to\b"
+    r"\bstill (?:need|needs|to|must|missing|open|pending|left)\b"
+    # "we still have two failing tests", not "I still have that dog you gave me" (a thing kept)
+    r"|\bstill (?:have|has|got)\b(?! (?:that|this|those|these|my|your|his|her|our|their|it|them|him|one)\b)"
+    r"|\bto-?do\b|\bremaining\b|\bleft to\b|\bnext(?: step)?(?:,|:| we| i| you| is| up)"
+    # "after that" as a step (first, at the end, before a comma), not "after that tough week" (which one)
+    r"|(?:^|[,;:]\s*|\b(?:and|then)\s+)after that\b|\bafter that\s*(?:[,;:.!]|$)"
+    r"|\bthen we\b|\bwe (?:also )?(?:need|have) to\b"
     r"|\byet to\b|\bnot (?:\w+ )?yet\b|\bpending\b|\bopen items?\b|\bstill open\b"
     r"|(?<!\w)(?:осталось|остается|остаётся|ещё нужно|еще нужно|ещё надо|еще надо|нужно ещё|нужно еще|потом|дальше"
     r"|следующ\w+ шаг|затем|в планах|пока не)(?!\w)|(?<!\w)(?:ещё|еще) не(?!\w)",

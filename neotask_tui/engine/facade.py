@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import os
 from collections.abc import AsyncGenerator, Callable, Sequence
@@ -117,6 +118,8 @@ class Engine:
         self._provider: Provider | None = provider
         self._provider_reason = "given by the caller" if provider else ""
         self._switched: tuple[ProviderChoice, Settings] | None = None
+        self._tool_count: tuple[tuple[str, int], int] | None = None
+        """The tool definitions' token count, with what it was counted for (see :meth:`tool_tokens`)."""
         """The ``/model NAME`` choice of this run and the settings it is built with."""
         self._clock = clock
         self.tz = tz or local_zone()
@@ -372,7 +375,12 @@ class Engine:
         from neotask_tui.engine.context.assembly import count_tools
         from neotask_tui.engine.session.turn import next_call_tools, tool_definitions
 
-        return count_tools(tool_definitions(next_call_tools(self)), self.count_text)
+        defs = tool_definitions(next_call_tools(self))
+        # counted once per set of definitions and counter: every build (each turn, each gauge refresh) asks
+        key = (json.dumps(defs, ensure_ascii=False, sort_keys=True, default=str), id(self._counters()[0]))
+        if self._tool_count is None or self._tool_count[0] != key:
+            self._tool_count = (key, count_tools(defs, self.count_text))
+        return self._tool_count[1]
 
     def message_window(self) -> int:
         """The part of the window the messages have: the model's window less the tool definitions sent

@@ -679,3 +679,22 @@ def test_a_preference_after_and_ending_with_its_period_is_not_part_of_the_goal(t
     g, p = classify(text)
     assert (g.kind, g.period, p.kind, p.period) == ("session_goal", None, "temporary_preference", "day:0")
     assert g.value in ("ship v9", "выпустить v9")
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("My hard work is paying off, it's such an awesome feeling.", False),  # how it goes
+    ("Right now my writing is consuming me.", False),
+    ("My build is failing.", False),
+    ("Which is why my meetings are so exciting.", False),  # a verdict
+    ("Being able to show my vision is awesome.", False),
+    ("My laptop is like half of my lifeline.", False),
+    ("My cork board is full of inspiring quotes.", False),
+    ("My favorite dairy-free treat is this chocolate raspberry tart.", True),
+    ("My hobby is painting.", True),
+    ("My editor is neovim.", True),
+    ("My favourite band is Cool Kids.", True),  # a name, whatever its words
+    ("My timezone is CET.", True),
+])
+def test_how_something_of_mine_is_going_is_no_fact_to_keep(text: str, fact: bool) -> None:
+    found = classify(text)
+    assert any(c.kind == "user_fact" and c.field == "facts" and c.candidate for c in found) is fact

@@ -88,7 +88,7 @@ def redacted_in_conversation(events: Sequence[Event]) -> dict[int, str]:
     values of the user message before it (a reply quoting that password). The one reading of a
     conversation's secrets for the memory index, the recalled-history fence and ``/copy``; a message
     a ``/retry`` or ``/edit`` superseded is read in its place but is context for no later one."""
-    from neotask_tui.text.secrets import find_secrets, redact, redact_values
+    from neotask_tui.text.secrets import find_secrets, redact, redact_found, redact_values
 
     out: dict[int, str] = {}
     prev_user: str | None = None
@@ -99,8 +99,9 @@ def redacted_in_conversation(events: Sequence[Event]) -> dict[int, str]:
             continue
         raw = ev.content
         if ev.role == "user":
-            secrets = [raw[m.start:m.end] for m in find_secrets(raw, context=prev_user)]
-            out[ev.id] = redact(raw, context=prev_user)[0]
+            found = find_secrets(raw, context=prev_user)
+            secrets = [raw[m.start:m.end] for m in found]
+            out[ev.id] = redact_found(raw, found)
             if ev.id not in gone and raw.strip():
                 prev_user, sent = raw, secrets
         else:  # a reply quoting the password just sent: only the conversation marks it as one

@@ -84,7 +84,7 @@ from neotask_tui.text.remember import REQUEST_PATTERN
 from neotask_tui.text.senders import LINE_PREFIX
 
 __all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "announces_secret", "find_secrets", "fold_marks_and_digits",
-           "has_secrets", "redact", "redact_assigned", "redact_part", "redact_path", "redact_secrets",
+           "has_secrets", "redact", "redact_assigned", "redact_found", "redact_part", "redact_path", "redact_secrets",
            "redact_values"]
 
 MARKER_PREFIX = "[REDACTED:"
@@ -2021,8 +2021,14 @@ def redact(text: str, *, keep_lines: bool = False, context: str | None = None) -
         The redacted text and how many secrets were replaced.
     """
     matches = find_secrets(text, context=context)
+    return redact_found(text, matches, keep_lines=keep_lines), len(matches)
+
+
+def redact_found(text: str, matches: Sequence[SecretMatch], *, keep_lines: bool = False) -> str:
+    """``text`` with the secrets :func:`find_secrets` found in it (``matches``) replaced as :func:`redact`
+    replaces them: for a caller that also needs the values, so the text is scanned once."""
     if not matches:
-        return text, 0
+        return text
     out: list[str] = []
     pos = 0
     for s in matches:
@@ -2033,7 +2039,7 @@ def redact(text: str, *, keep_lines: bool = False, context: str | None = None) -
                        for ln in text[s.start : s.end].split("\n")[1:])
         pos = s.end
     out.append(text[pos:])
-    return "".join(out), len(matches)
+    return "".join(out)
 
 
 def redact_part(text: str, start: int, end: int) -> tuple[str, bool]:

@@ -98,6 +98,7 @@ class Engine:
             self._lock.acquire()
         try:
             self.store = SessionStore(readonly=readonly)
+            self.store.admit_key = self.storable_key
             if not readonly:
                 caught_up = self.store.reconcile_counters()
                 if caught_up:
@@ -209,7 +210,7 @@ class Engine:
         if rec is None:
             if not create or self.readonly:
                 raise UserError(f"no session for {key}")
-            rec = self.store.create_session(self.storable_key(key), reason="new", now=self.now())
+            rec = self.store.create_session(key, reason="new", now=self.now())
         return rec
 
     def events(self, key: str) -> list[Event]:
@@ -479,8 +480,6 @@ class Engine:
         from neotask_tui.engine.session.branch import plan_fork
 
         key = validate_key(key)
-        if self.store.get(key) is None:  # a fork into a new key stores it
-            self.storable_key(key)
         async with self.turn_lock:
             src = self.current_record(key, create=False).session_id if from_session is None else from_session
             # reading an archived transcript and copying the history are file and CPU work: off the loop
@@ -544,8 +543,6 @@ class Engine:
         key = validate_key(key)
         async with self.turn_lock:
             old = self.store.get(key)
-            if old is None:
-                self.storable_key(key)
             carried: list[Event] = []
             if reason == "reset" and old is not None:
                 carried = self._carried_state(key, "reset")  # what the reset ends, for the new session's audit

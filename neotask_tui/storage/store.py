@@ -14,7 +14,7 @@ import contextlib
 import errno
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -99,6 +99,11 @@ class SessionStore:
         self._archived_counters: dict[str, Counters] = {}
         self.search = SearchIndex(writable=not readonly)
         """The full-text index over every transcript; a writer keeps it as it appends."""
+        self.admit_key: Callable[[str], object] | None = None
+        """Checks a key before its first session is stored (raises to refuse it): a key is stored as it
+        is (transcript header, ``sessions.json``, the search index, exports), so its owner refuses one
+        that holds a secret (:meth:`~neotask_tui.engine.facade.Engine.storable_key`). Every way a key
+        gets its first session (a first message, ``/new``, a fork into a new key) passes here."""
 
     # ----- reading
     def get(self, key: str) -> SessionRecord | None:
@@ -227,9 +232,11 @@ class SessionStore:
         switch; the usage of ``extra_events`` is not added (they are copies, or carry none).
         """
         self._check_writable()
+        old = self.records.get(key)
+        if old is None and self.admit_key is not None:
+            self.admit_key(key)
         ts = (now or datetime.now(UTC)).isoformat()
         sid = new_session_id(now)
-        old = self.records.get(key)
         cfg = dict(config if config is not None else (old.config if old else {}))
         header = Event(
             type="session", id=first_id, parent=None, ts=ts,

@@ -260,3 +260,21 @@ def test_scope_admits_only_matching_project() -> None:
     assert not scope_admits("project:acme", {}) and not scope_admits("project:acme", {"project": "beta"})
     assert scope_admits("project:acme", {"project": "acme"})
     assert not scope_admits("workspace:acme-prod", {"workspace": "acme-dev"})
+
+
+async def test_every_way_a_new_key_gets_a_session_refuses_one_holding_a_secret() -> None:
+    # one check where a key's first session is stored: a first message, /new and a fork into that key
+    engine, provider = make()
+    secret_key = "agent:main:tui:ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    try:
+        await run(engine, "hello")  # an ordinary key works
+        with pytest.raises(UserError, match="holds an API key or another secret"):
+            await engine.new_session(secret_key)
+        with pytest.raises(UserError, match="holds an API key or another secret"):
+            await engine.fork_session(secret_key, from_session=engine.current_record(KEY).session_id)
+        with pytest.raises(UserError, match="holds an API key or another secret"):
+            engine.current_record(secret_key)
+        assert engine.store.get(secret_key) is None
+        assert not any("ghp_" in p.read_text() for p in paths.sessions_dir().glob("*.jsonl"))
+    finally:
+        await engine.aclose()

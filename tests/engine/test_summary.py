@@ -616,3 +616,18 @@ def test_telling_you_something_is_no_goal(text: str, goal: bool) -> None:
 ])
 def test_after_that_and_still_have_name_work_only_as_a_step(text: str, todo: bool) -> None:
     assert any(i.kind == "todo" for i in extract_items([msg(1, "user", text)])) is todo
+
+
+@pytest.mark.parametrize("text, assumption", [
+    ("Whenever I hear this song, I think about the paths I've taken.", False),  # a thought
+    ("Maybe we can watch one of your movies together!", False),  # a suggestion
+    ("I might try it sometime!", False),  # a plan
+    ("I think you'd love this fantasy novel.", False),  # a recommendation
+    ("I think the bug is in the parser.", True),
+    ("Maybe the env var is missing.", True),
+    ("It might be a race condition.", True),
+    ("We might be hitting the rate limit.", True),
+    ("Maybe we can retry, the server might be down.", True),  # a guess beside the suggestion
+])
+def test_a_suggestion_a_plan_or_a_thought_is_no_assumption(text: str, assumption: bool) -> None:
+    assert any(i.kind == "assumption" for i in extract_items([msg(1, "user", text)])) is assumption

@@ -281,6 +281,23 @@ ASSUME_RE = re.compile(
     r"|видимо|по-моему|не факт)(?!\w)",
     re.IGNORECASE,
 )
+_NOT_A_GUESS = re.compile(
+    # "maybe we can watch a movie" is a suggestion, "I think about it often" a thought, "I might try it"
+    # a plan, "I think you'd love it" a recommendation: none is a guess about how things are
+    r"\bmaybe,? (?:we|i|you) (?:can|could|should|will|'ll)\b|\bi think (?:about|of)\b"
+    r"|\bi think you(?:'d| would|'ll| will) (?:love|like|enjoy)\b|\b(?:i|we) might(?! be\b)",
+    re.IGNORECASE,
+)
+"""Hedge words that make no assumption of a user's sentence when they are all it has (the hedge itself
+still counts where a summary must keep one, see :func:`_keep_uncertain`)."""
+
+
+def _guesses(sentence: str) -> bool:
+    """Whether a user's sentence states an assumption: a hedge (:data:`ASSUME_RE`) that is not only
+    a suggestion, a plan, a thought or a recommendation (:data:`_NOT_A_GUESS`)."""
+    return bool(ASSUME_RE.search(_NOT_A_GUESS.sub(" ", sentence)))
+
+
 _SENT_RE = re.compile(r"(?<=[.!?…])\s+|\n+")
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 _STOP_WORDS = (
@@ -556,7 +573,7 @@ def _classify(sentence: str, role: str) -> str | None:
         if is_decision(sentence) and _CHOICE_VERB.search(sentence):
             return "decision"
         return "constraint"
-    if ASSUME_RE.search(sentence):
+    if _guesses(sentence):
         return "assumption"
     if is_decision(sentence):
         return "decision"

@@ -689,6 +689,10 @@ def test_a_preference_after_and_ending_with_its_period_is_not_part_of_the_goal(t
     ("Being able to show my vision is awesome.", False),
     ("My laptop is like half of my lifeline.", False),
     ("My cork board is full of inspiring quotes.", False),
+    ("My dance studio is bringing its best moves tonight.", False),  # what it is doing
+    ("I learnt that my own happiness is the most important thing.", False),
+    ("My job is teaching kids.", True),  # an activity named as one
+    ("My favorite activity is hiking in the Alps.", True),
     ("My favorite dairy-free treat is this chocolate raspberry tart.", True),
     ("My hobby is painting.", True),
     ("My editor is neovim.", True),

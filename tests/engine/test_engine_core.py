@@ -264,7 +264,7 @@ def test_scope_admits_only_matching_project() -> None:
 
 async def test_every_way_a_new_key_gets_a_session_refuses_one_holding_a_secret() -> None:
     # one check where a key's first session is stored: a first message, /new and a fork into that key
-    engine, provider = make()
+    engine, _provider = make()
     secret_key = "agent:main:tui:ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     try:
         await run(engine, "hello")  # an ordinary key works

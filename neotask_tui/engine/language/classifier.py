@@ -203,19 +203,33 @@ _FACT = _rx(
     r"\b(?:мой|моя|моё|мое|мои)\s+(?P<rk>[а-яё][а-яё \-]{1,40}?)\s*(?:—|–|-|:|\bэто\b)\s*(?P<rv>.+)",
     r"\bменя зовут (?P<rname>.+)",
 )
-_VERDICT = re.compile(
-    # "my hard work is paying off", "my writing is going well", "my build is failing": how it goes
+_GOING = re.compile(
+    # "my hard work is paying off", "my writing is consuming me", "my dreams are comin' true": how it goes
     r"(?:\w+ing|\w+in['’])\s+(?:off|on|up|out|down|well|great|fine|badly|me|us|him|her|them|it|true|along|better"
     r"|worse|so|really|nuts|crazy)\b"
-    r"|(?:failing|passing|working|running|breaking|crashing|loading|going|getting|coming|paying|improving|growing"
+)
+_VERDICT = re.compile(
+    _GOING.pattern
+    + r"|(?:failing|passing|working|running|breaking|crashing|loading|going|getting|coming|paying|improving|growing"
     r"|killing|driving|consuming|happening|starting|ending|waiting|taking|looking|doing|feeling|stuck)\b"
     # "my meetings are so exciting", "my vision is awesome", "my laptop is like half my lifeline": a verdict
     r"|(?:so|such|really|very|pretty|super|quite|too|totally|absolutely|kinda|kind of|sort of|truly|just|like"
     r"|full of|a bit|a little|all over|the best|the worst|one of the best)\b"
     r"|(?:awesome|amazing|great|good|nice|cool|fine|okay|ok|bad|terrible|awful|horrible|exciting|excited|incredible"
     r"|wonderful|fantastic|beautiful|perfect|important|special|hard|tough|crazy|insane|wild|fun|boring|busy|better"
-    r"|worse|lovely|sweet|cute|huge|tiny|brilliant|stunning|gorgeous|ready|done|over|broken|gone|finished|fixed)\b"
+    r"|worse|lovely|sweet|cute|huge|tiny|brilliant|stunning|gorgeous|ready|done|over|broken|gone|finished|fixed"
+    r"|the most|the best|the worst|the greatest)\b"
+    # "my studio is bringing its best moves": what something is doing (unless the thing is an activity, below)
+    r"|[a-z]+(?:ing|in['’])\s+\w"
 )
+_ACTIVITY = re.compile(
+    r"(?:.*\s)?(?:hobby|hobbies|job|passion|favou?rite(?:\s+\w+)?|thing|plan|dream|goal|idea|specialty"
+    r"|profession|occupation|role|focus|interest|method|approach|way|routine|habit|task|field|area|career|business"
+    r"|pastime|side project)",
+    re.IGNORECASE,
+)
+"""A "my X" that names an activity: "my hobby is painting landscapes", "my job is teaching kids" are
+facts whatever follows the gerund."""
 """What makes "my X is Y" a report of how X is going or a verdict on it, not a fact about the user
 to keep (and propose for long-term memory): Y, when it starts in lower case, opens with one of these.
 "My favourite band is Cool Kids", "my editor is neovim", "my hobby is painting" stay facts."""
@@ -886,7 +900,9 @@ def _classify_one(raw: str, view: str | None = None) -> Classification | None:
             markers=(soft.group(0).lower(),),
         )
     fact = _FACT.search(stmt)
-    if fact and fact.group("ev") and _VERDICT.match(value := stmt[fact.start("ev"):].lstrip()) and value[:1].islower():
+    if (fact and fact.group("ev") and _VERDICT.match(value := stmt[fact.start("ev"):].lstrip())
+            and value[:1].islower() and not (_ACTIVITY.fullmatch(fact.group("ek") or "")
+                                             and re.match(r"[a-z]+ing\b", value) and not _GOING.match(value))):
         fact = None  # "my hard work is paying off", "my meetings are so exciting": no fact to keep
     if fact:
         return mk(

@@ -142,6 +142,13 @@ def test_prompt_carries_ids_shape_and_instructions() -> None:
 
 CONSTRAINTS = [
     "Do not use Redis.",
+    "Don't you dare drop the audit log.",  # red team 34, F1: a "do not" without a plain "not"
+    "Don't you ever push to main again.",
+    "Hands off the billing cron, seriously.",
+    "Keep your hands off the prod DB.",
+    "Please refrain from deleting the logs bucket.",
+    "Stay away from the legacy module.",
+    "Leave the billing cron alone.",
     "if the copy takes longer than 2 hours, abort it",  # red team 31, F3: conditional limits
     "when the replica lag exceeds 30 seconds, pause the job",
     "Abort the copy if it takes more than 2 hours.",
@@ -177,6 +184,8 @@ CONSTRAINTS = [
 ]
 CHATTY = [
     "I went home after 3 hours.",
+    "Leave me alone, haha.",
+    "I try to stay away from sugar.",
     "Can't wait to see you in 2 days!",
     "Melanie: Got back after 2 days of camping",
     "Я вернулся через 2 часа.",
@@ -631,3 +640,18 @@ def test_after_that_and_still_have_name_work_only_as_a_step(text: str, todo: boo
 ])
 def test_a_suggestion_a_plan_or_a_thought_is_no_assumption(text: str, assumption: bool) -> None:
     assert any(i.kind == "assumption" for i in extract_items([msg(1, "user", text)])) is assumption
+
+
+def test_a_do_not_without_a_plain_not_survives_a_summary_that_drops_it() -> None:
+    # red team 34, F1: both summarizers dropped these and the context lost them
+    events = [msg(1, "user", "Don't you dare drop the audit log."), msg(2, "assistant", "Understood."),
+              msg(3, "user", "Hands off the billing cron, seriously."), msg(4, "assistant", "Sure."),
+              msg(5, "user", "Please refrain from deleting the logs bucket.")]
+    s = parse_summary("## Decisions\n- move billing-api [e:1]\n## Done\n- chatted [e:2]", valid_ids=[1, 2, 3, 4, 5])
+    guard(s, extract_items(events))
+    text = s.render()
+    for rule in ("Don't you dare drop the audit log.", "Hands off the billing cron, seriously.",
+                 "refrain from deleting the logs bucket."):
+        assert rule in text
+    extractive = extractive_summary(events, budget_tokens=10).render()
+    assert "audit log" in extractive and "billing cron" in extractive and "logs bucket" in extractive

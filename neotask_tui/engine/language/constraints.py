@@ -86,6 +86,15 @@ _NEG_IMPERATIVE = re.compile(
     r"^(?:do not|don'?t|dont|never|never ever|don'?t ever|let'?s not|let us not|no need to)\s+(?P<rest>.+)",
     re.IGNORECASE,
 )
+_KEEP_OFF_IMPERATIVE = re.compile(
+    # "Hands off the billing cron", "Stay away from the legacy module", "Please refrain from deleting
+    # the bucket", "Leave the cron alone": a "do not" without a "not"
+    r"^(?:(?:keep\s+(?:your\s+)?)?hands\s+off|stay\s+away\s+from|steer\s+clear\s+of|refrain\s+from"
+    r"|leave\s+(?!(?:me|us|him|her|them)\b)\S.{0,60}?\s+alone)\b",
+    re.IGNORECASE,
+)
+_YOU_DARE = re.compile(r"^you\s+(?:dare|ever)\s+(?P<rest>.+)", re.IGNORECASE)
+""""Don't you dare drop the audit log", "don't you ever push to main": a prohibition, not a question."""
 _STOP_IMPERATIVE = re.compile(
     r"^(?:stop|quit)\s+\w+ing\b|^(?:перестань|перестаньте|прекрати|прекратите|хватит|бросай|брось)\s+[а-яё]+",
     re.IGNORECASE,
@@ -174,9 +183,14 @@ def clauses(sentence: str) -> list[str]:
 
 
 def _imperative_negation(clause: str) -> bool:
+    if _KEEP_OFF_IMPERATIVE.match(clause):
+        return True
     m = _NEG_IMPERATIVE.match(clause)
     if m:
         rest = m.group("rest")
+        dare = _YOU_DARE.match(rest)
+        if dare:
+            return not (_MENTAL.match(dare.group("rest")) or _PAST.match(dare.group("rest")))
         return not (_IDIOM_AFTER_IMPERATIVE.match(rest) or _MENTION_IT.match(rest) or _PAST.match(rest))
     if _STOP_IMPERATIVE.match(clause):
         return True

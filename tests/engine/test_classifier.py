@@ -702,3 +702,36 @@ def test_a_preference_after_and_ending_with_its_period_is_not_part_of_the_goal(t
 def test_how_something_of_mine_is_going_is_no_fact_to_keep(text: str, fact: bool) -> None:
     found = classify(text)
     assert any(c.kind == "user_fact" and c.field == "facts" and c.candidate for c in found) is fact
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("I live in Berlin", True),  # red team 34, F4: facts not only in the "my X is Y" shape
+    ("I'm allergic to peanuts", True),
+    ("I work at Acme as a backend developer", True),
+    ("я живу в Берлине", True),
+    ("я работаю в Яндексе", True),
+    ("I live in fear of deadlines lol", False),
+    ("My colleague lives in Berlin.", False),
+    ("My name is not important", False),  # red team 34, F5: no fact, no proposal
+    ("мой пароль от почты — Кот2024ёж!", False),  # all it would keep is the redaction marker
+])
+def test_facts_about_yourself_in_other_shapes(text: str, fact: bool) -> None:
+    assert any(c.kind == "user_fact" and c.candidate for c in classify(text)) is fact
+
+
+@pytest.mark.parametrize("text", [
+    "Let's never talk about the outage again, haha",  # a wish about the chat
+    "from now on I'm going to drink less coffee",  # a plan of one's own, no instruction
+])
+def test_a_wish_or_a_plan_of_ones_own_is_no_lasting_preference(text: str) -> None:
+    assert not any(c.kind == "promotion" or c.candidate for c in classify(text))
+
+
+@pytest.mark.parametrize("text, picked", [
+    ("I use vim", False),  # how one works, not a pick in this workflow
+    ("We use Postgres.", False),
+    ("I'll use vim for this.", True),
+    ("Let's use Postgres.", True),
+])
+def test_i_use_is_a_habit_not_a_pick(text: str, picked: bool) -> None:
+    assert any(c.field == "selected_entity" for c in classify(text)) is picked

@@ -168,6 +168,7 @@ _RELATIVE_REST = re.compile(
 
 def _not_a_choice(stmt: str, m: re.Match[str]) -> bool:
     """Whether a :data:`_CHOICE` match picks nothing: "I try to organize my time", "we take a break",
+    "I use vim" (a habit: "I'll use vim", "let's use vim" pick),
     "take care", "let us" with someone else as its subject ("They let us take a break"), or a relative
     clause ("The password I use everywhere is …": :data:`_RELATIVE_REST`)."""
     if m["en"] is None:
@@ -175,6 +176,8 @@ def _not_a_choice(stmt: str, m: re.Match[str]) -> bool:
     if _RELATIVE_REST.match(stmt, m.start("en")):
         return True
     lead = m.group(0)[: m.start("en") - m.start()]
+    if re.fullmatch(r"(?:i|we)\s+use\s+", lead, re.I):
+        return True  # "I use vim", "we use Postgres": how one works, not a pick in this workflow
     if lead.lower().startswith("let us"):
         before = stmt[: m.start()].rstrip().lower()
         last = re.findall(r"[a-z']+$", before)
@@ -200,8 +203,14 @@ fact about the user ("my goal is …" read as "my <thing> is …" went to the in
 _FACT = _rx(
     r"\bmy (?P<ek>[a-z][a-z \-]{1,40}?) (?:is|are) (?P<ev>.+)",
     r"\bcall me (?P<ecall>.+)",
+    # where one lives and works, what one is allergic to (red team 34, F4)
+    r"^(?:\w+,?\s+)?(?:i(?:\s+(?:currently|now|still))?\s+(?:live in|work (?:at|for|as))"
+    r"|i(?:['’]m|\s+am)\s+(?:allergic to|based in))"
+    r"\s+(?!(?:fear|hope|denial|the moment|the past)\b)(?P<eabout>\S.*)",
     r"\b(?:мой|моя|моё|мое|мои)\s+(?P<rk>[а-яё][а-яё \-]{1,40}?)\s*(?:—|–|-|:|\bэто\b)\s*(?P<rv>.+)",
     r"\bменя зовут (?P<rname>.+)",
+    r"^(?:\w+,?\s+)?я\s+(?:сейчас\s+)?(?:живу в|работаю в|работаю на|работаю)\s+(?P<rabout>\S.*)",
+    r"\bу меня аллергия на (?P<rall>.+)",
 )
 _GOING = re.compile(
     # "my hard work is paying off", "my writing is consuming me", "my dreams are comin' true": how it goes
@@ -218,7 +227,7 @@ _VERDICT = re.compile(
     r"|(?:awesome|amazing|great|good|nice|cool|fine|okay|ok|bad|terrible|awful|horrible|exciting|excited|incredible"
     r"|wonderful|fantastic|beautiful|perfect|important|special|hard|tough|crazy|insane|wild|fun|boring|busy|better"
     r"|worse|lovely|sweet|cute|huge|tiny|brilliant|stunning|gorgeous|ready|done|over|broken|gone|finished|fixed"
-    r"|the most|the best|the worst|the greatest)\b"
+    r"|the most|the best|the worst|the greatest|not|never|no longer)\b"
     # "my studio is bringing its best moves": what something is doing (unless the thing is an activity, below)
     r"|[a-z]+(?:ing|in['’])\s+\w"
 )
@@ -623,7 +632,13 @@ _REQUEST_MARKER = re.compile(r"remember|запомни", re.I)
 :func:`~neotask_tui.text.remember.remembered_span` finds one ("I can't remember that guy's name" is none)."""
 
 
-_OWN_PRACTICE = re.compile(r"(?:i|we|я|мы)\s+([^\W\d_][\w'’-]*)", re.I)
+_OWN_PRACTICE = re.compile(
+    # "I always use uv", "from now on we'll use uv", "from now on I'm going to drink less coffee" (a plan
+    # of one's own, with a verb no instruction uses: a habit to be, not an instruction)
+    r"(?:i|we|я|мы)(?:['’]ll|\s+will|['’]m going to|\s+am going to|['’]re going to|\s+are going to|\s+shall)?"
+    r"\s+([^\W\d_][\w'’-]*)", re.I)
+_NOT_TALKING = re.compile(r"^let(?:['’]s| us)\s+(?:never|not)\s+(?:\w+\s+)?(?:talk|speak)\s+(?:about|of)\b", re.I)
+""""Let's never talk about the outage again": a wish about the chat, no instruction to keep."""
 
 
 def _standing(view: str) -> bool:
@@ -640,6 +655,8 @@ def _standing(view: str) -> bool:
     # the markers go, except a preference verb ("I always prefer …" is "I prefer …")
     core = _PERM.sub(lambda w: w.group(0) if _PREFER.fullmatch(w.group(0)) else " ", lead)
     core = _LEAD_FILLER.sub("", re.sub(r"\s+", " ", core).strip(" ,:—–-"))
+    if _NOT_TALKING.match(lead):
+        return False
     if _ADDRESSED.search(core):
         return True
     own = _OWN_PRACTICE.match(core)
@@ -904,6 +921,8 @@ def _classify_one(raw: str, view: str | None = None) -> Classification | None:
             and value[:1].islower() and not (_ACTIVITY.fullmatch(fact.group("ek") or "")
                                              and re.match(r"[a-z]+ing\b", value) and not _GOING.match(value))):
         fact = None  # "my hard work is paying off", "my meetings are so exciting": no fact to keep
+    if fact and not _says_more_than_a_secret(fact, raw):
+        fact = None  # "мой пароль от почты — <secret>": all it would keep is the marker
     if fact:
         return mk(
             "user_fact", "facts", text, candidate_scope=None if temp else "user",
@@ -911,6 +930,15 @@ def _classify_one(raw: str, view: str | None = None) -> Classification | None:
             markers=tuple(temp),
         )
     return None
+
+
+def _says_more_than_a_secret(fact: re.Match[str], raw: str) -> bool:
+    """Whether what a stated fact says (its value, to the end of the statement) holds more than
+    redacted secrets: "мой пароль от почты — <secret>" keeps nothing but the marker."""
+    start = next((fact.start(n) for n in ("ev", "ecall", "eabout", "rv", "rname", "rabout", "rall")
+                 if fact.groupdict().get(n)), len(raw))
+    said = re.sub(r"\[REDACTED:[^\]]*\]", " ", redact_secrets(redact_part(raw, start, len(raw))[0]))
+    return bool(re.search(r"\w", said))
 
 
 def _group(m: re.Match[str], raw: str, *names: str) -> str:

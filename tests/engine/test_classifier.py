@@ -735,3 +735,9 @@ def test_a_wish_or_a_plan_of_ones_own_is_no_lasting_preference(text: str) -> Non
 ])
 def test_i_use_is_a_habit_not_a_pick(text: str, picked: bool) -> None:
     assert any(c.field == "selected_entity" for c in classify(text)) is picked
+
+
+def test_terminal_escape_sequences_are_no_part_of_a_statement() -> None:
+    # red team 34, F15: the ";" of an OSC sequence cut the goal down to "\x1b]0"
+    (c,) = classify("my goal is \x1b]0;pwned\x07 ship \x1b[31mv9")
+    assert c.field == "current_goal" and c.value == "ship v9"

@@ -977,11 +977,19 @@ def classify(text: str, fallback: Callable[[str], Classification | None] | None 
     return [c for c in classify_each(text, fallback) if c is not None]
 
 
+_TERMINAL_CODES = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+"""Terminal escape sequences (OSC, CSI, others) and control characters: inert on screen, and no part of
+what a statement says (an OSC's ";" split a goal into junk, red team 34 F15)."""
+
+
 def classify_each(text: str, fallback: Callable[[str], Classification | None] | None = None,
                   ) -> list[Classification | None]:
     """:func:`classify`, one entry per statement of ``text`` (:func:`split_statements`, quotes and
     code masked): ``None`` for a statement that means nothing for memory (ordinary chat, a question)."""
     out: list[Classification | None] = []
+    text = _TERMINAL_CODES.sub("", text)  # "my goal is \x1b]0;x\x07 ship v9": the goal is "ship v9"
     view = mask_quoted(text)
     for a, b in _statement_spans(view):
         raw, v = text[a:b], view[a:b]

@@ -62,6 +62,11 @@ def describe(res: CompactionResult) -> str:
     if changed:
         out += ["", "**Guard changed** (what the draft said, and what the guard did with it):"]
         out += [f"- {r['kind']}: {r['text']} — {CHANGES[r['kind']]}" for r in changed]
+    uncited = [i for i in d.get("issues") or [] if i.startswith("uncited line attributed to")]
+    if uncited:
+        out += ["", "**The model cited no events for these lines** (their sources were guessed from the words "
+                "they share with the messages; check them before applying):"]
+        out += [f"- {i.removeprefix('uncited line ')}" for i in uncited]
     if d.get("dropped"):
         out += ["", "**Not in the summary** (still in the archived transcript):"]
         out += [f"- {r['kind']}: {r['text']}" for r in d["dropped"]]

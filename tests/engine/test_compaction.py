@@ -422,3 +422,24 @@ async def test_an_identifier_that_is_also_inside_a_secret_stays_and_the_review_s
     for r in res.repaired:
         if r["kind"] == "unsourced":
             assert f"- unsourced: {r['text']} — left out of the identifiers" in shown
+
+
+async def test_a_taken_back_decision_gets_its_replacement_and_the_review_shows_uncited_lines(engine: Engine) -> None:
+    """Red team 34, F3: a model's uncited "Batch size 5000" (taken back by "scrap that, use batch size
+    2000") was the last word on the batch size, and the text review did not say which lines had no
+    citation of the model's own."""
+    from neotask_tui.commands.compaction import describe
+
+    pairs = [("Any plan for the copy?", "I propose: run VACUUM FULL on orders_v2_tmp after the copy."),
+             ("Let's use batch size 5000 for the copy.", "OK."),
+             ("Actually, scrap that, use batch size 2000.", "Noted.")]
+    await chat(engine, pairs + [(f"filler message number {i} about nothing", "ok") for i in range(8)])
+    scripted(engine).queue("## Decisions\n- The user decided to run VACUUM FULL on orders_v2_tmp\n"
+                           "- Batch size 5000\n## Done\n- the user said hi")
+    res = await engine.compact(KEY, preview=True)
+    assert "(superseded by e:" in res.summary and "Batch size 5000" in res.summary
+    assert "use batch size 2000." in res.summary  # what took it back is said too
+    assert "assistant (proposal): The user decided to run VACUUM FULL" in res.summary
+    shown = describe(res)
+    assert "**The model cited no events for these lines**" in shown
+    assert "attributed to" in shown.partition("**The model cited no events")[2]

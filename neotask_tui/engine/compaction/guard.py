@@ -971,7 +971,21 @@ def _mark_superseded(summary: Summary, items: Sequence[CriticalItem], report: Gu
                     line.section = "Decisions"
             report.repaired.append(CriticalItem("superseded", line.text, sorted(line.cites), line.who or "user",
                                                 old.superseded_by))
+            _add_replacement(summary, items, old.superseded_by, report)
             break
+
+
+def _add_replacement(summary: Summary, items: Sequence[CriticalItem], eid: int, report: GuardReport) -> None:
+    """The statement that took a summary line back ("actually, scrap that, use batch size 2000"), when
+    the summary does not say it: a line marked superseded must not be the last word on its subject."""
+    text = summary.render()
+    for new in items:
+        if (eid in new.cites and new.superseded_by is None and new.kind in ("decision", "constraint", "goal")
+                and not covers(text, new)):
+            summary.lines.append(SummaryLine(SECTION_OF[new.kind], new.text, sorted(new.cites), repaired=True,
+                                             who=new.who))
+            report.repaired.append(new)
+            text = summary.render()
 
 
 def _current_goal_only(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:

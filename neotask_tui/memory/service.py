@@ -6,11 +6,13 @@ serialises writers; searches take it only to refresh the snapshot and check stal
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import hashlib
 import json
 import logging
+import os
 import re
 import shutil
 import threading
@@ -77,6 +79,21 @@ recalls from the index as it is meanwhile (a 1 MB file took two minutes to embed
 _NO_ROOM: Final = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
 """Errors of a store write that say nothing about the store's state (a full disk, a quota, a file
 size limit, a read-only mount): never a reason to quarantine it as damaged."""
+
+
+def _remove_empty_tree(folder: Path) -> None:
+    """Remove ``folder`` when it holds folders only (none of them a link): the empty tree a store
+    open that failed for want of room leaves; a folder with any file in it is left as it is."""
+    if folder.is_symlink() or not folder.is_dir():
+        return
+    dirs: list[Path] = []
+    for top, subdirs, files in os.walk(folder):
+        if files or any(Path(top, d).is_symlink() for d in subdirs):
+            return
+        dirs.append(Path(top))
+    for d in reversed(dirs):  # deepest first
+        with contextlib.suppress(OSError):
+            d.rmdir()
 
 
 def _floor_cosine(hit: MemoryHit) -> float | None:
@@ -177,9 +194,16 @@ class MemoryService:
             return self._store
         with self._lock:
             if self._store is None:
-                uri = self.settings.db_uri or str(paths.ensure_dir(paths.memory_db_dir()))
                 emb = self.embedder
-                self._store = self._open_store(uri, emb.model_id, emb.dim)
+                local = None if self.settings.db_uri else paths.memory_db_dir()
+                made = local is not None and not local.exists()
+                uri = self.settings.db_uri or str(paths.ensure_dir(paths.memory_db_dir()))
+                try:
+                    self._store = self._open_store(uri, emb.model_id, emb.dim)
+                except StorageError:  # no room: the folder made for it goes too, when nothing was written
+                    if made and local is not None:
+                        _remove_empty_tree(local)
+                    raise
                 self._terms = TermVectors(_terms_path(uri, emb.model_id), emb, emb.spec.offsets)
                 self._indexer = Indexer(
                     self._store, emb, self.settings.chunk_tokens, self.settings.chunk_overlap, terms=self._terms,
@@ -211,6 +235,10 @@ class MemoryService:
             StorageError: the open failed for want of room (a full disk, a quota, a read-only
                 mount): that is no damage, and the store is left as it is.
         """
+        from neotask_tui.memory.index.store import table_name
+
+        table_dir = None if is_remote(uri) else Path(uri) / f"{table_name(model_id, dim)}.lance"
+        made = table_dir is not None and not table_dir.exists()
         try:
             store = ChunkStore(uri, model_id, dim)
             store.snapshot()
@@ -218,13 +246,13 @@ class MemoryService:
         except Exception as e:
             why = str(e).splitlines()[0] if str(e) else type(e).__name__
             if io_errno(e) in _NO_ROOM:  # a write that failed is no damage: nothing is moved or rebuilt
+                if made and table_dir is not None:  # the empty tree the failed open made
+                    _remove_empty_tree(table_dir)
                 raise StorageError(f"could not open the memory index: {io_failure(e)}") from None
             if is_remote(uri):
                 raise StoreError(f"memory store {uri} cannot be opened ({why}); it was left as it is") from e
             log.error("memory: the LanceDB store at %s is unreadable (%s); rebuilding it from memory files",
                       uri, why)
-        from neotask_tui.memory.index.store import table_name
-
         name = table_name(model_id, dim)
         local = Path(uri)
         if (local / f"{name}.lance").exists():

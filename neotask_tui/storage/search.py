@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import json
 import logging
@@ -46,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from neotask_tui import paths, tuning
-from neotask_tui.errors import StorageError, UserError
+from neotask_tui.errors import StorageError, UserError, io_failure
 from neotask_tui.storage.events import Event, now_iso
 from neotask_tui.text.clean import clean_text
 from neotask_tui.text.secrets import MARKER_PREFIX, find_secrets, redact_values
@@ -61,6 +62,12 @@ MARK_CLOSE = "\ue001"
 """Ends a highlighted match."""
 _MARKS = str.maketrans({MARK_OPEN: " ", MARK_CLOSE: " "})
 _TAIL_BYTES = 64
+_WRITE_FAILED = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN})
+"""SQLite's primary codes for a write or open the file system refused (a full disk, an I/O error, a
+read-only mount): they say nothing about the index's state, so it is never quarantined for them."""
+_ROOM_BYTES = 64 * 1024
+"""Fewer free bytes than this is a full disk to SQLite (its 32 KiB ``-shm`` file and a few pages):
+a write failure then is ``ENOSPC``."""
 _SPEAKERS = {"user": "user", "assistant": "assistant"}
 
 _SCHEMA = f"""
@@ -510,6 +517,43 @@ def _fresh_state(session_id: str) -> _FileState:
                       prev_user=-1, prev_user2=-1)
 
 
+def _write_failed(e: BaseException) -> bool:
+    """``e`` is SQLite's report of a write or open the file system refused (:data:`_WRITE_FAILED`)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in _WRITE_FAILED
+
+
+def _fs_errno(path: Path) -> int | None:
+    """Why the file system under ``path`` refuses writes, as an errno (``EROFS`` for a read-only
+    mount, ``ENOSPC`` for less than :data:`_ROOM_BYTES` free), else ``None``. SQLite does not pass
+    the OS error on, so this is how a "disk I/O error" on a full disk is told as one."""
+    p = path
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    try:
+        st = os.statvfs(p)
+    except OSError:
+        return None
+    if st.f_flag & os.ST_RDONLY:
+        return errno.EROFS
+    free = (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
+    return errno.ENOSPC if free < _ROOM_BYTES else None
+
+
+def write_failure(e: BaseException) -> str:
+    """Why a write of the index failed, in one line: an OS error in the words every failed write
+    uses (``ENOSPC (No space left on device)``, :func:`~neotask_tui.errors.io_failure`), SQLite's
+    own words otherwise, and a :class:`~neotask_tui.errors.UserError` (a link) whole."""
+    if isinstance(e, OSError):
+        return io_failure(e) or str(e)
+    if _write_failed(e):
+        code = _fs_errno(paths.search_index().parent)
+        if code is not None:
+            return f"{errno.errorcode[code]} ({os.strerror(code)})"
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
 def _create_private(path: Path) -> None:
     """Create the database file 0600 (SQLite gives its -wal/-shm files the database's mode)."""
     paths.ensure_dir(path.parent)
@@ -633,6 +677,8 @@ class SearchIndex:
                 with contextlib.suppress(sqlite3.Error):
                     self._con.close()
                 self._con = None
+            if _write_failed(e):  # a full disk or a read-only mount is no damage: nothing is moved
+                raise
             self._quarantine(path, str(e))
             self._con = _connect(path, readonly=False)
         return self._con
@@ -692,13 +738,16 @@ class SearchIndex:
             return self._sync_paths(listing, prune=True)[0]
 
     def _fail(self, e: Exception) -> None:
-        msg = f"the search index could not be updated ({type(e).__name__}: {str(e)[:80]}); it catches up later"
-        log.warning("%s", msg)
-        if msg not in self.notices:
+        if isinstance(e, UserError):  # a link in its place: it stays refused until the link is removed
+            msg = f"the search index could not be updated: {write_failure(e)} (see `neotask doctor`)"
+        else:
+            msg = f"the search index could not be updated: {write_failure(e)}; it catches up later"
+        if msg not in self.notices:  # said once, though each append of the turn fails alike
+            log.warning("%s", msg)
             self.notices.append(msg)
         if isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.OperationalError):
             self.close()
-            with contextlib.suppress(OSError), self._mutex:
+            with contextlib.suppress(OSError, UserError), self._mutex:
                 self._quarantine(paths.search_index(), str(e))
 
     def _sync_paths(self, found: dict[str, _File], *, prune: bool = False) -> tuple[int, dict[str, _FileState]]:
@@ -770,8 +819,8 @@ class SearchIndex:
             return self._search(query, match, agent, since, limit)
         except sqlite3.DatabaseError as e:
             self.close()
-            if isinstance(e, sqlite3.OperationalError) and self.writable:  # locked, I/O error: say so
-                raise StorageError(f"could not search: the search index: {str(e)[:120]}") from None
+            if (isinstance(e, sqlite3.OperationalError) or _write_failed(e)) and self.writable:  # locked, full: say so
+                raise StorageError(f"could not search: the search index: {write_failure(e)}") from None
             with self._mutex:
                 if self.writable:  # damaged: quarantine, rebuild from the transcripts, search again
                     self._quarantine(paths.search_index(), str(e))

@@ -39,8 +39,10 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
     # A read-only doctor may run beside the holder: it writes nothing. --fix probes the data dir by
     # writing to it, so only once it holds the lock (beside a holder it exits 3 having written nothing).
     home = paths.home_problem(probe=False)
-    if home is not None:  # nothing below can work (or be repaired) without a usable data dir
+    if home is not None and not paths.data_dir().is_dir():  # nothing below can work (or be repaired)
         return {**unusable, "problems": [home], "manual": [home]}
+    if home is not None:  # it exists but cannot be written (a read-only mount, no permission): the
+        fix = False       # read-only checks still run, with that as their first problem; nothing is repaired
     loose = paths.private_modes()  # before the lock: a writer taking it tightens them
     bad_lock = _lock_problem()
     if bad_lock is not None:  # its mode is not --fix's to change: --fix refuses that lock like every writer
@@ -57,6 +59,9 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
         still = {m.line for m in left}
         fixed.extend(f"{m.shown(_redacted)} (now private)" for m in loose if m.line not in still)
         loose = left
+    if home is not None:
+        problems.append(home)
+        manual.append(home)
     try:
         try:
             from neotask_tui.config import load_settings
@@ -84,6 +89,10 @@ def run_doctor(*, fix: bool = False) -> dict[str, Any]:
         if bad_lock is not None:  # every write is refused until it is removed: yours, not --fix's
             problems.append(bad_lock)
             manual.append(bad_lock)
+        search_link = _search_index_link()
+        if search_link is not None:  # reported, not repaired: what the link points to is not ours to remove
+            problems.append(search_link)
+            manual.append(search_link)
         history = history_problem()
         if history is not None:  # the app and the REPL run without saving it; the link is yours to replace
             problems.append(history)
@@ -191,6 +200,18 @@ def _lock_problem() -> str | None:
             if stat.S_ISFIFO(st.st_mode) else "not a regular file")
     return (f"the lock file {p} is {kind}: every command that writes refuses it until it is removed "
             "(no neotask process uses it as it is)")
+
+
+def _search_index_link() -> str | None:
+    """The search index (its folder, its file or its ``-wal``/``-shm``) when it is a symbolic link,
+    as one line: it is never opened through one, so search stops until the link is removed."""
+    index = paths.search_index()
+    for p in (index, Path(str(index) + "-wal"), Path(str(index) + "-shm")):
+        link = paths.linked_part(p)
+        if link is not None:
+            return (f"{link} is a symbolic link; Neotask does not follow links inside its data dir, so search "
+                    "cannot use the index (remove the link: the index is rebuilt from the transcripts)")
+    return None
 
 
 def _redacted(path: str) -> str:

@@ -17,6 +17,7 @@ data dir that cannot be written.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -123,6 +124,17 @@ def _linked_index(neotask_home: Path, tmp_path: Path) -> Path:
     return index
 
 
+def test_doctor_lists_a_search_index_that_is_a_link(neotask_home: Path, tmp_path: Path) -> None:
+    index = _linked_index(neotask_home, tmp_path)
+    for flags in ((), ("--fix",)):
+        out = cli("doctor", "--json", *flags, env=SCRIPTED)
+        report = json.loads(out.stdout)
+        assert out.returncode == 1 and not report["clean"], out.stdout
+        lines = [p for p in report["problems"] if str(index) in p]
+        assert len(lines) == 1 and "symbolic link" in lines[0] and lines[0] in report["manual"], report
+    assert index.is_symlink()  # not ours to remove: what it points to is the user's
+
+
 def test_a_send_beside_a_linked_search_index_says_so_whole(neotask_home: Path, tmp_path: Path) -> None:
     index = _linked_index(neotask_home, tmp_path)
     out = cli("send", "second message", env=SCRIPTED)
@@ -131,3 +143,46 @@ def test_a_send_beside_a_linked_search_index_says_so_whole(neotask_home: Path, t
     assert len(said) == 1, out.stderr
     assert f"{index} is a symbolic link; Neotask does not follow links inside its data dir" in said[0], said
     assert said[0].endswith("(see `neotask doctor`)"), said
+
+
+READ_ONLY = textwrap.dedent("""
+    import errno, os, sys
+    data = os.path.join(os.environ["NEOTASK_HOME"], "data")
+    real_open, real_access, real_statvfs = os.open, os.access, os.statvfs
+    def fake_open(path, flags, *a, **kw):  # what a read-only mount does to a write open
+        if os.fspath(path).startswith(data) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(path))
+        return real_open(path, flags, *a, **kw)
+    def fake_access(path, mode, *a, **kw):  # root's access check passes everywhere: say what a user sees
+        if os.fspath(path).startswith(data) and mode & os.W_OK:
+            return False
+        return real_access(path, mode, *a, **kw)
+    class Vfs:
+        def __init__(self, st):
+            self.st = st
+        def __getattr__(self, name):
+            return self.st.f_flag | os.ST_RDONLY if name == "f_flag" else getattr(self.st, name)
+    os.open, os.access = fake_open, fake_access
+    os.statvfs = lambda path: Vfs(real_statvfs(path))
+    from neotask_tui.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+def test_doctor_on_a_read_only_data_dir_names_the_provider_and_checks(neotask_home: Path) -> None:
+    assert cli("send", "hello there", env=SCRIPTED).returncode == 0
+    transcript = next((neotask_home / "data" / "sessions").glob("*.jsonl"))
+    with transcript.open("ab") as f:  # a torn last line: the integrity check must see it
+        f.write(b'{"type": "message", "ro')
+    torn = transcript.read_bytes()
+    for flags in ((), ("--fix",)):  # --fix can repair nothing there: it checks, and changes nothing
+        out = subprocess.run([sys.executable, "-c", READ_ONLY, "doctor", "--json", *flags], cwd=REPO,
+                             capture_output=True, text=True, env={**os.environ, **SCRIPTED}, timeout=120)
+        assert out.returncode == 1 and not out.stderr.strip(), out.stderr
+        report = json.loads(out.stdout)
+        assert report["provider"].startswith("scripted"), report["provider"]
+        assert report["sessions"] == 1 and report["fixed"] == [], report
+        home = [p for p in report["problems"] if "Read-only file system" in p and "NEOTASK_HOME" in p]
+        assert len(home) == 1 and home[0] in report["manual"], report
+        assert any(transcript.name in p for p in report["problems"]), report
+    assert transcript.read_bytes() == torn

@@ -80,6 +80,9 @@ def test_lecture_profile_example() -> None:
     ("Do not use Redis anywhere in the migration.", "Do not use Redis anywhere in the migration"),
     ("Не используй платные сервисы.", "Не используй платные сервисы"),
     ("Пожалуйста, не трогай базу данных.", "не трогай базу данных"),
+    ("Hands off the billing cron, seriously.", "Hands off the billing cron, seriously"),  # red team 34
+    ("Please refrain from deleting the logs bucket.", "refrain from deleting the logs bucket"),
+    ("Leave the cron alone.", "Leave the cron alone"),
 ])
 def test_negated_directive_is_a_session_rule_not_a_candidate(text: str, value: str) -> None:
     c = one(text)

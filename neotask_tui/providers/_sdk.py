@@ -22,7 +22,7 @@ from neotask_tui.text.secrets import (
     HYPHEN_LOOKALIKES,
     IGNORABLE,
     TO_LATIN,
-    fold_marks_and_digits,
+    fold_letter_forms,
     redact_secrets,
 )
 from neotask_tui.text.trees import map_strings
@@ -166,8 +166,8 @@ def _norm(c: str) -> str:
     the Latin letter they look like."""
     if IGNORABLE.match(c) or c.isspace() or c in _GAP_CHARS:
         return ""
-    if not c.isascii():  # a combining mark is skipped, another script's digit read as the ASCII one
-        c = fold_marks_and_digits(c)
+    if not c.isascii():  # a combining mark is skipped; another script's digit, a "𝐀" or "ᴀ" read as ASCII
+        c = fold_letter_forms(c)
         if not c:
             return ""
     if "\uff01" <= c <= "\uff5e":
@@ -204,7 +204,7 @@ def _holds_a_window(text: str, keys: list[str]) -> bool:
     operations (a 10 MB paste is read in a fraction of a second, not character by character).
     The same reading as :func:`_norm`'s: ``str.lower`` of a whole string differs from that of its
     characters only for a capital sigma (final form at a word's end), read here as a plain one."""
-    text = fold_marks_and_digits(text)
+    text = fold_letter_forms(text)
     low = _SKIPPED.sub("", text).translate(_FULL_WIDTH).translate(TO_LATIN).replace("\u03a3", "\u03c3").lower()
     return any(g in low for key in keys for g in _key_view(key)[2])
 

@@ -83,7 +83,7 @@ from dataclasses import dataclass
 from neotask_tui.text.remember import REQUEST_PATTERN
 from neotask_tui.text.senders import LINE_PREFIX
 
-__all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "announces_secret", "find_secrets", "fold_marks_and_digits",
+__all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "announces_secret", "find_secrets", "fold_letter_forms",
            "has_secrets", "redact", "redact_assigned", "redact_found", "redact_part", "redact_path", "redact_secrets",
            "redact_values"]
 
@@ -835,6 +835,12 @@ TO_LATIN = _TO_LAT
 # the view drops the one and reads the other as its ASCII digit.
 _MARKS_IN_TOKEN = re.compile(r"(?<=[A-Za-z0-9_\-]|\d)[^\w\s\x00-\x7f]{1,16}(?=[A-Za-z0-9_\-]|\d)")
 _OTHER_DIGIT = re.compile(r"(?![0-9])\d")
+# Small capitals ("ᴘᴀꜱꜱᴡᴏʀᴅ", "ɢʜᴘ_…"): NFKC keeps them, a reader sees the letters; the view (and the
+# configured-key mask) reads each as its lower-case Latin letter.
+_SMALL_CAPS = "\u0262\u026a\u0274\u0280\u028f\u0299\u029c\u029f\u1d00\u1d04\u1d05\u1d07\u1d0a\u1d0b\u1d0d" \
+              "\u1d0f\u1d18\u1d1b\u1d1c\u1d20\u1d21\u1d22\ua730\ua731\ua7af"
+_SMALL_CAP_TABLE = str.maketrans(_SMALL_CAPS, "ginrybhlacdejkmoptuvwzfsq")
+_SMALL_CAP = re.compile("[" + _SMALL_CAPS + "]+")
 
 
 def _is_mark(c: str) -> bool:
@@ -846,12 +852,23 @@ _MARK_BLOCKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
+def _compat_alnum(c: str) -> str | None:
+    """The ASCII letter or digit a compatibility form reads as (NFKC: "𝐀", "Ⓐ", "ℂ", "①", "Ａ"; or a
+    small capital); None for any other character."""
+    n = unicodedata.normalize("NFKC", c)
+    if n != c and len(n) == 1 and n.isascii() and n.isalnum():
+        return n
+    r = c.translate(_SMALL_CAP_TABLE)
+    return r if r != c else None
+
+
 @functools.cache
 def _foldable() -> re.Pattern[str]:
-    """One class of the BMP's characters :func:`fold_marks_and_digits` changes (a bitmap: a fast scan)."""
+    """One class of the BMP's characters :func:`fold_letter_forms` changes (a bitmap: a fast scan)."""
     ranges: list[list[int]] = []
     for cp in range(0x80, 0x10000):
-        if unicodedata.category(chr(cp)) == "Nd":
+        c = chr(cp)
+        if unicodedata.category(c) == "Nd" or (not c.isspace() and _compat_alnum(c) is not None):
             if ranges and cp == ranges[-1][1] + 1:
                 ranges[-1][1] = cp
             else:
@@ -862,12 +879,18 @@ def _foldable() -> re.Pattern[str]:
 def _folded(m: re.Match[str]) -> str:
     c = m.group(0)
     d = unicodedata.decimal(c, None)
-    return str(d) if d is not None else "" if unicodedata.category(c) in ("Mn", "Me") else c
+    if d is not None:
+        return str(d)
+    if unicodedata.category(c) in ("Mn", "Me"):
+        return ""
+    return _compat_alnum(c) or c
 
 
-def fold_marks_and_digits(text: str) -> str:
-    """``text`` with every general-purpose combining mark dropped and every decimal digit of another
-    script read as its ASCII digit, for readers that compare text whole (the configured-key mask);
+def fold_letter_forms(text: str) -> str:
+    """``text`` with every general-purpose combining mark dropped, every decimal digit of another
+    script read as its ASCII digit and every compatibility form of a letter or digit (mathematical
+    bold "𝐀", circled "Ⓐ", full-width "Ａ", superscript "²", small capital "ᴀ") read as its ASCII
+    one, one character for one, for readers that compare text whole (the configured-key mask);
     linear, and a no-op for text without them."""
     if text.isascii():
         return text
@@ -875,6 +898,8 @@ def fold_marks_and_digits(text: str) -> str:
     if found.search(text) is not None:
         text = found.sub(_folded, text)
     return _ASTRAL.sub(_folded, text) if _ASTRAL.search(text) is not None else text
+
+
 _MIX_POINT = re.compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]|[\u0370-\u03ff][\u0400-\u04ff]"
                         r"|[\u0400-\u04ff][\u0370-\u03ff]")
 _MIX_WORD = re.compile(r"[A-Za-z\u0370-\u04ff]{1,256}")
@@ -1030,6 +1055,8 @@ def _view(text: str) -> _View:
     if not text.isascii():
         for m in _OTHER_DIGIT.finditer(text):
             inplace.append((m.start(), str(unicodedata.decimal(m.group(0), 0))))
+        for m in _SMALL_CAP.finditer(text):
+            inplace.append((m.start(), m.group(0).translate(_SMALL_CAP_TABLE)))
         done = {e[0] for e in edits}  # zero-width ones (CGJ, variation selectors) are dropped above
         for m in _MARKS_IN_TOKEN.finditer(text):
             if all(_is_mark(c) or IGNORABLE.match(c) for c in m.group(0)):

@@ -270,3 +270,18 @@ def test_an_assignment_of_a_token_keeps_its_name(text: str, kept: str) -> None:
     name was gone from derived data and ``search API_TOKEN`` found nothing."""
     red = redact_secrets(text)
     assert red.startswith(kept + "[REDACTED:") and "ghp_aB3" not in red and "51HxYz" not in red
+
+
+_SMALL_CAPS = str.maketrans("abcdefghijklmnopqrstuvwxyz",
+                            "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d\u0274"
+                            "\u1d0f\u1d18\ua7af\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21x\u028f\u1d22")
+
+
+def test_small_capitals_are_read_as_the_letters_they_show() -> None:
+    # Red team 34, F2: NFKC keeps small capitals ("ᴘᴀꜱꜱᴡᴏʀᴅ"), so the rules did not see the word or token.
+    token = ("ghp_" + "ab1cd2ef3gh4ij5kl6mn7op8qr9st0uv1wx2").translate(_SMALL_CAPS)
+    assert redact_secrets(f"note {token} end") == "note [REDACTED:github_token] end"
+    assert redact_secrets("password".translate(_SMALL_CAPS) + ": Toor!2023x ok").endswith(
+        ": [REDACTED:password] ok")
+    fancy = "this is fancy text about the plan".translate(_SMALL_CAPS)
+    assert redact_secrets(fancy) == fancy

@@ -304,6 +304,14 @@ async def test_text_that_only_starts_like_the_key_is_kept() -> None:
     "myco-internal-key-\u200bZYXW\u2060987\ufeff65",  # zero-width characters
     "ＭＹＣＯ－ＩＮＴＥＲＮＡＬ－ＫＥＹ－ＺＹＸＷ９８７６５",  # full-width
     "MYCO-INTERNAL-KEY-ZYXW98765", "myco\u2010internal\u2011key-zyxw98765",  # another case, hyphen look-alikes
+    # red team 34, F2: compatibility forms NFKC reads as ASCII, and small capitals
+    "\U0001d426\U0001d432\U0001d41c\U0001d428-\U0001d422\U0001d427\U0001d42d\U0001d41e\U0001d42b\U0001d427"
+    "\U0001d41a\U0001d425-\U0001d424\U0001d41e\U0001d432-\U0001d419\U0001d418\U0001d417\U0001d416"
+    "\U0001d7d7\U0001d7d6\U0001d7d5\U0001d7d4\U0001d7d3",  # mathematical bold
+    "\u24dc\u24e8\u24d2\u24de-\u24d8\u24dd\u24e3\u24d4\u24e1\u24dd\u24d0\u24db-\u24da\u24d4\u24e8-"
+    "\u24cf\u24ce\u24cd\u24cc\u2468\u2467\u2466\u2465\u2464",  # circled
+    "\u1d0d\u028f\u1d04\u1d0f-\u026a\u0274\u1d1b\u1d07\u0280\u0274\u1d00\u029f-\u1d0b\u1d07\u028f-"
+    "\u1d22\u028fx\u1d2198765",  # small capitals
 ])
 async def test_a_key_echoed_changed_is_masked_too(echo: str) -> None:
     # Red team 26, F4: the key came back with invisible characters, a line break, full-width letters or in
@@ -398,7 +406,9 @@ def test_the_whole_text_check_reads_text_as_the_mask_does() -> None:
 
     key = "sk-proj-" + "TESTKEYabcdef1234567890XYZ"
     odd = ["\u200b", "\u00ad", " ", "\n", "-", "_", "\uff3f", "\u2011", "\uff0d", "+", "'", "\u03a3", "\u03c2",
-           "\u0130", "\uff21", "\u0430", "\u0435", "\u03bf", "\ufeff", "\U000e0041", "\u2028", "Σ", "é"]
+           "\u0130", "\uff21", "\u0430", "\u0435", "\u03bf", "\ufeff", "\U000e0041", "\u2028", "Σ", "é",
+           "\U0001d400", "\U0001d41a", "\U0001d7cf", "\u24b6", "\u24d1", "\u2461", "\u1d00", "\u0299", "\u2102",
+           "\u00b2", "\ufb01", "\u017f"]
     rnd = random.Random(29)
     _, _, windows = _key_view(key)
     for _ in range(400):

@@ -276,6 +276,16 @@ _PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?P<qual>" + _PW_FOR +
 # a question and its answer: "My password? It's V.", "Пароль? V" (strict: "Forgot password? Click here")
 _PW_ASK = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?[^\S\n]{0,2}\?[^\S\n]{1,4}"
                      r"(?:(?:it['’]s|it[^\S\n]is|that['’]s|это|вот)[^\S\n]{1,4})?")
+_PW_STILL = r"(?:still|now|currently|actually|really|again|also)"
+# the password asked about, its value in the question: "is the root password still V?", "was my wifi
+# password V?", "is the password for the box still V?" (red team 34; a strict value: "is the password
+# still valid?", "is the password field required?" are questions about it)
+_PW_QUESTION = re.compile(
+    r"(?i)(?<![\w-])(?:is|was|isn['’]t|wasn['’]t)[^\S\n]{1,4}"
+    r"(?:(?:the|my|our|your|his|her|their|this|that)[^\S\n]{1,4})?(?:[^\W\d_][\w'’-]{0,29}[^\S\n]{1,4}){0,3}?"
+    + _PW_WORD + r"s?(?:[^\S\n]{1,4}(?:for|to|of|on|at|in|from)(?:[^\S\n]{1,4}[^\s:=—–.!?\[]{1,30}+){1,6}?"
+    r"[^\S\n]{1,4}" + _PW_STILL + r"|(?:[^\S\n]{1,4}" + _PW_STILL + r")?)[^\S\n]{1,4}"
+)
 # a weaker link, so the value must look like a password: "changed my password to V", "сменил пароль на V"
 _PW_WEAK = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + r"[^\S\n]{1,4}(?:to|на|теперь|сейчас)[^\S\n]{1,4}"
@@ -390,6 +400,8 @@ _CURL_USER = re.compile(r"(?<!\S)(?:-u|--user)(?:[^\S\n]{1,4}|=)[\"']?[^\s:\"'@]
 # a user/password pair after a credential word: "creds admin:V", "login: admin / V"
 _CRED_PAIR = re.compile(
     r"(?i)(?<![\w-])(?:creds|credentials|login|логин|учётка|учетка|account)"
+    # what it is for: "the login for the router is admin / V" (red team 34)
+    r"(?:[^\S\n]{1,4}(?:for|to|on|at|of|от|для|к|на)(?:[^\S\n]{1,4}[^\s:=—–/@.!?]{1,30}+){1,4}?)?"
     r"(?:[^\S\n]{1,4}(?:with|as|using|под|через))?[^\S\n]{0,4}"
     r"(?:[:=—–]|\bare\b|\bis\b)?[^\S\n]{1,4}[^\s:/@]{1,64}+(:|[^\S\n]{1,4}/[^\S\n]{1,4})"
 )
@@ -1750,6 +1762,7 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
         if "?" in text:
             yield from _after_lead(text, _PW_ASK, "password", lambda m, v: _plausible(v, strict=True))
+            yield from _after_lead(text, _PW_QUESTION, "password", lambda m, v: _plausible(v, strict=True))
         if "'s" in text or "’s" in text:
             yield from _after_lead(text, _PW_POSS, "password", lambda m, v: _possessive_ok(v))
         for m in _PW_AS.finditer(text):
@@ -1866,9 +1879,15 @@ _CONTINUES = re.compile(r"[A-Za-z0-9_\-+/=]++")
 # (or the line before it in the same message) says what it is. The value must be a whole line of
 # one password-looking token; the announcement a password/secret/PIN word in prose, or (from the
 # previous message only) a line ending in ":".
-_ANNOUNCE_WORD = (r"(?:" + _PW_WORD + r"s?|pass|pw|secret|secrets|creds|credentials|pin|pin[ -]?code|passcode"
-                  r"|секрет\w{0,3}|пин(?:[ -]?код)?)")
+_ANNOUNCE_PIN_WORD = r"(?:pin|pin[ -]?code|passcode|пин(?:[ -]?код)?)"
+_ANNOUNCE_WORD = (r"(?:" + _PW_WORD + r"s?|pass|pw|secret|secrets|creds|credentials|" + _ANNOUNCE_PIN_WORD
+                  # a Wi-Fi key announced: "I'll send you the wifi key next" (red team 34)
+                  + r"|(?:wi-?fi|wlan|wpa2?|network|router)[ _\-]?(?:key|psk|passphrase)"
+                  r"|ключ[^\S\n]{1,4}от[^\S\n]{1,4}(?:wi-?fi|вай-?фая?|сети|роутера)|секрет\w{0,3})")
 _ANNOUNCE = re.compile(r"(?i)(?<![\w-])" + _ANNOUNCE_WORD + r"(?![\w-])")
+# a PIN announced, then sent alone: "my PIN is in the next message" and then "5531" (red team 34)
+_ANNOUNCE_PIN = re.compile(r"(?i)(?<![\w-])" + _ANNOUNCE_PIN_WORD + r"(?![\w-])")
+_PIN_ALONE = re.compile(r"[0-9]{4,8}")
 # the same announcement inside one line, as a request to remember the value: "The wifi password,
 # remember: V", "my security answer — запомни: V", "PIN, remember that: V"
 _ANNOUNCED_INLINE = re.compile(
@@ -1883,7 +1902,7 @@ _ANNOUNCE_ANSWER = re.compile(r"(?i)(?<![\w-])" + _ANSWER_WORD + r"s?(?![\w-])")
 _SPEAKER = LINE_PREFIX
 _SPEAKER_PREFIX = re.compile(r"^" + _SPEAKER)
 _LONE = re.compile(r"^[ \t]*" + _SPEAKER + r"(?i:" + REQUEST_PATTERN + r")?"
-                   r"[\"'`«]?([^\s\"'`«»]{6,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)
+                   r"[\"'`«]?([^\s\"'`«»]{4,128})[\"'`»]?[.!]?[ \t]*\r?$", re.M)
 _CODE_LINE = re.compile(r"[(){}\[\];=<>|]|^\s*(?:#|//|def |class |import |from |\$ )")
 _DOTTED = re.compile(r"[\w\-]+(?:\.[\w\-]+)+")
 _FENCE = re.compile(r"(?:```|~~~)[\w+\-]{0,20}")
@@ -1949,13 +1968,16 @@ def _announced(text: str, context: str | None) -> Iterator[SecretMatch]:
         before = lines[-1] if gap.strip() and lines[-1].strip() else None
         last = m.end()
         how: str | None = None
+        said = before if before is not None else prev_line if first else None
         if before is not None:
             how = _announces(before, colon=False)
         elif first and prev_line is not None:
             how = _announces(prev_line, colon=True)
         first = False
         value = m.group(1).rstrip(_TRAILING)
-        if how is not None and len(value) >= 6 and _announced_value(value, how):
+        if how == "word" and said is not None and _PIN_ALONE.fullmatch(value) and _ANNOUNCE_PIN.search(said):
+            yield SecretMatch("pin", m.start(1), m.start(1) + len(value))
+        elif how is not None and len(value) >= 6 and _announced_value(value, how):
             yield SecretMatch("password", m.start(1), m.start(1) + _masked_end(m.group(1)))
 
 

@@ -285,3 +285,41 @@ def test_small_capitals_are_read_as_the_letters_they_show() -> None:
         ": [REDACTED:password] ok")
     fancy = "this is fancy text about the plan".translate(_SMALL_CAPS)
     assert redact_secrets(fancy) == fancy
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("is the root password still Toor!2023x?", "is the root password still [REDACTED:password]"),
+    ("Is my wifi password Cedar-Lake-0042?", "Is my wifi password [REDACTED:password]"),
+    ("was the password for the staging box still Kappa!9911, or not?",
+     "was the password for the staging box still [REDACTED:password], or not?"),
+])
+def test_a_password_asked_about_in_a_question_is_redacted(text: str, shown: str) -> None:
+    # Red team 34, F7: the value in a question stayed in the search index and the session state.
+    assert redact_secrets(text) == shown
+
+
+@pytest.mark.parametrize("text", [
+    "is the password still valid?", "Is the password field required?", "is the password manager 1Password good?",
+    "Is the password hashed with SHA256?", "Is the password policy still 12 chars?",
+])
+def test_a_question_about_a_password_without_one_is_kept(text: str) -> None:
+    assert redact_secrets(text) == text
+
+
+@pytest.mark.parametrize(("context", "text", "kind"), [
+    ("my PIN is in the next message", "5531", "pin"),
+    ("I'll send you the wifi key next", "Cedar-Lake-0042", "password"),
+])
+def test_a_pin_or_wifi_key_announced_and_sent_alone_is_redacted(context: str, text: str, kind: str) -> None:
+    # Red team 34, F8: passwords announced this way were redacted, a PIN or a Wi-Fi key was not.
+    assert redact_secrets(text, context=context) == f"[REDACTED:{kind}]"
+    assert redact_secrets("2024", context="my password is in the next message") == "2024"
+    assert redact_secrets("5531", context="What year was it:") == "5531"
+
+
+@pytest.mark.parametrize("text", ["The login for the router is admin / Winter2024!x",
+                                  "логин от роутера: admin / Winter2024!x"])
+def test_a_login_pair_for_a_named_thing_is_redacted(text: str) -> None:
+    # Red team 34, F9: a qualifier between "login" and the pair hid it.
+    assert redact_secrets(text).endswith("admin / [REDACTED:password]")
+    assert redact_secrets("the login for the site is slow / broken") == "the login for the site is slow / broken"

@@ -1,6 +1,7 @@
 """Red team 34, secrets findings: the configured API key written in compatibility look-alikes
 (mathematical bold, circled letters, small capitals) was stored, indexed and sent to the provider in
-the clear (finding 2)."""
+the clear (finding 2); a password asked about in a question (7), a PIN or Wi-Fi key announced and sent
+alone next (8) and a login pair for a named thing (9) stayed in the search index and session state."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from neotask_tui.engine.facade import Engine
+from neotask_tui.providers.base import ToolCall
 from tests.faults.helpers import cli as neotask
+from tests.faults.helpers import run_turn
 from tests.protocol_servers import OpenAIServer, Reply, ReplyUsage
 
 API_KEY = "sk-test-" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"  # built at runtime: no literal credential
@@ -32,10 +36,12 @@ LOOKS = {
 }
 
 
-def _leaks(home: Path, part: str) -> list[str]:
-    """Files under ``home`` holding ``part``."""
+def _leaks(home: Path, part: str, *, transcripts: bool = True) -> list[str]:
+    """Files under ``home`` holding ``part`` (not counting the transcripts unless ``transcripts``: they
+    keep what you typed, all but the configured key)."""
     return [str(p.relative_to(home)) for p in sorted(home.rglob("*"))
-            if p.is_file() and not p.is_symlink() and part.encode() in p.read_bytes()]
+            if p.is_file() and not p.is_symlink() and part.encode() in p.read_bytes()
+            and (transcripts or not (p.suffix == ".jsonl" and p.parent.name == "sessions"))]
 
 
 @pytest.mark.promise("secrets")
@@ -56,3 +62,35 @@ def test_the_configured_key_in_compatibility_look_alikes_is_masked_everywhere(ne
     assert _leaks(neotask_home, shown[:8]) == []
     shown_transcript = neotask("transcript", "agent:main:tui:default", env=env).stdout
     assert "[REDACTED:api_key]" in shown_transcript and shown[:8] not in shown_transcript
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("said", "secret"), [
+    (["is the root password still Toor!2023x?"], "Toor!2023x"),  # finding 7
+    (["my PIN is in the next message", "5531"], "5531"),  # finding 8
+    (["I'll send you the wifi key next", "Cedar-Lake-0042"], "Cedar-Lake-0042"),
+    (["The login for the router is admin / Winter2024!x"], "Winter2024!x"),  # finding 9
+], ids=["password-question", "announced-pin", "announced-wifi-key", "login-pair"])
+def test_these_secrets_stay_out_of_the_search_index(neotask_home: Path, said: list[str], secret: str) -> None:
+    with OpenAIServer() as srv:
+        for _ in said:
+            srv.queue(Reply(chunks=["ok"], usage=ReplyUsage(input=10, output=1)))
+        env = {"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": API_KEY}
+        for text in said:
+            r = neotask("send", text, env=env)
+            assert r.returncode == 0, r.stderr
+    r = neotask("search", secret.split("!")[0], env=env)
+    assert "no message matches" in r.stdout + r.stderr, r.stdout
+    assert _leaks(neotask_home, secret, transcripts=False) == []
+
+
+@pytest.mark.promise("secrets")
+async def test_a_password_in_an_open_question_is_stored_redacted(engine: Engine, data_dir: Path) -> None:
+    # Red team 34, finding 7: add_open_question kept "is the root password still Toor!2023x?" in the clear.
+    assert engine.state is not None
+    await run_turn(engine, "hello", "agent:main:tui:default")
+    result = await engine.state.handle_tool("agent:main:tui:default", ToolCall(
+        "c1", "add_open_question", {"question": "is the root password still Toor!2023x?"}))
+    assert result is not None and not result.is_error, result
+    assert "[REDACTED:password]" in engine.state.block("agent:main:tui:default")
+    assert _leaks(data_dir, "Toor!2023x", transcripts=False) == []

@@ -12,7 +12,8 @@ Recalled memories, tool results, attached files and the rolling summary reach th
   reader would, as a *skeleton*:
 
   * escapes are decoded first: HTML/XML entities (``&lt;``, ``&#60;``, ``&#x3c;``, ``&amp;lt;``,
-    ``&lang;``…), backslash escapes (``\n``, ``\t``, ``\u003c``, ``\\u{3c}``, ``\x3c``, surrogate pairs —
+    ``&lang;``…, also behind a percent-encoded ampersand: ``%26lt;``), backslash escapes (``\n``,
+    ``\t``, ``\u003c``, ``\\u{3c}``, ``\x3c``, surrogate pairs —
     a JSON tool result is read as the text it encodes) and percent escapes (``%3C``), decoded again
     until nothing changes (``%253C``, ``%25%33%43``; at most :data:`_PCT_ROUNDS` times), a run of
     them read as UTF-8 as a browser reads a URL (``%EF%BC%9C`` is ``＜``, FULLWIDTH LESS-THAN SIGN;
@@ -105,7 +106,8 @@ _PCT_DIGIT: Final = r"(?:[0-9a-fA-F]|%(?:25)*(?:3[0-9]|[46][1-6]))"
 _PCT_ONE: Final = re.compile(r"%(?:25)*" + _PCT_DIGIT + _PCT_DIGIT)
 """One percent escape: one byte, however often its ``%`` or its digits were encoded again."""
 _ESCAPE: Final = re.compile(
-    r"&(?:(?:amp|#0*38|#[xX]0*26);)*(#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});?"
+    # an ampersand may itself be percent-encoded: ``%26lt;``, ``%2526lt;`` (red team 34)
+    r"(?:&|%(?:25)*26)(?:(?:amp|#0*38|#[xX]0*26);)*(#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});?"
     r"|(?<!\\)\\+(u[0-9a-fA-F]{4}(?:\\+u[dD][c-fC-F][0-9a-fA-F]{2})?|u\{0*[0-9a-fA-F]{1,6}\}|U[0-9a-fA-F]{8}"
     r"|x[0-9a-fA-F]{2}|[0-7]{1,3}|[nrtfvbe/])"
     # JavaScript ``unescape()``'s (and IIS's) ``%u003C``, before ``%25`` alone is taken for a ``%``;

@@ -94,3 +94,20 @@ async def test_a_password_in_an_open_question_is_stored_redacted(engine: Engine,
     assert result is not None and not result.is_error, result
     assert "[REDACTED:password]" in engine.state.block("agent:main:tui:default")
     assert _leaks(data_dir, "Toor!2023x", transcripts=False) == []
+
+
+@pytest.mark.promise("secrets")
+async def test_copy_gives_the_stored_text_unchanged_but_redacted(engine: Engine) -> None:
+    # Red team 34, finding 14 (not reproduced here): the copy read "My github token…" for "my github token…".
+    from neotask_tui.commands import dispatch
+    from neotask_tui.commands.intents import CopyText
+
+    key = "agent:main:tui:default"
+    token = "ghp_" + "aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX2"
+    engine.provider.queue("ok")  # type: ignore[attr-defined]
+    await run_turn(engine, f"my github token, keep it: {token} and the password is still Toor!2023x", key)
+    mine = next(e for e in engine.events(key) if e.type == "message" and e.role == "user")
+    res = await dispatch(engine, key, f"/copy e:{mine.id}")
+    assert isinstance(res.intent, CopyText), res.text
+    assert res.intent.text == ("my github token, keep it: [REDACTED:github_token] and the password is still "
+                               "[REDACTED:password]")

@@ -142,6 +142,7 @@ def test_prompt_carries_ids_shape_and_instructions() -> None:
 
 CONSTRAINTS = [
     "Do not use Redis.",
+    "Honestly, abort the copy if it takes more than 2 hours.",
     "Don't you dare drop the audit log.",  # red team 34, F1: a "do not" without a plain "not"
     "Don't you ever push to main again.",
     "Hands off the billing cron, seriously.",
@@ -184,6 +185,7 @@ CONSTRAINTS = [
 ]
 CHATTY = [
     "I went home after 3 hours.",
+    "Sometimes it's hard when things don't go my way, but I'm sure if I keep pushing, I'll reach my dreams!",
     "Leave me alone, haha.",
     "I try to stay away from sugar.",
     "Can't wait to see you in 2 days!",

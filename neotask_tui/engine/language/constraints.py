@@ -264,7 +264,10 @@ _LIMIT = re.compile(
 )
 """A threshold or an amount in a condition: a number, a comparison, a unit of time."""
 _SUBJECT_START = re.compile(
-    r"^(?:i|i'[a-z]+|we|we'[a-z]+|you|you'[a-z]+|he|she|it|it's|they|they'[a-z]+|that|that's|this|there"
+    # after a sentence adverb too: "Sometimes it's hard when things don't go my way …" says how it is
+    r"^(?:(?:sometimes|usually|often|honestly|actually|really|yeah|yes|well|oh|wow|and|but|so|now|still"
+    r"|иногда|обычно|честно|ну|да|и|но|а)\b[\s,]+)*"
+    r"(?:i|i'[a-z]+|we|we'[a-z]+|you|you'[a-z]+|he|she|it|it's|they|they'[a-z]+|that|that's|this|there"
     r"|there's|my|our|your|his|her|their|its|the|a|an|what|how|why|so|then it"
     r"|я|мы|ты|вы|он|она|оно|они|это|мой|моя|мои|наш|наша|ваш|ваша|их|его|её|все|всё)\b",
     re.IGNORECASE,

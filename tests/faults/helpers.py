@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -150,3 +151,34 @@ def assert_redacted(text: str, secrets: list[str], kept: list[str], kind: str, m
     for words in kept:
         assert words in out, out  # the rest of the sentence stays as typed
     assert out.count("[REDACTED:") == markers, out
+
+
+# The CLI in a child process whose data dir cannot be written (argv[1]: "erofs" for a read-only mount,
+# anything else for a permission error): write opens fail as the kernel fails them, os.access and
+# statvfs say what a user (not root) would see.
+READ_ONLY_CLI = textwrap.dedent("""
+    import errno, os, sys
+    how = sys.argv.pop(1)
+    data = os.path.join(os.environ["NEOTASK_HOME"], "data")
+    code = errno.EROFS if how == "erofs" else errno.EACCES
+    real_open, real_access, real_statvfs = os.open, os.access, os.statvfs
+    def fake_open(path, flags, *a, **kw):  # what a read-only data dir does to a write open
+        if os.fspath(path).startswith(data) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(code, os.strerror(code), os.fspath(path))
+        return real_open(path, flags, *a, **kw)
+    def fake_access(path, mode, *a, **kw):  # root's access check passes everywhere: say what a user sees
+        if os.fspath(path).startswith(data) and mode & os.W_OK:
+            return False
+        return real_access(path, mode, *a, **kw)
+    class Vfs:
+        def __init__(self, st):
+            self.st = st
+        def __getattr__(self, name):
+            if name == "f_flag":
+                return self.st.f_flag | (os.ST_RDONLY if how == "erofs" else 0)
+            return getattr(self.st, name)
+    os.open, os.access = fake_open, fake_access
+    os.statvfs = lambda path: Vfs(real_statvfs(path))
+    from neotask_tui.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.helpers import REPO, cli
+from tests.faults.helpers import READ_ONLY_CLI, REPO, cli
 
 MEMORY_ON = {"NEOTASK_MEMORY_ENABLED": "true"}
 
@@ -93,34 +93,6 @@ def test_a_failed_index_write_keeps_the_entry_and_the_next_open_works(data_dir: 
         assert cli("memory", "add", "third fact about herons", env=MEMORY_ON).returncode == 0
         found = cli("memory", "search", "beavers herons", "--json", env=MEMORY_ON)
         assert "second fact about beavers" in found.stdout and "third fact about herons" in found.stdout
-
-
-READ_ONLY_CLI = textwrap.dedent("""
-    import errno, os, sys
-    how = sys.argv.pop(1)
-    data = os.path.join(os.environ["NEOTASK_HOME"], "data")
-    code = errno.EROFS if how == "erofs" else errno.EACCES
-    real_open, real_access, real_statvfs = os.open, os.access, os.statvfs
-    def fake_open(path, flags, *a, **kw):  # what a read-only data dir does to a write open
-        if os.fspath(path).startswith(data) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
-            raise OSError(code, os.strerror(code), os.fspath(path))
-        return real_open(path, flags, *a, **kw)
-    def fake_access(path, mode, *a, **kw):  # root's access check passes everywhere: say what a user sees
-        if os.fspath(path).startswith(data) and mode & os.W_OK:
-            return False
-        return real_access(path, mode, *a, **kw)
-    class Vfs:
-        def __init__(self, st):
-            self.st = st
-        def __getattr__(self, name):
-            if name == "f_flag":
-                return self.st.f_flag | (os.ST_RDONLY if how == "erofs" else 0)
-            return getattr(self.st, name)
-    os.open, os.access = fake_open, fake_access
-    os.statvfs = lambda path: Vfs(real_statvfs(path))
-    from neotask_tui.cli import main
-    sys.exit(main(sys.argv[1:]))
-""")
 
 
 def _read_only(how: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.helpers import REPO, cli
+from tests.faults.helpers import READ_ONLY_CLI, REPO, cli
 
 SCRIPTED = {"NEOTASK_PROVIDER": "scripted"}
 MEMORY_ON = {"NEOTASK_MEMORY_ENABLED": "true"}
@@ -145,30 +145,6 @@ def test_a_send_beside_a_linked_search_index_says_so_whole(neotask_home: Path, t
     assert said[0].endswith("(see `neotask doctor`)"), said
 
 
-READ_ONLY = textwrap.dedent("""
-    import errno, os, sys
-    data = os.path.join(os.environ["NEOTASK_HOME"], "data")
-    real_open, real_access, real_statvfs = os.open, os.access, os.statvfs
-    def fake_open(path, flags, *a, **kw):  # what a read-only mount does to a write open
-        if os.fspath(path).startswith(data) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(path))
-        return real_open(path, flags, *a, **kw)
-    def fake_access(path, mode, *a, **kw):  # root's access check passes everywhere: say what a user sees
-        if os.fspath(path).startswith(data) and mode & os.W_OK:
-            return False
-        return real_access(path, mode, *a, **kw)
-    class Vfs:
-        def __init__(self, st):
-            self.st = st
-        def __getattr__(self, name):
-            return self.st.f_flag | os.ST_RDONLY if name == "f_flag" else getattr(self.st, name)
-    os.open, os.access = fake_open, fake_access
-    os.statvfs = lambda path: Vfs(real_statvfs(path))
-    from neotask_tui.cli import main
-    sys.exit(main(sys.argv[1:]))
-""")
-
-
 def test_doctor_on_a_read_only_data_dir_names_the_provider_and_checks(neotask_home: Path) -> None:
     assert cli("send", "hello there", env=SCRIPTED).returncode == 0
     transcript = next((neotask_home / "data" / "sessions").glob("*.jsonl"))
@@ -176,7 +152,7 @@ def test_doctor_on_a_read_only_data_dir_names_the_provider_and_checks(neotask_ho
         f.write(b'{"type": "message", "ro')
     torn = transcript.read_bytes()
     for flags in ((), ("--fix",)):  # --fix can repair nothing there: it checks, and changes nothing
-        out = subprocess.run([sys.executable, "-c", READ_ONLY, "doctor", "--json", *flags], cwd=REPO,
+        out = subprocess.run([sys.executable, "-c", READ_ONLY_CLI, "erofs", "doctor", "--json", *flags], cwd=REPO,
                              capture_output=True, text=True, env={**os.environ, **SCRIPTED}, timeout=120)
         assert out.returncode == 1 and not out.stderr.strip(), out.stderr
         report = json.loads(out.stdout)

@@ -85,7 +85,7 @@ from neotask_tui.text.senders import LINE_PREFIX
 
 __all__ = ["API_KEY_MARK", "MARKER_PREFIX", "SecretMatch", "announces_secret", "find_secrets", "fold_letter_forms",
            "has_secrets", "redact", "redact_assigned", "redact_found", "redact_part", "redact_path", "redact_secrets",
-           "redact_values"]
+           "redact_values", "without_markers"]
 
 MARKER_PREFIX = "[REDACTED:"
 """Every redaction reads ``[REDACTED:<kind>]``."""
@@ -2089,6 +2089,12 @@ def redact_found(text: str, matches: Sequence[SecretMatch], *, keep_lines: bool 
         pos = s.end
     out.append(text[pos:])
     return "".join(out)
+
+
+def without_markers(text: str) -> str:
+    """``text`` with every redaction marker (``[REDACTED:password]``) replaced by a space: what it
+    says besides the secrets it held."""
+    return _MARKER.sub(" ", text)
 
 
 def redact_part(text: str, start: int, end: int) -> tuple[str, bool]:

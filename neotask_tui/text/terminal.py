@@ -50,6 +50,18 @@ def inert(text: str) -> str:
     return text.replace("\r\n", "\n").translate(_TABLE)
 
 
+_CONTROL_CODES = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+
+
+def without_controls(text: str) -> str:
+    """``text`` with its terminal escape sequences (OSC, CSI, others) and control characters (``\\n``
+    and ``\\t`` aside) removed: for readers of what a text *says* (the statement classifier), where
+    :func:`inert` is for showing it."""
+    return _CONTROL_CODES.sub("", text)
+
+
 _ZERO_WIDTH = (0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF)
 """Zero-width space, non-joiner, joiner, word joiner and BOM: in a name they make two names look
 alike ("MEMO\u200bRY.md"); in message text they stay (a joiner is part of many emoji)."""

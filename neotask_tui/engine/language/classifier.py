@@ -33,7 +33,8 @@ from neotask_tui.engine.language.periods import period_of
 from neotask_tui.engine.language.refusals import bare_refusal
 from neotask_tui.text.quoted import mask_quoted
 from neotask_tui.text.remember import remembered_span
-from neotask_tui.text.secrets import announces_secret, has_secrets, redact_part, redact_secrets
+from neotask_tui.text.secrets import announces_secret, has_secrets, redact_part, redact_secrets, without_markers
+from neotask_tui.text.terminal import without_controls
 from neotask_tui.text.wraps import join_wraps
 from neotask_tui.tuning import INBOX_PROPOSAL_MAX_CHARS
 
@@ -937,7 +938,7 @@ def _says_more_than_a_secret(fact: re.Match[str], raw: str) -> bool:
     redacted secrets: "мой пароль от почты — <secret>" keeps nothing but the marker."""
     start = next((fact.start(n) for n in ("ev", "ecall", "eabout", "rv", "rname", "rabout", "rall")
                  if fact.groupdict().get(n)), len(raw))
-    said = re.sub(r"\[REDACTED:[^\]]*\]", " ", redact_secrets(redact_part(raw, start, len(raw))[0]))
+    said = without_markers(redact_secrets(redact_part(raw, start, len(raw))[0]))
     return bool(re.search(r"\w", said))
 
 
@@ -977,19 +978,13 @@ def classify(text: str, fallback: Callable[[str], Classification | None] | None 
     return [c for c in classify_each(text, fallback) if c is not None]
 
 
-_TERMINAL_CODES = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
-)
-"""Terminal escape sequences (OSC, CSI, others) and control characters: inert on screen, and no part of
-what a statement says (an OSC's ";" split a goal into junk, red team 34 F15)."""
-
-
 def classify_each(text: str, fallback: Callable[[str], Classification | None] | None = None,
                   ) -> list[Classification | None]:
     """:func:`classify`, one entry per statement of ``text`` (:func:`split_statements`, quotes and
     code masked): ``None`` for a statement that means nothing for memory (ordinary chat, a question)."""
     out: list[Classification | None] = []
-    text = _TERMINAL_CODES.sub("", text)  # "my goal is \x1b]0;x\x07 ship v9": the goal is "ship v9"
+    # escape sequences say nothing: "my goal is \x1b]0;x\x07 ship v9" sets the goal "ship v9" (red team 34)
+    text = without_controls(text)
     view = mask_quoted(text)
     for a, b in _statement_spans(view):
         raw, v = text[a:b], view[a:b]

@@ -86,7 +86,7 @@ _NEG_IMPERATIVE = re.compile(
     r"^(?:do not|don'?t|dont|never|never ever|don'?t ever|let'?s not|let us not|no need to)\s+(?P<rest>.+)",
     re.IGNORECASE,
 )
-_KEEP_OFF_IMPERATIVE = re.compile(
+KEEP_OFF_IMPERATIVE = re.compile(
     # "Hands off the billing cron", "Stay away from the legacy module", "Please refrain from deleting
     # the bucket", "Leave the cron alone": a "do not" without a "not"
     r"^(?:(?:keep\s+(?:your\s+)?)?hands\s+off|stay\s+away\s+from|steer\s+clear\s+of|refrain\s+from"
@@ -183,7 +183,7 @@ def clauses(sentence: str) -> list[str]:
 
 
 def _imperative_negation(clause: str) -> bool:
-    if _KEEP_OFF_IMPERATIVE.match(clause):
+    if KEEP_OFF_IMPERATIVE.match(clause):
         return True
     m = _NEG_IMPERATIVE.match(clause)
     if m:

@@ -20,7 +20,7 @@ import re
 from neotask_tui.engine.language.classifier import Classification, session_rule
 from neotask_tui.engine.language.classifier import classify as classify_statements
 from neotask_tui.engine.language.classifier import classify_each as classify_each_statement
-from neotask_tui.engine.language.constraints import constraint_kind, core
+from neotask_tui.engine.language.constraints import KEEP_OFF_IMPERATIVE, constraint_kind, core
 
 _FILLER = re.compile(r"^\s*(?:(?:please|kindly|also|and|so|but|ok(?:ay)?|пожалуйста|и|а|но|также|ещё|еще)\b[\s,]*)+",
                      re.I)
@@ -29,8 +29,7 @@ _DIRECTIVE_NEGATION = re.compile(
     r"(?:you|we) (?:must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|do not|don'?t|never)|"
     r"let'?s not|let us not|i (?:do not|don'?t) want|"
     r"не|никогда не|больше не|нельзя|запрещено|давай(?:те)? не|мы не|ты не|вы не|ни в коем случае"
-    r"|without|no more|перестань|перестаньте|прекрати|прекратите|хватит|без"
-    r"|(?:keep (?:your )?)?hands off|refrain from|stay away from|steer clear of|leave)\b",
+    r"|without|no more|перестань|перестаньте|прекрати|прекратите|хватит|без)\b",
     re.I,
 )
 
@@ -44,7 +43,8 @@ def rule_of(statement: str) -> str | None:
     """The rule a negated directive states ("Please do not use any paid tools." → "do not use any
     paid tools"), or ``None`` when the statement is not one."""
     text = _FILLER.sub("", statement.strip())
-    if not _DIRECTIVE_NEGATION.match(text) or constraint_kind(text) != "negation" or _IDIOM.match(text):
+    if (not (_DIRECTIVE_NEGATION.match(text) or KEEP_OFF_IMPERATIVE.match(text))
+            or constraint_kind(text) != "negation" or _IDIOM.match(text)):
         return None
     return _TRAILING_PLEASE.sub("", core(text).rstrip(" .!…")) or None
 

@@ -70,7 +70,9 @@ class CompactionSettings:
     enabled: bool = True
     """Compact automatically when the next call would cross ``threshold``."""
     threshold: float = 0.80
-    """Fraction of the usable context window that triggers auto-compaction."""
+    """Fraction of the room the history has (the usable context window less the recall reserve) that
+    the context without recall must reach to trigger auto-compaction
+    (:func:`~neotask_tui.engine.context.budget.compaction_point`)."""
     min_messages: int = 6
     """Never auto-compact a session with fewer messages than this."""
     keep_recent_share: float = 0.15

@@ -324,6 +324,10 @@ ATTACH_MAX_BYTES: Final = 64 * 1024
 before this and the notice says how much of it went in. 64 KiB is about 16k tokens of code or
 English: an eighth of a 128k window, so the sliding window keeps room for the conversation."""
 
+GAUGE_NEAR_COMPACTION: Final = 0.9
+"""The gauge says "nearing compaction" once the context without recall is at this share of the size
+at which automatic compaction fires (``Ledger.compaction_at``), and "compaction due" at it."""
+
 PASTE_FOLD_LINES: Final = 40
 """A message of yours with more lines than this is shown folded in the transcript: its first
 :data:`PASTE_PREVIEW_LINES` lines and a "show" toggle (a 1,500-line paste filled the transcript)."""

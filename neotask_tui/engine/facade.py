@@ -30,6 +30,7 @@ from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor, UndoResult
 from neotask_tui.engine.context.assembly import AssembledContext, ContextInputs, Ledger, RecallItem, build_context
 from neotask_tui.engine.context.attachments import Attachment
+from neotask_tui.engine.context.budget import compaction_point, recall_reserve, state_budget
 from neotask_tui.engine.recall.lineage import LineageRecall
 from neotask_tui.engine.recall.memory import MemoryRecall, scope_admits
 from neotask_tui.engine.session import turn as _turn
@@ -671,8 +672,6 @@ class Engine:
         written. ``new_attachments``: the files the draft would carry; ``state``: the state view to
         use when the caller has it already.
         """
-        from neotask_tui.engine.context.budget import recall_reserve, state_budget
-
         cs = self.settings.context
         sid = self.current_record(key).session_id
         hist = self.history(key)
@@ -712,6 +711,8 @@ class Engine:
         """Assemble, then, when the model's own tokenizer and template are at hand, replace the
         estimated total by the exact size of the prompt as the model will read it."""
         ctx = build_context(inp)
+        if self.settings.compaction.enabled:
+            ctx.ledger.compaction_at = compaction_point(self.settings, inp.window)
         exact = self._counters()[1]
         if exact is not None:
             led = ctx.ledger

@@ -136,7 +136,7 @@ class NeotaskApp(App[int]):
         with Horizontal(id="main"):
             with Vertical(id="chat"):
                 yield Transcript(id="transcript")
-                yield TokenGauge(threshold=self.settings.compaction.threshold, id="gauge")
+                yield TokenGauge(id="gauge")
                 yield Prompt(id="prompt", for_history=self.history_entry)
             ui = self.settings.ui
             with Vertical(id="side", classes=side_classes(ui.show_state_panel, ui.show_recall_sidebar)):

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from neotask_tui import paths
+from neotask_tui.engine.context.assembly import Ledger
+from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.events import Compacted, TurnDone
 from neotask_tui.engine.facade import Engine
 from neotask_tui.errors import UserError
@@ -118,7 +120,32 @@ async def test_auto_compaction_threshold_and_min_messages() -> None:
         done = next(e for e in out if isinstance(e, TurnDone))
         assert done.text == "after compaction"
         # The gauge is right immediately: the ledger of that call is under the threshold.
-        assert done.ledger.total < s.compaction.threshold * done.ledger.budget
+        led = done.ledger
+        assert 0 < led.total - led.sections.get("recall", 0) < led.compaction_at
+    finally:
+        await eng.aclose()
+
+
+async def test_the_threshold_is_of_the_room_the_history_has() -> None:
+    # With recall's reserve half the window, 80% of the whole window could never be reached by the
+    # history, and the threshold setting did nothing: compaction only fired once history was dropped.
+    s = make_settings(window=4096 + 512)
+    s.compaction.min_messages = 2
+    eng = open_engine(s)
+    eng.settings.context.window_tokens += eng.tool_tokens()
+    try:
+        await chat(eng, [("hello", "hi"), ("more", "ok")])
+        window = eng.message_window()
+        budget = window - s.context.reply_reserve_tokens
+        room = budget - recall_reserve(s, window)
+        assert room < 0.8 * budget
+        history = int(room * 0.85)  # within the room: nothing is dropped
+        led = Ledger(sections={"system": 40, "recent": history - 40}, total=history, budget=budget,
+                     window=window, fill=history / window, strategy="summary")
+        assert eng.compactor.should_auto(KEY, led)
+        s.compaction.threshold = 0.9
+        assert not eng.compactor.should_auto(KEY, led)
+        assert (await eng.context(KEY)).ledger.compaction_at == int(0.9 * room)
     finally:
         await eng.aclose()
 

@@ -13,6 +13,7 @@ import pytest
 
 from neotask_tui.commands import dispatch
 from neotask_tui.config import load_settings
+from neotask_tui.engine.context.budget import compaction_point
 from neotask_tui.engine.facade import Engine
 from neotask_tui.providers.scripted import ScriptedProvider
 from tests.faults.helpers import KEY, cli, run_turn
@@ -98,6 +99,13 @@ async def test_slash_context_shows_recall_and_records_no_receipt(memory_home: Pa
         assert NOTE in res.text and "last message" in res.text
         recall = [m for m in res.data["messages"] if m["section"] == "recall"]
         assert len(recall) == 1 and NOTE in recall[0]["content"]
+        # where the context stands against automatic compaction: the compactor's own numbers
+        led = res.data["ledger"]
+        at = compaction_point(e.settings, e.message_window())
+        assert led["compaction_at"] == at > 0
+        without_recall = led["total"] - led["sections"]["recall"]
+        assert f"without recall the context is {without_recall:,} tokens" in res.text
+        assert f"automatic compaction fires at {at:,}" in res.text
         res2 = await dispatch(e, KEY, "/context when do deploys happen?")
         assert "Thursdays" in res2.text and "draft" in res2.text
         assert len(e.events(KEY)) == n_events and e.last_ledger.get(KEY) is None

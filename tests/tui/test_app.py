@@ -179,13 +179,27 @@ async def test_gauge_matches_the_engine_ledger(app_factory: Callable[..., Neotas
 
 
 async def test_gauge_warns_near_the_compaction_threshold() -> None:
-    gauge = TokenGauge(threshold=0.8)
-    gauge.ledger = Ledger(fill=0.75, total=6144, budget=8192, window=8192, sections={"recent": 6144},
-                          strategy="summary")
+    gauge = TokenGauge()
+    gauge.ledger = Ledger(fill=0.4, total=3300, budget=8192, window=8192, sections={"recent": 3300},
+                          strategy="summary", compaction_at=3500)
     assert gauge.has_class("-warn") and "nearing compaction" in str(gauge.render())
-    gauge.ledger = Ledger(fill=0.85, total=6963, budget=8192, window=8192, sections={"recent": 6963},
-                          strategy="summary")
+    gauge.ledger = Ledger(fill=0.45, total=3600, budget=8192, window=8192, sections={"recent": 3600},
+                          strategy="summary", compaction_at=3500)
     assert gauge.has_class("-danger") and "compaction due" in str(gauge.render())
+
+
+async def test_gauge_does_not_call_recall_a_compaction_due() -> None:
+    # Recall takes the room the history leaves (by relevance): a call 95% full of recall is no
+    # compaction due, and the engine does not compact it; with compaction off nothing is ever due.
+    gauge = TokenGauge()
+    gauge.ledger = Ledger(fill=0.95, total=7800, budget=8192, window=8192, strategy="summary",
+                          sections={"system": 40, "recall": 6500, "recent": 1260}, compaction_at=3500)
+    rendered = str(gauge.render())
+    assert "compaction due" not in rendered and "nearing compaction" not in rendered
+    assert not gauge.has_class("-warn") and not gauge.has_class("-danger")
+    gauge.ledger = Ledger(fill=0.95, total=7800, budget=8192, window=8192, strategy="summary",
+                          sections={"recent": 7800}, compaction_at=0)
+    assert "compaction" not in str(gauge.render())
 
 
 async def test_prompt_autocomplete_history_and_multiline(app_factory: Callable[..., NeotaskApp],

@@ -51,7 +51,7 @@ from neotask_tui.engine.compaction.inputs import (
 )
 from neotask_tui.engine.compaction.summary import Summary, build_summary_prompt, event_text, parse_summary
 from neotask_tui.engine.context.assembly import Ledger
-from neotask_tui.engine.context.budget import keep_recent
+from neotask_tui.engine.context.budget import compaction_point, keep_recent
 from neotask_tui.engine.ports import ProviderSource, Sessions
 from neotask_tui.engine.state.inbox import Candidate
 from neotask_tui.errors import UserError
@@ -192,11 +192,13 @@ class Compactor:
         budget = ledger.budget or ledger.window
         total = ledger.total
         # Recall is elastic (it takes what the budget leaves, by relevance): only the history-driven
-        # part of the context — summary, raw window, tool output — is what compaction can shrink.
+        # part of the context — summary, raw window, tool output — is what compaction can shrink, and
+        # the threshold is of the room that part has (the window less the recall reserve).
         total -= ledger.sections.get("recall", 0)
+        point = compaction_point(self.engine.settings, ledger.window)
         # Raw history that no longer fits the window would be dropped silently: compact it instead.
         dropping = bool(ledger.dropped_event_ids)
-        if budget <= 0 or (total < cs.threshold * budget and not dropping):
+        if budget <= 0 or ((point <= 0 or total < point) and not dropping):
             return False
         # Compaction shrinks the raw history (recent messages, tool output) to what it keeps raw plus a
         # summary. When what it cannot shrink — the system prompt, the session state, the new message —
@@ -204,7 +206,7 @@ class Compactor:
         # call and gain nothing (red team 29: a new session, with an empty summary, each turn).
         history = ledger.sections.get("recent", 0) + ledger.sections.get("tool", 0)
         after = total - max(history - keep_recent(self.engine.settings, self._window()), 0)
-        if not dropping and after >= cs.threshold * budget:
+        if not dropping and after >= point:
             return False
         msgs = [e for e in without_superseded(self.engine.events(key))
                 if e.type == "message" and e.role in ("user", "assistant")]

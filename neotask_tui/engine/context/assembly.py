@@ -99,6 +99,10 @@ class Ledger:
     state_left_out: int = 0
     """Active session-state entries the state section leaves out to stay within its share of the
     window (they still apply; ``/state`` lists them); a notice says so."""
+    compaction_at: int = 0
+    """Tokens of the context without recall at which automatic compaction fires
+    (:func:`~neotask_tui.engine.context.budget.compaction_point`); 0 when it never does (turned off).
+    The gauge warns against this, not against the fill: recall takes the free room by relevance."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""

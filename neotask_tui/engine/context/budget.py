@@ -80,3 +80,16 @@ def state_budget(settings: Settings, window: int) -> int:
     :data:`~neotask_tui.tuning.STATE_BLOCK_MIN_TOKENS` (a quarter of the usable window at most) and
     at most :data:`~neotask_tui.tuning.STATE_BLOCK_MAX_TOKENS`."""
     return _share(usable_window(settings, window), STATE_BLOCK_SHARE, STATE_BLOCK_MIN_TOKENS, STATE_BLOCK_MAX_TOKENS)
+
+
+def compaction_point(settings: Settings, window: int) -> int:
+    """Tokens of the history-driven context (everything in a call but recall) at which automatic
+    compaction fires for a model with this ``window``: ``compaction.threshold`` of the room the
+    history has, the usable window less the recall reserve (:func:`recall_reserve`).
+
+    Recall is elastic (it takes the free room by relevance) and the reserve is never the history's:
+    a threshold of the whole window could never be reached while the reserve is a share of the
+    window (0.8 of a 4k window is more than its history may ever take), and the setting did nothing.
+    """
+    room = max(usable_window(settings, window) - recall_reserve(settings, window), 0)
+    return int(float(settings.compaction.threshold) * room)

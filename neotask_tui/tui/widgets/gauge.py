@@ -8,6 +8,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from neotask_tui.tuning import GAUGE_NEAR_COMPACTION
+
 if TYPE_CHECKING:
     from neotask_tui.engine.context.assembly import Ledger
     from neotask_tui.providers.base import Usage
@@ -47,7 +49,9 @@ class TokenGauge(Widget):
     panels compute after every change) or of the call being made (``"this"``, during a turn).
     ``last_call`` is the usage of the session's last completed call: the input the provider
     reported (``Usage.reported``), or our estimate when it reported none. ``totals`` the session's
-    :class:`Counters`; ``threshold`` the compaction threshold (fraction of the window).
+    :class:`Counters`. "Nearing compaction" and "compaction due" compare the context without recall
+    (what compaction can shrink) with the ledger's ``compaction_at`` (the engine's own trigger), and
+    the mark on the bar is where the bar ends when it fires with this recall.
     """
 
     DEFAULT_CSS = """
@@ -66,9 +70,8 @@ class TokenGauge(Widget):
         """Whether the provider reported the last call's usage (None before the first call)."""
         return None if self.last_call is None else self.last_call.reported
 
-    def __init__(self, threshold: float = 0.8, **kw: Any) -> None:
+    def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
-        self.threshold = threshold
         self._vars: dict[str, str] | None = None
 
     @property
@@ -86,9 +89,23 @@ class TokenGauge(Widget):
         """Context window in tokens."""
         return self.ledger.window if self.ledger is not None else 0
 
+    @property
+    def compaction(self) -> str | None:
+        """``"due"`` when the context without recall has reached the size at which automatic compaction
+        fires, ``"near"`` within :data:`~neotask_tui.tuning.GAUGE_NEAR_COMPACTION` of it, else ``None``
+        (also when compaction is off)."""
+        led = self.ledger
+        if led is None or led.compaction_at <= 0:
+            return None
+        history = led.total - led.sections.get("recall", 0)
+        if history >= led.compaction_at:
+            return "due"
+        return "near" if history >= GAUGE_NEAR_COMPACTION * led.compaction_at else None
+
     def watch_ledger(self) -> None:
-        self.set_class(self.threshold - 0.1 <= self.fill < self.threshold, "-warn")
-        self.set_class(self.fill >= self.threshold, "-danger")
+        due = self.compaction
+        self.set_class(due == "near", "-warn")
+        self.set_class(due == "due", "-danger")
 
     def _colour(self, var: str) -> str:
         if self._vars is None:
@@ -143,9 +160,10 @@ class TokenGauge(Widget):
             out.append(f" · {call} {fmt_tokens(last.prompt_tokens)} in (reported)")
         else:
             out.append(f" · {call} ≈{fmt_tokens(last.prompt_tokens)} in (estimated{'' if short else ': not reported'})")
-        if led is not None and self.fill >= self.threshold:
+        due = self.compaction
+        if due == "due":
             out.append(" · compaction due", style="bold")
-        elif led is not None and self.fill >= self.threshold - 0.1:
+        elif due == "near":
             out.append(" · nearing compaction")
         return out
 
@@ -184,7 +202,9 @@ class TokenGauge(Widget):
                 colour = self._colour(dict((n, c) for n, _l, c in SECTIONS)[name])
                 line1.append("█" * cells, style=colour)
                 used += cells
-            thr = int(bar_w * self.threshold)
+            thr = -1  # where the bar ends when compaction fires, with this call's recall
+            if led.compaction_at > 0 and self.window:
+                thr = int(bar_w * (led.compaction_at + led.sections.get("recall", 0)) / self.window)
             rest = "".join("┊" if used + i == thr else "░" for i in range(bar_w - used))
             line1.append(rest, style="dim")
             line1.append_text(numbers)

@@ -5,8 +5,11 @@ Each LoCoMo conversation is streamed through the real :class:`~neotask_tui.engin
 (turns in order; ``speaker_a`` → user, ``speaker_b`` → assistant, the scripted provider replying
 with the next assistant turn; session dates as timestamps through the engine's injectable clock)
 with a small context budget (default 4096 tokens). Then, for every question of categories 1–4, the
-context for that question is assembled and we check whether the text of every evidence turn is
-inside it. Reported per strategy, side by side, as JSON:
+context for that question is assembled as the next turn's would be and we check whether the text of
+every evidence turn is inside it: when that context crosses the compaction trigger, the engine
+compacts before the call, and so does the bench (once; the questions whose context does not cross
+it are answered first, on the state as the stream left it; ``questions_after_a_compaction`` counts
+the others). No question is added to the history. Reported per strategy, side by side, as JSON:
 
 - ``window``: the last N tokens only (no compaction, no summary, no recall).
 - ``summary`` (the default): rolling summary + recall (memories, and compacted-away turns from the
@@ -46,6 +49,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -174,7 +178,7 @@ def conversation_texts(conv: dict[str, Any]) -> dict[str, str]:
 
 async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, dense: bool,
                            use_model: bool, streamed: bool = False,
-                           errata: dict[int, list[str]] | None = None) -> dict[str, Any]:
+                           errata: dict[int, list[str]] | None = None, ask: bool = True) -> dict[str, Any]:
     from neotask_tui.engine.events import Compacted
     from neotask_tui.engine.facade import Engine
     from neotask_tui.providers.scripted import ScriptedProvider
@@ -214,29 +218,52 @@ async def run_conversation(sample: dict[str, Any], strategy: str, budget: int, d
             clock.set(max(when for when, _ in session_turns(conv)) + timedelta(hours=1))
             compactions = engine.current_record(KEY).compaction_count
         stream_s = time.perf_counter() - t0
+        if not ask:
+            return {"per_q": [], "compactions": compactions, "turns": len(texts), "stream_s": stream_s,
+                    "max_fill": 0.0, "mean_fill": 0.0, "compacted_first": 0}
         valid = set(texts)
-        per_q: list[dict[str, Any]] = []
+        scored: dict[int, dict[str, Any]] = {}
         fills: list[float] = []
+
+        def score(qi: int, qa: dict[str, Any], ev: list[str], ctx: Any, first: bool) -> None:
+            blob = squash("\n".join(m.content for m in ctx.messages))
+            inside = [e for e in ev if texts[e] in blob]
+            fills.append(ctx.ledger.total / max(ctx.ledger.budget, 1))
+            fixed = norm_evidence((errata or {}).get(qi, []), valid)
+            audited = all(texts[e] in blob for e in fixed) if fixed else len(inside) == len(ev)
+            scored[qi] = {"category": qa["category"], "all": len(inside) == len(ev), "frac": len(inside) / len(ev),
+                          "all_audited": audited, "corrected": bool(fixed), "compacted_first": first,
+                          "question": qa["question"], "evidence": ev,
+                          "missing": [e for e in ev if e not in inside], "sections": ctx.ledger.sections}
+
+        # Each question is asked of the state the stream left, as the next turn would be: the engine
+        # compacts before a call whose context crosses its trigger and recalls again
+        # (session.turn._answer), so a question whose context would is answered after that one
+        # compaction (the questions that
+        # would not are answered first, on the state as it is; none is ever added to the history).
+        pending: list[tuple[int, dict[str, Any], list[str], Any, Any]] = []
         for qi, qa in enumerate(sample["qa"]):
-            cat = qa.get("category")
-            if cat not in CATEGORIES:
+            if qa.get("category") not in CATEGORIES:
                 continue
             ev = norm_evidence(qa.get("evidence", []), valid)
             if not ev:
                 continue
             recall = await engine.recall(KEY, qa["question"]) if strategy == "summary" else []
             ctx = await engine.build(KEY, qa["question"], recall=recall)
-            blob = squash("\n".join(m.content for m in ctx.messages))
-            inside = [e for e in ev if texts[e] in blob]
-            fills.append(ctx.ledger.total / max(ctx.ledger.budget, 1))
-            fixed = norm_evidence((errata or {}).get(qi, []), valid)
-            audited = all(texts[e] in blob for e in fixed) if fixed else len(inside) == len(ev)
-            per_q.append({"category": cat, "all": len(inside) == len(ev), "frac": len(inside) / len(ev),
-                          "all_audited": audited, "corrected": bool(fixed),
-                          "question": qa["question"], "evidence": ev,
-                          "missing": [e for e in ev if e not in inside], "sections": ctx.ledger.sections})
+            if engine.compactor is not None and engine.compactor.should_auto(KEY, ctx.ledger):
+                pending.append((qi, qa, ev, recall, ctx.ledger))
+                continue
+            score(qi, qa, ev, ctx, False)
+        if pending and engine.compactor is not None:
+            if await engine.compactor.maybe_auto(KEY, pending[0][4]) is not None:
+                compactions += 1
+            for qi, qa, ev, _recall, _led in pending:  # the turn recalls again once it has compacted
+                recall = await engine.recall(KEY, qa["question"])
+                score(qi, qa, ev, await engine.build(KEY, qa["question"], recall=recall), True)
+        per_q = [scored[qi] for qi in sorted(scored)]
         return {"per_q": per_q, "compactions": compactions, "turns": len(texts), "stream_s": stream_s,
-                "max_fill": max(fills, default=0.0), "mean_fill": sum(fills) / max(len(fills), 1)}
+                "max_fill": max(fills, default=0.0), "mean_fill": sum(fills) / max(len(fills), 1),
+                "compacted_first": len(pending)}
     finally:
         await engine.aclose()
 
@@ -258,6 +285,7 @@ def summarize(results: list[dict[str, Any]], audited: bool = False) -> dict[str,
             for c, v in sorted(by_cat.items())
         },
         "compactions": sum(r["compactions"] for r in results),
+        "questions_after_a_compaction": sum(bool(q.get("compacted_first")) for q in per_q),
         "max_fill_of_budget": round(max((r["max_fill"] for r in results), default=0.0), 3),
         "stream_seconds": round(sum(r["stream_s"] for r in results), 1),
     }
@@ -296,10 +324,21 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             if args.cache:
                 home = Path(args.cache) / f"{name}-{strategy}-{fp}"
                 done = home / ".streamed"
-                os.environ["NEOTASK_HOME"] = str(home)
-                r = await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model,
-                                           streamed=done.exists(), errata=errata.get(i))
-                done.write_text("ok\n", encoding="utf-8")
+                stream: dict[str, Any] | None = None
+                if not done.exists():
+                    os.environ["NEOTASK_HOME"] = str(home)
+                    stream = await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model,
+                                                    ask=False)
+                    done.write_text("ok\n", encoding="utf-8")
+                # The questions may compact (as the next turn would): on a copy, so the cache stays the
+                # state the stream left.
+                with tempfile.TemporaryDirectory(prefix="neotask-bench-") as tmp:
+                    shutil.copytree(home, Path(tmp) / "home", symlinks=True)
+                    os.environ["NEOTASK_HOME"] = str(Path(tmp) / "home")
+                    r = await run_conversation(sample, strategy, args.budget, not args.no_dense, args.model,
+                                               streamed=True, errata=errata.get(i))
+                if stream is not None:
+                    r["stream_s"] = stream["stream_s"]
             else:
                 with tempfile.TemporaryDirectory(prefix="neotask-bench-") as tmp:
                     os.environ["NEOTASK_HOME"] = tmp

@@ -189,11 +189,8 @@ async def send(engine: TurnHost, text: str, key: str | None = None,
             yield ev.Notice(note, level="warning")
         engine.store.notices.clear()
         if recall:
-            yield ev.Recalled(query=text, items=[
-                ev.RecallReceipt(id=r.id, text=r.text, source=r.source, score=r.score, scope=r.scope,
-                                 kind=r.kind, speaker=r.speaker, said_on=r.said_on)
-                for r in recall])
-        async for out in _answer(engine, key, user_ev.id, recall):
+            yield _receipts(text, recall)
+        async for out in _answer(engine, key, user_ev.id, recall, text):
             yield out
 
 
@@ -262,20 +259,39 @@ async def regenerate(engine: TurnHost, key: str | None = None, text: str | None 
         except Exception as e:  # recall must never break a turn
             yield ev.Notice(f"memory recall failed: {e}", level="warning")
         if recall:
-            yield ev.Recalled(query=user_ev.content, items=[
-                ev.RecallReceipt(id=r.id, text=r.text, source=r.source, score=r.score, scope=r.scope,
-                                 kind=r.kind, speaker=r.speaker, said_on=r.said_on)
-                for r in recall])
-        async for out in _answer(engine, key, user_ev.id, recall):
+            yield _receipts(user_ev.content, recall)
+        async for out in _answer(engine, key, user_ev.id, recall, user_ev.content):
             yield out
 
 
-async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallItem]) -> AsyncIterator[ev.EngineEvent]:
+def _receipts(query: str, recall: list[RecallItem]) -> ev.Recalled:
+    return ev.Recalled(query=query, items=[
+        ev.RecallReceipt(id=r.id, text=r.text, source=r.source, score=r.score, scope=r.scope,
+                         kind=r.kind, speaker=r.speaker, said_on=r.said_on)
+        for r in recall])
+
+
+async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallItem],
+                  query: str) -> AsyncIterator[ev.EngineEvent]:
     """Context → (auto-compaction) → provider stream with tool rounds → stored reply."""
     ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
     res = await engine.compactor.maybe_auto(key, ctx.ledger)
     if res is not None:
         yield _compacted_event(key, res)
+        # Recall again, for the state this call sends: the turns just compacted out of the window are
+        # indexed now and recallable in this very call (they were in the context a moment ago), and
+        # nothing recalled is what the new window still holds.
+        try:
+            again = await engine.recall(key, query)
+        except Exception as e:  # recall must never break a turn: the first recall stands
+            yield ev.Notice(f"memory recall failed: {e}", level="warning")
+        else:
+            for note in engine.store.notices:
+                yield ev.Notice(note, level="warning")
+            engine.store.notices.clear()
+            if [(r.id, r.text) for r in again] != [(r.id, r.text) for r in recall]:
+                yield _receipts(query, again)
+            recall = again
         ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
     engine.last_ledger[key] = ctx.ledger
     yield ev.ContextBuilt(ledger=ctx.ledger)

@@ -12,7 +12,7 @@ import pytest
 
 from neotask_tui import paths
 from neotask_tui.engine.context.assembly import Ledger
-from neotask_tui.engine.context.budget import recall_reserve
+from neotask_tui.engine.context.budget import compaction_point, recall_reserve
 from neotask_tui.engine.events import Compacted, TurnDone
 from neotask_tui.engine.facade import Engine
 from neotask_tui.errors import UserError
@@ -470,3 +470,10 @@ async def test_a_taken_back_decision_gets_its_replacement_and_the_review_shows_u
     shown = describe(res)
     assert "**The model cited no events for these lines**" in shown
     assert "attributed to" in shown.partition("**The model cited no events")[2]
+
+
+def test_the_readme_compaction_point_of_the_bundled_models_window() -> None:
+    # README: "at the bundled model's 8k window 3,072 tokens" (no tool definitions are sent to it).
+    from neotask_tui.config import Settings
+
+    assert compaction_point(Settings(), 8192) == 3072

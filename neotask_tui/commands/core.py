@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ from neotask_tui.tuning import EXPORT_DATA_DIR_DEPTH
 
 if TYPE_CHECKING:
     from neotask_tui.config import Settings
-    from neotask_tui.engine.context.assembly import AssembledContext, Ledger
+    from neotask_tui.engine.context.assembly import AssembledContext
     from neotask_tui.engine.facade import Engine
 
 
@@ -121,13 +122,15 @@ def tools_line(data: dict[str, Any]) -> str:
             f"{window + tt:,})")
 
 
-def compaction_line(led: Ledger) -> str:
-    """Where the context stands against automatic compaction (what the gauge's warning measures)."""
-    if led.compaction_at <= 0:
+def compaction_line(led: Mapping[str, Any]) -> str:
+    """Where the context stands against automatic compaction (what the gauge's warning measures), from
+    a ledger's JSON form (``Ledger.to_dict``)."""
+    at = int(led.get("compaction_at") or 0)
+    if at <= 0:
         return "compaction: automatic compaction is off (`/compact` still works)"
-    history = led.total - led.sections.get("recall", 0)
+    history = int(led.get("total") or 0) - int((led.get("sections") or {}).get("recall", 0))
     return (f"compaction: without recall the context is {history:,} tokens; automatic compaction fires at "
-            f"{led.compaction_at:,} (`compaction.threshold` of the window less recall's reserve)")
+            f"{at:,} (`compaction.threshold` of the window less recall's reserve)")
 
 
 @command("context", "/context [DRAFT]", "Show exactly what the next call will send (recall included)")
@@ -137,7 +140,7 @@ async def _context(engine: Engine, key: str, args: str) -> CommandResult:
     led = ctx.ledger
     rows = ["| section | tokens |", "|---|---|"] + [f"| {k} | {v:,} |" for k, v in led.sections.items()]
     rows.append(f"| **total** | **{led.total:,}** of {led.window:,} ({led.fill:.0%}, {led.source}) |")
-    rows += ["", tools_line(data), "", compaction_line(led), "", data["recall"]["label"]]
+    rows += ["", tools_line(data), "", compaction_line(data["ledger"]), "", data["recall"]["label"]]
     if ctx.recall_note:
         rows.append(f"note: {ctx.recall_note}")
     rows += [f"note: {n}" for n in led.notices]  # what the call leaves out or trims (state entries, a long message)

@@ -145,6 +145,8 @@ async def test_f4_screen_shows_recall_for_the_prompt_draft(memory_home: Path) ->
             assert data["recall"]["basis"] == "draft"
             shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
             assert "Thursdays" in shown and "draft" in shown
+            at = compaction_point(e.settings, e.message_window())
+            assert f"automatic compaction fires at {at:,}" in shown  # as `/context` says it
             await pilot.press("escape")
             # The draft is still in the prompt, unsent.
             assert app.main.query_one(Prompt).text == "when do deploys happen?"

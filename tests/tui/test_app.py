@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from neotask_tui.engine.context.assembly import Ledger
 from neotask_tui.engine.facade import Engine
+from neotask_tui.providers.base import Usage
 from neotask_tui.providers.scripted import ScriptedProvider
 from neotask_tui.tui.app import NeotaskApp
 from neotask_tui.tui.screens.help import HelpScreen
@@ -186,6 +187,10 @@ async def test_gauge_warns_near_the_compaction_threshold() -> None:
     gauge.ledger = Ledger(fill=0.45, total=3600, budget=8192, window=8192, sections={"recent": 3600},
                           strategy="summary", compaction_at=3500)
     assert gauge.has_class("-danger") and "compaction due" in str(gauge.render())
+    # before the last call's numbers, which a narrow gauge cuts first (80 columns cut "compaction d…")
+    gauge.last_call = Usage(input_tokens=3400, output_tokens=20, reported=True)
+    short = str(gauge.numbers(short=True))
+    assert short.index("compaction due") < short.index("last")
 
 
 async def test_gauge_does_not_call_recall_a_compaction_due() -> None:

@@ -40,6 +40,9 @@ class ContextScreen(Screen[None]):
             from neotask_tui.commands.core import tools_line
 
             yield Static(tools_line(self.data), id="context-tools", markup=False)
+        from neotask_tui.commands.core import compaction_line
+
+        yield Static(compaction_line(led), id="context-compaction", markup=False)
         yield DataTable(id="ledger-table", cursor_type="none")
         with VerticalScroll(id="context-messages"):
             for i, m in enumerate(self.data.get("messages") or []):

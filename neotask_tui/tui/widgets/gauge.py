@@ -152,6 +152,12 @@ class TokenGauge(Widget):
             est = label if short else f"({label})"
             about = "" if exact else "≈"
             out.append(f" {self.fill:.0%} · {which} {about}{fmt_tokens(self.total)}/{fmt_tokens(self.window)} {est}")
+        # the warning before the last call's numbers: a narrow gauge cuts the end of the line
+        due = self.compaction
+        if due == "due":
+            out.append(" · compaction due", style="bold")
+        elif due == "near":
+            out.append(" · nearing compaction")
         last = self.last_call
         call = "last" if short else "last call"
         if last is None:
@@ -160,11 +166,6 @@ class TokenGauge(Widget):
             out.append(f" · {call} {fmt_tokens(last.prompt_tokens)} in (reported)")
         else:
             out.append(f" · {call} ≈{fmt_tokens(last.prompt_tokens)} in (estimated{'' if short else ': not reported'})")
-        due = self.compaction
-        if due == "due":
-            out.append(" · compaction due", style="bold")
-        elif due == "near":
-            out.append(" · nearing compaction")
         return out
 
     def legend(self, *, counts: bool = True) -> Text:

@@ -60,3 +60,27 @@ async def test_the_turn_that_compacts_recalls_what_it_just_compacted() -> None:
         assert any("6543" in m.content for m in sent if m.role == "system"), "the call did not quote the fact"
     finally:
         await engine.aclose()
+
+
+async def test_a_retry_after_a_reported_overflow_recalls_what_it_compacted() -> None:
+    # README: "A context overflow the provider reports is compacted and retried once": the retried call
+    # recalls again too.
+    s = Settings()
+    s.compaction.enabled = False  # only the provider's overflow compacts here
+    engine = _engine(s)
+    try:
+        await _say(engine, FACT)
+        for text in CHATTER[12:40]:
+            await _say(engine, text)
+        scripted(engine).queue({"error": {"kind": "context_overflow", "message": "too long", "retryable": False}})
+        told = await _say(engine, QUESTION, reply="6543")
+        kinds = [type(e).__name__ for e in told]
+        assert any(isinstance(e, ev.Compacted) for e in told), kinds
+        after = told[[isinstance(e, ev.Compacted) for e in told].index(True) + 1:]
+        receipts = [r for e in after if isinstance(e, ev.Recalled) for r in e.items]
+        assert any("6543" in r.text for r in receipts), kinds
+        sent = scripted(engine).calls[-1]
+        assert any("6543" in m.content for m in sent if m.role == "system"), "the retry did not quote the fact"
+        assert not any("6543" in m.content for m in sent if m.role == "user")  # compacted out of the window
+    finally:
+        await engine.aclose()

@@ -271,6 +271,23 @@ def _receipts(query: str, recall: list[RecallItem]) -> ev.Recalled:
         for r in recall])
 
 
+async def _recall_after_compaction(engine: TurnHost, key: str, query: str, recall: list[RecallItem],
+                                   ) -> tuple[list[ev.EngineEvent], list[RecallItem]]:
+    """Recall again for the state a compaction left: the turns just compacted out of the window are
+    indexed now and recallable in this very call (they were in the context a moment ago). Returns what
+    to tell (notices; the receipts when they changed) and the recall to send (the first one when this
+    one fails: recall never breaks a turn)."""
+    try:
+        again = await engine.recall(key, query)
+    except Exception as e:
+        return [ev.Notice(f"memory recall failed: {e}", level="warning")], recall
+    told: list[ev.EngineEvent] = [ev.Notice(note, level="warning") for note in engine.store.notices]
+    engine.store.notices.clear()
+    if [(r.id, r.text) for r in again] != [(r.id, r.text) for r in recall]:
+        told.append(_receipts(query, again))
+    return told, again
+
+
 async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallItem],
                   query: str) -> AsyncIterator[ev.EngineEvent]:
     """Context → (auto-compaction) → provider stream with tool rounds → stored reply."""
@@ -278,20 +295,9 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
     res = await engine.compactor.maybe_auto(key, ctx.ledger)
     if res is not None:
         yield _compacted_event(key, res)
-        # Recall again, for the state this call sends: the turns just compacted out of the window are
-        # indexed now and recallable in this very call (they were in the context a moment ago), and
-        # nothing recalled is what the new window still holds.
-        try:
-            again = await engine.recall(key, query)
-        except Exception as e:  # recall must never break a turn: the first recall stands
-            yield ev.Notice(f"memory recall failed: {e}", level="warning")
-        else:
-            for note in engine.store.notices:
-                yield ev.Notice(note, level="warning")
-            engine.store.notices.clear()
-            if [(r.id, r.text) for r in again] != [(r.id, r.text) for r in recall]:
-                yield _receipts(query, again)
-            recall = again
+        told, recall = await _recall_after_compaction(engine, key, query, recall)
+        for e in told:
+            yield e
         ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
     engine.last_ledger[key] = ctx.ledger
     yield ev.ContextBuilt(ledger=ctx.ledger)
@@ -348,6 +354,9 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
                         "alone do not fit the window; /context shows what the call sends)"))
                     return
                 yield _compacted_event(key, res)
+                told, recall = await _recall_after_compaction(engine, key, query, recall)
+                for said in told:
+                    yield said
                 ctx = await engine.build(key, None, recall=recall, new_event_id=user_id)
                 continue
             partial = "".join(parts)

@@ -30,7 +30,7 @@ from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor, UndoResult
 from neotask_tui.engine.context.assembly import AssembledContext, ContextInputs, Ledger, RecallItem, build_context
 from neotask_tui.engine.context.attachments import Attachment
-from neotask_tui.engine.context.budget import compaction_point, recall_reserve, state_budget
+from neotask_tui.engine.context.budget import compaction_point, keep_recent, recall_reserve, state_budget
 from neotask_tui.engine.recall.lineage import LineageRecall
 from neotask_tui.engine.recall.memory import MemoryRecall, scope_admits
 from neotask_tui.engine.session import turn as _turn
@@ -693,12 +693,15 @@ class Engine:
             recall=recall or [], tool_result_max_tokens=cs.tool_result_max_tokens,
             max_message_tokens=cs.max_message_tokens, count_event=lambda e: self.count_event(e, sid),
             new_event_id=new_event_id, new_attachments=list(new_attachments),
-            recall_reserve=recall_reserve(self.settings, window),
+            recall_reserve=recall_reserve(self.settings, window), keep_recent=keep_recent(self.settings, window),
         )
         # recall of compacted-away turns (engine/recall/lineage.py)
         await asyncio.to_thread(self.lineage.augment, key, inp)
         # Counting tokens of a huge paste takes seconds: never on the event loop.
-        return await asyncio.to_thread(self._build_counted, inp)
+        ctx = await asyncio.to_thread(self._build_counted, inp)
+        if self.compactor is not None:  # the gauge's "compaction due" is the compactor's own decision
+            ctx.ledger.compaction_due = await asyncio.to_thread(self.compactor.should_auto, key, ctx.ledger)
+        return ctx
 
     async def draft_state(self, key: str, draft: str | None) -> StateView:
         """The key's session state as the next call carries it: with ``draft``, what sending it would

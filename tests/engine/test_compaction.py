@@ -12,7 +12,7 @@ import pytest
 
 from neotask_tui import paths
 from neotask_tui.engine.context.assembly import Ledger
-from neotask_tui.engine.context.budget import compaction_point, recall_reserve
+from neotask_tui.engine.context.budget import compaction_point, keep_recent, recall_reserve
 from neotask_tui.engine.events import Compacted, TurnDone
 from neotask_tui.engine.facade import Engine
 from neotask_tui.errors import UserError
@@ -109,7 +109,9 @@ async def test_auto_compaction_threshold_and_min_messages() -> None:
         assert eng.current_record(KEY).compaction_count == 0
         ctx = await eng.context(KEY)
         assert eng.compactor.should_auto(KEY, ctx.ledger) is False
+        assert ctx.ledger.compaction_due is False  # what the gauge says: the compactor's decision
         scripted(eng).queue("ok")
+        assert (await eng.context(KEY, f"third {long}")).ledger.compaction_due is False  # 5 messages
         await turn(eng, f"third {long}")
         # Now 6 messages and over the threshold: the next turn compacts before calling the model.
         scripted(eng).queue("## Goal\n- long texts [e:2]", "after compaction")
@@ -477,3 +479,29 @@ def test_the_readme_compaction_point_of_the_bundled_models_window() -> None:
     from neotask_tui.config import Settings
 
     assert compaction_point(Settings(), 8192) == 3072
+
+
+async def test_a_threshold_below_what_a_compaction_leaves_still_compacts() -> None:
+    # Red team 35: at 0.3 the point (405 tokens) was under what a compaction leaves (the kept raw
+    # window alone is 405), so "compacting gains nothing" held forever and the history grew to the
+    # full window. A compaction that folds at least as much raw history as it keeps runs.
+    s = make_settings(window=4000)
+    s.compaction.keep_recent_tokens = 0  # the shipped share: 15% of the usable window
+    s.compaction.threshold = 0.3
+    eng = open_engine(s)
+    eng.settings.context.window_tokens += eng.tool_tokens()
+    try:
+        window = eng.message_window()
+        keep = keep_recent(s, window)
+        assert compaction_point(s, window) <= keep
+        line = "a distinct question about the rollout plan number {0} and its risks " * 3
+        i = 0
+        while eng.current_record(KEY).compaction_count == 0:
+            i += 1
+            assert i < 40, "never compacted"
+            scripted(eng).queue("## Goal\n- rollout [e:2]", "ok")
+            await turn(eng, line.format(i))
+        led = (await eng.context(KEY)).ledger
+        assert led.sections["recent"] < 3 * keep  # compacted long before the window was full
+    finally:
+        await eng.aclose()

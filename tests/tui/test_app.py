@@ -185,7 +185,7 @@ async def test_gauge_warns_near_the_compaction_threshold() -> None:
                           strategy="summary", compaction_at=3500)
     assert gauge.has_class("-warn") and "nearing compaction" in str(gauge.render())
     gauge.ledger = Ledger(fill=0.45, total=3600, budget=8192, window=8192, sections={"recent": 3600},
-                          strategy="summary", compaction_at=3500)
+                          strategy="summary", compaction_at=3500, compaction_due=True)
     assert gauge.has_class("-danger") and "compaction due" in str(gauge.render())
     # before the last call's numbers, which a narrow gauge cuts first (80 columns cut "compaction d…")
     gauge.last_call = Usage(input_tokens=3400, output_tokens=20, reported=True)
@@ -205,6 +205,11 @@ async def test_gauge_does_not_call_recall_a_compaction_due() -> None:
     gauge.ledger = Ledger(fill=0.95, total=7800, budget=8192, window=8192, strategy="summary",
                           sections={"recent": 7800}, compaction_at=0)
     assert "compaction" not in str(gauge.render())
+    # Red team 35: over the point but the engine would not compact (too few messages, nothing to gain):
+    # no "compaction due" (it said so for dozens of turns and right after a compaction).
+    gauge.ledger = Ledger(fill=0.45, total=3600, budget=8192, window=8192, sections={"recent": 3600},
+                          strategy="summary", compaction_at=3500, compaction_due=False)
+    assert "compaction due" not in str(gauge.render()) and not gauge.has_class("-danger")
 
 
 async def test_prompt_autocomplete_history_and_multiline(app_factory: Callable[..., NeotaskApp],

@@ -204,9 +204,13 @@ class Compactor:
         # summary. When what it cannot shrink — the system prompt, the session state, the new message —
         # keeps the context over the threshold anyway, it would compact the last turn or two at every
         # call and gain nothing (red team 29: a new session, with an empty summary, each turn).
+        # Below the point a compaction cannot bring the context, it still runs once it folds at least as
+        # much raw history as it keeps (red team 35: a threshold of 0.3, under what a compaction leaves,
+        # never fired until the window was full).
         history = ledger.sections.get("recent", 0) + ledger.sections.get("tool", 0)
-        after = total - max(history - keep_recent(self.engine.settings, self._window()), 0)
-        if not dropping and after >= point:
+        keep = keep_recent(self.engine.settings, self._window())
+        gain = max(history - keep, 0)
+        if not dropping and total - gain >= point and gain < keep:
             return False
         msgs = [e for e in without_superseded(self.engine.events(key))
                 if e.type == "message" and e.role in ("user", "assistant")]

@@ -79,6 +79,28 @@ class ContextInputs:
     recall_reserve: int = 0
     """Tokens always kept for recall (:func:`~neotask_tui.engine.context.budget.recall_reserve`): the
     new message's files together never take them, nor the reply reserve."""
+    keep_recent: int = 0
+    """Tokens of the newest messages recall never displaces: the raw window a compaction keeps
+    (:func:`~neotask_tui.engine.context.budget.keep_recent`). In a window too small for the summary,
+    that raw window and recall's reserve together, recall gets less, not the kept messages."""
+
+
+def newest_history_tokens(inp: ContextInputs) -> int:
+    """Tokens of the newest messages of ``inp.history`` that fit in ``inp.keep_recent`` (the newest one
+    always): what recall leaves the raw window whatever its reserve."""
+    if inp.keep_recent <= 0:
+        return 0
+    used = 0
+    for ev in reversed(inp.history):
+        if ev.type not in ("message", "tool_call", "tool_result") or (ev.type == "message" and ev.role == "system"):
+            continue
+        ms, _ = _event_messages(ev, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens,
+                                count=inp.count_text)
+        cost = sum(message_tokens(m, inp.count_text) for m in ms)
+        if used and used + cost > inp.keep_recent:
+            break
+        used += cost
+    return used
 
 
 @dataclass
@@ -103,6 +125,10 @@ class Ledger:
     """Tokens of the context without recall at which automatic compaction fires
     (:func:`~neotask_tui.engine.context.budget.compaction_point`); 0 when it never does (turned off).
     The gauge warns against this, not against the fill: recall takes the free room by relevance."""
+    compaction_due: bool = False
+    """Whether automatic compaction runs before this call (the compactor's own decision: the point,
+    the minimum message count, whether compacting would gain anything); what the gauge's "compaction
+    due" says."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -278,9 +304,22 @@ def build_context(inp: ContextInputs) -> AssembledContext:
     use_summary = inp.strategy == "summary"
     if use_summary and inp.summary:
         add(ChatMessage(role="system", content=fence("conversation-summary", inp.summary), cache=True), "summary")
-    if use_summary and inp.recall:
-        add(ChatMessage(role="system", content=fence_recall(inp.recall)), "recall")
     notices: list[str] = []
+    recall = list(inp.recall) if use_summary else []
+    if recall and inp.keep_recent > 0:
+        # Recall never displaces the raw window a compaction keeps: in a window too small for both, the
+        # least relevant recalled items (the last ones) give way, and the call says so.
+        new_cost = message_tokens(ChatMessage(role="user", content=inp.new_message), count) if inp.new_message else 0
+        room = max(inp.window - inp.reply_reserve, 0) - sum(sections.values()) - new_cost - newest_history_tokens(inp)
+        cut = 0
+        while recall and message_tokens(ChatMessage(role="system", content=fence_recall(recall)), count) > room:
+            recall.pop()
+            cut += 1
+        if cut:
+            notices.append(f"recall: {cut:,} recalled item{'s' if cut > 1 else ''} left out of this call so the "
+                           "newest messages fit the window beside the summary (the window is too small for both)")
+    if recall:
+        add(ChatMessage(role="system", content=fence_recall(recall)), "recall")
     if inp.state_left_out:
         n, rules = inp.state_left_out, inp.state_rules_left_out
         notices.append(
@@ -374,6 +413,12 @@ def build_context(inp: ContextInputs) -> AssembledContext:
         for m in _event_messages(ev, trim_tool=inp.tool_result_max_tokens, trim_msg=inp.max_message_tokens,
                                  count=count, att_of=att_of)[0]:
             add(m, "tool" if ev.type in ("tool_call", "tool_result") else "recent")
+    if dropped:
+        n = len(dropped)
+        notices.append(f"{n:,} older message{'s are' if n > 1 else ' is'} outside this call's window (kept on disk, "
+                       "not sent: " + ", ".join(f"e:{i}" for i in sorted(dropped)[:8])
+                       + (", …" if n > 8 else "") + ")" + ("; compaction folds them into the summary"
+                                                            if use_summary else ""))
     total = sum(sections.values())
     ledger = Ledger(
         sections=sections, total=total, budget=budget, window=inp.window,
@@ -405,6 +450,8 @@ def recall_room(inp: ContextInputs, reserved: int) -> int:
         used += message_tokens(ChatMessage(role="user", content=trim_middle(inp.new_message, inp.max_message_tokens,
                                                                          count)[0]), count)
     most = budget - used
+    # the reserve never takes the room of the raw window a compaction keeps
+    reserved = min(reserved, max(most - newest_history_tokens(inp), 0))
     for ev in inp.history:
         if ev.type == "message" and ev.role == "system":
             continue

@@ -91,16 +91,16 @@ class TokenGauge(Widget):
 
     @property
     def compaction(self) -> str | None:
-        """``"due"`` when the context without recall has reached the size at which automatic compaction
-        fires, ``"near"`` within :data:`~neotask_tui.tuning.GAUGE_NEAR_COMPACTION` of it, else ``None``
-        (also when compaction is off)."""
+        """``"due"`` when the engine would compact before this call (``Ledger.compaction_due``), ``"near"``
+        when the context without recall is within :data:`~neotask_tui.tuning.GAUGE_NEAR_COMPACTION` of
+        the size at which it fires, else ``None`` (also when compaction is off)."""
         led = self.ledger
         if led is None or led.compaction_at <= 0:
             return None
-        history = led.total - led.sections.get("recall", 0)
-        if history >= led.compaction_at:
+        if led.compaction_due:  # the compactor's own decision for this ledger
             return "due"
-        return "near" if history >= GAUGE_NEAR_COMPACTION * led.compaction_at else None
+        history = led.total - led.sections.get("recall", 0)
+        return "near" if GAUGE_NEAR_COMPACTION * led.compaction_at <= history < led.compaction_at else None
 
     def watch_ledger(self) -> None:
         due = self.compaction

@@ -393,9 +393,12 @@ def _coerce(value: Any, typ: Any, where: str, *, text: bool = True) -> Any:
 
 
 class _RangeError(ValueError):
-    def __init__(self, section: str, key: str, msg: str) -> None:
+    def __init__(self, section: str, key: str, msg: str, other: tuple[str, str] | None = None) -> None:
         super().__init__(msg)
         self.section, self.key, self.msg = section, key, msg
+        self.other = other
+        """The other setting of a check between two (named where the value came from when this one
+        was not set anywhere)."""
 
 
 _BIG = 10_000_000
@@ -441,8 +444,8 @@ def _validate(s: Settings, typed: Mapping[tuple[str, str], str]) -> None:
     """Check ranges and choices; ``typed`` is each setting's value as it was written (an error
     quotes that, not the number it was read as: ``1e-400`` is not "0.0")."""
 
-    def bad(section: str, key: str, msg: str) -> None:
-        raise _RangeError(section, key, msg)
+    def bad(section: str, key: str, msg: str, other: tuple[str, str] | None = None) -> None:
+        raise _RangeError(section, key, msg, other)
 
     for (section, key), (lo, hi) in RANGES.items():
         obj = getattr(s, section)
@@ -466,9 +469,11 @@ def _validate(s: Settings, typed: Mapping[tuple[str, str], str]) -> None:
     if 0 < s.context.window_tokens < 256:
         bad("context", "window_tokens", "must be 0 (from the model table) or at least 256")
     if s.context.window_tokens and s.context.reply_reserve_tokens >= s.context.window_tokens:
-        bad("context", "reply_reserve_tokens", "must be smaller than context.window_tokens")
+        bad("context", "reply_reserve_tokens", "must be smaller than context.window_tokens",
+            ("context", "window_tokens"))
     if s.memory.recall_share + s.compaction.keep_recent_share > 0.9:
-        bad("memory", "recall_share", "memory.recall_share + compaction.keep_recent_share must be at most 0.9")
+        bad("memory", "recall_share", "memory.recall_share + compaction.keep_recent_share must be at most 0.9",
+            ("compaction", "keep_recent_share"))
     if not 0 <= s.memory.chunk_overlap < s.memory.chunk_tokens:
         bad("memory", "chunk_overlap", "must be >= 0 and smaller than chunk_tokens")
     if not 1024 <= s.memory.max_file_bytes <= 1024**3:
@@ -582,6 +587,8 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
     except _RangeError as e:
         # A range error names where the bad value came from: the env var, or the file and line.
         where = _where(e.section, e.key, env, path, text)
+        if e.other is not None and where.endswith(":?"):  # this one was not set: the other one was
+            where = _where(*e.other, env, path, text)
         raise ConfigError(f"{where}: {e.section}.{e.key}: {e.msg}") from None
     return s
 

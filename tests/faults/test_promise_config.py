@@ -422,3 +422,19 @@ def test_doctor_on_an_unusable_home_reports_and_exits_1_cleanly(tmp_path: Path, 
         assert not report["clean"] and any("NEOTASK_HOME" in p for p in report["problems"]), report
     else:
         assert "NEOTASK_HOME" in d.stdout and "✗" in d.stdout, d.stdout
+
+
+@pytest.mark.parametrize(("var", "value", "named"), [
+    ("NEOTASK_CONTEXT_WINDOW_TOKENS", "500", "context.reply_reserve_tokens"),
+    ("NEOTASK_COMPACTION_KEEP_RECENT_SHARE", "0.5", "memory.recall_share"),
+])
+def test_a_check_between_two_settings_names_the_variable_that_set_one(
+        monkeypatch: pytest.MonkeyPatch, neotask_home: Path, var: str, value: str, named: str) -> None:
+    # Red team 35: NEOTASK_CONTEXT_WINDOW_TOKENS=500 (under the default reply reserve) was blamed on
+    # "config/config.toml:?", a file that does not exist.
+    monkeypatch.setenv(var, value)
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    msg = str(exc.value)
+    assert msg.startswith(f"env {var}: {named}:"), msg
+    assert "config.toml" not in msg

@@ -657,3 +657,42 @@ def test_a_do_not_without_a_plain_not_survives_a_summary_that_drops_it() -> None
         assert rule in text
     extractive = extractive_summary(events, budget_tokens=10).render()
     assert "audit log" in extractive and "billing cron" in extractive and "logs bucket" in extractive
+
+
+@pytest.mark.parametrize(("draft", "rule"), [
+    ("abort the copy", "If the copy takes longer than 2 hours, abort it."),
+    ("finish the cutover", "Finish the cutover by Friday."),
+    ("остановить копирование", "Если копирование займёт больше 3 часов, останови копирование."),
+])
+def test_a_draft_line_that_keeps_a_rule_without_its_condition_is_removed(draft: str, rule: str) -> None:
+    # Red team 35, finding 7a: the draft's "- user: abort the copy [e:8]" stayed beside the restored "If the copy
+    # takes longer than 2 hours, abort it." (so an unconditional abort still reached the model): a line citing the
+    # rule's message whose every word is the rule's, without the rule's condition or time limit.
+    events = [msg(7, "user", "The copy job is the nightly one."), msg(8, "user", rule)]
+    s = parse_summary(f"## Still to do\n- {draft} [e:8]")
+    report = guard(s, extract_items(events))
+    assert draft not in s.render(), s.render()
+    assert rule in s.render()
+    assert any(r.kind == "inverted" and r.text == draft for r in report.repaired), report.repaired
+
+
+def test_a_line_of_other_words_citing_a_conditional_rule_stays() -> None:
+    # The check above removes only a part of the rule: a line with words of its own (a report) is not the rule.
+    events = [msg(8, "user", "If the copy takes longer than 2 hours, abort it."),
+              msg(9, "assistant", "The copy finished in 40 minutes, checksum verified.")]
+    s = parse_summary("## Done\n- the copy finished in 40 minutes, checksum verified [e:8, e:9]")
+    guard(s, extract_items(events))
+    assert "checksum verified" in s.render(), s.render()
+
+
+def test_a_hedge_moved_to_the_assumptions_keeps_its_speaker_and_message() -> None:
+    # Red team 35, finding 7b: the user's "Maybe the replicas are on version 14.2, I think." (e:17) came out as
+    # "assistant: (assumption) … [e:14]": the draft's line cited the assistant's message, and the guard put the
+    # hedge in verbatim but kept the draft's citation and speaker.
+    events = [msg(14, "assistant", "Which version are the replicas on?"),
+              msg(17, "user", "Maybe the replicas are on version 14.2, I think.")]
+    s = parse_summary("## Decisions\n- The replicas are on version 14.2 [e:14]")
+    guard(s, extract_items(events), events)
+    line = next(ln for ln in s.lines if "14.2" in ln.text and ln.section == "Assumptions")
+    assert line.text == "Maybe the replicas are on version 14.2, I think."
+    assert line.cites == [17] and line.who == "user", (line.cites, line.who)

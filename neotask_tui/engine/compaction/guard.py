@@ -825,8 +825,17 @@ def _inverts(line: SummaryLine, item: CriticalItem) -> bool:
     overlap = len(want & said) >= GUARD_INVERSION_OVERLAP * len(want)
     if overlap and len(said) <= 2 * len(want):
         return True
+    if said and set(line.cites) & set(item.cites) and _only_words_of(said, words(item.text)):
+        return True  # the rule's own message, some of its words and nothing else: "abort the copy" of "if …, abort it"
     # A part of the rule without its marker ("disable auth" of "only for the demo, disable auth").
     return len(said) >= 2 and len(said & want) >= GUARD_RESTATED_SHARE * len(said) and 2 * len(said & want) >= len(want)
+
+
+def _only_words_of(said: set[str], rule: set[str]) -> bool:
+    """Whether every word of ``said`` is a word of ``rule`` (or shares its first five letters with one:
+    "остановить" and "останови", "aborting" and "abort")."""
+    stems = {w[:5] for w in rule if len(w) >= 5}
+    return all(w in rule or (len(w) >= 5 and w[:5] in stems) for w in said)
 
 
 def _squashed(text: str) -> str:
@@ -1012,7 +1021,8 @@ def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: Gua
         for a in hedged:
             want = words(ASSUME_RE.sub(" ", a.text))
             if want and len(want & words(line.text)) >= GUARD_ITEM_COVERAGE * len(want):
-                line.section, line.text = "Assumptions", a.text  # the hedge, verbatim
+                # the hedge, verbatim, with its own message and speaker (not the draft's citation)
+                line.section, line.text, line.cites, line.who = "Assumptions", a.text, sorted(a.cites), a.who
                 report.repaired.append(CriticalItem("uncertain", line.text, sorted(line.cites), line.who or "user"))
                 break
 

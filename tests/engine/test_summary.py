@@ -696,3 +696,37 @@ def test_a_hedge_moved_to_the_assumptions_keeps_its_speaker_and_message() -> Non
     line = next(ln for ln in s.lines if "14.2" in ln.text and ln.section == "Assumptions")
     assert line.text == "Maybe the replicas are on version 14.2, I think."
     assert line.cites == [17] and line.who == "user", (line.cites, line.who)
+
+
+def _turns(lines: list[str]) -> list[Event]:
+    out: list[Event] = []
+    for text in lines:
+        out += [msg(len(out) + 1, "user", text), msg(len(out) + 2, "assistant", "Noted; here is what I found.")]
+    return out
+
+
+def test_the_latest_request_is_the_users_last_ask_even_when_answered() -> None:
+    # Red team 35, finding 5: with "What should we check first…?" and "Which dashboards are relevant for the copy?"
+    # answered, the summary had no latest request (c); "Please refrain from deleting the bucket…", a prohibition,
+    # was taken for it (a); "Finish the cutover by Friday." asks for work with its limit.
+    lines = ["My goal is to migrate the orders table.", "Please refrain from deleting the bucket acme-archive-2024.",
+             "Finish the cutover by Friday."]
+    assert [i.text for i in extract_items(_turns(lines[:2])) if i.kind == "request"] == []
+    assert [i.text for i in extract_items(_turns(lines)) if i.kind == "request"] == ["Finish the cutover by Friday."]
+    lines += ["What should we check first on the new cluster?", "Which dashboards are relevant for the copy?"]
+    items = extract_items(_turns(lines))
+    assert [i.text for i in items if i.kind == "request"] == ["Which dashboards are relevant for the copy?"]
+    assert not [i for i in items if i.kind == "question"]  # answered: no open question
+
+
+def test_a_drafts_paraphrased_or_older_request_leaves_the_latest_request() -> None:
+    # Red team 35, finding 5b: the draft's "Which dashboards are relevant? [e:26]" (not verbatim, and e:26 was not
+    # compacted) stayed in "Latest user request" beside the guard's verbatim one.
+    events = _turns(["Write the runbook for the cutover.", "Which dashboards are relevant for the copy?"])
+    s = parse_summary("## Latest user request\n- Which dashboards are relevant? [e:26]\n"
+                      "- Write the runbook for the cutover. [e:1]")
+    report = guard(s, extract_items(events), events)
+    asked = [ln.text for ln in s.lines if ln.section == "Latest user request"]
+    assert asked == ["Which dashboards are relevant for the copy?"], s.render()
+    assert {r.text for r in report.repaired if r.kind == "stale request"} == {
+        "Which dashboards are relevant?", "Write the runbook for the cutover."}

@@ -230,6 +230,7 @@ _ASK_VERB = re.compile(
     r"|remind me|ping|notify|alert|send|email|message|post|deploy|restart|reboot|rebuild|redeploy|roll ?back"
     r"|restore|back up|start|open|close|tag|release|ship|publish|push|pull|fetch|clone|sync|rotate|reindex"
     r"|benchmark|profile|measure|compare|assume|grant|revoke|provision|scale|schedule"
+    r"|finish|complete|verify|configure|enable|disable|prepare"
     # "let me know if you need anything" offers help, asks for nothing
     r"|let (?:me|us) know(?!,? if (?:you|u|ya) (?:ever )?(?:need|want|'d like|would like|have any)\b"
     r"|,? if there(?:'s| is) anything))\b",
@@ -593,7 +594,7 @@ _WOULD = re.compile(r"(?<!\w)(?:бы|чтобы)(?!\w)|\bif you (?:could|would)\
 _REQUEST_KINDS = frozenset(("ask", "question", "todo"))
 # A rule that starts by forbidding ("Please do not rename …", "Не трогай …") asks for no work; one that
 # asks for work and sets its limit ("Please write the runbook and keep it under 20 lines") is a request too.
-_FORBIDS = re.compile(r"(?i)^\W*(?:(?:please|pls|пожалуйста)\W+)?(?:do\s+not|don['’]t|never|avoid|stop|no\s"
+_FORBIDS = re.compile(r"(?i)^\W*(?:(?:please|pls|пожалуйста)\W+)?(?:do\s+not|don['’]t|never|avoid|refrain|hands\s+off|keep\s+away|stop|no\s"
                       r"|не\s|никогда|нельзя|без\s|хватит|перестань)")
 
 
@@ -676,6 +677,8 @@ def extract_items(events: Sequence[Event]) -> list[CriticalItem]:
                                                 or (kind == "ask" and _only_looks(s))):
                 answered = _answered(events, i) if answered is None else answered
                 if answered:
+                    if who == "user":
+                        asked.append(s)  # still what the user asked last, when it is the latest
                     continue  # the reply answered it: not an open question
             if GOAL_RE.search(s) and not (s.endswith("?") or reports_done(s) or _IF.match(unlabel(s))):
                 goal = CriticalItem("goal", s, [ev.id], who)
@@ -892,6 +895,7 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
     _keep_uncertain(summary, items, report)
     _sourced_identifiers(summary, items, report)
     _resection(summary, items, report)
+    _latest_request_only(summary, items, report)
     text = summary.render()
     missing_ids: dict[tuple[str, tuple[int, ...]], list[str]] = {}
     for item in items:
@@ -921,6 +925,7 @@ CHANGES: Final[dict[str, str]] = {
     "moved": "moved to its own section",
     "superseded": "marked as replaced by what was said later",
     "stale goal": "removed from the current goal: a later goal replaced it",
+    "stale request": "removed from the latest request: not what you last asked, word for word",
     "uncertain": "kept with its hedge, under assumptions",
     "unsourced": "left out of the identifiers: no message of yours or a tool's gives it outside a secret",
 }
@@ -1008,6 +1013,18 @@ def _current_goal_only(summary: Summary, items: Sequence[CriticalItem], report: 
             continue
         summary.lines.remove(line)
         report.repaired.append(CriticalItem("stale goal", line.text, sorted(line.cites), line.who or "user"))
+
+
+def _latest_request_only(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+    """The latest request is the user's words, verbatim: a draft's other line there (a paraphrase, an
+    older request, a message that was not compacted) leaves; the request itself is put back after."""
+    request = next((i for i in items if i.kind == "request"), None)
+    if request is None:
+        return
+    for line in list(summary.lines):
+        if line.section == SECTION_OF["request"] and _norm(request.text) not in _norm(line.text):
+            summary.lines.remove(line)
+            report.repaired.append(CriticalItem("stale request", line.text, sorted(line.cites), line.who or "user"))
 
 
 def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:

@@ -233,6 +233,11 @@ def memory_reported_file() -> Path:
     return data_dir() / "memory-reported.json"
 
 
+def memory_transcripts_file() -> Path:
+    """The archived sessions already indexed as the memory ``transcript`` source (and when)."""
+    return data_dir() / "memory-transcripts.json"
+
+
 def model_cache_dir() -> Path:
     """Where user-configured extra models (downloaded when online) are cached."""
     return data_dir() / "models"

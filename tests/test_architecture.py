@@ -58,6 +58,7 @@ SUBLAYERS: dict[str, list[tuple[str, ...]]] = {
         ("index",),
         ("forget", "watcher", "tools"),
         ("service",),
+        ("archived",),  # archived transcripts into the index (the engine's recall, `neotask memory`)
         ("__init__",),
     ],
 }

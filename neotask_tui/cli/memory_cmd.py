@@ -5,6 +5,9 @@
 - ``neotask memory reindex [--full]`` brings the index up to date (rich progress bar).
 - ``neotask memory forget ID|QUERY`` removes a passage and verifies a search cannot find it.
 
+``search`` holding the lock and ``reindex`` index the agent's archived sessions not indexed yet
+first, as a ``send`` does before its recall (:func:`~neotask_tui.memory.archived.index_archived`).
+
 Every subcommand takes ``--agent`` (default: the agent of the global ``-s/--session`` key, else
 ``general.agent``) and ``--json``. ``add``, ``reindex``
 and ``forget`` write, so they take the data-dir lock (exit 3 while another process holds it).
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -41,7 +45,8 @@ def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | 
 
     A writer that finds the lock held fails with exit 3 naming the holder, as ``send`` does. A
     reader (``search``) takes the lock only if it is free — then it may bring the index up to date
-    first; otherwise it reads the index as the holder keeps it and writes nothing.
+    first (:func:`_index_archived` too); otherwise it reads the index as the holder keeps it and
+    writes nothing.
     """
     import sys
 
@@ -85,6 +90,28 @@ def _open(args: argparse.Namespace, progress: Callable[[str, int, int], None] | 
         lock.release()
 
 
+def _index_archived(svc: Any, agent: str) -> int:
+    """Index the agent's archived sessions not indexed yet, all of them before returning (this
+    process holds the data-dir lock); problems reading a transcript go to stderr.
+
+    Returns:
+        How many sessions were indexed.
+    """
+    import sys
+
+    from neotask_tui.memory.archived import index_archived, of_agent
+    from neotask_tui.storage.events import now_iso
+    from neotask_tui.storage.store import SessionStore
+    from neotask_tui.text.terminal import inert
+
+    store = SessionStore(readonly=True)  # the transcripts are only read; the memory index is the write
+    n = index_archived(svc, agent, of_agent(store.list_archived(), agent), store.events, now_iso,
+                       background=False)
+    for note in store.notices:
+        sys.stderr.write(inert(f"neotask: {note}") + "\n")
+    return n
+
+
 def cmd_add(args: argparse.Namespace) -> int:
     """Run ``neotask memory add``."""
     import sys
@@ -125,6 +152,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             hits = []
         else:
             try:
+                if locked:  # the archived sessions a send would index first
+                    _index_archived(svc, agent)
                 hits = svc.search(args.query, agent_id=agent, k=args.k, sources=sources,
                                   scopes=args.scope or None, sync=locked)
             except Exception as e:  # bringing the index up to date failed (a full disk): search it as it is
@@ -179,6 +208,10 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     with _open(args, progress=cb, write=True) as (svc, agent, _), prog:
         try:
             stats = svc.reindex(agent, full=args.full)
+            prog.update(task, description="indexing archived sessions", completed=0, total=None)
+            began = time.monotonic()
+            stats.sessions_indexed = _index_archived(svc, agent)
+            stats.seconds += time.monotonic() - began
         except Exception as e:
             why = io_failure(e)
             if why is None:
@@ -193,7 +226,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         con = _console()
         con.print(
             f"{stats.files_seen} file(s): {stats.chunks_embedded} embedded, {stats.chunks_unchanged} "
-            f"unchanged, {stats.chunks_deleted} deleted in {stats.seconds:.2f}s"
+            f"unchanged, {stats.chunks_deleted} deleted; {stats.sessions_indexed} archived session(s) "
+            f"indexed in {stats.seconds:.2f}s"
         )
         for line in stats.skipped:  # every time here: the user asked for a reindex
             con.print(f"skipped: {line}", markup=False)

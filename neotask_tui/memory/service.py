@@ -225,9 +225,9 @@ class MemoryService:
         """Open the store; a damaged local table is quarantined and rebuilt (the memory files are
         the truth, and are never touched here).
 
-        Only file-backed rows can be rebuilt here; archived transcripts come back when the engine
-        indexes them again. A remote store (any ``scheme://`` URI, shared or not) is never dropped,
-        moved or recreated: the error is raised with the URI.
+        Only file-backed rows can be rebuilt here; archived transcripts come back when they are
+        indexed again (:mod:`~neotask_tui.memory.archived`). A remote store (any ``scheme://`` URI,
+        shared or not) is never dropped, moved or recreated: the error is raised with the URI.
 
         Raises:
             StoreError: for a remote store that cannot be opened, or a damaged local one that
@@ -274,7 +274,7 @@ class MemoryService:
         assert self._store is not None
         if self._store.remote:
             # A shared store may serve another machine with another model: its tables are not ours
-            # to drop. This table's transcripts come back when the engine indexes them again.
+            # to drop. This table's transcripts come back when they are indexed again.
             return
         for name in self._store.stale_tables():
             rows = self._store.read_table(name, ["agent_id", "source", "session_id", "scope"])

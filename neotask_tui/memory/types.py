@@ -249,6 +249,8 @@ class ReindexStats:
         skipped: One line per entry not read (a link, a FIFO, too big, binary, too deep).
         notices: Problems to tell the user, each only the first time it is seen (the service fills
             it from the skipped entries of this and earlier scans it has not reported yet).
+        sessions_indexed: Archived sessions indexed as the ``transcript`` source (``neotask memory
+            reindex``, :func:`~neotask_tui.memory.archived.index_archived`).
     """
 
     files_seen: int = 0
@@ -259,6 +261,7 @@ class ReindexStats:
     files_changed: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    sessions_indexed: int = 0
 
     def merge(self, other: ReindexStats) -> None:
         """Add ``other``'s counters into this one."""
@@ -266,6 +269,7 @@ class ReindexStats:
         self.chunks_embedded += other.chunks_embedded
         self.chunks_unchanged += other.chunks_unchanged
         self.chunks_deleted += other.chunks_deleted
+        self.sessions_indexed += other.sessions_indexed
         self.files_changed.extend(other.files_changed)
         self.skipped.extend(other.skipped)
         self.notices.extend(other.notices)

@@ -594,8 +594,8 @@ _WOULD = re.compile(r"(?<!\w)(?:бы|чтобы)(?!\w)|\bif you (?:could|would)\
 _REQUEST_KINDS = frozenset(("ask", "question", "todo"))
 # A rule that starts by forbidding ("Please do not rename …", "Не трогай …") asks for no work; one that
 # asks for work and sets its limit ("Please write the runbook and keep it under 20 lines") is a request too.
-_FORBIDS = re.compile(r"(?i)^\W*(?:(?:please|pls|пожалуйста)\W+)?(?:do\s+not|don['’]t|never|avoid|refrain|hands\s+off|keep\s+away|stop|no\s"
-                      r"|не\s|никогда|нельзя|без\s|хватит|перестань)")
+_FORBIDS = re.compile(r"(?i)^\W*(?:(?:please|pls|пожалуйста)\W+)?(?:do\s+not|don['’]t|never|avoid|refrain"
+                      r"|hands\s+off|keep\s+away|stop|no\s|не\s|никогда|нельзя|без\s|хватит|перестань)")
 
 
 _AFTER_FORBID = re.compile(r",?\s+(?:and|but|и|но|а)\s+", re.IGNORECASE)

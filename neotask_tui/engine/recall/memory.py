@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import os
 from collections.abc import Callable
@@ -20,14 +19,11 @@ from neotask_tui.engine.compaction.inputs import lineage_bounds
 from neotask_tui.engine.context.assembly import RecallItem
 from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import Sessions
+from neotask_tui.memory.archived import index_archived, not_indexed, of_agent
 from neotask_tui.memory.files import scan
-from neotask_tui.memory.index.indexer import TRANSCRIPT_MESSAGE_MAX_CHARS
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats, history_admits
 from neotask_tui.providers.selection import without_configured_keys
-from neotask_tui.storage.atomic import atomic_write_text
-from neotask_tui.storage.events import Event
-from neotask_tui.storage.store import ArchivedInfo
 
 log = logging.getLogger("neotask.engine")
 
@@ -109,7 +105,7 @@ class MemoryRecall:
         if not (ms.enabled and ms.auto_recall) or not query.strip():
             return []
         agent = self._sessions.parse_key(key).agent_id
-        archived = [a for a in self._sessions.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
+        archived = of_agent(self._sessions.store.list_archived(), agent)
         if not archived and not _has_memory_files(agent):
             return []  # nothing to recall from: don't pay for loading the embedder and LanceDB
         if preview and not self._index_exists():
@@ -117,8 +113,9 @@ class MemoryRecall:
         mem = await self.get_memory()
         if mem is None:
             return []
-        if archived and ms.include_transcripts and not preview:
-            await asyncio.to_thread(self._index_archived, mem, agent, archived)
+        if archived and not preview:
+            await asyncio.to_thread(index_archived, mem, agent, archived, self._sessions.store.events,
+                                    self._sessions.now_iso)
         cfg = self._sessions.current_record(key).config
         excl = set(cfg.get("never_recall", []))
         own = await asyncio.to_thread(lineage_sessions, self._sessions, key)
@@ -183,8 +180,7 @@ class MemoryRecall:
                 names = ", ".join(pending[:3]) + (f" and {len(pending) - 3} more" if len(pending) > 3 else "")
                 notes.append(f"memory changed since it was indexed ({names})")
         if self._sessions.settings.memory.include_transcripts:
-            archived = [a for a in self._sessions.store.list_archived() if a.key.startswith(f"agent:{agent}:")]
-            waiting = [a.session_id for a in archived if a.session_id not in _transcript_manifest()]
+            waiting = not_indexed(of_agent(self._sessions.store.list_archived(), agent))
             if waiting:
                 n = len(waiting)
                 notes.append(f"{n} archived session{'s' if n != 1 else ''} not indexed yet")
@@ -219,58 +215,6 @@ class MemoryRecall:
         root = Path(uri) if uri else paths.memory_db_dir()
         return root.is_dir() and any(root.glob("*.lance"))
 
-    def _index_archived(self, mem: MemoryService, agent: str, archived: list[ArchivedInfo]) -> int:
-        """Index archived transcripts of this agent not indexed yet (a manifest remembers which).
-
-        Never holds the turn up: while a background indexing runs nothing is done (the next turn looks
-        again); when what is waiting is more message text than one message is indexed at most
-        (``TRANSCRIPT_MESSAGE_MAX_CHARS``: a session holding a paste; every row of a transcript is embedded
-        twice, alone and in context), it is indexed in the background thread, one session after another,
-        and the turn recalls from the index as it is (with a notice). A session enters the manifest
-        only once its rows are written, so one cut short (close, kill) is indexed again next time.
-
-        Returns:
-            How many sessions were indexed inline.
-        """
-        if mem.background_busy():
-            return 0
-        done = _transcript_manifest()
-        if done and not mem.stats(agent).get("by_source", {}).get("transcript"):
-            # The store lost its transcript rows (e.g. a damaged table was rebuilt): index again.
-            done = {k: v for k, v in done.items() if k not in {a.session_id for a in archived}}
-        todo = [(a.session_id, self._sessions.store.events(a.session_id)) for a in archived if a.session_id not in done]
-        if not todo:
-            return 0
-        size = sum(
-            min(len(ev.content), TRANSCRIPT_MESSAGE_MAX_CHARS)
-            for _, events in todo for ev in events if ev.type == "message"
-        )
-
-        def index(sid: str, events: list[Event]) -> None:
-            mem.index_transcript(agent, sid, events, f"agent:{agent}")
-            done[sid] = self._sessions.now_iso()
-            if not self._sessions.readonly:
-                atomic_write_text(paths.data_dir() / "memory-transcripts.json",
-                                  json.dumps(done, indent=0, sort_keys=True))
-
-        if size <= TRANSCRIPT_MESSAGE_MAX_CHARS:
-            for sid, events in todo:
-                index(sid, events)
-            return len(todo)
-
-        def job() -> None:
-            for sid, events in todo:
-                if mem.closing:
-                    return  # the rest waits for the next start
-                index(sid, events)
-
-        n = len(todo)
-        mem.start_background(
-            job, f"memory-transcripts-{agent}",
-            f"memory: indexing {n} archived session{'s' if n != 1 else ''} in the background; "
-            "recall uses the rest meanwhile")
-        return 0
-
 
 def hit_kind(hit: MemoryHit, conversation: dict[str, int | None]) -> str:
     """The recall kind of a memory hit: a transcript passage of the ``conversation``'s part of one of its
@@ -303,12 +247,3 @@ def _has_memory_files(agent: str) -> bool:
         return True
     found = scan(ws, 1 << 62)  # depth-limited, follows no link (a 1,100-deep folder broke rglob)
     return bool(found.files or found.skipped)
-
-
-def _transcript_manifest() -> dict[str, str]:
-    """Archived session ids already indexed (and when); empty when the manifest is missing or bad."""
-    try:
-        done = json.loads((paths.data_dir() / "memory-transcripts.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return done if isinstance(done, dict) else {}

@@ -128,7 +128,7 @@ def compaction_line(led: Mapping[str, Any]) -> str:
     at = int(led.get("compaction_at") or 0)
     if at <= 0:
         return "compaction: automatic compaction is off (`/compact` still works)"
-    history = int(led.get("total") or 0) - int((led.get("sections") or {}).get("recall", 0))
+    history = int(led.get("without_recall") or 0)
     return (f"compaction: without recall the context is {history:,} tokens; automatic compaction fires at "
             f"{at:,} (`compaction.threshold` of the window less recall's reserve)")
 

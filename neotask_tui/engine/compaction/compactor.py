@@ -190,11 +190,10 @@ class Compactor:
         if not cs.enabled or ledger is None:
             return False
         budget = ledger.budget or ledger.window
-        total = ledger.total
         # Recall is elastic (it takes what the budget leaves, by relevance): only the history-driven
         # part of the context — summary, raw window, tool output — is what compaction can shrink, and
         # the threshold is of the room that part has (the window less the recall reserve).
-        total -= ledger.sections.get("recall", 0)
+        total = ledger.without_recall
         point = compaction_point(self.engine.settings, ledger.window)
         # Raw history that no longer fits the window would be dropped silently: compact it instead.
         dropping = bool(ledger.dropped_event_ids)

@@ -130,9 +130,15 @@ class Ledger:
     the minimum message count, whether compacting would gain anything); what the gauge's "compaction
     due" says."""
 
+    @property
+    def without_recall(self) -> int:
+        """Tokens of the context besides recall: what compaction can shrink and what
+        :attr:`compaction_at` is compared with (recall is elastic: it takes the free room)."""
+        return self.total - self.sections.get("recall", 0)
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        return asdict(self)
+        """JSON-able form (with :attr:`without_recall`)."""
+        return {**asdict(self), "without_recall": self.without_recall}
 
 
 @dataclass

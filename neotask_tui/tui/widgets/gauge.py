@@ -99,8 +99,7 @@ class TokenGauge(Widget):
             return None
         if led.compaction_due:  # the compactor's own decision for this ledger
             return "due"
-        history = led.total - led.sections.get("recall", 0)
-        return "near" if GAUGE_NEAR_COMPACTION * led.compaction_at <= history < led.compaction_at else None
+        return "near" if GAUGE_NEAR_COMPACTION * led.compaction_at <= led.without_recall < led.compaction_at else None
 
     def watch_ledger(self) -> None:
         due = self.compaction

@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import functools
 import re
+import unicodedata
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
@@ -104,9 +105,10 @@ class SdkProvider:
         """Pass the events through without the configured API key: an endpoint may echo the key it
         got (in its error body, or in the reply itself), and the reply is printed, stored in the
         transcript and indexed. A delta's tail that may be part of the key (as typed: it is masked
-        once the run it belongs to is known) waits for the next delta, so a key split across deltas is
-        masked whole; what is held is sent, masked, before anything else and when the stream ends or
-        fails."""
+        once the run it belongs to is known), or the start of a token that may hold it (up to
+        :data:`TOKEN_HOLD` characters), waits for the next delta, so a key split across deltas, and the
+        token it sits in, are masked whole; what is held is sent, masked, before anything else and
+        when the stream ends or fails."""
         held = ""  # raw text: the tail that may continue into the next delta
         keys: list[str] = []
         try:
@@ -117,7 +119,8 @@ class SdkProvider:
                     keys = self._keys()
                     if isinstance(item, TextDelta) and keys:
                         raw = held + item.text
-                        cut = len(raw) - _key_prefix_tail(raw, keys)
+                        # the key's run may go on, and so may the token it would be masked with
+                        cut = min(len(raw) - _key_prefix_tail(raw, keys), _token_tail_start(raw))
                         held = raw[cut:]
                         if raw[:cut]:
                             yield dataclasses.replace(item, text=without_keys(raw[:cut], keys))
@@ -158,6 +161,83 @@ KEY_WINDOW = 16
 """How many characters of the key in a row (read as :func:`_norm` reads them) give it away; a key
 shorter than this is masked only whole."""
 _GAP_CHARS = frozenset("-_\u2013\u2014\"'`+" + HYPHEN_LOOKALIKES)
+TOKEN_HOLD = 512
+"""How many characters of a token (:func:`_in_token`) at the end of a streamed delta wait for the rest
+of it, so a key found in it masks the token whole; a longer run (a pasted blob) is sent as it comes,
+its part in each delta masked on its own."""
+_SEPARATORS = frozenset("-_\uff3f" + HYPHEN_LOOKALIKES)
+"""What joins the parts of a token (``ghp_…``, ``glpat-…``)."""
+_KEY_PREFIXES = frozenset({
+    "sk", "pk", "rk", "ant", "api03", "proj", "svcacct", "ghp", "gho", "ghu", "ghs", "ghr", "github", "pat",
+    "glpat", "gldt", "glrt", "glptt", "glsoat", "xoxa", "xoxb", "xoxe", "xoxo", "xoxp", "xoxr", "xoxs", "xapp",
+    "hf", "npm", "pypi", "dop", "doo", "dor", "shpat", "shpss", "shpca", "sq0atp", "sq0csp",
+})
+"""The public prefixes of known key formats, lower case: a part of a token a key's run sits in, though
+it has no secret's shape (``ghp_`` + the run)."""
+
+
+def _in_word(c: str) -> bool:
+    """Whether ``c`` belongs to one part of a token: a letter or digit of any script, an invisible
+    character or a combining mark."""
+    return c.isalnum() or bool(IGNORABLE.match(c)) or unicodedata.combining(c) > 0
+
+
+def _in_token(c: str) -> bool:
+    """Whether ``c`` may belong to a token such as a key: a part's character (:func:`_in_word`) or a
+    hyphen or underscore between parts. A space, a quote, ``=``, ``:``, ``/``, ``.`` or a bracket ends
+    one, so a word beside a key is kept."""
+    return _in_word(c) or c in _SEPARATORS
+
+
+def _secret_part(part: str) -> bool:
+    """Whether ``part`` of a token, beyond a hyphen or underscore from a key's run, belongs to the same
+    secret: it holds a digit, a capital after a small letter's word start (``Qw7Er``, ``aBcD``), or it is
+    a known public prefix (``ghp``, ``glpat``); not a name such as ``NEOTASK`` or ``my``."""
+    word = "".join(c for c in part if c.isalnum())
+    return (any(c.isdigit() for c in word) or (any(c.islower() for c in word) and any(c.isupper() for c in word[1:]))
+            or word.lower() in _KEY_PREFIXES)
+
+
+def _grow(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
+    """The span ``[start, end)`` of a key's run grown to the token it sits in (not before ``floor``):
+    over its part at each edge, then across each hyphen or underscore into the next part while that
+    part is of the secret (:func:`_secret_part`)."""
+    while start > floor and _in_word(text[start - 1]):
+        start -= 1
+    while True:
+        sep = start
+        while sep > floor and text[sep - 1] in _SEPARATORS:
+            sep -= 1
+        part = sep
+        while part > floor and _in_word(text[part - 1]):
+            part -= 1
+        if sep == start or part == sep or not _secret_part(text[part:sep]):
+            break
+        start = part
+    n = len(text)
+    while end < n and _in_word(text[end]):
+        end += 1
+    while True:
+        sep = end
+        while sep < n and text[sep] in _SEPARATORS:
+            sep += 1
+        part = sep
+        while part < n and _in_word(text[part]):
+            part += 1
+        if sep == end or part == sep or not _secret_part(text[sep:part]):
+            break
+        end = part
+    return start, end
+
+
+def _token_tail_start(text: str) -> int:
+    """Where the run of token characters (:func:`_in_token`) that ends ``text`` starts: ``len(text)``
+    when there is none or it is longer than :data:`TOKEN_HOLD`."""
+    i = len(text)
+    stop = max(0, i - TOKEN_HOLD - 1)
+    while i > stop and _in_token(text[i - 1]):
+        i -= 1
+    return len(text) if len(text) - i > TOKEN_HOLD else i
 
 
 def _norm(c: str) -> str:
@@ -211,7 +291,10 @@ def _holds_a_window(text: str, keys: list[str]) -> bool:
 
 def without_keys(text: str, keys: list[str]) -> str:
     """``text`` with every run of :data:`KEY_WINDOW` or more characters of one of ``keys`` (read
-    through the changes above) replaced by ``[REDACTED:api_key]``."""
+    through the changes above) replaced by ``[REDACTED:api_key]``, with the rest of the token it sits
+    in (:func:`_grow`): a run inside a longer token (``ghp_`` + 16 characters of the key + more)
+    masks the whole token, never leaving its other characters (another secret's) beside the mask; a
+    name joined to it (``NEOTASK_X_`` + the run) is kept."""
     if not text or not keys or not _holds_a_window(text, keys):
         return text
     low, where = _view(text)
@@ -230,12 +313,20 @@ def without_keys(text: str, keys: list[str]) -> str:
             merged[-1][1] = max(merged[-1][1], b)
         else:
             merged.append([a, b])
+    grown: list[list[int]] = []  # in the text, each grown to its whole token (:func:`_grow`); one token, one mask
+    for a, b in merged:
+        start, end = where[a], where[b - 1] + 1
+        floor = grown[-1][1] if grown else 0
+        if grown and start <= floor:  # in (or touching) the token masked before
+            grown[-1][1] = _grow(text, floor, max(floor, end), floor)[1]
+        else:
+            grown.append(list(_grow(text, start, end, floor)))
     out: list[str] = []
     last = 0
-    for a, b in merged:
-        out.append(text[last:where[a]])
+    for start, end in grown:
+        out.append(text[last:start])
         out.append(API_KEY_MARK)
-        last = where[b - 1] + 1
+        last = end
     out.append(text[last:])
     return "".join(out)
 

@@ -354,6 +354,14 @@ is finished by accepting again (it never writes a duplicate)."""
 LOCAL_CLOSE_WAIT_SECONDS: Final = 5.0
 """How long closing waits for a cancelled local generation to let go of the model before the
 model is left to the process exit (a quit never waits longer, and says it is finishing)."""
+HANGUP_CHECK_SECONDS: Final = 1.0
+"""How often the app looks whether its terminal is gone (hung up with no SIGHUP reaching the app: the
+signal ignored, as under ``nohup``); it then quits as Ctrl+Q does, instead of reading end-of-file
+from the dead terminal forever (tui/hangup.py)."""
+HANGUP_EXIT_SECONDS: Final = 30.0
+"""How long the app may take to quit once its terminal is gone before the process is ended anyway
+(the quit waits at most LOCAL_CLOSE_WAIT_SECONDS for a reply to stop and CLOSE_SETTLE_SECONDS for an
+inbox write; the event loop may instead be stuck writing to the dead terminal)."""
 
 # ---------------------------------------------------------------------------------------------
 # storage.search: the full-text index over every transcript (bench/search.py)

@@ -28,6 +28,7 @@ from textual.screen import Screen
 from neotask_tui.errors import LockedError, NeotaskError, UserError
 from neotask_tui.text.terminal import inert, inert_line
 from neotask_tui.tui.commands import SlashCommandProvider
+from neotask_tui.tui.hangup import end_process, exit_later, hung_up, watch_hangup
 from neotask_tui.tui.input_queue import QUEUE_LIMIT, InputQueue, Job, label_of, queue_line
 from neotask_tui.tui.layout import WIDTH_CLASSES, SideLayout, focus_now, side_classes
 from neotask_tui.tui.main_view import ChatState, MainView
@@ -41,7 +42,7 @@ from neotask_tui.tui.widgets.prompt import Prompt, PromptArea, read_alt_enter_as
 from neotask_tui.tui.widgets.side import RecallSidebar, StatePanel
 from neotask_tui.tui.widgets.status import StatusBar
 from neotask_tui.tui.widgets.transcript import Entry, MessageView, Transcript
-from neotask_tui.tuning import LOCAL_CLOSE_WAIT_SECONDS
+from neotask_tui.tuning import HANGUP_CHECK_SECONDS, HANGUP_EXIT_SECONDS, LOCAL_CLOSE_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from neotask_tui.config import Settings
@@ -102,6 +103,8 @@ class NeotaskApp(App[int]):
         self.chat = ChatState(key=key or settings.general.default_key)
         self.ready = asyncio.Event()
         self.startup_error: tuple[int, str] | None = None
+        self._terminal_fd: int | None = None
+        """The terminal watched for a hang-up (tui/hangup.py); None headless."""
         self.inputs = InputQueue(self, self.ready, self._show_queue)
         self.typeahead = TypeAhead(self, lambda: self.view.prompt_area)
         self._panels: Panels | None = None
@@ -151,6 +154,9 @@ class NeotaskApp(App[int]):
         # The engine (lock, index, later the tokenizer) opens after the first paint, off the loop.
         self.call_after_refresh(self.start_engine)
         self.set_interval(1.0, self._tick)
+        if not self.is_headless:  # a real terminal: quit cleanly when it goes away
+            self._terminal_fd = watch_hangup(lambda: self.call_later(self._terminal_gone), self.set_interval,
+                                             HANGUP_CHECK_SECONDS)
 
     def watch_theme(self, _theme: str) -> None:
         if not self.screen_stack:
@@ -413,6 +419,13 @@ class NeotaskApp(App[int]):
         bounded: the local model stops within one compute step and closing gives it at most
         :data:`~neotask_tui.tuning.LOCAL_CLOSE_WAIT_SECONDS`.
         """
+        await self._wind_down(close_engine=False)
+        self.exit()
+
+    async def _wind_down(self, *, close_engine: bool) -> None:
+        """What a quit does before the app exits: what waits is not run, the draft and a streaming
+        reply are kept, the model released; the engine is closed (the lock released) when the model
+        was loaded or ``close_engine`` (else ``on_unmount`` closes it)."""
         engine = self.engine
         self.inputs.close()  # what waits is not run (it is in the input history, ↑)
         with self.view.tolerant():
@@ -423,10 +436,24 @@ class NeotaskApp(App[int]):
             turn.cancel()
             with contextlib.suppress(Exception):  # cancelled or failed: either way it is over
                 await asyncio.wait_for(turn.wait(), LOCAL_CLOSE_WAIT_SECONDS)
-        if engine is not None and self.owns_engine and engine.provider is not None:
+        if engine is not None and self.owns_engine and (close_engine or engine.provider is not None):
             self.view.status.activity = "finishing… (releasing the model)"
             await engine.aclose()  # on_unmount's close is then a no-op
-        self.exit()
+
+    def _terminal_gone_now(self) -> bool:
+        return self._terminal_fd is not None and hung_up(self._terminal_fd)
+
+    async def _terminal_gone(self) -> None:
+        """SIGHUP, or the terminal hung up: quit as Ctrl+Q does. A terminal that is gone cannot be
+        restored, and Textual's teardown writes to it through a bounded queue whose writer thread
+        died with it (the app would wait on it forever): once what runs is stopped and the engine
+        closed, the process ends here. A SIGHUP sent with the terminal still there is an ordinary quit."""
+        if not self._terminal_gone_now():
+            await self.action_quit()
+            return
+        exit_later(HANGUP_EXIT_SECONDS)
+        await self._wind_down(close_engine=True)
+        end_process()
 
     def action_interrupt(self) -> None:
         """Ctrl+C: stop a streaming reply, else copy the selection, else explain how to quit."""
@@ -675,6 +702,10 @@ class NeotaskApp(App[int]):
     async def on_unmount(self) -> None:
         if self.engine is not None and self.owns_engine:
             await self.engine.aclose()
+        if self._terminal_gone_now():
+            # Textual ended the app itself (its input read failed on the dead terminal): what comes
+            # next, its driver's close, would wait forever on writes to that terminal (tui/hangup.py).
+            end_process()
 
 
 def _open_engine(settings: Settings) -> Engine:

@@ -730,3 +730,41 @@ def test_a_drafts_paraphrased_or_older_request_leaves_the_latest_request() -> No
     assert asked == ["Which dashboards are relevant for the copy?"], s.render()
     assert {r.text for r in report.repaired if r.kind == "stale request"} == {
         "Which dashboards are relevant?", "Write the runbook for the cutover."}
+
+
+RT36 = [msg(2, "user", "my goal is migrate the billing DB to cluster pg-prod-7"),
+        msg(4, "assistant", "Noted. I suggest we stage through host db-shadow-42 with pgbouncer."),
+        msg(5, "user", "hands off the billing cron nightly-ledger"),
+        msg(8, "user", "please refrain from deleting the bucket s3://acme-ledger-archive"),
+        msg(18, "user", "finish the cutover by Friday"),
+        msg(20, "user", "Let's use pgbouncer for pooling."),
+        msg(22, "user", "actually, scrap that, use pgcat instead"),
+        msg(23, "assistant", "Noted.")]
+
+
+def test_a_reworded_rule_or_goal_leaves_and_the_users_words_come_back() -> None:
+    # Red team 36, finding 2: a model's draft said "the billing cron may be adjusted when needed [e:5]" for "hands
+    # off the billing cron", "clean up the bucket" for "please refrain from deleting the bucket", "by Monday" for
+    # "by Friday", and a goal naming pg-prod-9 for the user's pg-prod-7; the guard appended the user's rules and
+    # left the draft's versions beside them (contradictory "user" rules, unflagged).
+    draft = ("## Current goal\n- user: migrate the billing DB to cluster pg-prod-9 [e:2]\n"
+             "## Constraints and rules\n- user: the billing cron may be adjusted when needed [e:5]\n"
+             "- user: clean up the bucket s3://acme-ledger-archive [e:8]\n- user: finish the cutover by Monday [e:18]\n"
+             "- user: never deploy on weekends [e:5]\n")
+    s = parse_summary(draft)
+    report = guard(s, extract_items(RT36), RT36)
+    text = s.render()
+    for gone in ("pg-prod-9", "may be adjusted", "clean up the bucket", "Monday"):
+        assert gone not in text, text
+    for kept in ("pg-prod-7", "hands off the billing cron nightly-ledger", "refrain from deleting the bucket",
+                 "finish the cutover by Friday", "never deploy on weekends"):
+        assert kept in text, text
+    assert len([r for r in report.repaired if r.kind == "reworded"]) == 4, report.repaired
+
+
+def test_what_a_scrap_that_chose_instead_is_kept() -> None:
+    # Red team 36, finding 4: a draft without the pooling decisions lost "actually, scrap that, use pgcat instead";
+    # the guard listed it under "not in the summary" only.
+    s = parse_summary("## Current goal\n- user: my goal is migrate the billing DB to cluster pg-prod-7 [e:2]\n")
+    guard(s, extract_items(RT36), RT36)
+    assert "use pgcat instead" in s.render(), s.render()

@@ -896,8 +896,11 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
     _sourced_identifiers(summary, items, report)
     _resection(summary, items, report)
     _latest_request_only(summary, items, report)
+    _reworded_rules(summary, items, report)
     text = summary.render()
     missing_ids: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+    # what a later turn took an earlier statement back *for* ("scrap that, use pgcat instead") must stay
+    replacing = {i.superseded_by for i in items if i.superseded_by is not None}
     for item in items:
         where = text
         if item.kind in _OWN_SECTION:
@@ -907,7 +910,8 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
         if item.kind == "identifier":
             missing_ids.setdefault((item.who, tuple(sorted(item.cites))), []).append(item.text)
             report.repaired.append(item)
-        elif is_required(item):
+        elif is_required(item) or (item.kind == "decision" and item.who == "user" and item.superseded_by is None
+                                   and replacing & set(item.cites)):
             summary.lines.append(SummaryLine(SECTION_OF[item.kind], item.text, sorted(item.cites), repaired=True,
                                              who=item.who, superseded_by=item.superseded_by))
             report.repaired.append(item)
@@ -926,6 +930,7 @@ CHANGES: Final[dict[str, str]] = {
     "superseded": "marked as replaced by what was said later",
     "stale goal": "removed from the current goal: a later goal replaced it",
     "stale request": "removed from the latest request: not what you last asked, word for word",
+    "reworded": "removed: your rule or goal reworded with its force, limit or name changed (back in your words)",
     "uncertain": "kept with its hedge, under assumptions",
     "unsourced": "left out of the identifiers: no message of yours or a tool's gives it outside a secret",
 }
@@ -1025,6 +1030,39 @@ def _latest_request_only(summary: Summary, items: Sequence[CriticalItem], report
         if line.section == SECTION_OF["request"] and _norm(request.text) not in _norm(line.text):
             summary.lines.remove(line)
             report.repaired.append(CriticalItem("stale request", line.text, sorted(line.cites), line.who or "user"))
+
+
+def _reworded_rules(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+    """A draft's rule or decision that cites a rule's message and shares its topic but keeps none of the rule
+    ("the billing cron may be adjusted when needed" for "hands off the billing cron", "finish the
+    cutover by Monday" for "… by Friday") is the draft's version of that rule, with its force or its
+    limit changed: it leaves, and the rule comes back in the user's words. So does a current goal
+    naming an identifier the user never gave ("pg-prod-9" for the goal's "pg-prod-7")."""
+    text = summary.render()
+    rules = [i for i in items if i.kind in ("constraint", "decision") and is_required(i)
+             and i.superseded_by is None and not covers(text, i)]
+    given = {i.text for i in items if i.kind == "identifier"}
+    goal = next((i for i in items if i.kind == "goal"), None)
+    for line in list(summary.lines):
+        if line.repaired or line.section in ("Exact identifiers", SECTION_OF["request"]):
+            continue
+        if (goal is not None and line.section == SECTION_OF["goal"] and set(line.cites) & set(goal.cites)
+                and any(t not in given for t in identifiers_in(line.text))):
+            summary.lines.remove(line)
+            report.repaired.append(CriticalItem("reworded", line.text, sorted(line.cites), line.who or "user"))
+            continue
+        # a prohibition restated as one ("you should avoid Redis") keeps its force: only the model's words
+        if line.section not in (SECTION_OF["constraint"], SECTION_OF["decision"]):
+            continue  # a report of work done or a task on the same topic is no version of the rule
+        cited = [r for r in rules if set(line.cites) & set(r.cites) and _topic(line.text) & _topic(r.text)
+                 and not (constraint_kind(r.text) == "negation" == constraint_kind(line.text))]
+        if not cited:
+            continue
+        said = [i for i in items if set(line.cites) & set(i.cites) and i.kind != "identifier" and i not in cited]
+        if any(covers(line.text, i) for i in said):
+            continue  # it keeps another item of that message
+        summary.lines.remove(line)
+        report.repaired.append(CriticalItem("reworded", line.text, sorted(line.cites), line.who or "user"))
 
 
 def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:

@@ -56,14 +56,16 @@ def test_parse_is_lenient_and_validates_citations() -> None:
     )
     s = parse_summary(text, valid_ids=[1, 2, 3, 4], attribute=attributor(EVENTS))
     sections = [ln.section for ln in s.lines]
-    assert sections == ["Current goal", "Current goal", "Constraints and rules", "Decisions", "Assumptions"]
+    # "Summary follows" and "something else" say nothing of the range (no word of it): left out
+    assert sections == ["Current goal", "Constraints and rules", "Assumptions"]
     assert s.section("Constraints and rules")[0].cites == [1]  # e:99 is not in the range
     assert s.section("Assumptions")[0].cites == [3]
     assert any("unknown section" in i for i in s.issues)
     assert any("99" in i for i in s.issues)
     rendered = s.render()
     assert "- (assumption) timezone [e:3]" in rendered
-    assert all(ln.cites for ln in s.lines if ln.text != "something else" and ln.text != "Summary follows")
+    assert all(ln.cites for ln in s.lines)
+    assert sum("left out" in i for i in s.issues) == 2
 
 
 def test_guard_repairs_dropped_negation_and_identifier() -> None:
@@ -768,3 +770,23 @@ def test_what_a_scrap_that_chose_instead_is_kept() -> None:
     s = parse_summary("## Current goal\n- user: my goal is migrate the billing DB to cluster pg-prod-7 [e:2]\n")
     guard(s, extract_items(RT36), RT36)
     assert "use pgcat instead" in s.render(), s.render()
+
+
+def test_a_citation_of_an_unrelated_user_message_does_not_make_a_proposal_a_decision() -> None:
+    # Red team 36, finding 3: "- user: stage through host db-shadow-42 [e:2,e:4]" became a "user+assistant" decision:
+    # db-shadow-42 is only in the assistant's reply e:4; e:2 is the user's goal message.
+    s = parse_summary("## Decisions\n- user: stage through host db-shadow-42 [e:2,e:4]")
+    guard(s, extract_items(RT36), RT36)
+    line = next(ln for ln in s.lines if "db-shadow-42" in ln.text)
+    assert line.cites == [4] and line.who == "assistant", (line.cites, line.who)
+
+
+def test_a_draft_line_citing_nothing_of_the_range_is_left_out() -> None:
+    # Red team 36, finding 3: "- user: approve the vendor quote from Zenith Metals" (no citation, no message of the
+    # range says it) and "rotate the kubernetes certificates weekly [e:999]" stayed in the summary, labelled "user".
+    draft = ("## Decisions\n- user: approve the vendor quote from Zenith Metals\n"
+             "- user: rotate the kubernetes certificates weekly [e:999]\n- user: use pgcat for pooling [e:22]")
+    s = parse_summary(draft, valid_ids={e.id for e in RT36}, attribute=attributor(RT36))
+    text = s.render()
+    assert "Zenith" not in text and "kubernetes" not in text and "pgcat" in text, text
+    assert sum("left out" in i for i in s.issues) == 2, s.issues

@@ -851,6 +851,25 @@ def _overlap(a: str, b: str) -> float:
     return len(want & _topic(b)) / len(want) if want else 0.0
 
 
+def _sources(line: SummaryLine, said: dict[int, str]) -> list[int]:
+    """The line's citations that say what it says: of several, those of the messages that hold an
+    identifier the line names (any of the line's words when it names none); all of them when none
+    does. A draft citing the user's goal beside the assistant's reply that named a host does not make
+    that host the user's decision."""
+    if len(line.cites) < 2:
+        return line.cites
+    idents = identifiers_in(line.text)
+    mine = words(line.text)
+    known = [c for c in line.cites if c in said]
+    if idents:
+        kept = [c for c in known if any(t in said[c] for t in idents)]
+    else:
+        kept = [c for c in known if words(said[c]) & mine]
+    if not kept:
+        return line.cites
+    return sorted({*kept, *(c for c in line.cites if c not in said)})
+
+
 def _who(cites: Sequence[int], roles: dict[int, str]) -> str | None:
     found = [r for r in ROLES if any(roles.get(c) == r for c in cites)]
     return "+".join(found) if found else None
@@ -876,7 +895,9 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
     """
     report = GuardReport()
     roles = {ev.id: role_of(ev) for ev in events}
+    said = {ev.id: event_text(ev) for ev in events}
     for line in summary.lines:
+        line.cites = _sources(line, said)
         who = _who(line.cites, roles)
         if who is None:
             continue

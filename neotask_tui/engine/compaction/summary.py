@@ -246,8 +246,10 @@ def parse_summary(
                 cites = [c for c in cites if c in valid]
         if not cites and attribute is not None:
             cites = attribute(body)
-            where = format_cites(cites) or "nothing"
-            summary.issues.append(f"uncited line attributed to {where}: {body[:40]!r}")
+            if not cites:  # every line says where it came from: one that came from nothing is not kept
+                summary.issues.append(f"line citing no compacted message left out: {body[:40]!r}")
+                continue
+            summary.issues.append(f"uncited line attributed to {format_cites(cites)}: {body[:40]!r}")
         target = section or "Current goal"
         if section is None:
             summary.issues.append(f"line before any section put under Current goal: {body[:40]!r}")

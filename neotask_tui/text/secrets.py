@@ -273,9 +273,11 @@ _PW_HERE = (r"[^\S\n]{1,4}(?:(?:у[^\S\n]{1,4}(?:меня|нас)[^\S\n]{1,4})?(
             r"(?=[^\S\n]{0,4}(?:[:=—–]|-\s))")
 _PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?P<qual>" + _PW_FOR + r")" + _PW_REL
                        + r"(?:" + _PW_HERE + r"|[^\S\n]{1,4}(?:такой|такая|следующий|вот)(?![а-яё]))?" + _PROSE_SEP)
-# a question and its answer: "My password? It's V.", "Пароль? V" (strict: "Forgot password? Click here")
+# a question and its answer: "My password? It's V.", "Пароль? Это V" — the answer word links the value
+# as "is" does (a letters-only value, a passphrase to the end of its clause; red team 36); without it
+# the value is strict ("Forgot password? Click here", "Пароль? V")
 _PW_ASK = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?[^\S\n]{0,2}\?[^\S\n]{1,4}"
-                     r"(?:(?:it['’]s|it[^\S\n]is|that['’]s|это|вот)[^\S\n]{1,4})?")
+                     r"(?:(?P<answer>it['’]s|it[^\S\n]is|that['’]s|это|вот)[^\S\n]{1,4})?")
 _PW_STILL = r"(?:still|now|currently|actually|really|again|also)"
 # the password asked about, its value in the question: "is the root password still V?", "was my wifi
 # password V?", "is the password for the box still V?" (red team 34; a strict value: "is the password
@@ -1391,8 +1393,11 @@ def _prose_ok(m: re.Match[str], value: str, *, strict: bool) -> bool:
     return _plausible(value, strict=strict)
 
 
-def _passphrase(text: str, m: re.Match[str]) -> SecretMatch | None:
-    """Several plain words after "password is", up to the clause end: ``correct horse battery staple``."""
+def _passphrase(text: str, m: re.Match[str], *, answer: bool = False) -> SecretMatch | None:
+    """Several plain words after "password is", up to the clause end: ``correct horse battery staple``.
+
+    ``answer``: the lead-in is a question and its answer ("Пароль? Это …"), which links a Russian
+    passphrase as a symbol separator does."""
     c = _CLAUSE.match(text, m.end())
     if c is None:
         return None
@@ -1402,7 +1407,7 @@ def _passphrase(text: str, m: re.Match[str]) -> SecretMatch | None:
     if any(not w.isascii() for w in words) and (  # Russian: "пароль: корректная лошадь батарейка скрепка"
             # only after a symbol ("пароль был изменён вчера вечером" is a sentence), with no function
             # word or verb ("пароль: хранится в сейфе", "пароль — менять раз в год")
-            not _RU_PHRASE_SEP.search(m.group(0))
+            not (answer or _RU_PHRASE_SEP.search(m.group(0)))
             or any(w in _RU_FUNCTION_WORDS or (len(w) > 4 and w.endswith(("ть", "тся", "ться"))) for w in words)):
         return None
     end = c.end()
@@ -1500,29 +1505,72 @@ _PW_BEFORE = re.compile(
 )
 
 
+def _linked_value(text: str, m: re.Match[str], *, strict: bool,
+                  answer: bool = False) -> tuple[SecretMatch | None, bool]:
+    """The password after a lead-in that links it as "is" does (``_PW_PROSE``, ``_PW_ASK`` with its
+    answer word): a passphrase to the end of its clause (:func:`_passphrase`), else one value that
+    :func:`_prose_ok` accepts ("correcthorse"; not "in the vault", "the one on the sticky note",
+    "expired"), with its wrapped or space-separated rest. The flag says the value is a single one, which
+    further values may follow."""
+    found = _passphrase(text, m, answer=answer)
+    if found is not None:
+        return found, False
+    v = _value_at(text, m.end())
+    if v is None or not _prose_ok(m, v[2], strict=strict):
+        return None, False
+    found = SecretMatch("password", v[0], v[1])
+    if "\n" in text:
+        found = _wrapped_rest(text, found)
+    return _spaced_rest(text, found), True
+
+
+# a question about doing something to the password, not about what it is: "Forgot your password? It's
+# easy to reset", "Need a new password? It's quick" — its answer links a value only if it looks like one
+_PW_ASK_ABOUT = re.compile(
+    r"(?i)(?<![\w-])(?:forg[eo]t|lost|reset|change|update|need|want|create|choose|pick|enter|type|new"
+    r"|забыли|забыл|забыла|сменить|поменять|восстановить|новый|нужен)"
+    r"(?:[^\S\n]{1,4}(?:your|my|the|a|an|new|свой|ваш|мой|новый))?[^\S\n]{1,4}$"
+)
+
+
+def _asked_passwords(text: str) -> Iterator[SecretMatch]:
+    """A password as a question's answer: "My password? It's V" links V as "is" does; a bare answer
+    ("Пароль? V"), or one to a question about doing something to the password (``_PW_ASK_ABOUT``),
+    must look like a password ("Forgot password? Click here")."""
+    covered = 0
+    for m in _PW_ASK.finditer(text):
+        if m.start() < covered:
+            continue
+        if m["answer"] is not None and not _PW_ASK_ABOUT.search(text, max(0, m.start() - 40), m.start()):
+            found, _ = _linked_value(text, m, strict=False, answer=True)
+        else:
+            v = _value_at(text, m.end())
+            found = SecretMatch("password", v[0], v[1]) if v is not None and _plausible(v[2], strict=True) else None
+            if found is not None and "\n" in text:
+                found = _wrapped_rest(text, found)
+        if found is not None:
+            covered = found.end
+            yield found
+
+
 def _prose_passwords(text: str) -> Iterator[SecretMatch]:
     covered = 0
     for m in _PW_PROSE.finditer(text):
         if m.start() < covered:
             continue
         prev = covered  # where an earlier value (``_PW_BEFORE``) may start
-        found = _passphrase(text, m)
-        if found is None:
-            v = _value_at(text, m.end())
-            # "пароль — это важно", "my password used to be shorter", "the password I use is simple" are prose
-            strict = (_FILLER_END.search(m.group(0)) is not None or m["weak"] is not None or _rel_strict(m)
-                      or m["going"] is not None)
-            if v is not None and _prose_ok(m, v[2], strict=strict):
-                found = _wrapped_rest(text, SecretMatch("password", v[0], v[1])) if "\n" in text else (
-                    SecretMatch("password", v[0], v[1]))
-                found = _spaced_rest(text, found)
-                plural = _PW_PLURAL.match(text, m.start()) is not None
-                for more in _more_passwords(text, found, plural):
-                    covered = more.end
-                    yield more
-                before = _PW_BEFORE.search(text, max(prev, m.start() - 200), m.start())
-                if before is not None and _plausible(before["v"], strict=True):
-                    yield SecretMatch("password", *before.span("v"))
+        # "пароль — это важно", "my password used to be shorter", "the password I use is simple" are prose
+        strict = (_FILLER_END.search(m.group(0)) is not None or m["weak"] is not None or _rel_strict(m)
+                  or m["going"] is not None)
+        found, single = _linked_value(text, m, strict=strict)
+        if single and found is not None:
+            plural = _PW_PLURAL.match(text, m.start()) is not None
+            for more in _more_passwords(text, found, plural):
+                covered = more.end
+                yield more
+            before = _PW_BEFORE.search(text, max(prev, m.start() - 200), m.start())
+            if before is not None and _plausible(before["v"], strict=True):
+                yield SecretMatch("password", *before.span("v"))
         if found is not None:
             covered = max(covered, found.end)
             yield found
@@ -1761,7 +1809,7 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
         yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
         yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
         if "?" in text:
-            yield from _after_lead(text, _PW_ASK, "password", lambda m, v: _plausible(v, strict=True))
+            yield from _asked_passwords(text)
             yield from _after_lead(text, _PW_QUESTION, "password", lambda m, v: _plausible(v, strict=True))
         if "'s" in text or "’s" in text:
             yield from _after_lead(text, _PW_POSS, "password", lambda m, v: _possessive_ok(v))

@@ -40,7 +40,14 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from neotask_tui.engine.compaction.extractive import extractive_summary
-from neotask_tui.engine.compaction.guard import CriticalItem, attributor, extract_items, guard, identifiers_in
+from neotask_tui.engine.compaction.guard import (
+    CriticalItem,
+    GuardReport,
+    attributor,
+    extract_items,
+    guard,
+    identifiers_in,
+)
 from neotask_tui.engine.compaction.inputs import (
     head_summary,
     is_context_event,
@@ -296,8 +303,9 @@ class Compactor:
         _scrub_summary(summary, known)
         report = guard(summary, items, source)
         _scrub_summary(summary, known)  # the guard re-adds items: none may bring a secret back
-        instructions = redact_secrets(instructions) if instructions else instructions
-        issues = [redact_secrets(i) for i in issues]
+        _scrub_report(report, known, summary)  # what it says it changed quotes the draft: shown and stored as well
+        instructions = _scrub_text(instructions, known) if instructions else instructions
+        issues = [_scrub_cut(i, known) for i in issues]
         text = summary.render()
         if tokens_before is None:
             tokens_before = self._tokens(events)
@@ -595,6 +603,43 @@ def _scrub_text(text: str, known: dict[str, str]) -> str:
         if value in text:
             text = text.replace(value, f"{MARKER_PREFIX}{kind}]")
     return redact_secrets(text)
+
+
+def _scrub_item_text(text: str, known: dict[str, str], shown: str) -> str:
+    """``text`` redacted (see :func:`_scrub_text`); a text that is only a part of a secret of the
+    compacted messages (an identifier the draft cut out of a password), and not in the summary
+    (``shown``, which keeps one given outside every secret), reads as that secret's marker."""
+    text = _scrub_text(text, known)
+    bare = text.strip(" `'\"")
+    if len(bare) >= 4 and MARKER_PREFIX not in bare and bare not in shown:
+        kind = next((k for v, k in known.items() if bare in v), None)
+        if kind is not None:
+            return f"{MARKER_PREFIX}{kind}]"
+    return text
+
+
+def _scrub_report(report: GuardReport, known: dict[str, str], summary: Summary) -> None:
+    """Redact the guard's report in place: every item it restored, changed or found missing is shown in
+    the review and stored in the compaction record, so none may carry a secret the summary does not
+    (an identifier the guard left out as "unsourced" because only a password gave it, red team 36)."""
+    shown = summary.render()
+    for item in (*report.repaired, *report.dropped):
+        item.text = _scrub_item_text(item.text, known, shown)
+
+
+def _scrub_cut(text: str, known: dict[str, str]) -> str:
+    """:func:`_scrub_text` for a note that quotes a draft line cut short (``'…'[:40]``): a secret the cut
+    went through is masked from where it starts."""
+    text = _scrub_text(text, known)
+    for value, kind in known.items():
+        for n in range(len(value) - 1, 3, -1):
+            at = text.find(value[:n] + "'")
+            if at < 0:
+                at = text.find(value[:n] + '"')
+            if at >= 0:
+                text = text[:at] + f"{MARKER_PREFIX}{kind}]" + text[at + n:]
+                break
+    return text
 
 
 def _scrub_summary(summary: Summary, known: dict[str, str]) -> None:

@@ -790,3 +790,13 @@ def test_a_draft_line_citing_nothing_of_the_range_is_left_out() -> None:
     text = s.render()
     assert "Zenith" not in text and "kubernetes" not in text and "pgcat" in text, text
     assert sum("left out" in i for i in s.issues) == 2, s.issues
+
+
+def test_an_unhedged_line_beside_its_hedge_leaves_once() -> None:
+    # Red team 36, finding 7: "I think the replica lag is about 30 seconds" appeared twice under Assumptions (the
+    # draft had it there and stated it as a fact elsewhere; the guard moved the second one in as well).
+    events = [msg(21, "user", "I think the replica lag is about 30 seconds.")]
+    s = parse_summary("## Decisions\n- The replica lag is about 30 seconds [e:21]\n"
+                      "## Assumptions\n- I think the replica lag is about 30 seconds. [e:21]")
+    guard(s, extract_items(events), events)
+    assert [ln.text for ln in s.lines] == ["I think the replica lag is about 30 seconds."], s.render()

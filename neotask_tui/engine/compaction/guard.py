@@ -1089,7 +1089,7 @@ def _reworded_rules(summary: Summary, items: Sequence[CriticalItem], report: Gua
 def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
     """A line that states an assumption of the range without any hedge moves to the assumptions."""
     hedged = [i for i in items if i.kind == "assumption"]
-    for line in summary.lines:
+    for line in list(summary.lines):
         if line.section == "Assumptions" or line.repaired or ASSUME_RE.search(line.text):
             continue
         if line.section in ("Exact identifiers", "Latest user request"):
@@ -1097,6 +1097,10 @@ def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: Gua
         for a in hedged:
             want = words(ASSUME_RE.sub(" ", a.text))
             if want and len(want & words(line.text)) >= GUARD_ITEM_COVERAGE * len(want):
+                if any(o.section == "Assumptions" and _norm(o.text) == _norm(a.text) for o in summary.lines):
+                    summary.lines.remove(line)  # the hedge is there already: once is enough
+                    report.repaired.append(CriticalItem("uncertain", line.text, sorted(line.cites), line.who or "user"))
+                    break
                 # the hedge, verbatim, with its own message and speaker (not the draft's citation)
                 line.section, line.text, line.cites, line.who = "Assumptions", a.text, sorted(a.cites), a.who
                 report.repaired.append(CriticalItem("uncertain", line.text, sorted(line.cites), line.who or "user"))

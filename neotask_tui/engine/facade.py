@@ -715,7 +715,7 @@ class Engine:
         estimated total by the exact size of the prompt as the model will read it."""
         ctx = build_context(inp)
         if self.settings.compaction.enabled:
-            ctx.ledger.compaction_at = compaction_point(self.settings, inp.window)
+            ctx.ledger.compaction_at = compaction_point(self.settings, inp.window, ctx.ledger.kept_by_compaction)
         exact = self._counters()[1]
         if exact is not None:
             led = ctx.ledger

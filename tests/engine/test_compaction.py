@@ -481,6 +481,49 @@ def test_the_readme_compaction_point_of_the_bundled_models_window() -> None:
     assert compaction_point(Settings(), 8192) == 3072
 
 
+async def test_a_small_windows_compaction_point_is_where_compaction_fires() -> None:
+    # Red team 35: at a 2,000-token window the gauge and `/context` said "automatic compaction fires
+    # at 595" while a compaction left 565 tokens; it fired only once it could fold as much raw history
+    # as it keeps (about 900), so the mark and "nearing compaction" were wrong for most of the
+    # session. The point is now at least what a compaction leaves plus twice its raw window (up to the
+    # history's room): compaction fires when the context without recall reaches the point it states.
+    s = make_settings(window=2000)
+    s.compaction.keep_recent_tokens = 0  # the shipped share: 15% of the usable window (300 at least)
+    eng = open_engine(s)
+    eng.settings.context.window_tokens += eng.tool_tokens()
+    try:
+        window = eng.message_window()
+        keep = keep_recent(s, window)
+        usable = window - s.context.reply_reserve_tokens
+        assert eng.compactor is not None
+        eng.compactor.use_model = False  # the extractive summary: the scripted provider only replies
+        opening = ["My goal is to migrate the billing database to cluster pg-prod-7 this week.",
+                   "Do not touch the nightly-ledger cron job while we work, under any circumstances.",
+                   "Never delete the bucket s3://acme-ledger-archive; only copy from it when the lag is under 30 s.",
+                   "We decided to stage everything through the host db-shadow-42 first, then switch over."]
+        line = "Step {0}: we agreed to copy table batch {0} with pgcopy and to check its row counts after"
+        turns_at: list[int] = []
+        for i in range(1, 50):
+            msg = opening[i - 1] if i <= len(opening) else line.format(i)
+            led = (await eng.context(KEY, msg)).ledger  # what the gauge shows for the draft
+            before = eng.current_record(KEY).compaction_count
+            scripted(eng).queue("ok, noted: the rollout step is planned with its risks and owners")
+            await turn(eng, msg)
+            compacted = eng.current_record(KEY).compaction_count > before
+            fires = led.without_recall >= led.compaction_at or bool(led.dropped_event_ids)
+            assert compacted == led.compaction_due == fires, (i, led)
+            assert led.compaction_at <= usable - recall_reserve(s, window)
+            if compacted:
+                turns_at.append(i)
+                room = usable - recall_reserve(s, window)
+                kept = sum(led.sections[k] for k in ("system", "state", "summary", "new_message"))
+                assert kept == led.kept_by_compaction
+                assert led.compaction_at >= min(kept + 2 * keep, room)
+        assert len(turns_at) >= 2, turns_at  # it does compact
+    finally:
+        await eng.aclose()
+
+
 async def test_a_threshold_below_what_a_compaction_leaves_still_compacts() -> None:
     # Red team 35: at 0.3 the point (405 tokens) was under what a compaction leaves (the kept raw
     # window alone is 405), so "compacting gains nothing" held forever and the history grew to the

@@ -201,7 +201,7 @@ class Compactor:
         # part of the context — summary, raw window, tool output — is what compaction can shrink, and
         # the threshold is of the room that part has (the window less the recall reserve).
         total = ledger.without_recall
-        point = compaction_point(self.engine.settings, ledger.window)
+        point = compaction_point(self.engine.settings, ledger.window, ledger.kept_by_compaction)
         # Raw history that no longer fits the window would be dropped silently: compact it instead.
         dropping = bool(ledger.dropped_event_ids)
         if budget <= 0 or ((point <= 0 or total < point) and not dropping):

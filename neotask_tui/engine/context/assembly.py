@@ -136,6 +136,14 @@ class Ledger:
         :attr:`compaction_at` is compared with (recall is elastic: it takes the free room)."""
         return self.total - self.sections.get("recall", 0)
 
+    @property
+    def kept_by_compaction(self) -> int:
+        """Tokens of the sections a compaction leaves as they are (system prompt, session state,
+        summary, the new message): what :func:`~neotask_tui.engine.context.budget.compaction_point`
+        adds the raw window to."""
+        s = self.sections
+        return sum(s.get(k, 0) for k in ("system", "state", "summary", "new_message"))
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (with :attr:`without_recall`)."""
         return {**asdict(self), "without_recall": self.without_recall}

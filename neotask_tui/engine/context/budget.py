@@ -82,7 +82,7 @@ def state_budget(settings: Settings, window: int) -> int:
     return _share(usable_window(settings, window), STATE_BLOCK_SHARE, STATE_BLOCK_MIN_TOKENS, STATE_BLOCK_MAX_TOKENS)
 
 
-def compaction_point(settings: Settings, window: int) -> int:
+def compaction_point(settings: Settings, window: int, kept: int = 0) -> int:
     """Tokens of the history-driven context (everything in a call but recall) at which automatic
     compaction fires for a model with this ``window``: ``compaction.threshold`` of the room the
     history has, the usable window less the recall reserve (:func:`recall_reserve`).
@@ -90,6 +90,18 @@ def compaction_point(settings: Settings, window: int) -> int:
     Recall is elastic (it takes the free room by relevance) and the reserve is never the history's:
     a threshold of the whole window could never be reached while the reserve is a share of the
     window (0.8 of a 4k window is more than its history may ever take), and the setting did nothing.
+
+    ``kept``: tokens of the context a compaction leaves as they are — the system prompt, the session
+    state, the summary, the new message (:attr:`~neotask_tui.engine.context.assembly.Ledger.kept_by_compaction`).
+    A compaction runs only once it folds at least as much raw history as it keeps
+    (:meth:`~neotask_tui.engine.compaction.compactor.Compactor.should_auto`), so with ``kept`` the
+    point is at least ``kept`` plus twice the raw window it keeps (:func:`keep_recent`), up to the
+    history's whole room (past it the oldest raw messages would be dropped, and compaction fires):
+    the point the gauge and ``/context`` state is where compaction fires (red team 35: at a
+    2,000-token window they said 595 while it fired near 750).
     """
     room = max(usable_window(settings, window) - recall_reserve(settings, window), 0)
-    return int(float(settings.compaction.threshold) * room)
+    point = int(float(settings.compaction.threshold) * room)
+    if kept > 0 and point > 0:
+        point = max(point, min(kept + 2 * keep_recent(settings, window), room))
+    return point

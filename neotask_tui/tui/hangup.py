@@ -50,7 +50,9 @@ def watch_hangup(quit_app: Callable[[], object], every: Callable[[float, Callabl
                  period: float) -> int | None:
     """Call ``quit_app`` (once) when the app's terminal goes away: on SIGHUP, unless the app was
     started with SIGHUP ignored or handled by someone else (``nohup``: left as it is), and when
-    ``every(period, check)`` finds the terminal hung up. Runs on the app's event loop.
+    ``every(period, check)`` finds the terminal hung up; on SIGTERM too (``kill PID``, a system
+    shutdown), alike: ``quit_app`` quits as Ctrl+Q does while the terminal is still there. Runs on
+    the app's event loop.
 
     Returns:
         The terminal's file descriptor, for :func:`hung_up` (its ``isatty`` fails once it is gone);
@@ -67,8 +69,9 @@ def watch_hangup(quit_app: Callable[[], object], every: Callable[[float, Callabl
             done = True
             quit_app()
 
-    if signal.getsignal(signal.SIGHUP) is signal.SIG_DFL:
-        asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, hang_up)
+    for sig in (signal.SIGHUP, signal.SIGTERM):  # `kill PID`, a shutdown: quit as Ctrl+Q does too
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            asyncio.get_running_loop().add_signal_handler(sig, hang_up)
 
     def check() -> None:
         if hung_up(fd):

@@ -110,6 +110,30 @@ def test_sighup_ends_the_app_cleanly(neotask_home: Path) -> None:
     assert _lock_free(neotask_home)
 
 
+def test_sigterm_quits_as_ctrl_q_does(neotask_home: Path) -> None:
+    # `kill PID` (or a system shutdown) ended the app wherever the signal found it: the terminal was
+    # left in the alternate screen with mouse reporting on. It quits as Ctrl+Q does: the process
+    # exits (not killed), the lock is released, the terminal restored.
+    with _app_in_a_terminal(neotask_home) as (proc, master):
+        proc.send_signal(signal.SIGTERM)
+        drawn = bytearray()
+        deadline = time.monotonic() + LIMIT
+        while time.monotonic() < deadline:
+            try:
+                ready = select.select([master], [], [], 0.2)[0]
+                chunk = os.read(master, 65536) if ready else b""
+            except OSError:  # the app ended and its side of the terminal closed
+                break
+            drawn += chunk
+            if not ready and proc.poll() is not None:
+                break
+        code = _exit_code(proc, None)
+    assert code is not None, "the app kept running after SIGTERM"
+    assert code >= 0, f"the app was killed by signal {-code} instead of exiting"
+    assert b"\x1b[?1049l" in drawn, "the terminal was not restored (still in the alternate screen)"
+    assert _lock_free(neotask_home)
+
+
 def test_an_app_that_ignores_sighup_still_exits_when_its_terminal_closes(neotask_home: Path) -> None:
     # Started under nohup (SIGHUP ignored, inherited through exec), the signal is left ignored as
     # asked; a terminal that is gone still ends the app.

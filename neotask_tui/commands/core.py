@@ -130,7 +130,8 @@ def compaction_line(led: Mapping[str, Any]) -> str:
         return "compaction: automatic compaction is off (`/compact` still works)"
     history = int(led.get("without_recall") or 0)
     return (f"compaction: without recall the context is {history:,} tokens; automatic compaction fires at "
-            f"{at:,} (`compaction.threshold` of the window less recall's reserve)")
+            f"{at:,} (`compaction.threshold` of the window less recall's reserve, and not before it can fold as "
+            "much raw history as it keeps)")
 
 
 @command("context", "/context [DRAFT]", "Show exactly what the next call will send (recall included)")

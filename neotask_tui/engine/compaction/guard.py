@@ -909,16 +909,14 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
     for line in list(summary.lines):
         bad = next((c for c in live if _inverts(line, c)), None)
         if bad is not None:
-            summary.lines.remove(line)
-            report.repaired.append(CriticalItem("inverted", line.text, sorted(line.cites), line.who or "user"))
+            _drop(summary, report, line, "inverted")
     _mark_superseded(summary, items, report)
     _current_goal_only(summary, items, report)
     _keep_uncertain(summary, items, report)
     _sourced_identifiers(summary, items, report)
     _resection(summary, items, report)
     _latest_request_only(summary, items, report)
-    _reworded_rules(summary, items, report)
-    text = summary.render()
+    text = _reworded_rules(summary, items, report)
     missing_ids: dict[tuple[str, tuple[int, ...]], list[str]] = {}
     # what a later turn took an earlier statement back *for* ("scrap that, use pgcat instead") must stay
     replacing = {i.superseded_by for i in items if i.superseded_by is not None}
@@ -965,6 +963,13 @@ latest request buried in the goal, is not where the next turn looks for it."""
 _MOVABLE = frozenset(("done", "todo", "ask", "question", "assumption", "constraint"))
 
 
+def _drop(summary: Summary, report: GuardReport, line: SummaryLine, kind: str) -> None:
+    """Remove a draft ``line`` from ``summary`` and report the change (``kind``, one of :data:`CHANGES`),
+    with the line's words, citations and speaker (the user's when it has none)."""
+    summary.lines.remove(line)
+    report.repaired.append(CriticalItem(kind, line.text, sorted(line.cites), line.who or "user"))
+
+
 def _resection(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
     """A line that copies a done report, a task, a question or an assumption verbatim into another
     section (a model's "decision") moves to that item's section."""
@@ -1003,6 +1008,7 @@ def _mark_superseded(summary: Summary, items: Sequence[CriticalItem], report: Gu
             now = max((_overlap(t, line.text) for t in by_event.get(old.superseded_by, [])), default=0.0)
             if now >= then:
                 continue
+            # not _drop: the line may stay (marked), and either way the report names what replaced it
             if line.section in ("Still to do", "Open questions", "Current goal") and old.kind != "decision":
                 summary.lines.remove(line)
             else:
@@ -1037,8 +1043,7 @@ def _current_goal_only(summary: Summary, items: Sequence[CriticalItem], report: 
     for line in [ln for ln in summary.lines if ln.section == "Current goal" and not ln.repaired]:
         if covers(line.render(), goal):
             continue
-        summary.lines.remove(line)
-        report.repaired.append(CriticalItem("stale goal", line.text, sorted(line.cites), line.who or "user"))
+        _drop(summary, report, line, "stale goal")
 
 
 def _latest_request_only(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
@@ -1049,17 +1054,21 @@ def _latest_request_only(summary: Summary, items: Sequence[CriticalItem], report
         return
     for line in list(summary.lines):
         if line.section == SECTION_OF["request"] and _norm(request.text) not in _norm(line.text):
-            summary.lines.remove(line)
-            report.repaired.append(CriticalItem("stale request", line.text, sorted(line.cites), line.who or "user"))
+            _drop(summary, report, line, "stale request")
 
 
-def _reworded_rules(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+def _reworded_rules(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> str:
     """A draft's rule or decision that cites a rule's message and shares its topic but keeps none of the rule
     ("the billing cron may be adjusted when needed" for "hands off the billing cron", "finish the
     cutover by Monday" for "… by Friday") is the draft's version of that rule, with its force or its
     limit changed: it leaves, and the rule comes back in the user's words. So does a current goal
-    naming an identifier the user never gave ("pg-prod-9" for the goal's "pg-prod-7")."""
+    naming an identifier the user never gave ("pg-prod-9" for the goal's "pg-prod-7").
+
+    Returns:
+        The summary rendered after the change (the rendering it started from when it removed nothing).
+    """
     text = summary.render()
+    before = len(summary.lines)
     rules = [i for i in items if i.kind in ("constraint", "decision") and is_required(i)
              and i.superseded_by is None and not covers(text, i)]
     given = {i.text for i in items if i.kind == "identifier"}
@@ -1069,12 +1078,11 @@ def _reworded_rules(summary: Summary, items: Sequence[CriticalItem], report: Gua
             continue
         if (goal is not None and line.section == SECTION_OF["goal"] and set(line.cites) & set(goal.cites)
                 and any(t not in given for t in identifiers_in(line.text))):
-            summary.lines.remove(line)
-            report.repaired.append(CriticalItem("reworded", line.text, sorted(line.cites), line.who or "user"))
+            _drop(summary, report, line, "reworded")
             continue
-        # a prohibition restated as one ("you should avoid Redis") keeps its force: only the model's words
         if line.section not in (SECTION_OF["constraint"], SECTION_OF["decision"]):
             continue  # a report of work done or a task on the same topic is no version of the rule
+        # a prohibition restated as one ("you should avoid Redis") keeps its force: only the model's words
         cited = [r for r in rules if set(line.cites) & set(r.cites) and _topic(line.text) & _topic(r.text)
                  and not (constraint_kind(r.text) == "negation" == constraint_kind(line.text))]
         if not cited:
@@ -1082,8 +1090,8 @@ def _reworded_rules(summary: Summary, items: Sequence[CriticalItem], report: Gua
         said = [i for i in items if set(line.cites) & set(i.cites) and i.kind != "identifier" and i not in cited]
         if any(covers(line.text, i) for i in said):
             continue  # it keeps another item of that message
-        summary.lines.remove(line)
-        report.repaired.append(CriticalItem("reworded", line.text, sorted(line.cites), line.who or "user"))
+        _drop(summary, report, line, "reworded")
+    return text if len(summary.lines) == before else summary.render()  # it only removes lines
 
 
 def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
@@ -1098,8 +1106,7 @@ def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: Gua
             want = words(ASSUME_RE.sub(" ", a.text))
             if want and len(want & words(line.text)) >= GUARD_ITEM_COVERAGE * len(want):
                 if any(o.section == "Assumptions" and _norm(o.text) == _norm(a.text) for o in summary.lines):
-                    summary.lines.remove(line)  # the hedge is there already: once is enough
-                    report.repaired.append(CriticalItem("uncertain", line.text, sorted(line.cites), line.who or "user"))
+                    _drop(summary, report, line, "uncertain")  # the hedge is there already: once is enough
                     break
                 # the hedge, verbatim, with its own message and speaker (not the draft's citation)
                 line.section, line.text, line.cites, line.who = "Assumptions", a.text, sorted(a.cites), a.who
@@ -1119,6 +1126,7 @@ def _sourced_identifiers(summary: Summary, items: Sequence[CriticalItem], report
         gone = [t for t in found if t not in given]
         if not gone:
             continue
+        # not _drop: each identifier is reported, not the line, and one with no speaker is nobody's fact
         for t in gone:
             report.repaired.append(CriticalItem("unsourced", t, sorted(line.cites), line.who or "assistant"))
         if keep:

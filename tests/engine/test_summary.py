@@ -800,3 +800,43 @@ def test_an_unhedged_line_beside_its_hedge_leaves_once() -> None:
                       "## Assumptions\n- I think the replica lag is about 30 seconds. [e:21]")
     guard(s, extract_items(events), events)
     assert [ln.text for ln in s.lines] == ["I think the replica lag is about 30 seconds."], s.render()
+
+
+@pytest.mark.parametrize("said, name", [
+    ("Hands off the billing cron nightly-ledger.", "nightly-ledger"),
+    ("Archive the exports to acme-ledger-archive first.", "acme-ledger-archive"),
+    ("Stage the data on the host db-shadow first.", "db-shadow"),
+])
+def test_a_lowercase_hyphenated_name_the_user_gave_is_an_identifier(said: str, name: str) -> None:
+    # Red team 36, finding 6: "hands off the billing cron nightly-ledger" (e:5) gave no identifier: a hyphenated
+    # name without a digit had no identifier's shape, so the extractive summary never listed it.
+    events = [msg(5, "user", said), msg(6, "assistant", "Understood.")]
+    assert name in identifiers_in(said)
+    ids = extractive_summary(events).section("Exact identifiers")
+    assert [ln.text for ln in ids] == [f"`{name}`"] and ids[0].cites == [5], ids
+
+
+@pytest.mark.parametrize("said", [
+    "It is a well-known, long-term and read-only follow-up, sent by e-mail.",
+    "Keep the docs up-to-date and state-of-the-art, a self-hosted built-in for the job.",
+    "The repo well-known for its work-life balance is a one-off, a short-term real-time fix.",
+])
+def test_an_english_hyphenated_word_is_no_identifier(said: str) -> None:
+    events = [msg(5, "user", said)]
+    assert identifiers_in(said) == []
+    assert extractive_summary(events).section("Exact identifiers") == []
+
+
+def test_a_drafts_hyphenated_name_the_user_typed_is_not_unsourced() -> None:
+    # Red team 36, finding 6: "- user: `nightly-ledger` [e:5]" was removed from the draft's identifiers as
+    # "unsourced" though the user typed it. A name the draft lists that the user typed word for word stays even
+    # where its shape alone does not make it one ("keep night-shift running"); an English word, a name only the
+    # assistant typed, or a part of a name the user typed does not.
+    events = [msg(5, "user", "Hands off the billing cron nightly-ledger."),
+              msg(6, "assistant", "Understood. Should the day-shift job run too?"),
+              msg(7, "user", "Keep night-shift running, it is read-only.")]
+    s = parse_summary("## Exact identifiers\n- user: `nightly-ledger` [e:5]\n"
+                      "- user: `night-shift`, `read-only`, `day-shift`, `nightly` [e:7]\n", valid_ids={5, 6, 7})
+    report = guard(s, extract_items(events), events)
+    assert [ln.text for ln in s.section("Exact identifiers")] == ["`nightly-ledger`", "`night-shift`"], s.render()
+    assert sorted(r.text for r in report.repaired if r.kind == "unsourced") == ["day-shift", "nightly", "read-only"]

@@ -113,6 +113,51 @@ _COMMON_WORDS = (
     "not no yes do does did e.g i.e etc vs via per eg ie aka и в на с к по а но что это или не да нет"
 )
 _COMMON = frozenset(_COMMON_WORDS.split())
+_COMPOUND = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})+")
+"""Lowercase words joined by hyphens: how buckets, hosts, crons and services are named ("nightly-ledger",
+"acme-ledger-archive"), and how English joins words ("well-known", "follow-up")."""
+_ENGLISH_HEADS = (
+    "well ill self non co re pre post anti multi semi sub half so all ever never much long short high low full "
+    "open real brand first second third one two three"
+)
+_ENGLISH_TAILS = (
+    "up down in on off out over back by away after only based like free wide level time term known made related "
+    "specific friendly safe aware driven oriented style sized scale quality class grade hand way run running "
+    "looking minded ready proof"
+)
+_ENGLISH_HEAD = frozenset(_ENGLISH_HEADS.split())
+_ENGLISH_TAIL = frozenset(_ENGLISH_TAILS.split())
+"""First and last words of English compounds ("well-known", "self-hosted", "long-term", "read-only",
+"follow-up", "built-in"): a compound with one of them is a word, not a name. "e-mail" and "x-ray" have a
+one-letter part and are no :data:`_COMPOUND`."""
+_MORE_FUNCTION_WORDS = "you your me my we us our after"
+_FUNCTION_WORDS = _COMMON | frozenset(_MORE_FUNCTION_WORDS.split())
+_NAME_CUE = re.compile(
+    r"^(?:cron|cronjob|job|bucket|host|hostname|server|cluster|database|db|service|queue|topic|table|branch|repo"
+    r"|repository|namespace|pod|deployment|instance|node|project|workspace|pipeline|container|image|volume|index"
+    r"|schema|stack|function|lambda|worker|tenant|account|channel|env|environment|named|called"
+    r"|крон|бакет|хост|сервер|кластер|сервис|базу?|ветк[аеуи]|джоб[аеуы]?|проект|очередь)$",
+    re.IGNORECASE,
+)
+"""A word after which a lowercase hyphenated compound is a name: "the billing cron nightly-ledger"."""
+
+
+def _english_compound(tok: str) -> bool:
+    """Whether a :data:`_COMPOUND` joins English words as English does: with a function word
+    ("up-to-date", "state-of-the-art") or an English compound's first or last word ("well-known",
+    "long-term", "read-only", "follow-up")."""
+    parts = tok.split("-")
+    return parts[0] in _ENGLISH_HEAD or parts[-1] in _ENGLISH_TAIL or any(p in _FUNCTION_WORDS for p in parts)
+
+
+def _names_compound(tok: str, before: str = "") -> bool:
+    """Whether ``tok``, lowercase words joined by hyphens (:data:`_COMPOUND`), is a name: not an
+    English compound (:func:`_english_compound`), and either three words or more ("acme-ledger-archive")
+    or after a word that announces a name ("cron nightly-ledger", "bucket cold-archive"). A name with a
+    digit ("pg-prod-7") has a shape of its own."""
+    if not _COMPOUND.fullmatch(tok) or _english_compound(tok):
+        return False
+    return tok.count("-") >= 2 or bool(_NAME_CUE.match(before))
 
 
 def _whole(raw: str) -> str:
@@ -129,9 +174,12 @@ def _whole(raw: str) -> str:
 def _is_identifier(tok: str, before: str = "") -> bool:
     """Whether a whole token has an identifier's shape and is not an abbreviation, a common word, an
     ordinal, a bare year or a pair of plain words ("and/or", "client/server"; after a word such as
-    "in" or "folder", "db/migrations" is a path)."""
+    "in" or "folder", "db/migrations" is a path). A lowercase hyphenated name is one too when it is
+    clearly a name (:func:`_names_compound`: "cron nightly-ledger", "acme-ledger-archive")."""
     if len(tok) < 2 or tok.lower() in _COMMON or _ABBREV.match(tok) or _ORDINAL.match(tok) or _YEAR.match(tok):
         return False
+    if _names_compound(tok, before):
+        return True
     if not _TOKEN_SHAPE.fullmatch(tok):
         return False
     if _PLAIN_PAIR.match(tok):  # LISTEN/NOTIFY and TCP/IP are names; and/or, yes/no are words
@@ -913,7 +961,7 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
     _mark_superseded(summary, items, report)
     _current_goal_only(summary, items, report)
     _keep_uncertain(summary, items, report)
-    _sourced_identifiers(summary, items, report)
+    _sourced_identifiers(summary, items, report, said, roles)
     _resection(summary, items, report)
     _latest_request_only(summary, items, report)
     text = _reworded_rules(summary, items, report)
@@ -1114,14 +1162,23 @@ def _keep_uncertain(summary: Summary, items: Sequence[CriticalItem], report: Gua
                 break
 
 
-def _sourced_identifiers(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:
+def _sourced_identifiers(summary: Summary, items: Sequence[CriticalItem], report: GuardReport,
+                         said: dict[int, str], roles: dict[int, str]) -> None:
     """Identifiers the user or a tool gave stay listed; the others (the assistant's, or invented)
-    leave the identifiers section: they are in the archived transcript, not facts to carry."""
+    leave the identifiers section: they are in the archived transcript, not facts to carry. A
+    lowercase hyphenated name the draft lists that the user or a tool typed word for word (a whole
+    token of a user's or a tool's event in ``said``) was given too, though its shape alone does not
+    say so ("keep nightly-ledger running"); an English compound ("read-only") is not."""
     given = {i.text for i in items if i.kind == "identifier"}
+    typed: set[str] | None = None
     for line in list(summary.lines):
         if line.section != "Exact identifiers":
             continue
         found = identifiers_in(line.text) or [t.strip() for t in re.split(r"[,;]\s*", line.text.strip("` "))]
+        names = [t for t in found if t not in given and _COMPOUND.fullmatch(t) and not _english_compound(t)]
+        if names:
+            typed = _typed(said, roles) if typed is None else typed
+            given |= typed.intersection(names)
         keep = [t for t in found if t in given]
         gone = [t for t in found if t not in given]
         if not gone:
@@ -1133,6 +1190,13 @@ def _sourced_identifiers(summary: Summary, items: Sequence[CriticalItem], report
             line.text = ", ".join(f"`{t}`" for t in keep)
         else:
             summary.lines.remove(line)
+
+
+def _typed(said: dict[int, str], roles: dict[int, str]) -> set[str]:
+    """The whole tokens (without their quotes and sentence punctuation) of the user's and the tools'
+    events."""
+    return {_whole(t) for eid, text in said.items() if roles.get(eid) in ("user", "tool")
+            for t in _TOKEN_RE.findall(text)}
 
 
 def attributor(events: Sequence[Event]) -> Callable[[str], list[int]]:

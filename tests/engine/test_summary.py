@@ -87,7 +87,10 @@ def test_guard_repairs_dropped_negation_and_identifier() -> None:
     assert "- user: `8080`, `ord_7712` [e:4]" in text
     assert "Only for the demo, listen on port 8080." in text  # conditions are kept too
     assert all(r.cites for r in report.repaired)
-    assert any(d.kind == "ask" and "ord_7712" in d.text for d in report.dropped)
+    # the ask is the latest request the guard put back, so it is not "not in the summary" (red team 36, finding 7)
+    assert "## Latest user request\n- user: Can you add a test for ord_7712? [e:4]" in text
+    assert not any("ord_7712" in d.text for d in report.dropped)
+    assert any(d.kind == "decision" and "pandas" in d.text for d in report.dropped)
 
 
 def test_guard_accepts_a_negation_without_its_please_or_speaker() -> None:
@@ -840,3 +843,23 @@ def test_a_drafts_hyphenated_name_the_user_typed_is_not_unsourced() -> None:
     report = guard(s, extract_items(events), events)
     assert [ln.text for ln in s.section("Exact identifiers")] == ["`nightly-ledger`", "`night-shift`"], s.render()
     assert sorted(r.text for r in report.repaired if r.kind == "unsourced") == ["day-shift", "nightly", "read-only"]
+
+
+@pytest.mark.parametrize("request_line", ["", "## Latest user request\n- user: write the runbook [e:29]\n"])
+def test_an_ask_the_restored_latest_request_holds_is_not_listed_as_missing(request_line: str) -> None:
+    # Red team 36, finding 7: the review listed "ask: Please write the runbook and the rollback steps." under "Not in
+    # the summary" while the guard had put the same sentence (the asking part of "Thanks. Please write …") under
+    # "Latest user request": each item was checked against the summary as it was before the guard restored the rest.
+    events = [msg(25, "user", "Can you check the replication lag on the replica?"),
+              msg(26, "assistant", "Checking."),
+              msg(27, "user", "I want to cut over the billing DB to pg-prod-7."), msg(28, "assistant", "Sure."),
+              msg(29, "user", "Thanks. Please write the runbook and the rollback steps.")]
+    goal = "## Current goal\n- user: I want to cut over the billing DB to pg-prod-7. [e:27]\n"
+    s = parse_summary(goal + request_line,
+                      valid_ids={e.id for e in events})
+    report = guard(s, extract_items(events), events)
+    asked = [ln.text for ln in s.section("Latest user request")]
+    assert asked == ["Please write the runbook and the rollback steps."], s.render()
+    # the ask nothing in the summary carries is still listed
+    assert [(d.kind, d.text) for d in report.dropped] == [
+        ("ask", "Can you check the replication lag on the replica?")], report.dropped

@@ -966,6 +966,7 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
     _latest_request_only(summary, items, report)
     text = _reworded_rules(summary, items, report)
     missing_ids: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+    unseen: list[CriticalItem] = []
     # what a later turn took an earlier statement back *for* ("scrap that, use pgcat instead") must stay
     replacing = {i.superseded_by for i in items if i.superseded_by is not None}
     for item in items:
@@ -983,10 +984,13 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
                                              who=item.who, superseded_by=item.superseded_by))
             report.repaired.append(item)
         else:
-            report.dropped.append(item)
+            unseen.append(item)
     for (who, cites), idents in missing_ids.items():
         summary.lines.append(SummaryLine("Exact identifiers", ", ".join(f"`{t}`" for t in idents), list(cites),
                                          repaired=True, who=who))
+    if unseen:  # what the loop put back may carry them: the ask the latest request, restored after it, holds
+        text = summary.render()
+        report.dropped = [i for i in unseen if not covers(text, i)]
     return report
 
 

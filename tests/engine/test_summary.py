@@ -863,3 +863,25 @@ def test_an_ask_the_restored_latest_request_holds_is_not_listed_as_missing(reque
     # the ask nothing in the summary carries is still listed
     assert [(d.kind, d.text) for d in report.dropped] == [
         ("ask", "Can you check the replication lag on the replica?")], report.dropped
+
+
+@pytest.mark.parametrize("reply, kept", [
+    ("Noted, I will write them next.", False),
+    ("I wrote the runbook and the rollback steps.", True),
+])
+def test_a_done_line_citing_only_the_users_request_is_no_report_of_work_done(reply: str, kept: bool) -> None:
+    # Red team 36, finding 3: "Done: the runbook and the rollback steps were written [e:29]" was accepted, labelled
+    # "user", though e:29 is the user's request to write them and nothing was ever written.
+    events = [msg(27, "user", "I want to cut over the billing DB to pg-prod-7."), msg(28, "assistant", "Sure."),
+              msg(29, "user", "Thanks. Please write the runbook and the rollback steps."), msg(30, "assistant", reply),
+              msg(31, "user", "I finished the replica checks yesterday.")]
+    draft = ("## Done\n- user: Done: the runbook and the rollback steps were written [e:29]\n"
+             "- user: the replica checks are finished [e:31]\n")
+    s = parse_summary(draft, valid_ids={e.id for e in events})
+    report = guard(s, extract_items(events), events)
+    done = [ln.text for ln in s.section("Done")]
+    assert ("Done: the runbook and the rollback steps were written" in done) is kept, s.render()
+    assert "the replica checks are finished" in done  # the user's own report of work done is a source
+    assert [r.text for r in report.repaired if r.kind == "unsupported done"] == (
+        [] if kept else ["Done: the runbook and the rollback steps were written"])
+    assert "Please write the runbook and the rollback steps." in s.render()  # still asked, in the user's words

@@ -851,8 +851,9 @@ class GuardReport:
         repaired: Required items the summary lacked and that were appended, plus what it changed in
             the summary's own lines: lines removed because they inverted a negation or dropped a
             condition (kind ``inverted``), lines marked superseded (``superseded``), moved to the
-            assumptions (``uncertain``), re-attributed to their speaker (``role``), and identifiers
-            no user or tool gave (``unsourced``).
+            assumptions (``uncertain``), re-attributed to their speaker (``role``), identifiers
+            no user or tool gave (``unsourced``), and work reported done on a request alone
+            (``unsupported done``); :data:`CHANGES` names them all.
         dropped: Notable items (decisions, asks, questions, other rules) still not covered.
     """
 
@@ -930,7 +931,8 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
     an assistant's words becomes the assistant's proposal). A line restating a negation or a
     condition without it is removed; one restating a revoked statement as current is marked
     superseded; one stating an assumption as fact moves to the assumptions; an identifier no user
-    or tool gave leaves the identifiers. Then every missing required item is appended
+    or tool gave leaves the identifiers; a "Done" line citing only the user's request leaves (unless
+    a reply or a tool says that work was done). Then every missing required item is appended
     (``repaired=True``), and the notable items still missing are listed as dropped.
 
     Args:
@@ -958,6 +960,7 @@ def guard(summary: Summary, items: Sequence[CriticalItem], events: Sequence[Even
         bad = next((c for c in live if _inverts(line, c)), None)
         if bad is not None:
             _drop(summary, report, line, "inverted")
+    _unsupported_done(summary, report, said, roles)
     _mark_superseded(summary, items, report)
     _current_goal_only(summary, items, report)
     _keep_uncertain(summary, items, report)
@@ -1004,6 +1007,7 @@ CHANGES: Final[dict[str, str]] = {
     "reworded": "removed: your rule or goal reworded with its force, limit or name changed (back in your words)",
     "uncertain": "kept with its hedge, under assumptions",
     "unsourced": "left out of the identifiers: no message of yours or a tool's gives it outside a secret",
+    "unsupported done": "removed from done: it cites only your request, and no reply or tool says the work was done",
 }
 """The guard's changes to a draft, as the compaction review and ``/compact`` explains them (every other kind the guard
 reports is an item the draft had lost and the guard put back)."""
@@ -1036,6 +1040,38 @@ def _resection(summary: Summary, items: Sequence[CriticalItem], report: GuardRep
                 report.repaired.append(CriticalItem("moved", line.text, sorted(line.cites), line.who or "user"))
                 line.section = want
                 break
+
+
+def _unsupported_done(summary: Summary, report: GuardReport, said: dict[int, str], roles: dict[int, str]) -> None:
+    """A draft's "Done" line whose only sources are the user's requests ("Done: the runbook was written
+    [e:29]" for "Please write the runbook", e:29) reports work nobody said was done: it leaves, unless a
+    reply of the range reports that work done or a tool call or result after the request is about it
+    (the draft cited the wrong message). A user's message that reports the work itself ("I wrote the
+    runbook") is a source."""
+    for line in [ln for ln in summary.lines if ln.section == SECTION_OF["done"] and not ln.repaired]:
+        if not line.cites or any(roles.get(c) != "user" for c in line.cites):
+            continue
+        asked = [sentences(said[c]) for c in line.cites]
+        if any(reports_done(x) for xs in asked for x in xs) or not any(is_ask(x) for xs in asked for x in xs):
+            continue
+        want = _topic(line.text)
+        if any(_about(want, said[eid], roles[eid]) for eid in said if eid > min(line.cites)):
+            continue
+        _drop(summary, report, line, "unsupported done")
+
+
+def _about(want: set[str], text: str, role: str) -> bool:
+    """Whether an event (``text`` by ``role``) says work on topic ``want`` was done: a reply's report of
+    it, or a tool call or result about it."""
+    if role == "tool":
+        return _shares(want, _topic(text))
+    return role == "assistant" and any(reports_done(s) and _shares(want, _topic(s)) for s in sentences(text))
+
+
+def _shares(want: set[str], got: set[str]) -> bool:
+    """Whether ``got`` is on the topic ``want``, as a report of done work settles a task (:func:`_settle`)."""
+    common = len(want & got)
+    return bool(want) and (common >= GUARD_ITEM_COVERAGE * len(want) or common >= 2)
 
 
 def _mark_superseded(summary: Summary, items: Sequence[CriticalItem], report: GuardReport) -> None:

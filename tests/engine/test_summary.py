@@ -832,17 +832,20 @@ def test_an_english_hyphenated_word_is_no_identifier(said: str) -> None:
 
 def test_a_drafts_hyphenated_name_the_user_typed_is_not_unsourced() -> None:
     # Red team 36, finding 6: "- user: `nightly-ledger` [e:5]" was removed from the draft's identifiers as
-    # "unsourced" though the user typed it. A name the draft lists that the user typed word for word stays even
-    # where its shape alone does not make it one ("keep night-shift running"); an English word, a name only the
-    # assistant typed, or a part of a name the user typed does not.
+    # "unsourced" though the user typed it. A name the draft lists that the user typed word for word beside a word
+    # announcing a name stays, also where that word comes after it ("the night-shift job"); an English word, a
+    # compound with no such word beside it, a name only the assistant typed, or a part of a name does not.
     events = [msg(5, "user", "Hands off the billing cron nightly-ledger."),
               msg(6, "assistant", "Understood. Should the day-shift job run too?"),
-              msg(7, "user", "Keep night-shift running, it is read-only.")]
+              msg(7, "user", "Keep the night-shift job running, it is read-only. Until Friday keep the dark-launch "
+                             "toggle off.")]
     s = parse_summary("## Exact identifiers\n- user: `nightly-ledger` [e:5]\n"
-                      "- user: `night-shift`, `read-only`, `day-shift`, `nightly` [e:7]\n", valid_ids={5, 6, 7})
+                      "- user: `night-shift`, `read-only`, `day-shift`, `nightly`, `dark-launch` [e:7]\n",
+                      valid_ids={5, 6, 7})
     report = guard(s, extract_items(events), events)
     assert [ln.text for ln in s.section("Exact identifiers")] == ["`nightly-ledger`", "`night-shift`"], s.render()
-    assert sorted(r.text for r in report.repaired if r.kind == "unsourced") == ["day-shift", "nightly", "read-only"]
+    assert sorted(r.text for r in report.repaired if r.kind == "unsourced") == [
+        "dark-launch", "day-shift", "nightly", "read-only"]
 
 
 @pytest.mark.parametrize("request_line", ["", "## Latest user request\n- user: write the runbook [e:29]\n"])

@@ -1206,9 +1206,9 @@ def _sourced_identifiers(summary: Summary, items: Sequence[CriticalItem], report
                          said: dict[int, str], roles: dict[int, str]) -> None:
     """Identifiers the user or a tool gave stay listed; the others (the assistant's, or invented)
     leave the identifiers section: they are in the archived transcript, not facts to carry. A
-    lowercase hyphenated name the draft lists that the user or a tool typed word for word (a whole
-    token of a user's or a tool's event in ``said``) was given too, though its shape alone does not
-    say so ("keep nightly-ledger running"); an English compound ("read-only") is not."""
+    lowercase hyphenated name the draft lists that the user or a tool typed word for word beside a
+    word announcing a name (:func:`_typed` of ``said``) was given too, though that word alone comes
+    after it ("the nightly-ledger cron"); an English compound ("read-only") is not."""
     given = {i.text for i in items if i.kind == "identifier"}
     typed: set[str] | None = None
     for line in list(summary.lines):
@@ -1233,10 +1233,18 @@ def _sourced_identifiers(summary: Summary, items: Sequence[CriticalItem], report
 
 
 def _typed(said: dict[int, str], roles: dict[int, str]) -> set[str]:
-    """The whole tokens (without their quotes and sentence punctuation) of the user's and the tools'
-    events."""
-    return {_whole(t) for eid, text in said.items() if roles.get(eid) in ("user", "tool")
-            for t in _TOKEN_RE.findall(text)}
+    """The lowercase hyphenated compounds (:data:`_COMPOUND`, whole tokens without their quotes and
+    punctuation) of the user's and the tools' events that stand next to a word announcing a name, before
+    or after it: "cron nightly-ledger", "the nightly-ledger cron" (not "the dark-launch toggle")."""
+    out: set[str] = set()
+    for eid, text in said.items():
+        if roles.get(eid) not in ("user", "tool"):
+            continue
+        toks = [_whole(t) for t in _TOKEN_RE.findall(text)]
+        for i, tok in enumerate(toks):
+            if _COMPOUND.fullmatch(tok) and any(_NAME_CUE.match(w) for w in toks[max(0, i - 1):i + 2:2]):
+                out.add(tok)
+    return out
 
 
 def attributor(events: Sequence[Event]) -> Callable[[str], list[int]]:

@@ -245,8 +245,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             r = asyncio.run(engine.new_session(key) if action == "new" else engine.reset_session(key))
             return _done(args, r.to_dict(), f"{action}: {key} → {r.new_session_id}")
         if action == "undo-reset":
-            rec = asyncio.run(engine.undo_reset(_key(args, engine)))
-            return _done(args, rec.to_dict(), f"restored {rec.session_id}")
+            undone = asyncio.run(engine.undo_reset(_key(args, engine)))
+            return _done(args, undone.to_dict(), undone.line)
         if action == "archive":
             done = asyncio.run(engine.cleanup(args.days))
             return _done(args, [r.to_dict() for r in done], f"archived {len(done)} session(s)")

@@ -66,8 +66,8 @@ async def _reset(engine: Engine, key: str, args: str) -> CommandResult:
 
 @command("undo-reset", "/undo-reset", "Bring back the session replaced by the last automatic reset")
 async def _undo_reset(engine: Engine, key: str, args: str) -> CommandResult:
-    rec = await engine.undo_reset(key)
-    return CommandResult(text=f"restored session {rec.session_id}")
+    undone = await engine.undo_reset(key)
+    return CommandResult(text=undone.line)
 
 
 @command("sessions", "/sessions", "Browse sessions: resume, view archived, restore")

@@ -73,6 +73,32 @@ class SessionReset(EngineEvent):
 
 
 @dataclass(slots=True)
+class ResetUndone(EngineEvent):
+    """An automatic reset was undone: the session it replaced is the key's current one again, and
+    counts as active now (the same daily boundary or idle gap does not reset it again)."""
+
+    key: str
+    reason: str  # daily | idle
+    session_id: str
+    """The session brought back."""
+    replaced_session_id: str
+    """The reset's session, archived again (viewable and restorable)."""
+    messages_left: int = 0
+    """Your messages sent in the reset's session: they stay there, not in the one brought back."""
+
+    @property
+    def line(self) -> str:
+        """``restored <id> (the daily reset is undone)``, and where the messages sent since the
+        reset are, when there are any."""
+        line = f"restored {self.session_id} (the {RESET_WHY.get(self.reason, self.reason)} is undone)"
+        if self.messages_left:
+            n = self.messages_left
+            line += (f"; your {n} message{'s' if n != 1 else ''} since the reset stay{'s' if n == 1 else ''} "
+                     f"in {self.replaced_session_id}, now archived")
+        return line
+
+
+@dataclass(slots=True)
 class Superseded(EngineEvent):
     """``/retry`` or ``/edit`` retired events of the key's session (they stay in the transcript,
     marked by the ``superseded`` marker ``marker_id``, and leave the context)."""

@@ -49,12 +49,12 @@ from neotask_tui.providers.selection import (
     looks_like_key,
     without_configured_keys,
 )
-from neotask_tui.storage.events import Event, without_superseded
+from neotask_tui.storage.events import RESET_UNDONE, Event, without_superseded
 from neotask_tui.storage.index import SessionRecord
 from neotask_tui.storage.keys import SessionKey, parse_key, validate_key
 from neotask_tui.storage.lock import DataLock
 from neotask_tui.storage.search import SearchResult, parse_since
-from neotask_tui.storage.store import SessionStore, parse_ts
+from neotask_tui.storage.store import SessionStore, parse_ts, touch
 from neotask_tui.text.tokens import TokenCounter
 from neotask_tui.tuning import CLOSE_SETTLE_SECONDS
 
@@ -520,10 +520,9 @@ class Engine:
             return rec, None
         old = rec.session_id
         carried = self._carried_state(key, dec.reason)
-        new = self.store.create_session(key, reason=dec.reason, parent_session_id=None, now=self.now(),
-                                        extra_events=carried)
-        new.auto_reset = {"reason": dec.reason, "detail": dec.detail, "previous_session_id": old, "at": self.now_iso()}
-        self.store.save()
+        new = self.store.create_session(
+            key, reason=dec.reason, parent_session_id=None, now=self.now(), extra_events=carried,
+            auto_reset={"reason": dec.reason, "detail": dec.detail, "previous_session_id": old, "at": self.now_iso()})
         return new, ev.SessionReset(key=key, reason=dec.reason, old_session_id=old, new_session_id=new.session_id,
                                     detail=dec.detail, undoable=True, carried=_n_carried(carried))
 
@@ -559,15 +558,37 @@ class Engine:
         """Like :meth:`new_session`, and the session state is cleared (recorded in the old transcript)."""
         return await self.new_session(key, reason="reset")
 
-    async def undo_reset(self, key: str) -> SessionRecord:
-        """Undo the last automatic reset: the previous session becomes current again."""
+    async def undo_reset(self, key: str) -> ev.ResetUndone:
+        """Undo the last automatic reset: the previous session becomes current again.
+
+        The undo sticks: a ``reset_undone`` marker is appended to the session brought back, and its
+        time is that session's activity, so the next idle reset comes after a new idle period and
+        the next daily one at the next boundary. The messages sent in the reset's session stay
+        there (it is archived, viewable and restorable); the result says how many and where.
+        """
         key = validate_key(key)
-        rec = self.store.get(key)
-        if rec is None or not rec.auto_reset:
-            raise UserError(f"no automatic reset to undo for {key}")
-        prev = str(rec.auto_reset["previous_session_id"])
         async with self.turn_lock:
-            return await asyncio.to_thread(self.store.make_current, prev, key=key)
+            rec = self.store.get(key)
+            if rec is None or not rec.auto_reset:
+                raise UserError(f"no automatic reset to undo for {key}")
+            return await asyncio.to_thread(self._undo_reset, rec, rec.auto_reset)
+
+    def _undo_reset(self, rec: SessionRecord, reset: dict[str, Any]) -> ev.ResetUndone:
+        """:meth:`undo_reset`'s file work (under the turn lock, off the event loop)."""
+        prev = str(reset["previous_session_id"])
+        reason = str(reset.get("reason", ""))
+        replaced = rec.session_id
+        live = without_superseded(self.store.events(replaced))
+        left = sum(1 for e in live if e.type == "message" and e.role == "user")
+        done = ev.ResetUndone(key=rec.key, reason=reason, session_id=prev, replaced_session_id=replaced,
+                              messages_left=left)
+        restored = self.store.make_current(prev, key=rec.key)
+        ts = self.now_iso()
+        self.store.append(prev, "marker", {"kind": RESET_UNDONE, "reset": reason, "replaced_session_id": replaced,
+                                           "messages_left": left, "text": done.line}, ts=ts)
+        touch(restored, ts)
+        self.store.save()
+        return done
 
     async def restore(self, session_id: str) -> SessionRecord:
         """Make an archived session current again (its key's current session is archived)."""

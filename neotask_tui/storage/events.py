@@ -30,12 +30,15 @@ Event types and their payload keys (all in ``data``):
   ``call`` event in the compacted session (``copied_from`` names it).
 - ``state``: ``op`` (set/clear/expire/...), ``field``, ``value``, ``scope``, ``source``, ``ttl``...
 - ``marker``: informational notices shown inline (e.g. an automatic reset), ``kind``, ``text``.
+  A marker of kind ``reset_undone`` (:data:`RESET_UNDONE`) records an ``undo-reset``.
   A marker of kind ``superseded`` (``/retry``, ``/edit``) lists in ``superseded`` the ids of the
   events it replaces (``by``: ``retry``/``edit``): they stay in the transcript, shown marked, and
   leave the context, the compaction input and the recall index (:func:`superseded_ids`).
 
 A session header may also carry ``fork_at`` (the id of the parent's event a fork was taken at,
-``reason`` ``fork``); readers that do not know it ignore it.
+``reason`` ``fork``) and ``auto_reset`` (a daily or idle reset's ``reason``, ``detail``,
+``previous_session_id`` and ``at``: what ``undo-reset`` brings back); readers that do not know
+them ignore them.
 
 Every billed model call leaves its ``usage`` on exactly one event when it is made, so the session
 index's token counters can be recounted from the transcripts (:func:`counts_usage`). An event that
@@ -60,6 +63,11 @@ _RESERVED = ("id", "parent", "ts", "type")
 
 SUPERSEDED = "superseded"
 """The ``kind`` of the marker that retires events replaced by ``/retry`` or ``/edit``."""
+
+RESET_UNDONE = "reset_undone"
+"""The ``kind`` of the marker ``undo-reset`` writes into the session it brings back: ``reset``
+(daily/idle), ``replaced_session_id`` (the reset's session, archived again) and ``messages_left``
+(your messages in it). Its time is the session's activity: the undone reset is not applied again."""
 
 
 def superseded_ids(events: Iterable[Event]) -> set[int]:

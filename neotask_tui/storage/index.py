@@ -13,15 +13,16 @@ import json
 import shutil
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from neotask_tui import paths
 from neotask_tui.errors import UserError
 from neotask_tui.storage.atomic import atomic_write_text
-from neotask_tui.storage.events import Event, counts_usage, now_iso
+from neotask_tui.storage.events import RESET_UNDONE, Event, counts_usage, now_iso
 from neotask_tui.storage.keys import validate_session_id
-from neotask_tui.storage.transcript import read_header, read_transcript
+from neotask_tui.storage.transcript import read_header, read_last_event, read_transcript
 
 INDEX_VERSION = 1
 
@@ -201,7 +202,8 @@ def load_index(path: Path | None = None, *, repair: bool = True) -> IndexLoad:
 
 def rebuild_records() -> dict[str, SessionRecord]:
     """Reconstruct current sessions from the live transcripts (the newest per key wins); token
-    counters are recounted as the live path keeps them (:func:`recount`)."""
+    counters are recounted as the live path keeps them (:func:`recount`), and a session a daily or
+    idle reset started can still be undone (:func:`auto_reset_of`)."""
     recs: dict[str, SessionRecord] = {}
     sdir = paths.sessions_dir()
     if not sdir.exists():
@@ -231,11 +233,61 @@ def rebuild_records() -> dict[str, SessionRecord]:
             fork_at=_int_or_none(header.data.get("fork_at")),
             counters=recount(sid, reading(sid, events)),
             counted_through=max((e.id for e in events), default=None),
+            auto_reset=auto_reset_of(header, events),
         )
         prev = recs.get(key)
         if prev is None or rec.created_at > prev.created_at:
             recs[key] = rec
     return recs
+
+
+def auto_reset_of(header: Event, events: Sequence[Event]) -> dict[str, Any] | None:
+    """What ``undo-reset`` brings back for a session a daily or idle reset started: the
+    ``auto_reset`` its header records; for a header written before it did, the archived session of
+    the same key last active before this one began. None for any other session, and for a reset
+    already undone once (a ``reset_undone`` marker: the session was brought back since)."""
+    reason = header.data.get("reason")
+    if reason not in ("daily", "idle") or any(
+            e.type == "marker" and e.data.get("kind") == RESET_UNDONE for e in events):
+        return None
+    rec = header.data.get("auto_reset")
+    if isinstance(rec, dict) and isinstance(rec.get("previous_session_id"), str):
+        return dict(rec)
+    key, began = header.data.get("key"), str(header.data.get("created_at", header.ts))
+    prev = _last_active_before(str(key), began) if isinstance(key, str) else None
+    if prev is None:
+        return None
+    return {"reason": reason, "detail": "", "previous_session_id": prev, "at": began}
+
+
+def _last_active_before(key: str, when: str) -> str | None:
+    """The archived session of ``key`` whose last activity is the newest at or before ``when``."""
+    adir = paths.archive_dir()
+    if not adir.exists():
+        return None
+    best: tuple[str, str] | None = None
+    for p in adir.glob("*.jsonl"):
+        if p.is_symlink():
+            continue
+        h = read_header(p)
+        if h is None or h.data.get("key") != key:
+            continue
+        last = read_last_event(p)
+        ts = last.ts if last is not None else h.ts
+        if _before(ts, when) and (best is None or _before(best[0], ts)):
+            best = (ts, str(h.data.get("session_id", p.stem)))
+    return best[1] if best else None
+
+
+def _before(a: str, b: str) -> bool:
+    """Whether ISO time ``a`` is at or before ``b`` (False when either is not a time)."""
+    try:
+        da, db = datetime.fromisoformat(a), datetime.fromisoformat(b)
+    except ValueError:
+        return False
+    da = da if da.tzinfo else da.replace(tzinfo=UTC)
+    db = db if db.tzinfo else db.replace(tzinfo=UTC)
+    return da <= db
 
 
 EventsOf = Callable[[str], Sequence[Event] | None]

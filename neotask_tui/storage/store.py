@@ -221,6 +221,7 @@ class SessionStore:
         now: datetime | None = None,
         fork_at: int | None = None,
         counters: Counters | None = None,
+        auto_reset: dict[str, Any] | None = None,
     ) -> SessionRecord:
         """Create a fresh session for ``key`` and make it current.
 
@@ -230,6 +231,8 @@ class SessionStore:
         ``counters`` start the new record's token counters (compaction carries the lineage's and
         records them on its compaction record, so a rebuild starts there too), saved with the index
         switch; the usage of ``extra_events`` is not added (they are copies, or carry none).
+        ``auto_reset`` (a daily or idle reset: its reason, detail, the session it replaces and when)
+        goes on the record and into the header, so ``undo-reset`` survives a rebuilt index.
         """
         self._check_writable()
         old = self.records.get(key)
@@ -244,6 +247,7 @@ class SessionStore:
                 "session_id": sid, "key": key, "created_at": ts, "parent_session_id": parent_session_id,
                 "reason": reason, "compaction_count": compaction_count, "config": cfg,
                 **({"fork_at": fork_at} if fork_at is not None else {}),
+                **({"auto_reset": auto_reset} if auto_reset is not None else {}),
             },
         )
         events = [header, *(extra_events or [])]
@@ -258,6 +262,7 @@ class SessionStore:
             key=key, session_id=sid, created_at=ts, last_activity_at=ts, parent_session_id=parent_session_id,
             config=cfg, reason=reason, compaction_count=compaction_count, fork_at=fork_at,
             counters=counters if counters is not None else Counters(), counted_through=max(e.id for e in events),
+            auto_reset=auto_reset,
         )
         self.records[key] = rec
         try:

@@ -151,6 +151,124 @@ async def test_idle_expiry_resets() -> None:
     await engine.aclose()
 
 
+def _resets(out: list[ev.EngineEvent]) -> list[ev.SessionReset]:
+    return [e for e in out if isinstance(e, ev.SessionReset)]
+
+
+def _user_texts(engine: Engine) -> list[str | None]:
+    return [e.content for e in engine.events(KEY) if e.type == "message" and e.role == "user"]
+
+
+async def test_an_undone_daily_reset_sticks_until_the_next_boundary() -> None:
+    """Red team 37, finding 4: after undo-reset the next message went to the same reset again."""
+    s = Settings()
+    s.session.daily_reset_hour = 4
+    clock = Clock(datetime(2026, 6, 10, 22, 0, tzinfo=UTC))
+    engine, _ = make(s, clock)
+    await run(engine, "evening")
+    old = engine.current_record(KEY).session_id
+    clock.set(datetime(2026, 6, 11, 9, 0, tzinfo=UTC))
+    assert _resets(await run(engine, "morning"))
+    replaced = engine.current_record(KEY).session_id
+    clock.set(datetime(2026, 6, 11, 9, 5, tzinfo=UTC))
+    undone = await engine.undo_reset(KEY)
+    assert (undone.session_id, undone.replaced_session_id, undone.messages_left) == (old, replaced, 1)
+    # the message sent in between is not carried: the undo says where it stays
+    assert undone.line == (f"restored {old} (the daily reset is undone); your 1 message since the reset "
+                           f"stays in {replaced}, now archived")
+    assert engine.store.is_archived(replaced)
+    clock.set(datetime(2026, 6, 11, 9, 10, tzinfo=UTC))
+    assert not _resets(await run(engine, "continue where we were"))
+    assert engine.current_record(KEY).session_id == old
+    assert _user_texts(engine) == ["evening", "continue where we were"]
+    marker = next(e for e in engine.events(KEY) if e.type == "marker")
+    assert marker.data["kind"] == "reset_undone" and marker.data["replaced_session_id"] == replaced
+    with pytest.raises(UserError, match="no automatic reset to undo"):
+        await engine.undo_reset(KEY)
+    # the next boundary resets as usual
+    clock.set(datetime(2026, 6, 12, 4, 1, tzinfo=UTC))
+    resets = _resets(await run(engine, "next day"))
+    assert len(resets) == 1 and resets[0].reason == "daily" and resets[0].old_session_id == old
+    await engine.aclose()
+
+
+async def test_an_undone_idle_reset_waits_for_a_new_idle_period() -> None:
+    s = Settings()
+    s.session.daily_reset_hour = -1
+    s.session.idle_reset_minutes = 30
+    clock = Clock(datetime(2026, 6, 10, 10, 0, tzinfo=UTC))
+    engine, _ = make(s, clock)
+    await run(engine, "a")
+    old = engine.current_record(KEY).session_id
+    clock.advance(minutes=31)
+    assert _resets(await run(engine, "b"))
+    clock.advance(minutes=1)
+    undone = await engine.undo_reset(KEY)
+    assert undone.reason == "idle" and undone.line.startswith(f"restored {old} (the idle expiry is undone); ")
+    clock.advance(minutes=29)
+    assert not _resets(await run(engine, "c"))
+    assert engine.current_record(KEY).session_id == old and _user_texts(engine) == ["a", "c"]
+    clock.advance(minutes=30)
+    resets = _resets(await run(engine, "d"))
+    assert len(resets) == 1 and resets[0].reason == "idle" and resets[0].old_session_id == old
+    await engine.aclose()
+
+
+async def test_undo_reset_survives_a_rebuilt_sessions_json() -> None:
+    """Red team 37, finding 6: a rebuilt index lost the record of the automatic reset."""
+    s = Settings()
+    s.session.daily_reset_hour = 4
+    clock = Clock(datetime(2026, 6, 10, 22, 0, tzinfo=UTC))
+    engine, _ = make(s, clock)
+    await run(engine, "evening")
+    old = engine.current_record(KEY).session_id
+    clock.set(datetime(2026, 6, 11, 9, 0, tzinfo=UTC))
+    await run(engine, "morning")
+    before = engine.current_record(KEY).auto_reset
+    await engine.aclose()
+    paths.sessions_index().unlink()
+    engine, _ = make(s, clock)
+    assert any("sessions.json was missing" in n for n in engine.notices)
+    assert engine.current_record(KEY).auto_reset == before
+    assert (await engine.undo_reset(KEY)).session_id == old
+    await engine.aclose()
+    # the undo is in the transcript too: rebuilt again, the restored session is not reset again
+    paths.sessions_index().unlink()
+    engine, _ = make(s, clock)
+    rec = engine.current_record(KEY)
+    assert rec.session_id == old and rec.auto_reset is None
+    assert not _resets(await run(engine, "continue"))
+    assert engine.current_record(KEY).session_id == old
+    await engine.aclose()
+
+
+async def test_a_rebuilt_index_finds_the_session_an_older_reset_replaced() -> None:
+    """A header written before it recorded ``auto_reset``: the archived session of the key last
+    active before the reset's session began is the one undo-reset brings back."""
+    s = Settings()
+    s.session.daily_reset_hour = 4
+    clock = Clock(datetime(2026, 6, 10, 22, 0, tzinfo=UTC))
+    engine, _ = make(s, clock)
+    await run(engine, "older")
+    await engine.new_session(KEY)
+    clock.set(datetime(2026, 6, 10, 23, 0, tzinfo=UTC))
+    await run(engine, "evening")
+    old = engine.current_record(KEY).session_id
+    clock.set(datetime(2026, 6, 11, 9, 0, tzinfo=UTC))
+    await run(engine, "morning")
+    new = engine.current_record(KEY).session_id
+    await engine.aclose()
+    tp = paths.transcript_path(new)
+    lines = tp.read_text().splitlines()
+    head = json.loads(lines[0])
+    assert head.pop("auto_reset")["previous_session_id"] == old
+    tp.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    paths.sessions_index().unlink()
+    engine, _ = make(s, clock)
+    assert (await engine.undo_reset(KEY)).session_id == old
+    await engine.aclose()
+
+
 def test_a_reset_line_says_why_and_what_was_archived() -> None:
     """One line for a new session, whichever front end shows it (each adds how to undo it there)."""
     first = ev.SessionReset(key=KEY, reason="new", old_session_id=None, new_session_id="s-2")

@@ -10,6 +10,8 @@ from neotask_tui.errors import UserError
 
 _PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+ID_RULE = "must be 1-64 chars of letters, digits, . _ @ + -, start with a letter or digit and hold no '..'"
+"""The id rule as every refusal says it: ``..`` is refused too (ids become file and folder names)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +39,7 @@ def parse_key(key: str) -> SessionKey:
         raise UserError(f"bad session key {key[:80]!r}: expected agent:<agent_id>:<channel>:<chat_id>")
     for name, value in zip(("agent_id", "channel", "chat_id"), parts[1:], strict=True):
         if not _PART.fullmatch(value) or ".." in value:
-            raise UserError(
-                f"bad session key {key[:80]!r}: {name} must be 1-64 chars of letters, digits, . _ @ + - "
-                "and start with a letter or digit"
-            )
+            raise UserError(f"bad session key {key[:80]!r}: {name} {ID_RULE}")
     return SessionKey(parts[1], parts[2], parts[3])
 
 
@@ -52,10 +51,7 @@ def validate_key(key: str) -> str:
 def validate_agent_id(agent_id: str) -> str:
     """Return ``agent_id`` if it may appear in a session key, else raise :class:`UserError`."""
     if not isinstance(agent_id, str) or not _PART.fullmatch(agent_id) or ".." in agent_id:
-        raise UserError(
-            f"bad agent id {str(agent_id)[:80]!r}: must be 1-64 chars of letters, digits, . _ @ + - "
-            "and start with a letter or digit"
-        )
+        raise UserError(f"bad agent id {str(agent_id)[:80]!r}: {ID_RULE}")
     return agent_id
 
 

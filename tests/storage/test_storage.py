@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from neotask_tui import paths
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.events import Event
 from neotask_tui.storage.index import SessionRecord, SessionRecords, load_index
-from neotask_tui.storage.keys import parse_key, validate_key
+from neotask_tui.storage.keys import parse_key, validate_agent_id, validate_key
 from neotask_tui.storage.store import SessionStore
 from neotask_tui.storage.transcript import append_events, read_transcript
 
@@ -37,6 +38,20 @@ def test_valid_keys(key: str) -> None:
 def test_bad_keys_get_clear_error(key: str) -> None:
     with pytest.raises(UserError, match="bad session key"):
         validate_key(key)
+
+
+@pytest.mark.parametrize(("check", "value", "what"), [
+    (validate_key, "agent:main:cli:a..b", "chat_id"), (validate_key, "agent:a..b:cli:x", "agent_id"),
+    (validate_agent_id, "a..b", "agent id"),
+])
+def test_an_id_with_two_dots_is_refused_by_a_rule_that_says_so(check: Callable[[str], str], value: str,
+                                                              what: str) -> None:
+    """Red team 37, finding 7: ``a..b`` was refused by an error quoting a rule it fits."""
+    with pytest.raises(UserError) as e:
+        check(value)
+    assert what in str(e.value) and str(e.value).endswith(
+        "must be 1-64 chars of letters, digits, . _ @ + -, start with a letter or digit and hold no '..'")
+    assert validate_agent_id("a.b") == "a.b"
 
 
 def _ev(i: int, text: str = "hi") -> Event:

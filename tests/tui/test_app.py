@@ -292,6 +292,9 @@ async def test_automatic_reset_offers_a_one_key_restore(app_factory: Callable[..
         await pilot.press("ctrl+u")
         await wait_for(pilot, lambda: engine.current_record(key).session_id == old, "the restore")
         assert not app.undo_reset_available
+        undone = (f"restored {old} (the daily reset is undone); your 1 message since the reset stays in {new}, "
+                  "now archived")
+        await wait_for(pilot, lambda: any(undone in v.entry.text for v in app.query(MessageView)), "the undo's line")
 
 
 async def test_bindings_are_remappable(app_factory: Callable[..., NeotaskApp]) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from neotask_tui.commands.intents import ReviewCompaction
 from neotask_tui.commands.registry import CommandResult, command, split_args
-from neotask_tui.engine.compaction.guard import CHANGES
+from neotask_tui.engine.compaction.guard import CHANGES, LEFT_OUT
 from neotask_tui.providers.base import Usage
 
 if TYPE_CHECKING:
@@ -69,7 +69,8 @@ def describe(res: CompactionResult) -> str:
         out += [f"- {i.removeprefix('uncited line ')}" for i in uncited]
     if d.get("dropped"):
         out += ["", "**Not in the summary** (still in the archived transcript):"]
-        out += [f"- {r['kind']}: {r['text']}" for r in d["dropped"]]
+        out += [f"- {r['kind']}: {r['text']}" + (f" — {LEFT_OUT[r['kind']]}" if r["kind"] in LEFT_OUT else "")
+                for r in d["dropped"]]
     if d.get("candidates"):
         n = len(d["candidates"])
         out += ["", f"{n} memory candidate(s) would be proposed to the inbox when it is applied (nothing written)."

@@ -548,3 +548,27 @@ async def test_a_threshold_below_what_a_compaction_leaves_still_compacts() -> No
         assert led.sections["recent"] < 3 * keep  # compacted long before the window was full
     finally:
         await eng.aclose()
+
+
+def test_the_review_says_why_a_rule_it_lists_as_not_in_the_summary_was_not_put_back() -> None:
+    # Red team 37, finding 3: "constraint: make sure nobody force-pushes to main" was listed under "Not in the
+    # summary" with no why, while other rules were restored. It is a "do not" now (restored); a rule the guard
+    # does not enforce (no "not", condition or time limit) is still listed, and the review says why.
+    from neotask_tui.commands.compaction import describe
+    from neotask_tui.engine.compaction.compactor import CompactionResult
+    from neotask_tui.engine.compaction.guard import extract_items, guard
+    from neotask_tui.engine.compaction.summary import parse_summary
+    from neotask_tui.storage.events import Event
+
+    said = ["make sure nobody force-pushes to main", "Tests must pass before merge."]
+    events = [Event("message", i + 1, i, "2025-01-01T00:00:00+00:00", {"role": "user", "content": t})
+              for i, t in enumerate(said)]
+    s = parse_summary("## Constraints and rules\n- None.", valid_ids={1, 2})
+    report = guard(s, extract_items(events), events)
+    res = CompactionResult(key=KEY, old_session_id="s", new_session_id=None, summary=s.render(), sections={},
+                           first_kept_id=None, kept_ids=[], tokens_before=0, tokens_after=0, model="m",
+                           repaired=[r.to_dict() for r in report.repaired],
+                           dropped=[d.to_dict() for d in report.dropped])
+    shown = describe(res)
+    assert "make sure nobody force-pushes to main [e:1]" in s.render()
+    assert "- constraint: Tests must pass before merge. — a rule with no \"not\", condition or time limit" in shown

@@ -123,3 +123,17 @@ async def test_new_carries_the_rule_and_reset_clears_it(engine: Engine) -> None:
     assert "do not use any paid tools" in st(engine).block(KEY)
     await engine.reset_session(KEY)
     assert rules(engine) == [] and st(engine).block(KEY) == ""
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # Red team 37, finding 3: a "do not" led by "under no circumstances" (Russian) and a prohibition with no
+    # "not" never became session rules.
+    ("под никаким предлогом не удаляй бакет logs-prod", "под никаким предлогом не удаляй бакет logs-prod"),
+    ("Ни при каких условиях не перезапускай db-7.", "Ни при каких условиях не перезапускай db-7"),
+    ("Under no circumstances delete the bucket logs-prod.", "Under no circumstances delete the bucket logs-prod"),
+    ("make sure nobody force-pushes to main", "make sure nobody force-pushes to main"),
+])
+async def test_a_do_not_led_by_under_no_circumstances_or_by_nobody_is_captured(
+        engine: Engine, text: str, value: str) -> None:
+    await say(engine, text)
+    assert [(e.value, e.source) for e in rules(engine)] == [(value, f"e:{user_event_id(engine, text)}")]

@@ -888,3 +888,64 @@ def test_a_done_line_citing_only_the_users_request_is_no_report_of_work_done(rep
     assert [r.text for r in report.repaired if r.kind == "unsupported done"] == (
         [] if kept else ["Done: the runbook and the rollback steps were written"])
     assert "Please write the runbook and the rollback steps." in s.render()  # still asked, in the user's words
+
+
+RT37_RULES = ["stop the rollout if the error rate exceeds 2%",
+              "keep the replica read-only until the migration finishes",
+              "под никаким предлогом не удаляй бакет logs-prod",
+              "make sure nobody force-pushes to main",
+              "the cutover must not exceed 15 minutes of downtime"]
+
+
+def test_a_draft_with_no_rules_gets_every_rule_back_verbatim_with_its_citation() -> None:
+    # Red team 37, finding 3: a draft with an empty "Constraints and rules" section got back only the "if … exceeds
+    # 2%" and the "must not exceed" rules. The Russian "do not" led by "под никаким предлогом" and the "until …"
+    # rule were silently gone; "make sure nobody force-pushes" was listed as not in the summary, with no reason.
+    events: list[Event] = []
+    for n, text in enumerate(RT37_RULES):
+        events += [msg(2 * n + 1, "user", text), msg(2 * n + 2, "assistant", "Noted.")]
+    draft = ("## Current goal\n- Migrate the orders database to Postgres 16 [e:2] (user)\n## Decisions\n- None.\n"
+             "## Constraints and rules\n- None.\n## Still to do\n- Migrate.\n")
+    s = parse_summary(draft, valid_ids={e.id for e in events})
+    report = guard(s, extract_items(events), events)
+    rules = {ln.text: ln.cites for ln in s.section("Constraints and rules") if ln.text != "None."}
+    assert rules == {text: [2 * n + 1] for n, text in enumerate(RT37_RULES)}, s.render()
+    assert {r.text for r in report.repaired if r.kind == "constraint"} == set(RT37_RULES)
+    assert report.dropped == []
+    assert "`logs-prod`" in "\n".join(ln.render() for ln in s.section("Exact identifiers"))
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("keep the replica read-only until the migration finishes", "condition"),
+    ("Hold the deploy until the backup finishes.", "condition"),
+    ("Until the audit is over, freeze the schema.", "condition"),
+    ("держи реплику только на чтение, пока не закончится миграция", "condition"),
+    ("под никаким предлогом не удаляй бакет logs-prod", "negation"),
+    ("Ни при каких условиях не перезапускай db-7.", "negation"),
+    ("make sure nobody force-pushes to main", "negation"),
+    ("No one may touch the prod cluster.", "negation"),
+    # statements with "until" that set no rule
+    ("I waited until noon.", None),
+    ("We talked until midnight.", None),
+    ("Everything was fine until the update.", None),
+    ("Nothing happened until noon.", None),
+    ("Work kept me busy until 9.", None),
+    ("Wait until you see it!", None),
+    ("Sleep well until tomorrow.", None),
+    ("Dance until the morning!", None),
+    ("Thanks for staying until the end!", None),
+    ("Я ждал, пока не пришёл автобус.", None),
+    ("Nobody knows why it broke.", None),
+])
+def test_an_until_rule_and_a_do_not_without_not_are_constraints_and_stories_are_not(text: str,
+                                                                                  kind: str | None) -> None:
+    assert constraint_kind(text) == kind
+
+
+def test_a_story_with_until_is_not_restored_as_a_rule() -> None:
+    events = [msg(1, "user", "I waited until noon for the vendor."), msg(2, "assistant", "That is a long wait."),
+              msg(3, "user", "Everything was fine until the update.")]
+    s = parse_summary("## Current goal\n- None. [e:1]", valid_ids={1, 2, 3})
+    report = guard(s, extract_items(events), events)
+    assert [r for r in report.repaired if r.kind == "constraint"] == [], report.repaired
+    assert "until" not in "\n".join(ln.text for ln in s.section("Constraints and rules"))

@@ -202,7 +202,7 @@ _NEG_EN = (
 )
 _NEG_RU = r"(?<!\w)(?:не|нельзя|никогда|ни в коем случае|запрещено|без|избегай|нет)(?!\w)"
 _COND = (
-    r"\bonly\b|\bunless\b|\bexcept\b"
+    r"\bonly\b|\bunless\b|\bexcept\b|\buntil\b|\btill\b|(?<!\w)пока(?!\w)"
     r"|(?<!\w)только(?!\w)|(?<!\w)кроме(?!\w)|(?<!\w)если(?!\w)|(?<!\w)лишь(?!\w)"
 )
 NEGATION_RE = re.compile(f"{_NEG_EN}|{_NEG_RU}", re.IGNORECASE)
@@ -1011,6 +1011,13 @@ CHANGES: Final[dict[str, str]] = {
 }
 """The guard's changes to a draft, as the compaction review and ``/compact`` explains them (every other kind the guard
 reports is an item the draft had lost and the guard put back)."""
+
+
+LEFT_OUT: Final[dict[str, str]] = {
+    "constraint": "a rule with no \"not\", condition or time limit: the guard puts back only those",
+}
+"""Why the guard did not put back an item the review lists as not in the summary, by kind (a kind without an
+entry is a note of the conversation the guard does not enforce)."""
 
 
 _OWN_SECTION = frozenset(("identifier", "goal", "request", "done", "todo"))

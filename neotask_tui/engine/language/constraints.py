@@ -107,7 +107,11 @@ _PROHIBITION = re.compile(
     r"|\bno longer\b|\bno \w+ allowed\b|\bcan(?:not|'?t| not) be (?:used|changed|modified|touched|removed"
     r"|deleted|renamed|committed|pushed|merged|deployed|shared|exposed|logged|stored|sent|skipped)\b"
     r"|\bdo NOT\b"
+    # a prohibition with no "not": "make sure nobody force-pushes to main", "no one may touch prod"
+    r"|\b(?:make sure|be sure|ensure|see to it)(?: that)? (?:nobody|no one|no-one|none of (?:us|you|them))\b"
+    r"|\b(?:nobody|no one|no-one)\s+(?:may|must|should|shall|is (?:allowed|permitted|supposed) to|gets to)\b"
     r"|(?<!\w)(?:нельзя|запрещено|запрещается|недопустимо|ни в коем случае|не надо|не нужно|не стоит"
+    r"|под никаким предлогом|ни под каким (?:предлогом|видом)|ни при каких (?:условиях|обстоятельствах)"
     r"|не следует|не смей|не разрешается|никаких|никакого|никакой)(?!\w)"
     r"|(?<!\w)не\s+должн\w*|(?<!\w)избега\w*|(?<!\w)не\s+хочу(?!\w)",
     re.IGNORECASE,
@@ -364,6 +368,56 @@ def is_time_limit(sentence: str) -> bool:
     return bool(re.match(r"[a-z]", rest, re.IGNORECASE))
 
 
+_UNTIL_LAST = re.compile(
+    r"^(?P<main>\S.*?),?\s+(?:until|till|up until|as long as|(?:пока|до тех пор,?\s+пока)(?:\s+не)?)\s+(?P<cond>\S.*)$",
+    re.IGNORECASE,
+)
+_UNTIL_FIRST = re.compile(
+    r"^(?:until|till|up until|пока не|до тех пор,?\s+пока(?:\s+не)?)\s+(?P<cond>[^,]+),\s*(?:то\s+)?(?P<main>\S.*)$",
+    re.IGNORECASE,
+)
+_FINITE_SECOND = re.compile(
+    r"^[\w'-]+\s+(?:was|were|is|are|am|has|had|have|will|would|could|did|does|went|got|seemed|looked|felt|kept"
+    r"|stayed|\w+ed)\b",
+    re.IGNORECASE,
+)
+"""A statement's verb in second place ("Everything was fine until the update", "Work kept me busy until
+9"): no instruction."""
+_UNTIL_CHAT = re.compile(
+    r"^(?:(?:just\s+)?wait|hold on|hang on|stay tuned|sleep|rest|relax|dance|party|enjoy|have (?:fun|a)|hang out"
+    r"|celebrate|take care)\b|^you\s+(?:see|hear|try|taste|meet)\b",
+    re.IGNORECASE,
+)
+""""Wait until you see it!", "Sleep well until tomorrow", "Dance until the morning!": chat, not a rule."""
+
+
+def is_until_rule(sentence: str) -> bool:
+    """Whether ``sentence`` is an instruction that holds until an event: "keep the replica read-only
+    until the migration finishes", "until the audit is over, freeze the schema", "держи реплику только
+    на чтение, пока не закончится миграция". The other clause must be an instruction: "I waited until
+    noon", "Everything was fine until the update", "Wait until you see it!" are none."""
+    text = _unfill(unlabel(sentence).strip().rstrip(".!…"))
+    if not text or text.endswith("?"):
+        return False
+    for rx in (_UNTIL_FIRST, _UNTIL_LAST):
+        m = rx.match(text)
+        if m is None:
+            continue
+        main = _unfill(m.group("main").strip(" ,"))
+        cond = m.group("cond").strip()
+        if len(main.split()) < 2 or not cond or _UNTIL_CHAT.match(main) or _UNTIL_CHAT.match(cond):
+            continue
+        if re.match(r"[а-яё]", main, re.IGNORECASE):
+            if _RU_IMPERATIVE_START.match(main):
+                return True
+            continue
+        if (not re.match(r"[a-z]", main, re.IGNORECASE) or _SUBJECT_START.match(main) or _NOT_IMPERATIVE.match(main)
+                or _PAST.match(main) or _FINITE_SECOND.match(main) or main.split()[0].lower().endswith("ing")):
+            continue
+        return True
+    return False
+
+
 def is_condition(sentence: str) -> bool:
     """Whether ``sentence`` states a condition a rule depends on ("only for the demo", "unless...",
     a limit: :func:`is_conditional_limit`)."""
@@ -413,6 +467,8 @@ def constraint_kind(sentence: str) -> Kind | None:
         return "condition"
     if is_temporary_rule(sentence):
         return "temporary"
+    if is_until_rule(sentence):
+        return "condition"
     return None
 
 

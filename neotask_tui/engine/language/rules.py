@@ -4,8 +4,9 @@
 The statement must *be* a directive, not describe something: it starts (after "please", "also",
 "and"...) with a prohibition or a negated imperative — "do not", "don't", "never", "no", "stop",
 "avoid", "must not", "let's not", "I don't want", "we don't", "without", "hands off", "refrain from",
-"stay away from", "leave … alone", "не", "никогда не", "больше
-не", "нельзя", "запрещено", "давай не", "мы не", "перестань", "прекрати", "хватит", "без" — and
+"stay away from", "leave … alone", "under no circumstances", "make sure nobody", "не", "никогда не",
+"больше не", "под никаким предлогом не", "нельзя", "запрещено", "давай не", "мы не", "перестань",
+"прекрати", "хватит", "без" — and
 :func:`~.constraints.constraint_kind` calls it a negation, so chatter ("don't worry", "I don't know",
 "can't wait", "без проблем") and descriptions that merely contain a prohibition word ("It avoids the
 crash", "the tests do not pass", "he stopped using emojis", "без эмодзи текст выглядит лучше") are
@@ -29,6 +30,8 @@ _DIRECTIVE_NEGATION = re.compile(
     r"(?:you|we) (?:must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|do not|don'?t|never)|"
     r"let'?s not|let us not|i (?:do not|don'?t) want|"
     r"не|никогда не|больше не|нельзя|запрещено|давай(?:те)? не|мы не|ты не|вы не|ни в коем случае"
+    r"|(?:под никаким предлогом|ни под каким (?:предлогом|видом)|ни при каких (?:условиях|обстоятельствах)),?\s+не"
+    r"|under no circumstances?|(?:make sure|be sure|ensure|see to it)(?: that)? (?:nobody|no one|no-one)"
     r"|without|no more|перестань|перестаньте|прекрати|прекратите|хватит|без)\b",
     re.I,
 )

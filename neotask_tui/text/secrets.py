@@ -33,8 +33,11 @@ What is found:
   "the password (optional)"), also with the separator and/or value on the next line
   ("password:\\n…", "мой пароль\\n— …"; the value alone on its line, also after the cue line's own
   comment prefix: "# password is\\n# …"), multi-word passphrases to
-  the end of their clause ("the passphrase is: …", "кодовая фраза: …"), a new password after
-  "I reset it to …" / "поменял его на …" (see ``_SET_TO``), PINs, door codes and lock combinations
+  the end of their clause ("the passphrase is: …", "кодовая фраза: …"; a clause also ends at "and",
+  "but", "и", "но"), a new password after "I reset it to …" / "поменял его на …" (see ``_SET_TO``;
+  also when the message before named the password) or after "I changed the password, now it's …" /
+  "пароль поменял, теперь он …", a password after where it is written ("… is on the fridge: …"),
+  PINs, door codes and lock combinations
   ("combination is …", "код замка …", "my pin number is …", "the code for the door is …", "My PIN? …",
   spaced digits after a separator: "the PIN is 7 3 1 9"), Wi-Fi
   keys (also a bare "key: …" shortly after the network: "wifi is CafeNet, key: …", or after the
@@ -275,8 +278,9 @@ _PW_PROSE = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?P<qual>" + _PW_FOR +
                        + r"(?:" + _PW_HERE + r"|[^\S\n]{1,4}(?:такой|такая|следующий|вот)(?![а-яё]))?" + _PROSE_SEP)
 # a question and its answer: "My password? It's V.", "Пароль? Это V" — the answer word links the value
 # as "is" does (a letters-only value, a passphrase to the end of its clause; red team 36); without it
-# the value is strict ("Forgot password? Click here", "Пароль? V")
-_PW_ASK = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?[^\S\n]{0,2}\?[^\S\n]{1,4}"
+# the value is strict ("Forgot password? Click here", "Пароль? V"); the question may say what the
+# password is for: "The password for the VPN? It's V" (red team 37)
+_PW_ASK = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + r"[^\S\n]{0,2}\?[^\S\n]{1,4}"
                      r"(?:(?P<answer>it['’]s|it[^\S\n]is|that['’]s|это|вот)[^\S\n]{1,4})?")
 _PW_STILL = r"(?:still|now|currently|actually|really|again|also)"
 # the password asked about, its value in the question: "is the root password still V?", "was my wifi
@@ -291,6 +295,37 @@ _PW_QUESTION = re.compile(
 # a weaker link, so the value must look like a password: "changed my password to V", "сменил пароль на V"
 _PW_WEAK = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + r"[^\S\n]{1,4}(?:to|на|теперь|сейчас)[^\S\n]{1,4}"
+)
+# where the password is written, then a symbol and the value: "the wifi password is on the fridge: V",
+# "the password is written on the sticky note: V" (red team 37); a strict value that ends its clause
+# ("is on the fridge: ask Bob", "is explained here: docs.example.com" are prose)
+_PW_WHERE = re.compile(
+    r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_FOR + r"(?:[^\S\n]{1,4}(?:is|was|are)|['’]s)"
+    r"(?:[^\S\n]{1,4}(?:written|stuck|taped|printed|posted|pinned|kept|noted))?"
+    r"[^\S\n]{1,4}(?:on|in|at|under|behind|inside|by|near)(?:[^\S\n]{1,4}[^\W\d_][\w'’-]{0,23}){1,5}?"
+    r"[^\S\n]{0,2}[:—–][^\S\n]{0,4}"
+)
+# a changed password and then what it is now: "I reset the password; it's now V", "the password
+# changed, it's V now", "пароль поменял, теперь он V", "сменил пароль, он теперь V" (red team 37): the
+# change and the password word in one clause, a clause break, a link that says "now it is"; a strict
+# value ("it's now working", "теперь он длиннее" are prose)
+_PW_CHANGE_VERB = (r"(?:changed|reset|updated|rotated|replaced|renewed"
+                   r"|(?:по|с|из|за)мен(?:ил|ила|или|ял|яла|яли|ян|яна|ён|ена|ен)|обнов(?:ил|ила|или|лён|лен|лена)"
+                   r"|сброс(?:ил|ила|или)|сброшен|сброшена)(?![\w-])")
+_PW_CHANGE_QUAL = (r"(?:[^\S\n]{1,4}(?:for|to|of|on|at|from|от|для|к|на)"
+                   r"(?:[^\S\n]{1,4}[^\s,;:=—–.!?]{1,30}+){1,4}?)?")
+_PW_CHANGED = re.compile(
+    r"(?i)(?<![\w-])(?:" + _PW_CHANGE_VERB + r"(?:[^\S\n]{1,4}[^\s,;:=—–.!?]{1,30}+){0,3}?[^\S\n]{1,4}"
+    + _PW_WORD + r"s?" + _PW_CHANGE_QUAL
+    + r"|" + _PW_WORD + r"s?" + _PW_CHANGE_QUAL
+    + r"(?:[^\S\n]{1,4}(?:was|is|got|has|have|had|has[^\S\n]{1,4}been|was[^\S\n]{1,4}just|я|мы|ты|уже))?"
+    r"[^\S\n]{1,4}" + _PW_CHANGE_VERB + r")"
+    r"(?:[^\S\n]{1,4}(?:yesterday|today|again|just[^\S\n]{1,4}now|вчера|сегодня|снова|опять))?"
+    r"[^\S\n]{0,4}(?:[,;.:—–]|-(?=\s))[^\S\n]{0,4}(?:(?:and|so|и|а)[^\S\n]{1,4})?"
+    r"(?:(?:now[^\S\n]{1,4})?(?:it|the[^\S\n]{1,4}new[^\S\n]{1,4}(?:one|password))(?:['’]s|[^\S\n]{1,4}is)"
+    r"(?:[^\S\n]{1,4}(?:now|just))?"
+    r"|(?:теперь|сейчас)(?:[^\S\n]{1,4}(?:он|она|там|это))?|(?:он|она|там|новый)[^\S\n]{1,4}(?:теперь|сейчас))"
+    r"(?:[^\S\n]{0,2}[:—–])?[^\S\n]{1,4}"
 )
 _PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код|number))?|passcode|пин(?:[ -]?код)?"
              r"|(?:door|gate|alarm|garage|safe|padlock|entry)[ -]code"  # "locker code 4711" is as often its number
@@ -366,10 +401,14 @@ _PIN_WRAPPED = re.compile(
     r"([0-9]{4,8})(?=[^\S\n]{0,4}[.,;!?]?[^\S\n]{0,4}(?:\r?\n|$))"
 )
 _VALUE_LINE_END = re.compile(r"[.,;!?)\]}>»\"'`]{0,4}[^\S\n]*(?:\r?\n|$)")
-# a passphrase: the rest of the clause after "password is" when it reads as words, not as a sentence
-_CLAUSE = re.compile(r"[A-Za-zА-Яа-яЁё][A-Za-zА-Яа-яЁё'\-]{1,23}"
-                     r"(?:[^\S\n]{1,3}[A-Za-zА-Яа-яЁё][A-Za-zА-Яа-яЁё'\-]{1,23}){2,11}"
-                     r"(?=[^\S\n]{0,4}(?:[,;.!?)]|$))", re.M)
+# a passphrase: the rest of the clause after "password is" when it reads as words, not as a sentence;
+# a word may hold digits after its first letter ("purple monkey dishwasher8"), and a conjunction that
+# opens the next clause ends it as a comma does: "… is correct horse battery staple and that is all",
+# "пароль — синий кит летит юговосток2 и больше ничего" (red team 37)
+_CLAUSE_AND = r"(?:and|but|or|so|и|а|но|или)(?![\w'\-])"
+_CLAUSE_WORD = r"(?!" + _CLAUSE_AND + r")[A-Za-zА-Яа-яЁё][A-Za-zА-Яа-яЁё0-9'\-]{1,23}"
+_CLAUSE = re.compile(r"(?i)" + _CLAUSE_WORD + r"(?:[^\S\n]{1,3}" + _CLAUSE_WORD + r"){2,11}"
+                     r"(?=[^\S\n]{0,4}(?:[,;.!?)]|$)|[^\S\n]{1,4}" + _CLAUSE_AND + r")", re.M)
 _FUNCTION_WORDS = frozenset({
     "a", "an", "the", "this", "that", "these", "those", "it", "its", "is", "are", "was", "were", "be", "been",
     "being", "not", "no", "in", "on", "at", "of", "for", "to", "from", "with", "by", "and", "or", "but", "if",
@@ -1681,8 +1720,11 @@ def _random_looking(value: str) -> bool:
     return wordy * 2 < letters and changes >= max(4, len(value) * 2 // 5)  # Bob_2024, PROD_EU1: names
 
 
-def _set_to(text: str) -> Iterator[SecretMatch]:
-    """``I reset it to V`` and the like (see :data:`_SET_TO` for when V is a secret)."""
+def _set_to(text: str, *, pw_before: bool = False) -> Iterator[SecretMatch]:
+    """``I reset it to V`` and the like (see :data:`_SET_TO` for when V is a secret).
+
+    ``pw_before``: the message before ended by naming a password ("The staging password expired
+    yesterday." and then "I reset it to V"), which counts as a word near the start of ``text`` does."""
     for m in _SET_TO.finditer(text):
         v = _value_at(text, m.end())
         if v is None:
@@ -1697,7 +1739,7 @@ def _set_to(text: str) -> Iterator[SecretMatch]:
         if _random_looking(value) or (
                 "@" not in value and all(w in _SET_OBJECT for w in m.group(1).casefold().split())
                 and _plausible(value, strict=True) and not _MEASURE.fullmatch(value)
-                and _PW_NEAR.search(text, lo, hi) is not None):
+                and (_PW_NEAR.search(text, lo, hi) is not None or (pw_before and m.start() < _NEAR_BEFORE))):
             yield SecretMatch("password", v[0], v[1])
 
 
@@ -1802,10 +1844,30 @@ def _network_keys(text: str) -> Iterator[SecretMatch]:
     yield from _after_lead(text, _NET_KEY, "credential", lambda m, v: near(m.start()) and _plausible(v, strict=True))
 
 
-def _passwords(text: str) -> Iterator[SecretMatch]:
+def _where_ok(text: str, v: tuple[int, int, str]) -> bool:
+    """A value after "the password is on the fridge:" (``_PW_WHERE``): strict, no link or host name,
+    and the end of its clause."""
+    value = v[2]
+    return (_plausible(value, strict=True) and "/" not in value and _DOTTED.fullmatch(value) is None
+            and _CLAUSE_END.match(text, v[1]) is not None)
+
+
+def _changed_ok(value: str) -> bool:
+    """A value after "I changed the password, now it's" (``_PW_CHANGED``)."""
+    return _plausible(value, strict=True) and not _MEASURE.fullmatch(value)
+
+
+def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
+    """Passwords, PINs and other credentials found by their cue words (``context``: the message
+    before, see :func:`find_secrets`)."""
     low = text.lower()  # key words are looked for first: most text has none of them
     if any(w in low for w in ("pass", "pwd", "парол", "пасс", "contrase", "kennwort", "senha", "has")):
         yield from _prose_passwords(text)
+        for m in _PW_WHERE.finditer(text):
+            v = _value_at(text, m.end())
+            if v is not None and _where_ok(text, v):
+                yield SecretMatch("password", v[0], v[1])
+        yield from _after_lead(text, _PW_CHANGED, "password", lambda m, v: _changed_ok(v))
         yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
         yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
         if "?" in text:
@@ -1865,7 +1927,8 @@ def _passwords(text: str) -> Iterator[SecretMatch]:
     if "seed" in low or "сид" in low:
         yield from _bare_seeds(text)
     if any(w in low for w in (" to ", " на ")):
-        yield from _set_to(text)
+        pw_before = context is not None and _PW_NEAR.search(context, max(0, len(context) - _NEAR_BEFORE)) is not None
+        yield from _set_to(text, pw_before=pw_before)
     if "remember" in low or "запомни" in low:
         yield from _announced_inline(text)
     if "--" in text or any(w in low for w in ("mysql", "mariadb", "sshpass", "login", "htpasswd")):
@@ -2050,7 +2113,9 @@ def find_secrets(text: str, *, context: str | None = None) -> list[SecretMatch]:
         context: The message before ``text`` in the same conversation (the previous user message),
             when ``text`` is a message: a lone password-looking line that it (or the line before it
             in ``text``) announces — "my password is in the next message", "the old one was:" — is
-            a secret too. ``None`` for text that is not part of a conversation.
+            a secret too, and so is V in "I reset it to V" near the start of ``text`` when a
+            password word ends it ("The staging password expired yesterday."). ``None`` for text
+            that is not part of a conversation.
 
     Returns:
         Non-overlapping matches sorted by position. When two detections overlap the longer one
@@ -2066,8 +2131,8 @@ def find_secrets(text: str, *, context: str | None = None) -> list[SecretMatch]:
         (-1, SecretMatch("marker", m.start(), m.end())) for m in _MARKER.finditer(vt)
     ] if MARKER_PREFIX in vt else []
     announced = _announced(vt, context) if context is not None or "\n" in vt else iter(())
-    for rank, gen in enumerate((_pem(vt), _formats(vt), itertools.chain(_assignments(vt), _markup(vt)), _passwords(vt),
-                                itertools.chain(_entropy_tokens(vt), announced))):
+    for rank, gen in enumerate((_pem(vt), _formats(vt), itertools.chain(_assignments(vt), _markup(vt)),
+                                _passwords(vt, context), itertools.chain(_entropy_tokens(vt), announced))):
         found.extend((rank, s) for s in gen if s.end > s.start)
     found.sort(key=lambda r: (r[0] >= 0, -(r[1].end - r[1].start), r[0], r[1].start))
     starts: list[int] = []

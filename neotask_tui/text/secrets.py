@@ -321,7 +321,8 @@ _PW_CHANGED = re.compile(
     + r"(?:[^\S\n]{1,4}(?:was|is|got|has|have|had|has[^\S\n]{1,4}been|was[^\S\n]{1,4}just|я|мы|ты|уже))?"
     r"[^\S\n]{1,4}" + _PW_CHANGE_VERB + r")"
     r"(?:[^\S\n]{1,4}(?:yesterday|today|again|just[^\S\n]{1,4}now|вчера|сегодня|снова|опять))?"
-    r"[^\S\n]{0,4}(?:[,;.:—–]|-(?=\s))[^\S\n]{0,4}(?:(?:and|so|и|а)[^\S\n]{1,4})?"
+    r"(?:[^\S\n]{0,4}(?:[,;.:—–]|-(?=\s))[^\S\n]{0,4}(?:(?:and|so|и|а)[^\S\n]{1,4})?"
+    r"|[^\S\n]{1,4}(?:and|so|и|а)[^\S\n]{1,4})"  # "was changed and now it's V" (red team 38)
     r"(?:(?:now[^\S\n]{1,4})?(?:it|the[^\S\n]{1,4}new[^\S\n]{1,4}(?:one|password))(?:['’]s|[^\S\n]{1,4}is)"
     r"(?:[^\S\n]{1,4}(?:now|just))?"
     r"|(?:теперь|сейчас)(?:[^\S\n]{1,4}(?:он|она|там|это))?|(?:он|она|там|новый)[^\S\n]{1,4}(?:теперь|сейчас))"
@@ -405,7 +406,10 @@ _VALUE_LINE_END = re.compile(r"[.,;!?)\]}>»\"'`]{0,4}[^\S\n]*(?:\r?\n|$)")
 # a word may hold digits after its first letter ("purple monkey dishwasher8"), and a conjunction that
 # opens the next clause ends it as a comma does: "… is correct horse battery staple and that is all",
 # "пароль — синий кит летит юговосток2 и больше ничего" (red team 37)
-_CLAUSE_AND = r"(?:and|but|or|so|и|а|но|или)(?![\w'\-])"
+_CLAUSE_AND = (r"(?:and|but|or|so|yet|because|since|unless|though|although|while|whereas|until|till|if|when"
+               r"|и|а|но|или|потому|поскольку|хотя|если|когда|пока|ведь|зато|однако)(?![\w'\-])")
+"""Words that open the next clause after a passphrase, as a comma does: a coordinating or a
+subordinating conjunction ("… low9 because I like birds", "… slow4 yet nobody guesses it", red team 38)."""
 _CLAUSE_WORD = r"(?!" + _CLAUSE_AND + r")[A-Za-zА-Яа-яЁё][A-Za-zА-Яа-яЁё0-9'\-]{1,23}"
 _CLAUSE = re.compile(r"(?i)" + _CLAUSE_WORD + r"(?:[^\S\n]{1,3}" + _CLAUSE_WORD + r"){2,11}"
                      r"(?=[^\S\n]{0,4}(?:[,;.!?)]|$)|[^\S\n]{1,4}" + _CLAUSE_AND + r")", re.M)

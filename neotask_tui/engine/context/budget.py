@@ -93,15 +93,17 @@ def compaction_point(settings: Settings, window: int, kept: int = 0) -> int:
 
     ``kept``: tokens of the context a compaction leaves as they are — the system prompt, the session
     state, the summary, the new message (:attr:`~neotask_tui.engine.context.assembly.Ledger.kept_by_compaction`).
-    A compaction runs only once it folds at least as much raw history as it keeps
-    (:meth:`~neotask_tui.engine.compaction.compactor.Compactor.should_auto`), so with ``kept`` the
-    point is at least ``kept`` plus twice the raw window it keeps (:func:`keep_recent`), up to the
-    history's whole room (past it the oldest raw messages would be dropped, and compaction fires):
-    the point the gauge and ``/context`` state is where compaction fires (red team 35: at a
-    2,000-token window they said 595 while it fired near 750).
+    When that plus the raw window a compaction keeps (:func:`keep_recent`) is already at the point,
+    compacting cannot bring the context under it, and the compactor waits until it can fold at least
+    as much raw history as it keeps
+    (:meth:`~neotask_tui.engine.compaction.compactor.Compactor.should_auto`): the point is then
+    ``kept`` plus twice the raw window (up to the history's whole room, past which raw messages would
+    be dropped and compaction fires), so the point the gauge and ``/context`` state is where
+    compaction fires (red team 35: at a 2,000-token window they said 595 while it fired near 750).
     """
     room = max(usable_window(settings, window) - recall_reserve(settings, window), 0)
     point = int(float(settings.compaction.threshold) * room)
-    if kept > 0 and point > 0:
-        point = max(point, min(kept + 2 * keep_recent(settings, window), room))
+    keep = keep_recent(settings, window)
+    if kept > 0 and 0 < point <= kept + keep:
+        point = min(kept + 2 * keep, room)
     return point

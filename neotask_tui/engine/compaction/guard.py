@@ -776,9 +776,7 @@ def _settle(said: list[CriticalItem], done: list[CriticalItem], items: dict[tupl
         for rep in done:
             if rep.kind != "done" or min(rep.cites) <= max(task.cites):
                 continue
-            if len(want & _topic(rep.text)) >= GUARD_ITEM_COVERAGE * len(want) or (
-                len(want & _topic(rep.text)) >= 2
-            ):
+            if _shares(want, _topic(rep.text)):
                 items.pop((task.kind, task.text), None)
                 if rep.who != "user":
                     _merge(items, "done", rep.text, rep.cites[0], rep.who)
@@ -1076,7 +1074,8 @@ def _about(want: set[str], text: str, role: str) -> bool:
 
 
 def _shares(want: set[str], got: set[str]) -> bool:
-    """Whether ``got`` is on the topic ``want``, as a report of done work settles a task (:func:`_settle`)."""
+    """Whether ``got`` is on the topic ``want``: most of its words, or two of them (how a report of
+    done work settles a task in :func:`_settle`, and says a "Done" line's work was done)."""
     common = len(want & got)
     return bool(want) and (common >= GUARD_ITEM_COVERAGE * len(want) or common >= 2)
 

@@ -100,6 +100,14 @@ _STOP_IMPERATIVE = re.compile(
     re.IGNORECASE,
 )
 _NO_RULE = re.compile(r"^no\s+(?P<rest>[\w-]+)", re.IGNORECASE)
+MAKE_SURE = r"(?:make sure|be sure|ensure|see to it)(?: that)? "
+NOBODY = r"(?:nobody|no one|no-one)"
+"""With :data:`MAKE_SURE`, a prohibition with no "not": "make sure nobody force-pushes to main" (shared
+with the session rules)."""
+RU_NO_CIRCUMSTANCES = (r"под никаким предлогом|ни под каким (?:предлогом|видом)"
+                       r"|ни при каких (?:условиях|обстоятельствах)")
+"""Russian "under no circumstances" (before a "не …": "под никаким предлогом не удаляй бакет")."""
+
 _PROHIBITION = re.compile(
     r"\bmust not\b|\bmustn'?t\b|\bmust never\b|\bshould not\b(?! have)|\bshouldn'?t\b(?! have)"
     r"|\bshould never\b|\bshall not\b|\bnot (?:be )?allowed\b|\bnot permitted\b|\bforbidden\b|\bprohibited\b"
@@ -108,10 +116,10 @@ _PROHIBITION = re.compile(
     r"|deleted|renamed|committed|pushed|merged|deployed|shared|exposed|logged|stored|sent|skipped)\b"
     r"|\bdo NOT\b"
     # a prohibition with no "not": "make sure nobody force-pushes to main", "no one may touch prod"
-    r"|\b(?:make sure|be sure|ensure|see to it)(?: that)? (?:nobody|no one|no-one|none of (?:us|you|them))\b"
-    r"|\b(?:nobody|no one|no-one)\s+(?:may|must|should|shall|is (?:allowed|permitted|supposed) to|gets to)\b"
+    r"|\b" + MAKE_SURE + r"(?:" + NOBODY + r"|none of (?:us|you|them))\b"
+    r"|\b" + NOBODY + r"\s+(?:may|must|should|shall|is (?:allowed|permitted|supposed) to|gets to)\b"
     r"|(?<!\w)(?:нельзя|запрещено|запрещается|недопустимо|ни в коем случае|не надо|не нужно|не стоит"
-    r"|под никаким предлогом|ни под каким (?:предлогом|видом)|ни при каких (?:условиях|обстоятельствах)"
+    r"|" + RU_NO_CIRCUMSTANCES +
     r"|не следует|не смей|не разрешается|никаких|никакого|никакой)(?!\w)"
     r"|(?<!\w)не\s+должн\w*|(?<!\w)избега\w*|(?<!\w)не\s+хочу(?!\w)",
     re.IGNORECASE,

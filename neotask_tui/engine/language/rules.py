@@ -21,7 +21,14 @@ import re
 from neotask_tui.engine.language.classifier import Classification, session_rule
 from neotask_tui.engine.language.classifier import classify as classify_statements
 from neotask_tui.engine.language.classifier import classify_each as classify_each_statement
-from neotask_tui.engine.language.constraints import KEEP_OFF_IMPERATIVE, constraint_kind, core
+from neotask_tui.engine.language.constraints import (
+    KEEP_OFF_IMPERATIVE,
+    MAKE_SURE,
+    NOBODY,
+    RU_NO_CIRCUMSTANCES,
+    constraint_kind,
+    core,
+)
 
 _FILLER = re.compile(r"^\s*(?:(?:please|kindly|also|and|so|but|ok(?:ay)?|пожалуйста|и|а|но|также|ещё|еще)\b[\s,]*)+",
                      re.I)
@@ -30,8 +37,8 @@ _DIRECTIVE_NEGATION = re.compile(
     r"(?:you|we) (?:must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|do not|don'?t|never)|"
     r"let'?s not|let us not|i (?:do not|don'?t) want|"
     r"не|никогда не|больше не|нельзя|запрещено|давай(?:те)? не|мы не|ты не|вы не|ни в коем случае"
-    r"|(?:под никаким предлогом|ни под каким (?:предлогом|видом)|ни при каких (?:условиях|обстоятельствах)),?\s+не"
-    r"|under no circumstances?|(?:make sure|be sure|ensure|see to it)(?: that)? (?:nobody|no one|no-one)"
+    r"|(?:" + RU_NO_CIRCUMSTANCES + r"),?\s+не"
+    r"|under no circumstances?|" + MAKE_SURE + NOBODY +
     r"|without|no more|перестань|перестаньте|прекрати|прекратите|хватит|без)\b",
     re.I,
 )

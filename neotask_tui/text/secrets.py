@@ -33,8 +33,9 @@ What is found:
   "the password (optional)"), also with the separator and/or value on the next line
   ("password:\\n…", "мой пароль\\n— …"; the value alone on its line, also after the cue line's own
   comment prefix: "# password is\\n# …"), multi-word passphrases to
-  the end of their clause ("the passphrase is: …", "кодовая фраза: …"; a clause also ends at "and",
-  "but", "и", "но"), a new password after "I reset it to …" / "поменял его на …" (see ``_SET_TO``;
+  the end of their clause ("the passphrase is: …", "кодовая фраза: …"; a clause also ends at a
+  conjunction: "and", "but", "because", "и", "но", "потому" …, :data:`_CLAUSE_AND`), a new password
+  after "I reset it to …" / "поменял его на …" (see ``_SET_TO``;
   also when the message before named the password) or after "I changed the password, now it's …" /
   "пароль поменял, теперь он …", a password after where it is written ("… is on the fridge: …"),
   PINs, door codes and lock combinations

@@ -201,10 +201,13 @@ async def test_fallback_on_model_failure(engine: Engine, fault: str) -> None:
     assert engine.current_record(KEY).parent_session_id == old_id
     events = engine.store.events(old_id)
     assert sum(e.type == "message" for e in events) == 2 * len(CONVERSATION)  # raw events never lost
-    # ...next to the header and the state record of the session rule "Do not use Redis." (e:3), and
+    # ...next to the header and the state records of the session rules "Do not use Redis." (e:3) and
+    # "Never change the public API of make_app()." (a lasting rule, also proposed for the inbox), and
     # the summarizer's call when it came back (an unusable reply was paid for too).
     came_back = fault == "empty"
-    assert len(events) == 2 * len(CONVERSATION) + 2 + came_back and events[2].type == "state"
+    assert len(events) == 2 * len(CONVERSATION) + 3 + came_back and events[2].type == "state"
+    assert [e.data.get("value") for e in events if e.type == "state"] == [
+        "Do not use Redis", "Never change the public API of make_app()"]
     assert (events[-1].type == "call") is came_back
 
 
@@ -423,8 +426,9 @@ async def test_rolling_extractive_summary_stays_within_its_share_of_the_window(e
     assert optional  # the latest decisions are kept...
     assert sum(count_text(ln) for ln in optional) <= 200  # ...within the cap, not one more each compaction
     # Rolling: what was said again is cited by its newest events; the oldest small talk left. (The ids
-    # count the state record the first message's "Do not use Redis." adds as a session rule, at e:3.)
-    assert "modern art museum and it was lovely. [e:51]" in text and "[e:13]" not in text
+    # count the state records the session rules "Do not use Redis." and "Never change the public API of
+    # make_app()." add, at e:3 and e:8.)
+    assert "modern art museum and it was lovely. [e:52]" in text and "[e:14]" not in text
 
 
 async def test_an_identifier_that_is_also_inside_a_secret_stays_and_the_review_says_what_the_guard_changed(

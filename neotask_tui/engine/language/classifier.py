@@ -991,8 +991,29 @@ def classify_each(text: str, fallback: Callable[[str], Classification | None] | 
         c = _classify_one(raw, v)
         if c is None and fallback is not None:
             c = _for_its_period(_asked_fallback(raw, v, fallback), v)
+        elif c is not None and c.kind == "promotion" and fallback is not None:
+            lead = _LASTING_LEAD.match(v)
+            at = lead.end() if lead else 0
+            c = _also_a_rule(c, _asked_fallback(raw[at:], v[at:], fallback))
         out.extend(_with_its_rule(raw, v, c, fallback))
     return out
+
+
+_LASTING_LEAD = re.compile(
+    r"^\s*(?:(?:from now on|going forward|from today|in (?:all|every) future (?:sessions?|chats?)|впредь|отныне"
+    r"|с этого момента|с сегодняшнего дня)[\s,:—–-]+)", re.I)
+"""What leads a lasting rule ("From now on, never push to main"): the rule is what follows it."""
+
+
+def _also_a_rule(c: Classification, rule: Classification | None) -> Classification:
+    """A lasting preference that is a negated directive ("Never delete the bucket logs-prod",
+    "никогда не пушь в main"; ``rule`` is the rule reader's reading of it) is a rule of this session
+    too: it holds from now, so ``/new`` carries it and compaction restores it, while its proposal
+    waits in the inbox for consent."""
+    if rule is None or rule.kind != "session_rule":
+        return c
+    return replace(c, field=rule.field, value=rule.value,
+                   reason="explicit lasting rule: a rule for this session now, proposed for long-term memory")
 
 
 def _asked_fallback(raw: str, view: str,

@@ -180,7 +180,19 @@ def _unfill(text: str) -> str:
 def core(sentence: str) -> str:
     """``sentence`` without a leading speaker label and leading fillers ("Caroline: Please never
     commit to main." → "never commit to main."): what a summary must copy verbatim."""
-    return _unfill(unlabel(sentence.removeprefix("assistant: ")).strip(" \t\"'*_"))
+    return _unfill(_unquoted(unlabel(sentence.removeprefix("assistant: ")).strip(" \t'*_")))
+
+
+def _unquoted(s: str) -> str:
+    """``s`` without the double quotes that wrap it: a quote that closes a quoted name ('Do not
+    delete the bucket "x"') stays."""
+    while s[:1] == '"' and s.count('"') % 2:
+        s = s[1:].strip(" \t'*_")
+    while s[-1:] == '"' and s.count('"') % 2:
+        s = s[:-1].strip(" \t'*_")
+    if len(s) > 1 and s[0] == s[-1] == '"' and s.count('"') == 2:
+        s = s[1:-1].strip(" \t'*_")
+    return s
 
 
 def clauses(sentence: str) -> list[str]:

@@ -1,0 +1,58 @@
+"""Session 31's newcomer walk: "Never delete the bucket s3://acme-ledger-archive." went only to the
+inbox as a lasting preference. It was no rule of the session, so the state block did not carry it
+and `/new` dropped it (unless the user accepted the proposal). A lasting "never" instruction now
+holds in the session from the moment it is said, and is still proposed for long-term memory."""
+
+from __future__ import annotations
+
+import pytest
+
+from neotask_tui.engine.facade import Engine
+from neotask_tui.engine.language.constraints import core
+from neotask_tui.engine.language.rules import classify
+from tests.faults.helpers import KEY, run_turn
+
+pytestmark = pytest.mark.promise("session_state")
+
+
+def _rules(engine: Engine) -> list[str]:
+    return [str(e.value) for e in engine.state.get(KEY).active if e.field == "constraints"]
+
+
+@pytest.mark.parametrize(("said", "rule"), [
+    ("Never delete the bucket s3://acme-ledger-archive.", "Never delete the bucket s3://acme-ledger-archive"),
+    ("From now on, never push to main.", "never push to main"),
+    ("Никогда не удаляй бакет logs-prod.", "Никогда не удаляй бакет logs-prod"),
+    ("Отныне никогда не пушь в ветку release-9.", "никогда не пушь в ветку release-9"),
+])
+async def test_a_lasting_never_is_a_rule_now_carried_by_new_and_proposed(engine: Engine, said: str,
+                                                                         rule: str) -> None:
+    await run_turn(engine, said, KEY)
+    assert _rules(engine) == [rule]
+    [proposed] = await engine.state.inbox_list(engine.state.scope_context(KEY).agent)
+    assert proposed.text.rstrip(".") == said.rstrip(".")
+    assert (await engine.new_session(KEY)).carried == 1
+    assert _rules(engine) == [rule]
+    await engine.reset_session(KEY)  # /reset clears it; the proposal stays in the inbox
+    assert _rules(engine) == []
+    assert len(await engine.state.inbox_list(engine.state.scope_context(KEY).agent)) == 1
+
+
+@pytest.mark.parametrize("said", [
+    "Always run the tests before committing.",  # a lasting positive preference: the inbox only
+    "I never use tabs.",  # a habit, not an instruction
+    "He never deletes buckets.",
+    "Never mind.",
+])
+def test_what_is_no_lasting_negated_instruction_makes_no_rule(said: str) -> None:
+    assert not [c for c in classify(said) if c.field == "constraints"]
+
+
+@pytest.mark.parametrize(("sentence", "kept"), [
+    ('Do not delete the bucket "x"', 'Do not delete the bucket "x"'),
+    ('"Never push to main"', "Never push to main"),
+    ('"x" is fine', '"x" is fine'),
+])
+def test_a_rule_keeps_the_quote_that_closes_a_quoted_name(sentence: str, kept: str) -> None:
+    # The rule of 'Do not delete the bucket "x"' was 'Do not delete the bucket "x' (both ends stripped).
+    assert core(sentence) == kept

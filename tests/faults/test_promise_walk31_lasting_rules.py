@@ -56,3 +56,35 @@ def test_what_is_no_lasting_negated_instruction_makes_no_rule(said: str) -> None
 def test_a_rule_keeps_the_quote_that_closes_a_quoted_name(sentence: str, kept: str) -> None:
     # The rule of 'Do not delete the bucket "x"' was 'Do not delete the bucket "x' (both ends stripped).
     assert core(sentence) == kept
+
+
+# ------------------------------------------------------------------ red team 38: "nobody may …"
+
+
+@pytest.mark.parametrize(("said", "rule"), [
+    ("никто не должен пушить в ветку release-9", "никто не должен пушить в ветку release-9"),
+    ("Никто не смеет трогать прод.", "Никто не смеет трогать прод"),
+    ("Никому не разрешено пушить в main.", "Никому не разрешено пушить в main"),
+    ("Nobody should push to release-9.", "Nobody should push to release-9"),
+    ("No one may touch the prod database.", "No one may touch the prod database"),
+])
+def test_a_prohibition_on_anybody_is_a_rule_the_summary_keeps(said: str, rule: str) -> None:
+    # Red team 38: "никто не должен пушить в ветку release-9" was dropped by compaction and made no
+    # session rule ("должен" was not read as "должна/должны" were).
+    from neotask_tui.engine.compaction.guard import extract_items, guard
+    from neotask_tui.engine.compaction.summary import parse_summary
+    from neotask_tui.storage.events import Event
+
+    assert [(c.field, c.value) for c in classify(said)] == [("constraints", rule)]
+    events = [Event("message", 1, None, "2025-01-01T00:00:00+00:00", {"role": "user", "content": said})]
+    s = parse_summary("## Constraints and rules\n- None.", valid_ids={1})
+    guard(s, extract_items(events), events)
+    assert f"{said.rstrip('.')}" in s.render() and "[e:1]" in s.render()
+
+
+@pytest.mark.parametrize("said", [
+    "никто не знает, почему", "Никто не может понять, что случилось.", "Никто не должен был это увидеть",
+    "nobody should have to deal with that", "nobody may know", "он должен прийти",
+])
+def test_a_story_or_a_feeling_about_nobody_is_no_rule(said: str) -> None:
+    assert not [c for c in classify(said) if c.field == "constraints"]

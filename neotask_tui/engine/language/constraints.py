@@ -107,6 +107,13 @@ with the session rules)."""
 RU_NO_CIRCUMSTANCES = (r"под никаким предлогом|ни под каким (?:предлогом|видом)"
                        r"|ни при каких (?:условиях|обстоятельствах)")
 """Russian "under no circumstances" (before a "не …": "под никаким предлогом не удаляй бакет")."""
+NOBODY_MAY = (NOBODY + r"\s+(?:may|must|should|shall|is (?:allowed|permitted|supposed) to|gets to)"
+              r"(?!\s+(?:ever\s+)?(?:have|be|know|care|think|feel|understand|need|worry|suffer|mind|want)\b)")
+"""A prohibition on anybody with no "not": "no one may touch prod", "nobody should push to main"."""
+RU_NOBODY = (r"(?:пусть\s+)?никто\s+(?:никогда\s+)?не\s+(?:долж(?:ен|на|ны|но)|смеет|имеет\s+права)"
+             r"(?!\s+(?:был|была|были|было|страдать|знать)(?!\w))"
+             r"|никому\s+(?:никогда\s+)?(?:не\s+(?:разрешено|позволено|разрешается|можно)|нельзя)")
+"""Russian "nobody may": "никто не должен пушить в ветку release-9", "никому не разрешено трогать прод"."""
 
 _PROHIBITION = re.compile(
     r"\bmust not\b|\bmustn'?t\b|\bmust never\b|\bshould not\b(?! have)|\bshouldn'?t\b(?! have)"
@@ -117,11 +124,13 @@ _PROHIBITION = re.compile(
     r"|\bdo NOT\b"
     # a prohibition with no "not": "make sure nobody force-pushes to main", "no one may touch prod"
     r"|\b" + MAKE_SURE + r"(?:" + NOBODY + r"|none of (?:us|you|them))\b"
-    r"|\b" + NOBODY + r"\s+(?:may|must|should|shall|is (?:allowed|permitted|supposed) to|gets to)\b"
+    r"|\b" + NOBODY_MAY + r"\b"
     r"|(?<!\w)(?:нельзя|запрещено|запрещается|недопустимо|ни в коем случае|не надо|не нужно|не стоит"
     r"|" + RU_NO_CIRCUMSTANCES +
     r"|не следует|не смей|не разрешается|никаких|никакого|никакой)(?!\w)"
-    r"|(?<!\w)не\s+должн\w*|(?<!\w)избега\w*|(?<!\w)не\s+хочу(?!\w)",
+    r"|(?<!\w)не\s+долж(?:ен|н\w*)(?!\s+(?:был|была|были|было)(?!\w))|(?<!\w)избега\w*|(?<!\w)не\s+хочу(?!\w)"
+    # "никто не смеет трогать прод", "никому не разрешено пушить": a prohibition on anybody
+    r"|(?<!\w)" + RU_NOBODY + r"(?!\w)",
     re.IGNORECASE,
 )
 _PROHIBITION_CASED = re.compile(r"\bdo NOT\b|\bDON'?T\b|\bNEVER\b")
@@ -515,7 +524,7 @@ _EPISTEMIC_MUST = re.compile(
 _RULE_ANY = re.compile(
     r"\bwe\s+(?:always|must|have to|need to|should)\b|\bi (?:always )?prefer\b|\bby default\b|\bfrom now on\b"
     r"|\bmust\b"
-    r"|(?<!\w)(?:мы всегда|обязательно|впредь|по умолчанию)(?!\w)|(?<!\w)должн",
+    r"|(?<!\w)(?:мы всегда|обязательно|впредь|по умолчанию)(?!\w)|(?<!\w)долж(?:ен|н)",
     re.IGNORECASE,
 )
 

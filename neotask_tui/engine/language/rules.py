@@ -4,7 +4,8 @@
 The statement must *be* a directive, not describe something: it starts (after "please", "also",
 "and"...) with a prohibition or a negated imperative — "do not", "don't", "never", "no", "stop",
 "avoid", "must not", "let's not", "I don't want", "we don't", "without", "hands off", "refrain from",
-"stay away from", "leave … alone", "under no circumstances", "make sure nobody", "не", "никогда не",
+"stay away from", "leave … alone", "under no circumstances", "make sure nobody", "nobody may / should
+…", "не", "никогда не", "никто не должен / не смеет …", "никому не разрешено …",
 "больше не", "под никаким предлогом не", "нельзя", "запрещено", "давай не", "мы не", "перестань",
 "прекрати", "хватит", "без" — and
 :func:`~.constraints.constraint_kind` calls it a negation, so chatter ("don't worry", "I don't know",
@@ -25,7 +26,9 @@ from neotask_tui.engine.language.constraints import (
     KEEP_OFF_IMPERATIVE,
     MAKE_SURE,
     NOBODY,
+    NOBODY_MAY,
     RU_NO_CIRCUMSTANCES,
+    RU_NOBODY,
     constraint_kind,
     core,
 )
@@ -38,7 +41,7 @@ _DIRECTIVE_NEGATION = re.compile(
     r"let'?s not|let us not|i (?:do not|don'?t) want|"
     r"не|никогда не|больше не|нельзя|запрещено|давай(?:те)? не|мы не|ты не|вы не|ни в коем случае"
     r"|(?:" + RU_NO_CIRCUMSTANCES + r"),?\s+не"
-    r"|under no circumstances?|" + MAKE_SURE + NOBODY +
+    r"|under no circumstances?|" + MAKE_SURE + NOBODY + "|" + NOBODY_MAY + "|" + RU_NOBODY +
     r"|without|no more|перестань|перестаньте|прекрати|прекратите|хватит|без)\b",
     re.I,
 )

@@ -88,3 +88,37 @@ def test_a_prohibition_on_anybody_is_a_rule_the_summary_keeps(said: str, rule: s
 ])
 def test_a_story_or_a_feeling_about_nobody_is_no_rule(said: str) -> None:
     assert not [c for c in classify(said) if c.field == "constraints"]
+
+
+# ------------------------------------------------------------------ red team 38: "while …" / "пока …"
+
+
+@pytest.mark.parametrize("said", [
+    "пока идёт миграция, держи реплику только на чтение",
+    "держи реплику только на чтение, пока не закончится миграция",
+    "keep the replica read-only until the migration finishes",
+    "While the migration runs, keep the replica read-only",
+    "keep the replica read-only while the migration runs",
+])
+async def test_an_instruction_that_holds_while_something_lasts_is_a_rule_with_its_condition(
+        engine: Engine, said: str) -> None:
+    # Red team 38: "пока идёт миграция, держи реплику только на чтение" became the preference "идёт
+    # миграция, держи реплику только на чтение" ("пока" read as "for now", its "while" lost); the English
+    # ones made no entry, so `/new` had nothing to carry.
+    from neotask_tui.engine.language.constraints import constraint_kind
+
+    await run_turn(engine, said, KEY)
+    assert _rules(engine) == [said]
+    assert constraint_kind(said) == "condition"  # and compaction restores it verbatim
+    assert (await engine.new_session(KEY)).carried == 1 and _rules(engine) == [said]
+
+
+@pytest.mark.parametrize("said", [
+    "While you are at it, add tests", "Keep it up while you can!", "check out this pic I got a while back!",
+    "BTW, I took a road trip for research for my next movie while you were winning.",
+    "While I was cooking, the phone rang.", "пока, до встречи",
+])
+def test_while_in_chat_or_a_story_is_no_rule(said: str) -> None:
+    from neotask_tui.engine.language.constraints import constraint_kind
+
+    assert not [c for c in classify(said) if c.field == "constraints"] and constraint_kind(said) is None

@@ -960,7 +960,8 @@ def _redacted_group(m: re.Match[str], raw: str, *names: str) -> str:
     return ""
 
 
-def classify(text: str, fallback: Callable[[str], Classification | None] | None = None) -> list[Classification]:
+def classify(text: str, fallback: Callable[[str], Classification | None] | None = None,
+             last: Callable[[str], Classification | None] | None = None) -> list[Classification]:
     """Classify every explicit statement in a user message.
 
     Quoted text and code are read as data (:func:`~neotask_tui.text.quoted.mask_quoted`): a
@@ -970,16 +971,18 @@ def classify(text: str, fallback: Callable[[str], Classification | None] | None 
         text: The user's message.
         fallback: Classifies a statement no row claims (the session rules of :mod:`.rules`); it is
             asked only when the statement, quotes and code masked, is still one.
+        last: Asked, as ``fallback`` is, of a statement that neither a row nor ``fallback`` claims
+            (the rules that hold until something happens); never of a part of a statement.
 
     Returns:
         One :class:`Classification` per statement that means something for memory; ordinary chat
         and questions yield nothing.
     """
-    return [c for c in classify_each(text, fallback) if c is not None]
+    return [c for c in classify_each(text, fallback, last) if c is not None]
 
 
 def classify_each(text: str, fallback: Callable[[str], Classification | None] | None = None,
-                  ) -> list[Classification | None]:
+                  last: Callable[[str], Classification | None] | None = None) -> list[Classification | None]:
     """:func:`classify`, one entry per statement of ``text`` (:func:`split_statements`, quotes and
     code masked): ``None`` for a statement that means nothing for memory (ordinary chat, a question)."""
     out: list[Classification | None] = []
@@ -991,6 +994,8 @@ def classify_each(text: str, fallback: Callable[[str], Classification | None] | 
         c = _classify_one(raw, v)
         if c is None and fallback is not None:
             c = _for_its_period(_asked_fallback(raw, v, fallback), v)
+        if c is None and last is not None:
+            c = _for_its_period(_asked_fallback(raw, v, last), v)
         elif c is not None and c.kind == "promotion" and fallback is not None:
             lead = _LASTING_LEAD.match(v)
             at = lead.end() if lead else 0

@@ -398,11 +398,13 @@ def is_time_limit(sentence: str) -> bool:
 
 
 _UNTIL_LAST = re.compile(
-    r"^(?P<main>\S.*?),?\s+(?:until|till|up until|as long as|(?:пока|до тех пор,?\s+пока)(?:\s+не)?)\s+(?P<cond>\S.*)$",
+    r"^(?P<main>\S.*?),?\s+(?:until|till|up until|(?:for )?as long as|(?P<while>(?<!\ba )while)"
+    r"|(?:пока|до тех пор,?\s+пока)(?:\s+не)?)\s+(?P<cond>\S.*)$",
     re.IGNORECASE,
 )
 _UNTIL_FIRST = re.compile(
-    r"^(?:until|till|up until|пока не|до тех пор,?\s+пока(?:\s+не)?)\s+(?P<cond>[^,]+),\s*(?:то\s+)?(?P<main>\S.*)$",
+    r"^(?:until|till|up until|(?:for )?as long as|(?P<while>while)|пока(?:\s+не)?|до тех пор,?\s+пока(?:\s+не)?)"
+    r"\s+(?P<cond>[^,]+),\s*(?:то\s+)?(?P<main>\S.*)$",
     re.IGNORECASE,
 )
 _FINITE_SECOND = re.compile(
@@ -414,17 +416,21 @@ _FINITE_SECOND = re.compile(
 9"): no instruction."""
 _UNTIL_CHAT = re.compile(
     r"^(?:(?:just\s+)?wait|hold on|hang on|stay tuned|sleep|rest|relax|dance|party|enjoy|have (?:fun|a)|hang out"
-    r"|celebrate|take care)\b|^you\s+(?:see|hear|try|taste|meet)\b",
+    r"|celebrate|take care|keep (?:it|that|this|going|at it)|go for it|make the most)\b"
+    r"|^you\s+(?:see|hear|try|taste|meet|can|could)\b|^you(?:'re| are)\s+at\s+it\b",
     re.IGNORECASE,
 )
-""""Wait until you see it!", "Sleep well until tomorrow", "Dance until the morning!": chat, not a rule."""
+""""Wait until you see it!", "Sleep well until tomorrow", "Dance until the morning!", "Keep it up while you
+can!", "While you're at it, add tests" (one request): chat, not a rule."""
 
 
 def is_until_rule(sentence: str) -> bool:
-    """Whether ``sentence`` is an instruction that holds until an event: "keep the replica read-only
-    until the migration finishes", "until the audit is over, freeze the schema", "держи реплику только
-    на чтение, пока не закончится миграция". The other clause must be an instruction: "I waited until
-    noon", "Everything was fine until the update", "Wait until you see it!" are none."""
+    """Whether ``sentence`` is an instruction that holds until an event or while something lasts: "keep
+    the replica read-only until the migration finishes", "until the audit is over, freeze the schema",
+    "while the migration runs, keep the replica read-only", "держи реплику только на чтение, пока не
+    закончится миграция", "пока идёт миграция, держи реплику только на чтение". The other clause must
+    be an instruction: "I waited until noon", "Everything was fine until the update", "Wait until you
+    see it!" are none."""
     text = _unfill(unlabel(sentence).strip().rstrip(".!…"))
     if not text or text.endswith("?"):
         return False
@@ -436,6 +442,8 @@ def is_until_rule(sentence: str) -> bool:
         cond = m.group("cond").strip()
         if len(main.split()) < 2 or not cond or _UNTIL_CHAT.match(main) or _UNTIL_CHAT.match(cond):
             continue
+        if m.group("while") and not (directive_start(main) and _SUBJECT_START.match(cond)):
+            continue  # "while" also contrasts and tells stories: only "do X while <subject> <verb>" binds
         if re.match(r"[а-яё]", main, re.IGNORECASE):
             if _RU_IMPERATIVE_START.match(main):
                 return True

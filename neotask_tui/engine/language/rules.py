@@ -11,16 +11,18 @@ The statement must *be* a directive, not describe something: it starts (after "p
 :func:`~.constraints.constraint_kind` calls it a negation, so chatter ("don't worry", "I don't know",
 "can't wait", "без проблем") and descriptions that merely contain a prohibition word ("It avoids the
 crash", "the tests do not pass", "he stopped using emojis", "без эмодзи текст выглядит лучше") are
-not rules. Everything else is
-classified as :func:`~.classifier.classify` does.
+not rules. An instruction that holds until something happens or while it lasts ("keep the replica
+read-only until the migration finishes", "пока идёт миграция, держи реплику только на чтение",
+:func:`~.constraints.is_until_rule`) is a session rule too, its condition in its text. Everything
+else is classified as :func:`~.classifier.classify` does.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from neotask_tui.engine.language.classifier import Classification, session_rule
-from neotask_tui.engine.language.classifier import classify as classify_statements
 from neotask_tui.engine.language.classifier import classify_each as classify_each_statement
 from neotask_tui.engine.language.constraints import (
     KEEP_OFF_IMPERATIVE,
@@ -31,6 +33,7 @@ from neotask_tui.engine.language.constraints import (
     RU_NOBODY,
     constraint_kind,
     core,
+    is_until_rule,
 )
 
 _FILLER = re.compile(r"^\s*(?:(?:please|kindly|also|and|so|but|ok(?:ay)?|пожалуйста|и|а|но|также|ещё|еще)\b[\s,]*)+",
@@ -62,17 +65,39 @@ def rule_of(statement: str) -> str | None:
     return _TRAILING_PLEASE.sub("", core(text).rstrip(" .!…")) or None
 
 
+_UNTIL_REASON = "an instruction that holds until something happens: a rule for this session, with its condition"
+
+
 def _fallback(statement: str) -> Classification | None:
     rule = rule_of(statement)
     return session_rule(statement, rule) if rule else None
 
 
+def _until(statement: str) -> Classification | None:
+    """A whole statement that is an instruction holding until something happens ("keep the replica
+    read-only until the migration finishes"): a session rule, its condition in its text."""
+    c = session_rule(statement, statement) if is_until_rule(statement) else None
+    return replace(c, reason=_UNTIL_REASON) if c is not None else None
+
+
+def _until_rule(c: Classification | None) -> Classification | None:
+    """A temporary preference that is an instruction holding while something lasts ("пока идёт
+    миграция, держи реплику только на чтение": "пока" there is "while", not "for now") is a rule with
+    its condition: the preference would keep "идёт миграция, держи реплику…", its "while" lost (one
+    that keeps its condition, "answer briefly until the release", stays a preference)."""
+    if (c is None or c.kind != "temporary_preference" or c.ttl or c.until_event or c.period or c.value == c.text
+            or not is_until_rule(c.text)):
+        return c
+    return replace(c, kind="session_rule", field="constraints", value=c.text, reason=_UNTIL_REASON)
+
+
 def classify(text: str) -> list[Classification]:
     """Every explicit statement of a user message: :func:`~.classifier.classify`'s kinds, then
-    session rules for the negated directives none of them claims."""
-    return classify_statements(text, _fallback)
+    session rules for the negated directives and the instructions that hold until something happens
+    none of them claims."""
+    return [c for c in classify_each(text) if c is not None]
 
 
 def classify_each(text: str) -> list[Classification | None]:
     """:func:`classify`, one entry per statement (``None``: the statement means nothing for memory)."""
-    return classify_each_statement(text, _fallback)
+    return [_until_rule(c) for c in classify_each_statement(text, _fallback, _until)]

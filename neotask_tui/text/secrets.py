@@ -331,7 +331,7 @@ _PW_CHANGED = re.compile(
 )
 _PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код|number))?|passcode|пин(?:[ -]?код)?"
              r"|(?:door|gate|alarm|garage|safe|padlock|entry)[ -]code"  # "locker code 4711" is as often its number
-             r"|code(?=[^\S\n]{1,4}(?:for|to|of|on)[^\S\n]{1,4}(?:(?:the|my|our|a)[^\S\n]{1,4})?"
+             r"|(?:code|combination|key)(?=[^\S\n]{1,4}(?:for|to|of|on)[^\S\n]{1,4}(?:(?:the|my|our|a)[^\S\n]{1,4})?"
              r"(?:door|gate|alarm|garage|lock|safe|locker|padlock|building|entrance)(?![a-z]))"
              r"|(?:lock(?:er)?|safe|padlock|door|gate)[^\S\n]{1,4}combination|combination(?=[^\S\n]{0,4}(?:[:=—–]|is\b))"
              r"|код[^\S\n]{1,4}(?:замка|сейфа|домофона|двери|подъезда|шкафчика)(?![а-яё])"
@@ -352,6 +352,8 @@ _PIN = re.compile(
     # the digits, also spaced out or spelled out after a separator ("The PIN is 7 3 1 9.", "My PIN is
     # one three five seven.", see ``_passwords``)
     r"(?P<pin>[0-9]{4,8}(?![0-9]|[\-./:,][0-9])|[0-9](?:[ ][0-9]){3,7}(?![ ]?[0-9]|[\-./:,][0-9])"
+    # digits in groups: "4-4-1-9", "12-34-56" (red team 38; a date's year has four digits)
+    r"|(?<![0-9])[0-9]{1,3}(?:(?P<dash>[-.])[0-9]{1,3})(?:(?P=dash)[0-9]{1,3}){1,6}(?![0-9]|[\-./:,][0-9])"
     r"|" + _DIGIT_WORD + r"(?:(?:,?[ ]|-)" + _DIGIT_WORD + r"){3,7}(?![\w-]|,?[ ]" + _DIGIT_WORD + r"))")
 # a payment card's security code (CVV, CVC, CVV2, CVC2): three or four digits right after its name, with
 # or without a separator, since the name says what follows: "CVV 337", "the CVV is 337", "CVC: 123",
@@ -650,6 +652,10 @@ _STOPWORDS = frozenset({
     "ok", "okay", "fine", "good", "bad", "fake", "known", "unknown", "optional", "disabled", "enabled", "given",
     "shown", "below", "above", "true", "false", "yes", "example", "sample", "redacted",
     "updated", "rotated", "protected", "encrypted",
+    # how a password is, not what it is: "the password is hard to remember", "… is easy to guess"
+    "hard", "easy", "simple", "complex", "complicated", "obvious", "random", "unique", "temporary", "new", "old",
+    "secure", "insecure", "safe", "unsafe", "broken", "locked", "lost", "forgotten", "written", "somewhere",
+    "case-sensitive", "sensitive", "similar", "impossible", "difficult", "annoying", "terrible", "awful",
 })
 _RU_STOPWORDS = frozenset({
     "не", "нет", "и", "в", "на", "с", "от", "для", "к", "по", "это", "этот", "эта", "тот", "та", "там", "тут",
@@ -1857,9 +1863,18 @@ def _where_ok(text: str, v: tuple[int, int, str]) -> bool:
             and _CLAUSE_END.match(text, v[1]) is not None)
 
 
+_CLOCK_OR_SIZE = re.compile(r"(?i)[0-9]{1,4}(?:[:.][0-9]{2})?(?:am|pm|h|hrs?|ms|s|sec|mins?|k|kb|mb|gb|tb|px|pt)")
+"""A time or a size after "now it's" ("now it's 10am", "now it's 512mb"): no password."""
+
+
 def _changed_ok(value: str) -> bool:
     """A value after "I changed the password, now it's" (``_PW_CHANGED``)."""
-    return _plausible(value, strict=True) and not _MEASURE.fullmatch(value)
+    if _MEASURE.fullmatch(value) or _CLOCK_OR_SIZE.fullmatch(value):
+        return False
+    # the cue ("I reset the password, now it's") says a value follows: letters and a digit are one
+    # ("chg7x", red team 38), as they are after "the password is"
+    return _plausible(value, strict=True) or (
+        _plausible(value, strict=False) and any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
 
 
 def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
@@ -1892,7 +1907,7 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
         yield from _after_lead(text, _PW_SHORT, "password", lambda m, v: _plausible(v, strict=True))
     if "\n" in text and any(w in low for w in ("pass", "pw", "парол", "пасс", "contrase", "kennwort", "senha", "has")):
         yield from _wrapped_passwords(text)
-    if any(w in low for w in ("pin", "пин", "код", "code", "combination", "комбинаци")):
+    if any(w in low for w in ("pin", "пин", "код", "code", "combination", "комбинаци", "key")):
         for m in _PIN.finditer(text):
             if m["sep"] is None and " " in m["pin"] and not _PIN_RU_CODE.match(m.group(0)):
                 # spaced digits only after a separator or "ПИН-код" (red team 26): "pin 3 4 5 6" is a row of pins

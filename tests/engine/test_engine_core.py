@@ -57,7 +57,8 @@ async def test_unreported_usage_is_estimated_and_labelled() -> None:
     out = await run(engine, "hello")
     done = next(e for e in out if isinstance(e, ev.TurnDone))
     assert done.usage.reported is False and done.usage.output_tokens > 0
-    assert done.usage.input_tokens == done.ledger.total
+    # everything the call sent: the messages and the tool definitions with them (red team 39)
+    assert engine.tool_tokens() > 0 and done.usage.input_tokens == done.ledger.total + engine.tool_tokens()
     assert engine.store.get(KEY).counters.estimated_turns == 1  # type: ignore[union-attr]
     await engine.aclose()
 

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from neotask_tui.config import Settings
 from neotask_tui.engine import events as ev
 from neotask_tui.engine.compaction.compactor import CompactionResult, Compactor
-from neotask_tui.engine.context.assembly import AssembledContext, Ledger, RecallItem
+from neotask_tui.engine.context.assembly import AssembledContext, Ledger, RecallItem, count_tools
 from neotask_tui.engine.context.attachments import Attachment, attachments_of
 from neotask_tui.engine.ports import MemorySource, ProviderSource, Sessions
 from neotask_tui.engine.state.manager import StateManager
@@ -320,6 +320,9 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
     assert prov_ is not None
     prov = prov_
     tools = _tools(engine) if prov.supports_tools else []
+    # An unreported usage is estimated as everything the call carries: the messages (the ledger's total)
+    # and the tool definitions sent with each of them, counted as `/context` counts them (red team 39).
+    tool_tokens = count_tools(tool_definitions(tools), engine.count_text) if tools else 0
     retried_overflow = False
     rounds = 0
     while True:
@@ -380,7 +383,8 @@ async def _answer(engine: TurnHost, key: str, user_id: int, recall: list[RecallI
             raise
         reply = "".join(parts)
         if usage is None:
-            usage = Usage(input_tokens=ctx.ledger.total, output_tokens=engine.count_text(reply), reported=False)
+            usage = Usage(input_tokens=ctx.ledger.total + tool_tokens, output_tokens=engine.count_text(reply),
+                          reported=False)
         cost = await asyncio.to_thread(_cost, engine, usage)  # the first price lookup imports genai-prices
         if calls and rounds < MAX_TOOL_ROUNDS:
             items: list[tuple[str, dict[str, Any]]] = []

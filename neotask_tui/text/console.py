@@ -28,7 +28,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from neotask_tui.text.markdown import as_typed
+from neotask_tui.text.markdown import as_typed, keep_written_targets
 from neotask_tui.text.terminal import inert
 
 
@@ -111,7 +111,7 @@ def _images_in_place(state: StateCore) -> None:
 
 def _parser() -> MarkdownIt:
     """Rich's own parser (CommonMark, strikethrough, tables), text as typed, images in place."""
-    md = as_typed(MarkdownIt().enable("strikethrough").enable("table"))
+    md = keep_written_targets(as_typed(MarkdownIt().enable("strikethrough").enable("table")))
     md.core.ruler.push("images_in_place", _images_in_place)
     return md
 

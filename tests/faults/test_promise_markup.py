@@ -232,6 +232,22 @@ def test_rich_markdown_helper_never_links(case: str) -> None:
     assert_shown(buf.getvalue(), case, markdown=True)
 
 
+@pytest.mark.parametrize(("reply", "shown"), [
+    ("see [your bank](http://evil.example\x1b) now", "see your bank (http://evil.example␛) now"),
+    ("[x](<http://a.example/\x1b[31m>)", "x (http://a.example/␛[31m)"),
+], ids=["md-link", "csi-in-path"])
+def test_rich_markdown_shows_a_target_holding_a_control_as_written(reply: str, shown: str) -> None:
+    """Red team 39: the target was IDNA-encoded (``http://evil.xn--example-ws3d``) or percent-encoded
+    (``%E2%90%9B``) around the control made visible: now it is shown as written."""
+    import io
+
+    from neotask_tui.text.console import InertConsole, markdown
+
+    buf = io.StringIO()
+    InertConsole(file=buf, color_system=None, width=200).print(markdown(reply))
+    assert buf.getvalue().strip() == shown
+
+
 # ----------------------------------------------------------------------------- logging (finding 8)
 def test_log_records_reach_stderr_inert(tmp_path: Path) -> None:
     cfg = tmp_path / "home" / "config"

@@ -135,6 +135,20 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat()
 
 
+def parse_ts(ts: str) -> datetime:
+    """Parse an ISO timestamp as an aware datetime (naive = UTC); ``ValueError`` when it is none."""
+    d = datetime.fromisoformat(ts)
+    return d if d.tzinfo else d.replace(tzinfo=UTC)
+
+
+def at_or_before(a: str, b: str) -> bool:
+    """Whether ISO time ``a`` is at or before ``b`` (False when either is not a time)."""
+    try:
+        return parse_ts(a) <= parse_ts(b)
+    except ValueError:
+        return False
+
+
 @dataclass(slots=True)
 class Event:
     """One transcript line.

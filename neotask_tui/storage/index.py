@@ -13,14 +13,13 @@ import json
 import shutil
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from neotask_tui import paths
 from neotask_tui.errors import UserError
 from neotask_tui.storage.atomic import atomic_write_text
-from neotask_tui.storage.events import RESET_UNDONE, Event, counts_usage, now_iso
+from neotask_tui.storage.events import RESET_UNDONE, Event, at_or_before, counts_usage, now_iso
 from neotask_tui.storage.keys import validate_session_id
 from neotask_tui.storage.transcript import read_header, read_last_event, read_transcript
 
@@ -274,20 +273,9 @@ def _last_active_before(key: str, when: str) -> str | None:
             continue
         last = read_last_event(p)
         ts = last.ts if last is not None else h.ts
-        if _before(ts, when) and (best is None or _before(best[0], ts)):
+        if at_or_before(ts, when) and (best is None or at_or_before(best[0], ts)):
             best = (ts, str(h.data.get("session_id", p.stem)))
     return best[1] if best else None
-
-
-def _before(a: str, b: str) -> bool:
-    """Whether ISO time ``a`` is at or before ``b`` (False when either is not a time)."""
-    try:
-        da, db = datetime.fromisoformat(a), datetime.fromisoformat(b)
-    except ValueError:
-        return False
-    da = da if da.tzinfo else da.replace(tzinfo=UTC)
-    db = db if db.tzinfo else db.replace(tzinfo=UTC)
-    return da <= db
 
 
 EventsOf = Callable[[str], Sequence[Event] | None]

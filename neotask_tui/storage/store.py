@@ -23,7 +23,7 @@ from typing import Any
 from neotask_tui import paths
 from neotask_tui.errors import StorageError, UserError
 from neotask_tui.storage.atomic import fsync_dir
-from neotask_tui.storage.events import Event, counts_usage, now_iso
+from neotask_tui.storage.events import Event, counts_usage, now_iso, parse_ts
 from neotask_tui.storage.index import (
     Counters,
     SessionRecord,
@@ -460,7 +460,7 @@ class SessionStore:
         """Archive sessions untouched for ``days`` days; returns what was archived."""
         now = now or datetime.now(UTC)
         cutoff = now - timedelta(days=days)
-        stale = [r for r in self.records.values() if _parse(r.last_activity_at) < cutoff]
+        stale = [r for r in self.records.values() if parse_ts(r.last_activity_at) < cutoff]
         for r in stale:
             self.records.pop(r.key, None)
         if stale:
@@ -501,19 +501,9 @@ def _move(src: Path, dst: Path) -> Path:
 
 def _newer(a: str, b: str) -> bool:
     try:
-        return _parse(a) > _parse(b)
+        return parse_ts(a) > parse_ts(b)
     except ValueError:
         return False
-
-
-def _parse(ts: str) -> datetime:
-    d = datetime.fromisoformat(ts)
-    return d if d.tzinfo else d.replace(tzinfo=UTC)
-
-
-def parse_ts(ts: str) -> datetime:
-    """Parse an ISO timestamp as an aware datetime (naive = UTC)."""
-    return _parse(ts)
 
 
 def touch(rec: SessionRecord, when: str | None = None) -> None:

@@ -329,6 +329,17 @@ _PW_CHANGED = re.compile(
     r"|(?:теперь|сейчас)(?:[^\S\n]{1,4}(?:он|она|там|это))?|(?:он|она|там|новый)[^\S\n]{1,4}(?:теперь|сейчас))"
     r"(?:[^\S\n]{0,2}[:—–])?[^\S\n]{1,4}"
 )
+# a password named, then given in the next clause as "it": "do not share the staging password, it is V",
+# "I forgot the router password again, it was V", "the wifi password, it's V" (red team 39; the Russian
+# "пароль от роутера опять забыл, это V" is a ``_PW_PROSE`` qualifier). "it" may stand for something else
+# ("the password, it is stored in the vault", "the password expired, it was old"), so only an adverb may
+# come between the word and the comma and the value must have a password's shape (``_comma_it_ok``)
+_PW_COMMA_IT = re.compile(
+    r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_CHANGE_QUAL
+    + r"(?:[^\S\n]{1,4}(?:again|too|also|though|anyway|then|now|here|there|btw))?[^\S\n]{0,2},[^\S\n]{1,4}"
+    r"it(?:['’]s|[^\S\n]{1,4}(?:is|was))(?:[^\S\n]{1,4}(?:still|just|actually|now))?(?:[^\S\n]{0,2}[:—–])?"
+    r"[^\S\n]{1,4}"
+)
 _PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код|number))?|passcode|пин(?:[ -]?код)?"
              r"|(?:door|gate|alarm|garage|safe|padlock|entry)[ -]code"  # "locker code 4711" is as often its number
              r"|(?:code|combination|key)(?=[^\S\n]{1,4}(?:for|to|of|on)[^\S\n]{1,4}(?:(?:the|my|our|a)[^\S\n]{1,4})?"
@@ -1877,6 +1888,13 @@ def _changed_ok(value: str) -> bool:
         _plausible(value, strict=False) and any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
 
 
+def _comma_it_ok(value: str) -> bool:
+    """A value after "the password, it is" (``_PW_COMMA_IT``): a password's shape, not a size, a time, a
+    count or a hash's name ("12-chars", "10am", "Argon2id")."""
+    return (_plausible(value, strict=True) and not _MEASURE.fullmatch(value) and not _CLOCK_OR_SIZE.fullmatch(value)
+            and not _HASH_NAME.fullmatch(value))
+
+
 def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
     """Passwords, PINs and other credentials found by their cue words (``context``: the message
     before, see :func:`find_secrets`)."""
@@ -1888,6 +1906,8 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
             if v is not None and _where_ok(text, v):
                 yield SecretMatch("password", v[0], v[1])
         yield from _after_lead(text, _PW_CHANGED, "password", lambda m, v: _changed_ok(v))
+        if "it" in low:
+            yield from _after_lead(text, _PW_COMMA_IT, "password", lambda m, v: _comma_it_ok(v))
         yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
         yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
         if "?" in text:

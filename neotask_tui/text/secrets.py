@@ -10,9 +10,9 @@ a false negative leaks a credential into every future context.
 What is found:
 
 - known token formats (the rule lists of gitleaks and detect-secrets): OpenAI, Anthropic, GitHub,
-  GitLab, AWS, Slack (tokens and webhooks), Stripe, Twilio, SendGrid, Mailgun, Mailchimp, npm,
-  PyPI, Google, Hugging Face, Shopify, DigitalOcean, Heroku, Square, Discord, Telegram, Databricks,
-  Vault, Grafana, age, JWTs, PEM/PGP private-key blocks;
+  GitLab, AWS, Slack (tokens and webhooks), Stripe (keys and ``whsec_`` webhook secrets), Twilio, SendGrid,
+  Mailgun, Mailchimp, npm, PyPI, Google, Hugging Face, Shopify, DigitalOcean, Heroku, Square, Discord,
+  Telegram, Databricks, Vault, Grafana, age, JWTs, PEM/PGP private-key blocks;
 - credentials in URLs (``postgres://user:pw@host``), ``Bearer``/``Authorization`` headers;
 - assignments whose name says "secret" (``.env`` lines, JSON/YAML keys, connection strings:
   ``DB_PASSWORD=…``, ``"private_key": "…"``, ``AccountKey=…;``, ``security_answer: …``,
@@ -140,6 +140,8 @@ _FORMATS: list[tuple[str, re.Pattern[str], int, tuple[str, ...]]] = [
     ("slack_token", re.compile(_B + r"xox[abposre]-[A-Za-z0-9\-]{10,256}"), 0, ("xox",)),
     ("slack_token", re.compile(_B + r"xapp-[0-9]-[A-Za-z0-9\-]{10,256}"), 0, ("xapp-",)),
     ("stripe_key", re.compile(_B + r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,256}"), 0, ("k_",)),
+    # a webhook signing secret (Stripe's, and Svix's base64 ones: "whsec_…+/…=")
+    ("stripe_key", re.compile(_B + r"whsec_[A-Za-z0-9+/]{16,256}={0,2}"), 0, ("whsec_",)),
     ("twilio_key", re.compile(_B + r"SK[0-9a-fA-F]{32}" + _E), 0, ("SK",)),
     ("sendgrid_key", re.compile(_B + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}"), 0, ("SG.",)),
     ("mailgun_key", re.compile(_B + r"key-[0-9a-zA-Z]{32}" + _E), 0, ("key-",)),
@@ -978,7 +980,7 @@ def fold_letter_forms(text: str) -> str:
 _MIX_POINT = re.compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]|[\u0370-\u03ff][\u0400-\u04ff]"
                         r"|[\u0400-\u04ff][\u0370-\u03ff]")
 _MIX_WORD = re.compile(r"[A-Za-z\u0370-\u04ff]{1,256}")
-_WRAP_PREFIX = (r"gh[pousr]_|github_pat_|glpat-|gl(?:sa|c)_|AKIA|ASIA|sk-|sk_(?:live|test)_|rk_(?:live|test)_|"
+_WRAP_PREFIX = (r"gh[pousr]_|github_pat_|glpat-|gl(?:sa|c)_|AKIA|ASIA|sk-|sk_(?:live|test)_|rk_(?:live|test)_|whsec_|"
                 r"xox[abposre]-|AIza|hf_|npm_|pypi-|eyJ|SG\.|shp(?:at|ca|pa|ss)_|do[opr]_v1_|hv[sbr]\.|"
                 r"sq0(?:atp|csp)-|ya29\.|GOCSPX-|HRKU-|dapi|NRAK-|PMAK-")
 # A next line that starts with a word and a space ("Do not touch…", "is my token") is the next

@@ -10,7 +10,7 @@ import pytest
 
 from neotask_tui.text.secrets import redact_secrets
 
-W = "[REDACTED:password]"
+W, S = "[REDACTED:password]", "[REDACTED:stripe_key]"
 
 
 @pytest.mark.promise("secrets")
@@ -24,6 +24,18 @@ W = "[REDACTED:password]"
     ("пароль от роутера опять забыл, это Plover7711", f"пароль от роутера опять забыл, это {W}"),
 ])
 def test_a_password_given_after_a_comma_and_it_is_is_redacted(said: str, redacted: str) -> None:
+    assert redact_secrets(said) == redacted
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("said", "redacted"), [
+    ("whsec_Abc123Def456Ghi789JklMno", S),
+    ("the secret for the webhook is whsec_Abc123Def456Ghi789", f"the secret for the webhook is {S}"),
+    ("STRIPE_WEBHOOK_SECRET=whsec_Abc123Def456Ghi789JklMno", f"STRIPE_WEBHOOK_SECRET={S}"),
+    ("sk_live_Abc123Def456Ghi789 and rk_live_Abc123Def456Ghi789", f"{S} and {S}"),
+    ("sk_test_Abc123Def456Ghi789", S),
+])
+def test_stripe_webhook_secrets_are_redacted_as_the_other_stripe_keys(said: str, redacted: str) -> None:
     assert redact_secrets(said) == redacted
 
 

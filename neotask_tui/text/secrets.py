@@ -26,6 +26,7 @@ What is found:
   "mot de passe: …", "the password's …", "My password? It's …", "пароль такой: …", "пароль — это …",
   "the password, which is …", "the password stays / remains / equals …", "the password I use everywhere
   is …", "… used to be … and now it's …", "hasn't changed, it's still …", "is the same as before: …",
+  "the staging password, it is …", "ship v9 with pass …",
   several values ("the passwords are … and …", "for github: …, for gitlab: …"), a value of symbol-bearing
   pieces one space apart ("P@ss w0rd!! 55");
   an aside after the word is skipped: "password (don't tell anyone): …", "my password, by the way,
@@ -46,8 +47,9 @@ What is found:
   ``otp_seed``), security answers
   (also after a bare "is": "the answer to my security question is …", up to a function word; a
   mother's maiden name: "my mother's maiden name is …", "девичья фамилия матери: …"), code words
-  ("code word: …", "кодовое слово для банка: …"), card security codes ("CVV 337", "the CVC is …",
-  "код CVV …", read as ``cvv``),
+  ("code word: …", "кодовое слово для банка: …"), keys and tokens named in prose ("the encryption key:
+  …", "the api key for staging: …", "секрет от вебхука — …", "deploy with secret key …"), card security
+  codes ("CVV 337", "the CVC is …", "код CVV …", read as ``cvv``),
   ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …",
   "login with admin / …"), 2FA backup codes and seed phrases (after "seed phrase", "mnemonic",
   "recovery phrase", "сид-фраза", or a bare "seed:" followed by 12–24 words);
@@ -387,6 +389,9 @@ _PW_BARE = re.compile(
 # "pw V", "user admin pass V" (a bare "pass V" only after a user name)
 _PW_SHORT = re.compile(
     r"(?i)(?<![\w-])(?:pass|pw|пасс)" + _PW_FOR + _PROSE_SEP
+    # "ship v9 with pass V" (red team 39): a value that has a password's shape (``_bare_pass_ok``; "with
+    # pass rate 99%" is prose); the empty group ``with`` tells the caller which lead-in matched
+    + r"|(?<![\w-])(?:with|using)[^\S\n]{1,4}pass[^\S\n]{1,4}(?P<with>)"
     + r"|(?<![\w-])pw[^\S\n]{1,8}"
     r"|(?<![\w-])(?:user(?:name)?|login)[^\S\n]{1,4}[^\s:=]{1,64}+[^\S\n]{1,4}pass(?:word)?[^\S\n]{0,4}[:=]?"
     r"[^\S\n]{1,8}"
@@ -500,13 +505,29 @@ _PW_AS = re.compile(
     + _PW_WORD + r"(?![\w]|[^\S\n]{1,4}(?:manager|vault|store|safe|hint|reset|field|policy|prompt|generator"
     r"|менеджер|хранилищ))"
 )
-# other secrets in prose: "my aws secret key is V", "the api key: V", "токен — V"
+# other secrets in prose: "my aws secret key is V", "the api key: V", "токен — V", "the encryption key: V",
+# also with what it is for: "the api key for staging: V", "секрет от вебхука — V", "токен бота: V" (red team 39),
+# where the value must look like one even after a symbol ("the secret to success: Practice" is prose)
+_KEY_KINDS = (r"encryption|decryption|signing|master|hmac|session|shared|recovery|license|licence|product|deploy"
+              r"|webhook|ssh|gpg|pgp|root|admin")
+"""What a key word names a secret key of in prose ("the encryption key", "the signing key")."""
 _CRED_PROSE = re.compile(
     r"(?i)(?<![\w-])(?:api[ _\-]?key|apikey|access[ _\-]?key(?:[ _\-]?id)?|secret(?:[ _\-]?(?:access[ _\-]?)?key)?"
     r"|client[ _\-]?secret|auth[ _\-]?token|access[ _\-]?token|refresh[ _\-]?token|token|private[ _\-]?key"
+    r"|(?:" + _KEY_KINDS + r")[ _\-]?key|(?:webhook|signing)[ _\-]?secret"
     r"|creds|credentials|(?:wi-?fi|wlan|wpa2?|wpa3|network|router)[ _\-]?(?:key|psk)"
     r"|ключ[^\S\n]{1,4}от[^\S\n]{1,4}(?:wi-?fi|вай-?фая?|сети|роутера)"
-    r"|токен|ключ(?:[^\S\n]{1,4}(?:api|апи|доступа))?|секрет(?:ный ключ)?)" + _PROSE_SEP
+    r"|мастер-?ключ|ключ[^\S\n]{1,4}(?:шифрования|подписи)"
+    r"|токен|ключ(?:[^\S\n]{1,4}(?:api|апи|доступа))?|секрет(?:ный ключ)?)(?P<qual>" + _PW_FOR + r")" + _PROSE_SEP
+)
+# a key word and a short value right after it, no separator: "deploy with secret key V", "use the api key V
+# for prod" (red team 39); the value must have letters and digits (``_bare_key_ok``: "the secret key rotation",
+# "the api key OPENAI_API_KEY", "the ssh key id_ed25519" are prose); a long token after any of them, or
+# after a bare "token"/"secret", is a ``_TOKEN_BARE``
+_KEY_BARE = re.compile(
+    r"(?i)(?<![\w-])(?:(?:secret|api|access|auth|private|" + _KEY_KINDS + r")[ _\-]?key"
+    r"|секретн(?:ый|ого|ым)[^\S\n]{1,4}ключ(?:ом|а)?|ключ(?:ом|а)?[^\S\n]{1,4}(?:api|апи|шифрования|подписи))"
+    r"[^\S\n]{1,4}"
 )
 _AUTH_HEADER = re.compile(
     r"(?i)\b(?:proxy-)?authorization[\"']?[^\S\n]{0,4}[:=][^\S\n]{0,4}[\"']?"
@@ -517,7 +538,9 @@ _AUTH_HEADER = re.compile(
 _PW_POSS = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"['’]s[^\S\n]{1,4}(?:(?:still|now|just|теперь)[^\S\n]{1,4})?")
 _MEASURE = re.compile(r"(?i)[0-9]{1,4}(?:st|nd|rd|th|x|%)?(?:[ -]?(?:chars?|characters?|digits?|letters?|symbols?"
                       r"|words?|bytes?|bits?|days?|hours?|minutes?|attempts?|tries|times))?")
-_HASH_NAME = re.compile(r"(?i)(?:sha|md|aes|rsa|utf|crc|des|ecdsa|ed|pbkdf|scrypt|argon|bcrypt)[0-9\-_]{0,8}\w{0,4}")
+_HASH_NAME = re.compile(r"(?i)(?:sha|md|aes|rsa|utf|crc|des|ecdsa|ed|pbkdf|scrypt|argon|bcrypt)[0-9\-_]{0,8}\w{0,4}"
+                        # a signature algorithm: "the signing key ES256K" (red team 39)
+                        r"|[hrpe]s(?:256|384|512)k?|secp(?:256|384|521)[kr]1")
 # the answer to a security question, named in English or Russian: "my security answer", "the answer to
 # my security question", "security question answer", "memorable word", "ответ на секретный вопрос",
 # "mother's maiden name", "девичья фамилия матери"
@@ -669,6 +692,7 @@ _STOPWORDS = frozenset({
     "hard", "easy", "simple", "complex", "complicated", "obvious", "random", "unique", "temporary", "new", "old",
     "secure", "insecure", "safe", "unsafe", "broken", "locked", "lost", "forgotten", "written", "somewhere",
     "case-sensitive", "sensitive", "similar", "impossible", "difficult", "annoying", "terrible", "awful",
+    "read-only", "write-only", "read-write",  # "the deploy key is read-only" (red team 39)
 })
 _RU_STOPWORDS = frozenset({
     "не", "нет", "и", "в", "на", "с", "от", "для", "к", "по", "это", "этот", "эта", "тот", "та", "там", "тут",
@@ -1890,6 +1914,21 @@ def _changed_ok(value: str) -> bool:
         _plausible(value, strict=False) and any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
 
 
+_SHAPED = re.compile(r"(?:[^\W_]|[!@#$%^&*+?~\-]){6,64}")
+
+
+def _shaped(value: str, *, mixed_case: bool) -> bool:
+    """A short value with a password's shape: 6-64 letters, digits and symbols (no ``_``, ``.``, ``/``: a
+    name, a file, a path), with letters and a digit, or (``mixed_case``) a capital after its first letter;
+    not a size, a time, a count, a hash's name or code."""
+    if (_SHAPED.fullmatch(value) is None or _is_code(value) or _MEASURE.fullmatch(value)
+            or _CLOCK_OR_SIZE.fullmatch(value) or _HASH_NAME.fullmatch(value) or value.casefold() in _STOPWORDS):
+        return False
+    if _DIGIT.search(value) is not None and _ALPHA.search(value) is not None:
+        return True
+    return mixed_case and any(c.islower() for c in value) and any(c.isupper() for c in value[1:])
+
+
 def _comma_it_ok(value: str) -> bool:
     """A value after "the password, it is" (``_PW_COMMA_IT``): a password's shape, not a size, a time, a
     count or a hash's name ("12-chars", "10am", "Argon2id")."""
@@ -1926,7 +1965,8 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
             if _plausible(value, strict=True):
                 yield SecretMatch("password", m.start(1), m.start(1) + len(value))
     if "pass" in low or "pw" in low or "пасс" in low:
-        yield from _after_lead(text, _PW_SHORT, "password", lambda m, v: _plausible(v, strict=True))
+        yield from _after_lead(text, _PW_SHORT, "password", lambda m, v: _shaped(v, mixed_case=True)
+                               if m["with"] is not None else _plausible(v, strict=True))
     if "\n" in text and any(w in low for w in ("pass", "pw", "парол", "пасс", "contrase", "kennwort", "senha", "has")):
         yield from _wrapped_passwords(text)
     if any(w in low for w in ("pin", "пин", "код", "code", "combination", "комбинаци", "key")):
@@ -1940,8 +1980,9 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
                 yield SecretMatch("pin", *m.span(1))
     if any(w in low for w in ("key", "secret", "token", "cred", "токен", "ключ", "секрет")):
         yield from _after_lead(text, _CRED_PROSE, "credential",
-                               lambda m, v: _prose_ok(m, v, strict=not _prose_sep_is_symbol(m)))
+                               lambda m, v: _prose_ok(m, v, strict=bool(m["qual"]) or not _prose_sep_is_symbol(m)))
         yield from _after_lead(text, _TOKEN_BARE, "credential", lambda m, v: _bare_token(v))
+        yield from _after_lead(text, _KEY_BARE, "credential", lambda m, v: _shaped(v, mixed_case=False))
     if ("key" in low or "psk" in low or "ключ" in low) and _NET_WORD.search(text):
         yield from _network_keys(text)
     if "/" in text and any(w in low for w in ("wifi", "wi-fi", "wlan", "ssid", "hotspot", "вай")):

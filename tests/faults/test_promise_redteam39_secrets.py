@@ -10,7 +10,7 @@ import pytest
 
 from neotask_tui.text.secrets import redact_secrets
 
-W, S = "[REDACTED:password]", "[REDACTED:stripe_key]"
+W, C, S = "[REDACTED:password]", "[REDACTED:credential]", "[REDACTED:stripe_key]"
 
 
 @pytest.mark.promise("secrets")
@@ -40,11 +40,38 @@ def test_stripe_webhook_secrets_are_redacted_as_the_other_stripe_keys(said: str,
 
 
 @pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("said", "redacted"), [
+    ("the encryption key: Puffin3333Enc", f"the encryption key: {C}"),
+    ("the signing key is Puffin3333Enc", f"the signing key is {C}"),
+    ("master key — Puffin3333Enc", f"master key — {C}"),
+    ("секрет от вебхука — Сова4444Тайна", f"секрет от вебхука — {C}"),
+    ("токен от бота: Сова4444Тайна", f"токен от бота: {C}"),
+    ("the api key for staging: Puffin3333Enc", f"the api key for staging: {C}"),
+    ("deploy with secret key Shark8888Key", f"deploy with secret key {C}"),
+    ("use the api key Shark8888Key for prod", f"use the api key {C} for prod"),
+    ("подписали секретным ключом Сова4444Тайна", f"подписали секретным ключом {C}"),
+    ("ship v9 with pass Moose9911Go", f"ship v9 with pass {W}"),
+    ("ship v9 with pass MooseGoGo", f"ship v9 with pass {W}"),
+    ("pass: Moose9911Go", f"pass: {W}"),
+])
+def test_more_key_words_and_a_value_right_after_secret_key_or_pass_are_redacted(said: str, redacted: str) -> None:
+    assert redact_secrets(said) == redacted
+
+
+@pytest.mark.promise("secrets")
 @pytest.mark.parametrize("said", [
     "the password, it is stored in the vault", "I forgot the password again, it was annoying",
     "the password expired, it was old", "the password, it is case-sensitive",
     "the password manager, it is 1Password", "the password policy, it is 12-chars",
     "the password hashing, it is Argon2id", "I reset the password again, it was 10am",
+    "ship v9 with pass rate 99%", "tests pass 100%", "pass the build", "ship it with pass rate above 95",
+    "with pass 100%", "merge with pass-through", "with pass PASSING",
+    "the secret key rotation is monthly", "set the api key OPENAI_API_KEY first", "the ssh key id_ed25519 is old",
+    "the encryption key is rotated", "the encryption key: see the vault", "the signing key RS256",
+    "the secret to good coffee is fresh beans", "the secret of the universe is 42",
+    "токен от бота лежит в сейфе", "the api key for staging is missing", "the secret to success: Practice",
+    "the deploy key is read-only", "the signing key ES256K", "secret key AES256", "the master key rotation",
+    "ключ от квартиры — под ковриком",
 ])
 def test_prose_about_a_password_a_key_or_passing_is_kept(said: str) -> None:
     assert redact_secrets(said) == said

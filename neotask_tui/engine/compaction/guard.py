@@ -526,7 +526,9 @@ _CHOICE_VERB = re.compile(
 """A decision by its verb: a sentence with it is a decision even when it also holds a negation."""
 _GENERIC_WORDS = (
     "let lets s go going goes use using used ll will we now then that this it do make take our us also "
-    "one just really давай давайте будем используем берём берем это то мы"
+    "one just really давай давайте будем используем используй используйте берём берем это то мы "
+    # a negation or a modal says no topic: "не стоит менять схему" and "лучше не трогай миграции" share none
+    "не ни not never don dont doesn didn won никогда стоит лучше better should shouldn must"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 REVOCABLE = frozenset(("decision", "constraint", "goal", "ask", "todo", "assumption"))
@@ -542,11 +544,12 @@ def supersede(prior: Sequence[CriticalItem], new: Sequence[CriticalItem], text: 
 
     A message revokes only when it has a cue (:func:`~neotask_tui.engine.language.revocation.revocation_cue`).
     Its target is the latest earlier user statement of a revocable kind sharing the most topic words
-    with what the message now says; with a strong cue ("scrap that", "передумал") and no shared
-    word, the user's statement just before. A strong cue also takes back the assistant's proposal
-    when that is the statement just before (:func:`_proposals_just_before`): "Actually, scrap that,
-    we use SQLite" answers the reply that suggested PostgreSQL. Returns the revoked item (its
-    ``superseded_by`` set): the user's statement, else the proposal.
+    with what the message now says (a negation or a modal is no topic word: "лучше не трогай миграции"
+    shares nothing with "не стоит менять схему", it takes no rule back); with a strong cue ("scrap that",
+    "передумал") and no shared word, the user's statement just before. A strong cue also takes back the
+    assistant's proposal when that is the statement just before (:func:`_proposals_just_before`):
+    "Actually, scrap that, we use SQLite" answers the reply that suggested PostgreSQL. Returns the revoked
+    item (its ``superseded_by`` set): the user's statement, else the proposal.
     """
     # A question takes nothing back: "Any more paintings coming up?", "Are you no longer on Redis?"
     cue = revocation_cue(" ".join(x for x in sentences(text) if not x.endswith("?")))

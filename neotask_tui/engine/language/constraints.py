@@ -9,8 +9,12 @@ needs. :func:`constraint_kind` tells them apart:
 - **prohibitions** anywhere: "must not", "should not", "not allowed", "avoid", "no longer",
   "нельзя", "запрещено", "не надо", "не должны", "ни в коем случае";
 - **negated imperatives** at the start of a clause: "Do not use Redis", "please never commit to
-  main", "stop adding comments", "No emojis in commit messages", "не используй", "никогда не
-  коммить" — except a few formulae of chat ("don't worry", "never give up", "don't be afraid");
+  main", "stop adding comments", "No emojis in commit messages", "hold off on upgrading postgres",
+  "не используй", "никогда не коммить", "ничего не удаляй" — except a few formulae of chat ("don't
+  worry", "never give up", "don't be afraid") and stories ("ничего не случилось"); also after advice or
+  an exception ("better not touch the migrations", "лучше не трогай миграции", "без моего разрешения
+  ничего не удаляй"), asked politely ("I'd prefer you didn't rename the tables", not "I'd prefer you
+  didn't worry") or with no verb ("not a single deploy on sunday", not "not a single person came");
 - **team rules and preferences**: "we don't/won't/never X", "let's not X", "I don't want X",
   "I can't use X", "you can't X", "мы не используем", "не хочу" — except verbs of thinking and
   feeling ("we don't know", "I can't wait", "you never know");
@@ -88,9 +92,9 @@ _NEG_IMPERATIVE = re.compile(
 )
 KEEP_OFF_IMPERATIVE = re.compile(
     # "Hands off the billing cron", "Stay away from the legacy module", "Please refrain from deleting
-    # the bucket", "Leave the cron alone": a "do not" without a "not"
+    # the bucket", "Leave the cron alone", "Hold off on upgrading postgres": a "do not" without a "not"
     r"^(?:(?:keep\s+(?:your\s+)?)?hands\s+off|stay\s+away\s+from|steer\s+clear\s+of|refrain\s+from"
-    r"|leave\s+(?!(?:me|us|him|her|them)\b)\S.{0,60}?\s+alone)\b",
+    r"|hold\s+off\s+(?:on|with|from)|leave\s+(?!(?:me|us|him|her|them)\b)\S.{0,60}?\s+alone)\b",
     re.IGNORECASE,
 )
 _YOU_DARE = re.compile(r"^you\s+(?:dare|ever)\s+(?P<rest>.+)", re.IGNORECASE)
@@ -148,9 +152,48 @@ _I_VERBS = re.compile(
     re.IGNORECASE,
 )
 _RU_IMPERATIVE = re.compile(
-    r"^(?:(?:никогда|больше)\s+)?не\s+(?P<verb>[а-яё]+(?:й|йте|и|ите|ь|ьте|йся|йтесь|ись|итесь|ься))(?![а-яё])",
+    r"^(?:(?:никогда|больше)\s+)?(?P<none>(?:ничего|никого|никому|ничем|никуда|нигде)\s+(?:(?:никогда|больше)\s+)?)?"
+    r"не\s+(?P<verb>[а-яё]+(?:й|йте|и|ите|ь|ьте|йся|йтесь|ись|итесь|ься))(?![а-яё])",
     re.IGNORECASE,
 )
+_RU_NOT_IMPERATIVE = re.compile(r"(?:л|ла|ло|ли|лся|лась|лось|лись|ось|.[еиё]шь|.[еиё]тесь)$", re.IGNORECASE)
+"""After "ничего не" / "никого не": a past or present form, a story ("ничего не случилось", "никого не
+нашли", "ничего не понимаешь"), not an order ("ничего не удаляй", "никому не говори")."""
+_BETTER_NOT = re.compile(
+    r"^(?:you(?:'d|\s+had)?\s+)?better\s+not\s+(?P<rest>\S.*)|^лучше\s+(?P<ru>не\s+\S.*)", re.IGNORECASE
+)
+"""Advice that binds: "better not touch the migrations", "you'd better not push to main", "лучше не трогай
+миграции" ("I'd better not" is the user's own plan)."""
+_RU_INFINITIVE_NOT = re.compile(r"^не\s+(?P<verb>[а-яё]+(?:ть|ти|ться|тись))(?![а-яё])", re.IGNORECASE)
+_RU_MENTAL_INFINITIVE = re.compile(
+    r"^(?:знать|думать|вспоминать|видеть|слышать|спрашивать|говорить|рисковать|ждать|надеяться|верить|бывать)$",
+    re.IGNORECASE,
+)
+""""Лучше не знать", "лучше не думать об этом": a feeling, not a rule ("лучше не трогать миграции" is one)."""
+_WITHOUT_LEAD = re.compile(
+    r"^(?:без|without)(?:\s+[\w'-]+){1,3}?\s+(?P<rest>(?:(?:ничего|никого|никому|никогда|больше)\s+)?не\s+\S.*"
+    r"|(?:do not|don'?t|never)\s+\S.*)$",
+    re.IGNORECASE,
+)
+"""A negated imperative after its "without" ("без моего разрешения ничего не удаляй", "without review don't
+merge"): the "without" names the exception, the rest is the rule."""
+_NOT_A_SINGLE = re.compile(
+    r"^not\s+(?:a\s+single|one\s+(?:more|single)?|even\s+one)\s*(?P<what>[\w-]+)(?P<rest>.*)$", re.IGNORECASE
+)
+_STORY_WORD = re.compile(
+    r"\b(?:i|he|she|they|we|you|it|was|were|is|are|am|has|had|have|did|does|do|came|went|got|said|made|knew|saw"
+    r"|spoke|showed|left|stayed|could|would|can|will|should|thing|\w+ed)\b",
+    re.IGNORECASE,
+)
+""""Not a single deploy on sunday" (no verb, no subject) forbids; "not a single person came", "not one of
+them was there" tell what happened."""
+_SOFT_NEG = re.compile(
+    r"^(?:i|we)(?:'d|\s+would)(?:\s+(?:much|really|just))?\s+(?:prefer|rather)(?:\s+(?:it\s+)?(?:if|that))?\s+you"
+    r"\s+(?:didn'?t|did not|wouldn'?t|would not|don'?t|do not|not|never)\s+(?P<rest>\S.*)",
+    re.IGNORECASE,
+)
+"""A polite "do not": "I'd prefer you didn't rename the tables", "I'd rather you not touch prod" ("I'd prefer
+you didn't worry" is comfort)."""
 _RU_IDIOMS = frozenset(("волнуйся", "волнуйтесь", "переживай", "переживайте", "очень", "бойся", "бойтесь",
                         "сдавайся", "сдавайтесь"))
 _RU_WE = re.compile(r"(?<!\w)мы\s+(?:никогда\s+)?не\s+(?P<verb>[а-яё]+)", re.IGNORECASE)
@@ -231,7 +274,34 @@ def _imperative_negation(clause: str) -> bool:
     if m and m.group("rest").lower() not in NO_IDIOMS:
         return True
     r = _RU_IMPERATIVE.match(clause)
-    return bool(r and r.group("verb").lower() not in _RU_IDIOMS)
+    if r and r.group("verb").lower() not in _RU_IDIOMS and not (r.group("none")
+                                                                and _RU_NOT_IMPERATIVE.search(r.group("verb"))):
+        return True
+    return _led_negation(clause)
+
+
+def _led_negation(clause: str) -> bool:
+    """A "do not" with words before it or no "not" of an imperative: "лучше не трогай миграции", "better
+    not touch it", "без моего разрешения ничего не удаляй", "not a single deploy on sunday", "I'd prefer you
+    didn't rename the tables"."""
+    m = _BETTER_NOT.match(clause)
+    if m and m.group("rest"):
+        rest = m.group("rest")
+        return not (_IDIOM_AFTER_IMPERATIVE.match(rest) or _MENTAL.match(rest) or _PAST.match(rest))
+    if m and m.group("ru"):
+        inf = _RU_INFINITIVE_NOT.match(m.group("ru"))
+        if inf:
+            return not _RU_MENTAL_INFINITIVE.match(inf.group("verb"))
+        return _imperative_negation(m.group("ru"))
+    m = _WITHOUT_LEAD.match(clause)
+    if m:
+        return _imperative_negation(m.group("rest"))
+    m = _NOT_A_SINGLE.match(clause)
+    if m:
+        return m.group("what").lower() not in ("of", "bit", "word", "thing", "one") and not _STORY_WORD.search(
+            m.group("rest"))
+    m = _SOFT_NEG.match(clause)
+    return bool(m and not (_IDIOM_AFTER_IMPERATIVE.match(m.group("rest")) or _MENTAL.match(m.group("rest"))))
 
 
 def _subject_negation(clause: str) -> bool:

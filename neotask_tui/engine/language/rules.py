@@ -5,15 +5,18 @@ The statement must *be* a directive, not describe something: it starts (after "p
 "and"...) with a prohibition or a negated imperative — "do not", "don't", "never", "no", "stop",
 "avoid", "must not", "let's not", "I don't want", "we don't", "without", "hands off", "refrain from",
 "stay away from", "leave … alone", "under no circumstances", "make sure nobody", "nobody may / should
-…", "не", "никогда не", "никто не должен / не смеет …", "никому не разрешено …",
+…", "hold off on", "better not", "not a single", "it is forbidden to", "I'd prefer you didn't", "не",
+"никогда не", "ничего не", "лучше не", "никто не должен / не смеет …", "никому не разрешено …",
 "больше не", "под никаким предлогом не", "нельзя", "запрещено", "давай не", "мы не", "перестань",
-"прекрати", "хватит", "без" — and
+"прекрати", "хватит", "без" (a typographic apostrophe, "Don’t", is one too) — and
 :func:`~.constraints.constraint_kind` calls it a negation, so chatter ("don't worry", "I don't know",
 "can't wait", "без проблем") and descriptions that merely contain a prohibition word ("It avoids the
 crash", "the tests do not pass", "he stopped using emojis", "без эмодзи текст выглядит лучше") are
 not rules. An instruction that holds until something happens or while it lasts ("keep the replica
 read-only until the migration finishes", "пока идёт миграция, держи реплику только на чтение",
-:func:`~.constraints.is_until_rule`) is a session rule too, its condition in its text. Everything
+:func:`~.constraints.is_until_rule`) is a session rule too, its condition in its text; so is a "do not"
+asked in the conditional ("I'd prefer you didn't rename the tables"), which the classifier reads as a
+preference of the conversation. Everything
 else is classified as :func:`~.classifier.classify` does.
 """
 
@@ -45,9 +48,14 @@ _DIRECTIVE_NEGATION = re.compile(
     r"не|никогда не|больше не|нельзя|запрещено|давай(?:те)? не|мы не|ты не|вы не|ни в коем случае"
     r"|(?:" + RU_NO_CIRCUMSTANCES + r"),?\s+не"
     r"|under no circumstances?|" + MAKE_SURE + NOBODY + "|" + NOBODY_MAY + "|" + RU_NOBODY +
-    r"|without|no more|перестань|перестаньте|прекрати|прекратите|хватит|без)\b",
+    r"|without|no more|перестань|перестаньте|прекрати|прекратите|хватит|без"
+    # "ничего не удаляй", "лучше не трогай миграции", "better not touch it", "not a single deploy on sunday",
+    # "it is forbidden to merge without review", "I'd prefer you didn't rename the tables"
+    r"|(?:ничего|никого|никому|ничем|никуда|нигде) не|лучше не|(?:you(?:'d| had) )?better not|not (?:a single|one)"
+    r"|it(?:'s| is) (?:forbidden|prohibited|not allowed|not permitted) to|(?:i|we)(?:'d| would) (?:prefer|rather))\b",
     re.I,
 )
+_APOS = re.compile(r"[’‘`´]")
 
 _IDIOM = re.compile(r"^(?:never (?:mind|again|ever)|no (?:problem|worries|way|idea|thanks)|не за что|без проблем)"
                     r"[\s.!,…]*$", re.I)
@@ -59,7 +67,8 @@ def rule_of(statement: str) -> str | None:
     """The rule a negated directive states ("Please do not use any paid tools." → "do not use any
     paid tools"), or ``None`` when the statement is not one."""
     text = _FILLER.sub("", statement.strip())
-    if (not (_DIRECTIVE_NEGATION.match(text) or KEEP_OFF_IMPERATIVE.match(text))
+    plain = _APOS.sub("'", text)  # "Don’t touch the cache layer": a typographic apostrophe is one too
+    if (not (_DIRECTIVE_NEGATION.match(plain) or KEEP_OFF_IMPERATIVE.match(plain))
             or constraint_kind(text) != "negation" or _IDIOM.match(text)):
         return None
     return _TRAILING_PLEASE.sub("", core(text).rstrip(" .!…")) or None
@@ -91,6 +100,23 @@ def _until_rule(c: Classification | None) -> Classification | None:
     return replace(c, kind="session_rule", field="constraints", value=c.text, reason=_UNTIL_REASON)
 
 
+def _polite_rule(c: Classification | None) -> Classification | None:
+    """A preference in the conditional that is a "do not" for the assistant ("I'd prefer you didn't
+    rename the tables") is a rule of the session, like the "do not" it stands for; one limited to a
+    period ("today I'd prefer you didn't …") stays a preference of that period."""
+    if (c is None or c.kind != "temporary_preference" or c.ttl or c.until_event or c.period or c.value != c.text
+            or not _SOFT_PREF_LEAD.match(c.text)):
+        return c
+    rule = rule_of(c.text)
+    if rule is None:
+        return c
+    return replace(c, kind="session_rule", field="constraints", value=rule,
+                   reason="a \"do not\" asked politely: a rule for this session")
+
+
+_SOFT_PREF_LEAD = re.compile(r"^(?:i|we)(?:'d|’d| would)\b", re.I)
+
+
 def classify(text: str) -> list[Classification]:
     """Every explicit statement of a user message: :func:`~.classifier.classify`'s kinds, then
     session rules for the negated directives and the instructions that hold until something happens
@@ -100,4 +126,4 @@ def classify(text: str) -> list[Classification]:
 
 def classify_each(text: str) -> list[Classification | None]:
     """:func:`classify`, one entry per statement (``None``: the statement means nothing for memory)."""
-    return [_until_rule(c) for c in classify_each_statement(text, _fallback, _until)]
+    return [_polite_rule(_until_rule(c)) for c in classify_each_statement(text, _fallback, _until)]

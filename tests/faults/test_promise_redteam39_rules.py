@@ -130,3 +130,49 @@ def test_a_real_take_back_of_the_same_thing_still_supersedes(first: str, then: s
 def test_a_constraint_with_a_typographic_apostrophe_or_an_impersonal_ban_is_a_session_rule(said: str) -> None:
     assert constraint_kind(said) == "negation"
     assert _rules(said) == [said]
+
+
+# ------------------------------------------------------------------ red team 40: variants of the three findings
+
+
+@pytest.mark.parametrize(("first", "then"), [
+    ("без разрешения ничего не трогай в проде", "лучше не трогай миграции"),
+    ("не стоит менять схему", "лучше не лезь в схему биллинга"),
+    ("do not touch prod without permission", "actually, better not touch the migrations either"),
+])
+def test_a_weak_cue_before_a_second_prohibition_takes_no_rule_back(first: str, then: str) -> None:
+    # Red team 40: they shared a verb ("трогай") or a topic ("схему"), and "лучше" marked the first rule
+    # "(superseded by e:11)": a prohibition after a weak cue adds a rule, it revokes no other prohibition.
+    s, items = _compact({6: first, 9: then}, 12)
+    assert "superseded" not in s.render()
+    assert all(i.superseded_by is None for i in items if i.kind == "constraint")
+
+
+@pytest.mark.parametrize("said", [
+    "ни одного деплоя в воскресенье",
+    "nothing gets deleted without my permission",
+    "nothing should be deleted without my permission",
+    "hold off upgrading postgres",
+])
+def test_more_shapes_are_restored_verbatim_and_are_session_rules(said: str) -> None:
+    s, _ = _compact({6: said}, 12)
+    assert f"{said} [e:6]" in s.render()
+    assert _rules(said) == [said]
+
+
+@pytest.mark.parametrize("said", [
+    "пожалуй, не стоит трогать кэш", "merging without review is forbidden",
+    "Merging without a review is strictly forbidden.", "merges without review are not allowed",
+    "deleting anything without my permission is not allowed", "you are not allowed to merge without review",
+    "мержить без ревью запрещено", "удалять что-либо без моего разрешения нельзя",
+])
+def test_a_ban_stated_after_what_it_bans_is_a_session_rule(said: str) -> None:
+    assert len(_rules(said)) == 1
+
+
+@pytest.mark.parametrize("said", [
+    "ни одного звонка не было", "ни одного не нашли", "nothing gets done around here", "nothing was there",
+    "Swimming is not allowed in that lake, sadly.", "It is not allowed", "Это нельзя", "Nothing beats a good book",
+])
+def test_stories_in_those_shapes_make_no_rule(said: str) -> None:
+    assert _rules(said) == []

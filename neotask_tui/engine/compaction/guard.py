@@ -545,7 +545,8 @@ def supersede(prior: Sequence[CriticalItem], new: Sequence[CriticalItem], text: 
     A message revokes only when it has a cue (:func:`~neotask_tui.engine.language.revocation.revocation_cue`).
     Its target is the latest earlier user statement of a revocable kind sharing the most topic words
     with what the message now says (a negation or a modal is no topic word: "лучше не трогай миграции"
-    shares nothing with "не стоит менять схему", it takes no rule back); with a strong cue ("scrap that",
+    shares nothing with "не стоит менять схему", it takes no rule back; after a weak cue a prohibition
+    takes no other prohibition back: it adds one); with a strong cue ("scrap that",
     "передумал") and no shared word, the user's statement just before. A strong cue also takes back the
     assistant's proposal when that is the statement just before (:func:`_proposals_just_before`):
     "Actually, scrap that, we use SQLite" answers the reply that suggested PostgreSQL. Returns the revoked
@@ -571,6 +572,11 @@ def supersede(prior: Sequence[CriticalItem], new: Sequence[CriticalItem], text: 
     # A take-back revokes the latest *decision* (or rule, ask...) on the topic; the goal only when
     # no other statement is a candidate: "scrap that, use SQLite instead of PostgreSQL" revokes
     # "we decided to use PostgreSQL 15", not the goal "migrate the billing database to PostgreSQL".
+    if cue != "strong" and constraint_kind(strip_cues(said)) == "negation":
+        # A weak cue before a prohibition adds one: "лучше не лезь в схему биллинга" after "не стоит менять
+        # схему" is a second rule, not a take-back of the first (red team 40); "Лучше не трогай схему"
+        # still takes back "давай поменяем схему", which forbade nothing.
+        open_ = [p for p in open_ if constraint_kind(p.text) != "negation"]
     statements = [p for p in open_ if p.kind != "goal"]
     for pool in (statements, [p for p in open_ if p.kind == "goal"]):
         best_score = 0

@@ -94,7 +94,7 @@ KEEP_OFF_IMPERATIVE = re.compile(
     # "Hands off the billing cron", "Stay away from the legacy module", "Please refrain from deleting
     # the bucket", "Leave the cron alone", "Hold off on upgrading postgres": a "do not" without a "not"
     r"^(?:(?:keep\s+(?:your\s+)?)?hands\s+off|stay\s+away\s+from|steer\s+clear\s+of|refrain\s+from"
-    r"|hold\s+off\s+(?:on|with|from)|leave\s+(?!(?:me|us|him|her|them)\b)\S.{0,60}?\s+alone)\b",
+    r"|hold\s+off\s+(?:on|with|from|\w+ing\b)|leave\s+(?!(?:me|us|him|her|them)\b)\S.{0,60}?\s+alone)\b",
     re.IGNORECASE,
 )
 _YOU_DARE = re.compile(r"^you\s+(?:dare|ever)\s+(?P<rest>.+)", re.IGNORECASE)
@@ -180,6 +180,20 @@ merge"): the "without" names the exception, the rest is the rule."""
 _NOT_A_SINGLE = re.compile(
     r"^not\s+(?:a\s+single|one\s+(?:more|single)?|even\s+one)\s*(?P<what>[\w-]+)(?P<rest>.*)$", re.IGNORECASE
 )
+_RU_NOT_A_SINGLE = re.compile(r"^ни\s+(?:одного|одной|единого|единой)\s+(?P<what>[а-яё-]+)(?P<rest>.*)$", re.IGNORECASE)
+_RU_VERB_OR_NOT = re.compile(
+    r"(?<![а-яё])не(?![а-яё])|[а-яё]+(?:л|ла|ло|ли|лся|лась|лись|ет|ут|ют|ит|ат|ят|ется|ются|ть|ться)(?![а-яё])",
+    re.IGNORECASE,
+)
+""""Ни одного деплоя в воскресенье" (no verb) forbids; "ни одного звонка не было", "ни одного не нашли" tell
+what happened."""
+_NOTHING_WITHOUT = re.compile(
+    r"^nothing\s+(?:gets|should\s+(?:be|get)|must\s+(?:be|get)|may\s+be|is\s+to\s+be|can\s+be|will\s+be|goes)"
+    r"\s+\w+(?:ed|en|wn|ne|out|in|live)?\s+(?:\w+\s+)?(?:without|unless|until|before|except)\b",
+    re.IGNORECASE,
+)
+""""Nothing gets deleted without my permission", "nothing should be deployed until QA signs off": a "do not"
+with its exception ("nothing gets done around here" is a complaint: no exception)."""
 _STORY_WORD = re.compile(
     r"\b(?:i|he|she|they|we|you|it|was|were|is|are|am|has|had|have|did|does|do|came|went|got|said|made|knew|saw"
     r"|spoke|showed|left|stayed|could|would|can|will|should|thing|\w+ed)\b",
@@ -300,6 +314,11 @@ def _led_negation(clause: str) -> bool:
     if m:
         return m.group("what").lower() not in ("of", "bit", "word", "thing", "one") and not _STORY_WORD.search(
             m.group("rest"))
+    m = _RU_NOT_A_SINGLE.match(clause)
+    if m:
+        return not (_RU_VERB_OR_NOT.search(m.group("rest")) or _RU_VERB_OR_NOT.fullmatch(m.group("what")))
+    if _NOTHING_WITHOUT.match(clause):
+        return True
     m = _SOFT_NEG.match(clause)
     return bool(m and not (_IDIOM_AFTER_IMPERATIVE.match(m.group("rest")) or _MENTAL.match(m.group("rest"))))
 

@@ -52,9 +52,22 @@ _DIRECTIVE_NEGATION = re.compile(
     # "ничего не удаляй", "лучше не трогай миграции", "better not touch it", "not a single deploy on sunday",
     # "it is forbidden to merge without review", "I'd prefer you didn't rename the tables"
     r"|(?:ничего|никого|никому|ничем|никуда|нигде) не|лучше не|(?:you(?:'d| had) )?better not|not (?:a single|one)"
-    r"|it(?:'s| is) (?:forbidden|prohibited|not allowed|not permitted) to|(?:i|we)(?:'d| would) (?:prefer|rather))\b",
+    r"|it(?:'s| is) (?:forbidden|prohibited|not allowed|not permitted) to|(?:i|we)(?:'d| would) (?:prefer|rather)"
+    # "ни одного деплоя в воскресенье", "nothing gets deleted without my permission", "hold off upgrading
+    # postgres", "пожалуй, не стоит трогать кэш", "you are not allowed to merge without review"
+    r"|ни (?:одного|одной|единого|единой)|nothing|hold off|пожалуй,? не"
+    r"|you(?:'re| are) not (?:allowed|permitted) to)\b",
     re.I,
 )
+_BANNED_AT_END = re.compile(
+    r"^(?!(?:i|we|he|she|they|it|that|this|there|you|my|his|her|their|our|я|мы|он|она|они|это|там)\b)"
+    r"[a-zа-яё]+\b.{0,80}?\s(?:(?:is|are)\s+(?:strictly\s+|absolutely\s+)?(?:forbidden"
+    r"|prohibited|banned|not\s+allowed|not\s+permitted)|(?:строго\s+)?(?:запрещено|запрещается|нельзя|недопустимо))"
+    r"\s*[.!]*$",
+    re.I,
+)
+"""A ban stated after what it bans: "merging without review is forbidden", "deleting anything without my
+permission is not allowed", "мержить без ревью запрещено", "удалять что-либо без моего разрешения нельзя"."""
 _APOS = re.compile(r"[’‘`´]")
 
 _IDIOM = re.compile(r"^(?:never (?:mind|again|ever)|no (?:problem|worries|way|idea|thanks)|не за что|без проблем)"
@@ -68,7 +81,7 @@ def rule_of(statement: str) -> str | None:
     paid tools"), or ``None`` when the statement is not one."""
     text = _FILLER.sub("", statement.strip())
     plain = _APOS.sub("'", text)  # "Don’t touch the cache layer": a typographic apostrophe is one too
-    if (not (_DIRECTIVE_NEGATION.match(plain) or KEEP_OFF_IMPERATIVE.match(plain))
+    if (not (_DIRECTIVE_NEGATION.match(plain) or KEEP_OFF_IMPERATIVE.match(plain) or _BANNED_AT_END.match(plain))
             or constraint_kind(text) != "negation" or _IDIOM.match(text)):
         return None
     return _TRAILING_PLEASE.sub("", core(text).rstrip(" .!…")) or None

@@ -334,15 +334,23 @@ _PW_CHANGED = re.compile(
     r"(?:[^\S\n]{0,2}[:—–])?[^\S\n]{1,4}"
 )
 # a password named, then given in the next clause as "it": "do not share the staging password, it is V",
-# "I forgot the router password again, it was V", "the wifi password, it's V" (red team 39; the Russian
-# "пароль от роутера опять забыл, это V" is a ``_PW_PROSE`` qualifier). "it" may stand for something else
-# ("the password, it is stored in the vault", "the password expired, it was old"), so only an adverb may
-# come between the word and the comma and the value must have a password's shape (``_comma_it_ok``)
+# "I forgot the router password again, it was V", "the wifi password, it's V" (red team 39); a full stop or
+# a semicolon for the comma ("the db password. It is V", "the staging password; it's V"), up to two words
+# such as "secret" / "again" / "too" before it ("keep the staging password secret, it's V"), a Russian
+# "он / она / это (был)" for "it" ("пароль от стейджинга, он V", "пароль от роутера опять забыл, это был V")
+# (red team 40). "it" may stand for something else ("the password, it is stored in the vault", "the
+# password expired, it was old", "the password manager; it's 1Password"), so only a word from a short list
+# may come between the password phrase and the separator, and the value must have a password's shape
+# (``_comma_it_ok``); after a full stop or a semicolon it must also end its clause (``_it_value_ends``:
+# "I need a new password too. It was iPhone12 that died" is prose)
+_PW_IT_BETWEEN = (r"(?:again|too|also|though|anyway|then|now|here|there|btw|secret|safe|private|hidden"
+                  r"|опять|снова|тоже|также|забыл|забыла|забыли)")
 _PW_COMMA_IT = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_CHANGE_QUAL
-    + r"(?:[^\S\n]{1,4}(?:again|too|also|though|anyway|then|now|here|there|btw))?[^\S\n]{0,2},[^\S\n]{1,4}"
-    r"it(?:['’]s|[^\S\n]{1,4}(?:is|was))(?:[^\S\n]{1,4}(?:still|just|actually|now))?(?:[^\S\n]{0,2}[:—–])?"
-    r"[^\S\n]{1,4}"
+    + r"(?:[^\S\n]{1,4}" + _PW_IT_BETWEEN + r"(?![\w-])){0,2}[^\S\n]{0,2}(?P<sep>[,;.])[^\S\n]{1,4}"
+    r"(?:it(?:['’]s|[^\S\n]{1,4}(?:is|was))(?:[^\S\n]{1,4}(?:still|just|actually|now))?"
+    r"|(?:он|она|оно|это)(?:[^\S\n]{1,4}(?:был|была|было))?(?:[^\S\n]{1,4}(?:сейчас|теперь|всё ещё|все еще))?)"
+    r"(?![\w-])(?:[^\S\n]{0,2}[:—–])?[^\S\n]{1,4}"
 )
 _PIN_WORD = (r"(?:pin(?:[ -]?(?:code|код|number))?|passcode|пин(?:[ -]?код)?"
              r"|(?:door|gate|alarm|garage|safe|padlock|entry)[ -]code"  # "locker code 4711" is as often its number
@@ -698,6 +706,7 @@ _RU_STOPWORDS = frozenset({
     "не", "нет", "и", "в", "на", "с", "от", "для", "к", "по", "это", "этот", "эта", "тот", "та", "там", "тут",
     "здесь", "уже", "ещё", "еще", "теперь", "сейчас", "такой", "же", "неверный", "неправильный", "правильный",
     "верный", "старый", "новый", "простой", "сложный", "пустой", "забыл", "забыла", "сменил",
+    "был", "была", "было", "были",  # "пароль от роутера забыл, это было глупо" (red team 40)
 })
 
 
@@ -1936,6 +1945,12 @@ def _comma_it_ok(value: str) -> bool:
             and not _HASH_NAME.fullmatch(value))
 
 
+def _it_value_ends(text: str, pos: int) -> bool:
+    """Whether the value at ``pos`` (after "the password. It is") ends its clause (``_CLAUSE_END``)."""
+    v = _value_at(text, pos)
+    return v is not None and _CLAUSE_END.match(text, v[1]) is not None
+
+
 def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
     """Passwords, PINs and other credentials found by their cue words (``context``: the message
     before, see :func:`find_secrets`)."""
@@ -1947,8 +1962,9 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
             if v is not None and _where_ok(text, v):
                 yield SecretMatch("password", v[0], v[1])
         yield from _after_lead(text, _PW_CHANGED, "password", lambda m, v: _changed_ok(v))
-        if "it" in low:
-            yield from _after_lead(text, _PW_COMMA_IT, "password", lambda m, v: _comma_it_ok(v))
+        if "it" in low or "он" in low or "это" in low:  # the value ends its clause after a "." or a ";"
+            yield from _after_lead(text, _PW_COMMA_IT, "password", lambda m, v: _comma_it_ok(v) and (
+                m["sep"] == "," or _it_value_ends(text, m.end())))
         yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
         yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
         if "?" in text:

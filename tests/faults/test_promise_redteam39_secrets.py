@@ -75,3 +75,36 @@ def test_more_key_words_and_a_value_right_after_secret_key_or_pass_are_redacted(
 ])
 def test_prose_about_a_password_a_key_or_passing_is_kept(said: str) -> None:
     assert redact_secrets(said) == said
+
+
+# red team 40: the same shape with a full stop or a semicolon for the comma, a word between the password
+# word and the comma, a Russian "он" / "это был" for "it"
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("said", "redacted"), [
+    ("do not share the db password. It is Lynx8080Moon", f"do not share the db password. It is {W}"),
+    ("do not share the staging password; it's Heron5522Gray", f"do not share the staging password; it's {W}"),
+    ("keep the staging password secret, it's Kite9090Sky", f"keep the staging password secret, it's {W}"),
+    ("не говори никому пароль от стейджинга, он Сова5151Ночь", f"не говори никому пароль от стейджинга, он {W}"),
+    ("пароль от роутера опять забыл, это был Plover8822", f"пароль от роутера опять забыл, это был {W}"),
+    ("the wifi password again too, it was Plover8822", f"the wifi password again too, it was {W}"),
+    ("пароль от вайфая, она Сова5151Ночь", f"пароль от вайфая, она {W}"),
+    ("пароль от вайфая снова забыла, это была Plover8822", f"пароль от вайфая снова забыла, это была {W}"),
+    ("the db password. It is Lynx8080Moon. Thanks", f"the db password. It is {W}. Thanks"),
+    ("the db password; it's \"Lynx8080Moon\"!", f"the db password; it's {W}!"),
+])
+def test_red_team_40_variants_of_a_password_given_as_it_are_redacted(said: str, redacted: str) -> None:
+    assert redact_secrets(said) == redacted
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize("said", [
+    "the password expired. It is annoying", "the password manager; it's 1Password",
+    "keep the password secret, it's important", "пароль от роутера забыл, это было глупо",
+    "не говори никому пароль, он секретный", "the password, it is 12-chars",
+    "the password expired. It is Monday", "the password policy changed; it's Argon2id now",
+    "keep the password secret. It is 10am", "пароль от роутера забыл, это был понедельник",
+    "пароль сложный, он длинный", "the password reset. It was SSO",
+    "I need a new password too. It was iPhone12 that died", "the password again; it was WiFi6Ready for a week",
+])
+def test_red_team_40_prose_after_a_password_and_it_is_kept(said: str) -> None:
+    assert redact_secrets(said) == said

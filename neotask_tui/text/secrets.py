@@ -1938,6 +1938,12 @@ def _shaped(value: str, *, mixed_case: bool) -> bool:
     return mixed_case and any(c.islower() for c in value) and any(c.isupper() for c in value[1:])
 
 
+_IT_IS_LEAD = re.compile(
+    r"(?i)^[^\S\n]*(?:(?:and|oh|ok|btw|и|а)[,\s]+)?(?:it(?:['’]s|[^\S\n]+is|[^\S\n]+was)|он[аo]?|это(?:[^\S\n]+был[аио]?)?)"
+    r"(?:[^\S\n]+(?:now|still|just|теперь|сейчас))?[^\S\n]*[:—–-]?[^\S\n]*")
+"""A message that gives a value as "it" ("it is V", "it's V", "это V") right after one that named a password."""
+
+
 def _comma_it_ok(value: str) -> bool:
     """A value after "the password, it is" (``_PW_COMMA_IT``): a password's shape, not a size, a time, a
     count or a hash's name ("12-chars", "10am", "Argon2id")."""
@@ -2025,9 +2031,16 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
             yield from _answers(text)
     if "seed" in low or "сид" in low:
         yield from _bare_seeds(text)
+    pw_before = context is not None and _PW_NEAR.search(context, max(0, len(context) - _NEAR_BEFORE)) is not None
     if any(w in low for w in (" to ", " на ")):
-        pw_before = context is not None and _PW_NEAR.search(context, max(0, len(context) - _NEAR_BEFORE)) is not None
         yield from _set_to(text, pw_before=pw_before)
+    if pw_before:
+        # "do not share the staging password" and then "it is Robin2323Nest" (red team 40): the message
+        # before named the password; this one starts with "it is" and a password's shape, ending its clause
+        lead = _IT_IS_LEAD.match(text)
+        v = _value_at(text, lead.end()) if lead else None
+        if v is not None and _comma_it_ok(v[2]) and _CLAUSE_END.match(text, v[1]) is not None:
+            yield SecretMatch("password", v[0], v[1])
     if "remember" in low or "запомни" in low:
         yield from _announced_inline(text)
     if "--" in text or any(w in low for w in ("mysql", "mariadb", "sshpass", "login", "htpasswd")):

@@ -50,15 +50,18 @@ def _drain(master: int, wait: float) -> None:
 
 
 @contextlib.contextmanager
-def _app_in_a_terminal(home: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+def _app_in_a_terminal(home: Path, sighup: signal.Handlers = signal.SIG_DFL,
+                       ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     """``neotask`` (the app) in a new session on a 100×30 pseudo-terminal, running once it holds the
     lock; yields the process and the terminal's master side. The process is killed after the block
-    if it is still running."""
+    if it is still running. ``sighup``: how the app starts with SIGHUP, whatever the test runner was
+    started with (a run under ``nohup`` ignores it, and the app, rightly, leaves it so)."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color", "NEOTASK_PROVIDER": "scripted", "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-m", "neotask_tui"], cwd=REPO, env=env, stdin=slave,
-                            stdout=slave, stderr=slave, start_new_session=True)
+                            stdout=slave, stderr=slave, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, sighup))
     os.close(slave)
     try:
         deadline = time.monotonic() + LIMIT
@@ -137,16 +140,12 @@ def test_sigterm_quits_as_ctrl_q_does(neotask_home: Path) -> None:
 def test_an_app_that_ignores_sighup_still_exits_when_its_terminal_closes(neotask_home: Path) -> None:
     # Started under nohup (SIGHUP ignored, inherited through exec), the signal is left ignored as
     # asked; a terminal that is gone still ends the app.
-    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    try:
-        with _app_in_a_terminal(neotask_home) as (proc, master):
-            proc.send_signal(signal.SIGHUP)
-            _drain(master, 1.0)
-            assert proc.poll() is None, "SIGHUP is ignored as the app was started"
-            os.close(master)
-            code = _exit_code(proc, None)
-    finally:
-        signal.signal(signal.SIGHUP, previous)
+    with _app_in_a_terminal(neotask_home, sighup=signal.SIG_IGN) as (proc, master):
+        proc.send_signal(signal.SIGHUP)
+        _drain(master, 1.0)
+        assert proc.poll() is None, "SIGHUP is ignored as the app was started"
+        os.close(master)
+        code = _exit_code(proc, None)
     assert code is not None, "the app kept running after its terminal closed"
     assert _lock_free(neotask_home)
 

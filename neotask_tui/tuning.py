@@ -260,7 +260,9 @@ message is about something said earlier): a turn whose cosine to the message is 
 deviations above the mean over all the compacted turns clears it too. One standard deviation is the
 conventional "stands out from the background", chosen by that argument, not fitted (see the CHANGELOG
 for its effect on the LoCoMo dev set); the gate stays the absolute floor, so a message about nothing
-said earlier still recalls nothing."""
+said earlier still recalls nothing. The same threshold sets apart, among the memory search's best hits
+for the message, a turn whose content score (dense + BM25, without the who/when/where signals) stands
+out (``LineageRecall.augment``)."""
 RECALL_TIME_STEP_SECONDS: Final = 3600
 """A recalled turn written this long after the last time its fence showed (the day's first line
 carries the date and time, later ones only an id) shows its own time of day: within an hour, a

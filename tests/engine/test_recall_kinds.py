@@ -342,3 +342,46 @@ def test_recall_history_setting_is_validated() -> None:
     assert load_settings(env={}).memory.recall_history == "user"
     with pytest.raises(ConfigError, match="recall_history"):
         load_settings(env={"NEOTASK_MEMORY_RECALL_HISTORY": "sometimes"})
+
+
+GROUP_CHAT = [
+    ("Jon: Lost my job at the bank this month, so I'm starting my own dance studio.",
+     "Gina: Sorry about the job! I lost mine at Door Dash too, so I'm opening an online clothing store."),
+    ("Jon: Hey Gina! Thanks for asking. I'm on the hunt for the ideal spot for my dance studio and it's been "
+     "quite a journey! I've been looking at different places and picturing how the studio would look. "
+     "Finding the right location matters so much.", "Gina: Sounds exhausting but worth it."),
+    ("Gina: My store's ad campaign went live yesterday, fingers crossed.",
+     "Jon: Fingers crossed! Marketing is half the battle."),
+    ("Jon: Rehearsals are brutal this week, my knees hurt.", "Gina: Take it easy, ice them tonight."),
+    ("Gina: I found a supplier for organic cotton hoodies.", "Jon: Nice, those sell well in winter."),
+    ("Jon: My nephew asked me to teach him salsa.", "Gina: Cute! Teach him the basic step first."),
+    ("Gina: The fashion fair in Milan was amazing, so many designers.", "Jon: Milan sounds wonderful."),
+    ("Jon: I just got back from Paris, the dance scene there is incredible.", "Gina: Paris! Jealous."),
+    *[(f"Jon: Rehearsal {i} went fine, the new choreography for number {i} is coming along.",
+       f"Gina: Good luck with piece {i}!") for i in range(14)],
+]
+
+
+async def test_a_turn_the_search_sets_apart_by_what_it_says_is_recalled_not_every_line_of_its_sender() -> None:
+    """A long turn that answers in other words ("looking at different places" for "which cities")
+    clears no floor alone: its cosine is diluted and it shares no word with the message. Once the
+    message is about something said earlier (the Paris line clears the floor), the turn whose content
+    score in the memory search stands out is recalled too. The sender the message names lifts all of
+    his lines in that search alike: that is no reason to quote his rehearsal notes."""
+    engine = _engine()
+    try:
+        for user, reply in GROUP_CHAT:
+            await _say(engine, user, reply)
+        for i in range(3):
+            await _say(engine, f"Unrelated note number {i} about the weather and lunch plans.")
+        scripted(engine).queue("## Goal\n- keep notes [e:2]")
+        await engine.compact(KEY)
+        await engine.recall(KEY, "warm-up")  # loads the memory service and indexes the archives
+        q = "Which cities has Jon visited?"
+        ctx = await engine.build(KEY, q, recall=await engine.recall(KEY, q))
+        text = _recall_section(ctx)
+        assert "got back from Paris" in text
+        assert "the ideal spot for my dance studio" in text
+        assert "Rehearsal 3 went fine" not in text
+    finally:
+        await engine.aclose()

@@ -16,7 +16,7 @@ from neotask_tui.engine.compaction.summary import event_text
 from neotask_tui.engine.context.assembly import ContextInputs, RecallItem, fence_recall, recall_room
 from neotask_tui.engine.context.budget import recall_reserve
 from neotask_tui.engine.ports import SessionsWithMemory
-from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, select_turns
+from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, outliers, select_turns
 from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.memory.index.indexer import redacted_messages
 from neotask_tui.memory.search.relevance import covered
@@ -29,6 +29,7 @@ from neotask_tui.tuning import (
     ARCHIVE_MEMORY_FEEDBACK_DOCS,
     ARCHIVE_MEMORY_HIT_TOKENS,
     ARCHIVE_MEMORY_MIN_HITS,
+    ARCHIVE_OWN_OUTLIER_Z,
 )
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,9 @@ class LineageRecall:
         Memories already recalled for the turn that quote a turn of this lineage (kind
         ``conversation``) are merged into the turn list (no duplicates, and nothing that is already in
         the live window). A turn below the relevance floor is not recalled (so a message about nothing
-        said before spends no tokens here), nor one a consented memory already says, nor a message of the
+        said before spends no tokens here; once one turn or passage clears it, a turn whose content
+        score in the memory service's search stands out from the other hits' clears it too, as a
+        turn whose cosine stands out does), nor one a consented memory already says, nor a message of the
         user's that the session state holds whole (``inp.state_says``); a turn that
         clears the floor only as one passage with the turn before it
         (:meth:`~neotask_tui.engine.recall.archive.ArchiveRecall.answers`) is recalled only together
@@ -133,7 +136,7 @@ class LineageRecall:
         if budget <= 0:
             return
         k = max(budget // ARCHIVE_MEMORY_HIT_TOKENS, ARCHIVE_MEMORY_MIN_HITS)
-        found = self._memory_turns(key, query, set(by_id), k=k)
+        found, scores = self._memory_turns(key, query, set(by_id), k=k)
         memory_ids = [*first, *(i for i in found if i not in first)]
         archive = self._archive_recall()
         fallback = archive.rank(archived, query, feedback=ARCHIVE_FEEDBACK_SEEDS)
@@ -142,6 +145,8 @@ class LineageRecall:
         # repeated (that memory is the one item for it).
         alone, answers = archive.floor(archived, query, own=True, passages=True)
         ok = alone | set(first)  # ``first``: past the memory service's floor
+        if alone or answers:  # about something said earlier: what the search's content score sets apart
+            ok |= {found[j] for j in outliers([scores[i] for i in found], ARCHIVE_OWN_OUTLIER_Z)}
         consented = [r.text for r in kept if r.kind == "memory"]
 
         def said(e: Event) -> bool:  # by a consented memory, or by the session state the context carries
@@ -186,13 +191,16 @@ class LineageRecall:
             return out
         return [e for e in out if e.id not in withheld]
 
-    def _memory_turns(self, key: str, query: str, wanted: set[int], k: int) -> list[int]:
+    def _memory_turns(self, key: str, query: str, wanted: set[int], k: int) -> tuple[list[int], dict[int, float]]:
         """Event ids among ``wanted`` that the memory service's transcript search ranks for
-        ``query``, best first (empty when memory is off or not built yet; never raises)."""
+        ``query``, best first, and each one's *content* score: the search's weighted dense and BM25
+        parts (BM25 with the expansion words and the neighbours' context terms), without the signals
+        that say who, when or where (a named sender lifts every line of that person alike). Empty
+        when memory is off or not built yet; never raises."""
         eng = self.engine
         mem = eng.memory
         if mem is None or not eng.settings.memory.include_transcripts:
-            return []
+            return [], {}
         try:
             agent = eng.parse_key(key).agent_id
             excl = set(eng.current_record(key).config.get("never_recall", []))
@@ -200,10 +208,14 @@ class LineageRecall:
             hits = mem.search(query, agent_id=agent, k=k, sources=("transcript",), exclude=excl, params=deep)
         except Exception as e:  # memory is a bonus here; the lineage's own ranking still answers
             log.warning("archive recall: memory search failed (%s)", e)
-            return []
+            return [], {}
         out: list[int] = []
+        scores: dict[int, float] = {}
         for h in hits:
             for i in h.event_ids:
                 if i in wanted and i not in out:
                     out.append(i)
-        return out
+                    c = h.components
+                    scores[i] = (deep.dense_weight * c.get("dense_norm", 0.0)
+                                 + deep.lexical_weight * c.get("lexical_norm", 0.0))
+        return out, scores

@@ -341,7 +341,7 @@ _PW_CHANGED = re.compile(
 # (red team 40). "it" may stand for something else ("the password, it is stored in the vault", "the
 # password expired, it was old", "the password manager; it's 1Password"), so only a word from a short list
 # may come between the password phrase and the separator, and the value must have a password's shape
-# (``_comma_it_ok``); after a full stop or a semicolon it must also end its clause (``_it_value_ends``:
+# (``_it_value_ok``); after a full stop or a semicolon it must also end its clause (``_it_value_ends``:
 # "I need a new password too. It was iPhone12 that died" is prose)
 _PW_IT_BETWEEN = (r"(?:again|too|also|though|anyway|then|now|here|there|btw|secret|safe|private|hidden"
                   r"|опять|снова|тоже|также|забыл|забыла|забыли)")
@@ -1913,14 +1913,20 @@ _CLOCK_OR_SIZE = re.compile(r"(?i)[0-9]{1,4}(?:[:.][0-9]{2})?(?:am|pm|h|hrs?|ms|
 """A time or a size after "now it's" ("now it's 10am", "now it's 512mb"): no password."""
 
 
-def _changed_ok(value: str) -> bool:
-    """A value after "I changed the password, now it's" (``_PW_CHANGED``)."""
+def _it_value_ok(value: str, *, changed: bool = False) -> bool:
+    """A value given as "it" once a password was named: "the password, it is V" (``_PW_COMMA_IT``), "it is
+    V" in the message after one naming it (``_IT_IS_LEAD``): a password's shape (strict :func:`_plausible`),
+    not a count, a size or a time ("12-chars", "512mb", "10am") nor a hash's name ("Argon2id").
+
+    ``changed``: after "I changed the password, now it's" (``_PW_CHANGED``) the cue itself says a value
+    follows, so letters and a digit are one at four or five characters too ("chg7x", red team 38), as they
+    are after "the password is"; a hash's name is not told apart there."""
     if _MEASURE.fullmatch(value) or _CLOCK_OR_SIZE.fullmatch(value):
         return False
-    # the cue ("I reset the password, now it's") says a value follows: letters and a digit are one
-    # ("chg7x", red team 38), as they are after "the password is"
-    return _plausible(value, strict=True) or (
-        _plausible(value, strict=False) and any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+    if changed:
+        return _plausible(value, strict=True) or (
+            _plausible(value, strict=False) and any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+    return _plausible(value, strict=True) and not _HASH_NAME.fullmatch(value)
 
 
 _SHAPED = re.compile(r"(?:[^\W_]|[!@#$%^&*+?~\-]){6,64}")
@@ -1944,13 +1950,6 @@ _IT_IS_LEAD = re.compile(
 """A message that gives a value as "it" ("it is V", "it's V", "это V") right after one that named a password."""
 
 
-def _comma_it_ok(value: str) -> bool:
-    """A value after "the password, it is" (``_PW_COMMA_IT``): a password's shape, not a size, a time, a
-    count or a hash's name ("12-chars", "10am", "Argon2id")."""
-    return (_plausible(value, strict=True) and not _MEASURE.fullmatch(value) and not _CLOCK_OR_SIZE.fullmatch(value)
-            and not _HASH_NAME.fullmatch(value))
-
-
 def _it_value_ends(text: str, pos: int) -> bool:
     """Whether the value at ``pos`` (after "the password. It is") ends its clause (``_CLAUSE_END``)."""
     v = _value_at(text, pos)
@@ -1967,9 +1966,9 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
             v = _value_at(text, m.end())
             if v is not None and _where_ok(text, v):
                 yield SecretMatch("password", v[0], v[1])
-        yield from _after_lead(text, _PW_CHANGED, "password", lambda m, v: _changed_ok(v))
+        yield from _after_lead(text, _PW_CHANGED, "password", lambda m, v: _it_value_ok(v, changed=True))
         if "it" in low or "он" in low or "это" in low:  # the value ends its clause after a "." or a ";"
-            yield from _after_lead(text, _PW_COMMA_IT, "password", lambda m, v: _comma_it_ok(v) and (
+            yield from _after_lead(text, _PW_COMMA_IT, "password", lambda m, v: _it_value_ok(v) and (
                 m["sep"] == "," or _it_value_ends(text, m.end())))
         yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
         yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
@@ -2039,7 +2038,7 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
         # before named the password; this one starts with "it is" and a password's shape, ending its clause
         lead = _IT_IS_LEAD.match(text)
         v = _value_at(text, lead.end()) if lead else None
-        if v is not None and _comma_it_ok(v[2]) and _CLAUSE_END.match(text, v[1]) is not None:
+        if v is not None and _it_value_ok(v[2]) and _CLAUSE_END.match(text, v[1]) is not None:
             yield SecretMatch("password", v[0], v[1])
     if "remember" in low or "запомни" in low:
         yield from _announced_inline(text)

@@ -483,6 +483,17 @@ _CRED_PAIR = re.compile(
 _TOKEN_BARE = re.compile(r"(?i)(?<![\w-])(?:token|api[ _\-]?key|apikey|secret|access[ _\-]?key|auth[ _\-]?key)"
                          r"[^\S\n]{1,4}")
 _TOKENISH = re.compile(r"[A-Za-z0-9_\-+/=.]{20,4096}")
+# an instruction to use a token, secret or api key, its value right after the word: "use token V for the
+# api", "authenticate with the bot token V", "paste secret V" (red team 41). A short value counts here, but it
+# must read as a credential (``_token_use_ok``): "use token auth", "use token v2", "the token count is 4096",
+# "use the refresh token flow", "use token base64" are prose
+_TOKEN_USE = re.compile(
+    r"(?i)(?<![\w-])(?:use|using|with|try|pass|paste|enter|supply|provide)"
+    r"(?:[^\S\n]{1,4}(?:the|my|our|your|this|that|a|new))?(?:[^\S\n]{1,4}[^\W\d_][\w-]{0,20}+)?"
+    r"[^\S\n]{1,4}(?:token|api[ _\-]?key|apikey|secret)(?![\w-])[^\S\n]{1,4}"
+)
+_NAME_VERSION = re.compile(r"[a-z]{2,12}[0-9]{1,2}")
+"""A lowercase name with a version or size after it (``base64``, ``oauth2``, ``http2``): no credential."""
 # 2FA backup codes, seed phrases
 _BACKUP_LEAD = re.compile(
     r"(?i)(?<![\w-])(?:(?:backup|recovery|2fa|mfa|otp|one[- ]time|emergency|scratch)"
@@ -2003,6 +2014,7 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
         yield from _after_lead(text, _CRED_PROSE, "credential",
                                lambda m, v: _prose_ok(m, v, strict=bool(m["qual"]) or not _prose_sep_is_symbol(m)))
         yield from _after_lead(text, _TOKEN_BARE, "credential", lambda m, v: _bare_token(v))
+        yield from _after_lead(text, _TOKEN_USE, "credential", lambda m, v: _token_use_ok(v))
         yield from _after_lead(text, _KEY_BARE, "credential", lambda m, v: _shaped(v, mixed_case=False))
     if ("key" in low or "psk" in low or "ключ" in low) and _NET_WORD.search(text):
         yield from _network_keys(text)
@@ -2044,6 +2056,12 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
         yield from _announced_inline(text)
     if "--" in text or any(w in low for w in ("mysql", "mariadb", "sshpass", "login", "htpasswd")):
         yield from _cli_passwords(text)
+
+
+def _token_use_ok(value: str) -> bool:
+    """A value after "use token" (``_TOKEN_USE``): letters and a digit with a password's shape
+    (:func:`_shaped`: no word, number, version, measure or hash name), not a lowercase name and a version."""
+    return _shaped(value, mixed_case=False) and _NAME_VERSION.fullmatch(value) is None
 
 
 def _bare_token(value: str) -> bool:

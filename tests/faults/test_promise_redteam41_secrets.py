@@ -1,0 +1,48 @@
+"""Red team 41: "/pref use token Yak9090Tok for the api --for 2h" kept the token in session state (a value
+right after "token" in an instruction was read as a weak cue). Prose about tokens stays as typed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neotask_tui.commands import dispatch
+from neotask_tui.text.secrets import redact_secrets
+from tests.faults.helpers import KEY
+
+C = "[REDACTED:credential]"
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("said", "redacted"), [
+    ("/pref use token Yak9090Tok for the api --for 2h", f"/pref use token {C} for the api --for 2h"),
+    ("use token Yak9090Tok for the api", f"use token {C} for the api"),
+    ("authenticate with the bot token Yak9090Tok", f"authenticate with the bot token {C}"),
+    ("paste secret Yak9090Tok here", f"paste secret {C} here"),
+    ("use token 'Yak9090Tok' for prod", f"use token {C} for prod"),
+    ("use token hunter22x", f"use token {C}"),
+])
+def test_a_token_given_in_an_instruction_to_use_it_is_redacted(said: str, redacted: str) -> None:
+    assert redact_secrets(said) == redacted
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize("said", [
+    "use token auth for the api", "the token expires in 2h", "token 2", "use token v2", "the token count is 4096",
+    "use the refresh token flow", "use token base64 encoding", "use the token limit 128k", "with secret sauce",
+    "use token oauth2 for the api", "pass the token to the next call", "use secret santa rules",
+])
+def test_prose_about_using_a_token_is_kept(said: str) -> None:
+    assert redact_secrets(said) == said
+
+
+@pytest.mark.promise("secrets")
+async def test_the_token_of_a_pref_stays_out_of_state_and_every_file(engine: Any, data_dir: Path) -> None:
+    r = await dispatch(engine, KEY, "/pref use token Yak9090Tok for the api --for 2h")
+    assert not r.error, r.text
+    assert "Yak9090Tok" not in r.text
+    shown = await dispatch(engine, KEY, "/state")
+    assert "use token [REDACTED:credential] for the api" in shown.text, shown.text
+    assert [p for p in data_dir.rglob("*") if p.is_file() and b"Yak9090Tok" in p.read_bytes()] == []

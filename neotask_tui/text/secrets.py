@@ -442,6 +442,20 @@ subordinating conjunction ("… low9 because I like birds", "… slow4 yet nobod
 _CLAUSE_WORD = r"(?!" + _CLAUSE_AND + r")[A-Za-zА-Яа-яЁё][A-Za-zА-Яа-яЁё0-9'\-]{1,23}"
 _CLAUSE = re.compile(r"(?i)" + _CLAUSE_WORD + r"(?:[^\S\n]{1,3}" + _CLAUSE_WORD + r"){2,11}"
                      r"(?=[^\S\n]{0,4}(?:[,;.!?)]|$)|[^\S\n]{1,4}" + _CLAUSE_AND + r")", re.M)
+# a password named, then given after a comma as "it" with more words between than ``_PW_IT_BETWEEN`` holds:
+# "the password for the router is what I use everywhere, it's V", "my password for the nas, the one I always
+# forget, it is V" (red team 41). Up to ten words, an aside's commas included; a compound right after the
+# password word names something else ("the password policy is strict", "the password field is empty",
+# "password reset works", "the password manager"), and a conjunction opens a clause whose "it" is its own
+# ("… but the build failed, it's Jenkins2"); the value is read as after the short list (``_it_value_ok``)
+_PW_IT_NOT = (r"(?:manager|vault|store|safe|hint|reset|field|policy|prompt|generator|app|tool|hash|hashing|rules?"
+              r"|requirements?|length|strength|screen|page|form|dialog|input|change|expiry)")
+_PW_FAR_IT = re.compile(
+    r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?![\w-])(?![^\S\n]{1,4}" + _PW_IT_NOT + r"(?![\w-]))"
+    r"(?:[^\S\n]{0,2},?[^\S\n]{1,4}(?!" + _CLAUSE_AND + r")[^\s,;:=—–.!?()\[\]\"«»]{1,30}+){1,10}?"
+    r"[^\S\n]{0,2},[^\S\n]{1,4}it(?:['’]s|[^\S\n]{1,4}(?:is|was))(?:[^\S\n]{1,4}(?:still|just|actually|now))?"
+    r"(?![\w-])(?:[^\S\n]{0,2}[:—–])?[^\S\n]{1,4}"
+)
 _FUNCTION_WORDS = frozenset({
     "a", "an", "the", "this", "that", "these", "those", "it", "its", "is", "are", "was", "were", "be", "been",
     "being", "not", "no", "in", "on", "at", "of", "for", "to", "from", "with", "by", "and", "or", "but", "if",
@@ -1981,6 +1995,8 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
         if "it" in low or "он" in low or "это" in low:  # the value ends its clause after a "." or a ";"
             yield from _after_lead(text, _PW_COMMA_IT, "password", lambda m, v: _it_value_ok(v) and (
                 m["sep"] == "," or _it_value_ends(text, m.end())))
+            if "," in text:
+                yield from _after_lead(text, _PW_FAR_IT, "password", lambda m, v: _it_value_ok(v))
         yield from _after_lead(text, _PW_BARE, "password", lambda m, v: _plausible(v, strict=True))
         yield from _after_lead(text, _PW_WEAK, "password", lambda m, v: _plausible(v, strict=True))
         if "?" in text:

@@ -1,5 +1,7 @@
 """Red team 41: "/pref use token Yak9090Tok for the api --for 2h" kept the token in session state (a value
-right after "token" in an instruction was read as a weak cue). Prose about tokens stays as typed."""
+right after "token" in an instruction was read as a weak cue); more words between a password and ", it's V"
+than a short list allows ("the password for the router is what I use everywhere, it's V") kept the
+password. Prose about tokens and passwords stays as typed."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from neotask_tui.commands import dispatch
 from neotask_tui.text.secrets import redact_secrets
 from tests.faults.helpers import KEY
 
-C = "[REDACTED:credential]"
+W, C = "[REDACTED:password]", "[REDACTED:credential]"
 
 
 @pytest.mark.promise("secrets")
@@ -46,3 +48,30 @@ async def test_the_token_of_a_pref_stays_out_of_state_and_every_file(engine: Any
     shown = await dispatch(engine, KEY, "/state")
     assert "use token [REDACTED:credential] for the api" in shown.text, shown.text
     assert [p for p in data_dir.rglob("*") if p.is_file() and b"Yak9090Tok" in p.read_bytes()] == []
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("said", "redacted"), [
+    ("the password for the router is what I use everywhere, it's Plover7711",
+     f"the password for the router is what I use everywhere, it's {W}"),
+    ("my password for the nas, the one I always forget, it is Tern4488Sky",
+     f"my password for the nas, the one I always forget, it is {W}"),
+    ("my password for the nas, the one I always forget, it is Tern4488Sky.",
+     f"my password for the nas, the one I always forget, it is {W}."),
+    ("the wifi password is on a sticker under the router, it's Plover7711 and the user is admin",
+     f"the wifi password is on a sticker under the router, it's {W} and the user is admin"),
+])
+def test_a_password_given_as_it_after_more_words_and_a_comma_is_redacted(said: str, redacted: str) -> None:
+    assert redact_secrets(said) == redacted
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize("said", [
+    "the password policy is strict, it is 12 characters minimum", "the password field is empty, it's fine",
+    "password reset works, it's done", "my password manager is great, it's 1Password",
+    "I typed the password for the vpn but the client failed, it's WireGuard2",
+    "the password for the wifi is in the admin page, it's 192.168.1.1",
+    "the password hashing we use is slow, it's Argon2id",
+])
+def test_prose_about_a_password_before_a_comma_and_it_is_kept(said: str) -> None:
+    assert redact_secrets(said) == said

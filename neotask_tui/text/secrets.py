@@ -1975,10 +1975,24 @@ _IT_IS_LEAD = re.compile(
 """A message that gives a value as "it" ("it is V", "it's V", "это V") right after one that named a password."""
 
 
+# words after a value given as "It's V" that leave it the value: "the db password. It's V for sure", "… It is
+# V I think" (red team 41); any other word may make "it" something else ("It was iPhone12 that died", "it was
+# WiFi6Ready for a week")
+_IT_HEDGE = re.compile(
+    r"(?i)[^\S\n]{1,4}(?:for[^\S\n]{1,4}sure|i[^\S\n]{1,4}(?:think|guess|believe|suppose)"
+    r"|i['’]m[^\S\n]{1,4}(?:pretty[^\S\n]{1,4})?sure|probably|apparently|iirc|afaik|btw|now|still|again|too"
+    r"|if[^\S\n]{1,4}i[^\S\n]{1,4}re(?:member|call)(?:[^\S\n]{1,4}(?:right|correctly))?)(?![\w'’-])"
+)
+
+
 def _it_value_ends(text: str, pos: int) -> bool:
-    """Whether the value at ``pos`` (after "the password. It is") ends its clause (``_CLAUSE_END``)."""
+    """Whether the value at ``pos`` (after "the password. It is") ends its clause (``_CLAUSE_END``), maybe
+    after a hedge (``_IT_HEDGE``: "… It's V for sure")."""
     v = _value_at(text, pos)
-    return v is not None and _CLAUSE_END.match(text, v[1]) is not None
+    if v is None:
+        return False
+    hedge = _IT_HEDGE.match(text, v[1])
+    return _CLAUSE_END.match(text, hedge.end() if hedge else v[1]) is not None
 
 
 def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:

@@ -1,7 +1,8 @@
 """Red team 41: "/pref use token Yak9090Tok for the api --for 2h" kept the token in session state (a value
 right after "token" in an instruction was read as a weak cue); more words between a password and ", it's V"
-than a short list allows ("the password for the router is what I use everywhere, it's V") kept the
-password. Prose about tokens and passwords stays as typed."""
+than a short list allows ("the password for the router is what I use everywhere, it's V") and words after
+"the db password. It's V" ("… for sure") kept the password. Prose about tokens and passwords stays as
+typed."""
 
 from __future__ import annotations
 
@@ -74,4 +75,25 @@ def test_a_password_given_as_it_after_more_words_and_a_comma_is_redacted(said: s
     "the password hashing we use is slow, it's Argon2id",
 ])
 def test_prose_about_a_password_before_a_comma_and_it_is_kept(said: str) -> None:
+    assert redact_secrets(said) == said
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("said", "redacted"), [
+    ("the db password. It's Heron5151Gate for sure", f"the db password. It's {W} for sure"),
+    ("the wifi password. It is Moss7373Fern, I think", f"the wifi password. It is {W}, I think"),
+    ("the db password. It's Heron5151Gate I think.", f"the db password. It's {W} I think."),
+    ("the staging password; it's Heron5151Gate if I remember correctly",
+     f"the staging password; it's {W} if I remember correctly"),
+])
+def test_a_password_after_a_full_stop_and_it_is_with_words_after_it_is_redacted(said: str, redacted: str) -> None:
+    assert redact_secrets(said) == redacted
+
+
+@pytest.mark.promise("secrets")
+@pytest.mark.parametrize("said", [
+    "I need a new password too. It was iPhone12 that died", "the password again; it was WiFi6Ready for a week",
+    "the password expired. It is Monday for sure", "the password policy changed. It's Argon2id now",
+])
+def test_prose_after_a_full_stop_and_it_is_is_kept(said: str) -> None:
     assert redact_secrets(said) == said

@@ -26,7 +26,8 @@ What is found:
   "mot de passe: …", "the password's …", "My password? It's …", "пароль такой: …", "пароль — это …",
   "the password, which is …", "the password stays / remains / equals …", "the password I use everywhere
   is …", "… used to be … and now it's …", "hasn't changed, it's still …", "is the same as before: …",
-  "the staging password, it is …", "ship v9 with pass …",
+  "the staging password, it is …", "the password for the router is what I use everywhere, it's …",
+  "the db password. It's … for sure", "ship v9 with pass …",
   several values ("the passwords are … and …", "for github: …, for gitlab: …"), a value of symbol-bearing
   pieces one space apart ("P@ss w0rd!! 55");
   an aside after the word is skipped: "password (don't tell anyone): …", "my password, by the way,
@@ -48,8 +49,8 @@ What is found:
   (also after a bare "is": "the answer to my security question is …", up to a function word; a
   mother's maiden name: "my mother's maiden name is …", "девичья фамилия матери: …"), code words
   ("code word: …", "кодовое слово для банка: …"), keys and tokens named in prose ("the encryption key:
-  …", "the api key for staging: …", "секрет от вебхука — …", "deploy with secret key …"), card security
-  codes ("CVV 337", "the CVC is …", "код CVV …", read as ``cvv``),
+  …", "the api key for staging: …", "секрет от вебхука — …", "deploy with secret key …", "use token … for
+  the api"), card security codes ("CVV 337", "the CVC is …", "код CVV …", read as ``cvv``),
   ``user:password`` pairs (``curl -u``, "creds admin:…", "login: admin / …",
   "login with admin / …"), 2FA backup codes and seed phrases (after "seed phrase", "mnemonic",
   "recovery phrase", "сид-фраза", or a bare "seed:" followed by 12–24 words);

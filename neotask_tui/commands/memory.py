@@ -41,7 +41,9 @@ async def _remember(engine: Engine, key: str, args: str) -> CommandResult:
 async def _recall(engine: Engine, key: str, args: str) -> CommandResult:
     if not args.strip():
         return usage_error("recall", "a query is needed")
-    mem = await _mem(engine)
+    mem = await engine.search_memory(key)
+    if mem is None:
+        raise ValueError("long-term memory is disabled or unavailable")
     agent = engine.parse_key(key).agent_id
     hits = await asyncio.to_thread(mem.search, args.strip(), agent_id=agent, k=8)
     kinds = await asyncio.to_thread(engine.recall_kinds, key, hits)

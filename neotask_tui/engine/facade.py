@@ -414,6 +414,11 @@ class Engine:
         """Auto-recall for a turn (empty if disabled or nothing to recall from)."""
         return await self.memory_recall.recall(key, query)
 
+    async def search_memory(self, key: str) -> MemoryService | None:
+        """The memory service for a search the user asks for (``/recall``), the key's agent's archived
+        sessions indexed first as before a turn's recall; None when memory is off or unavailable."""
+        return await self.memory_recall.search_memory(key)
+
     def recall_kinds(self, key: str, hits: list[MemoryHit]) -> list[str]:
         """The recall kind (``memory``, ``conversation``, ``history``) of each memory hit for the key."""
         return self.memory_recall.kinds(key, hits)

@@ -385,3 +385,20 @@ async def test_a_turn_the_search_sets_apart_by_what_it_says_is_recalled_not_ever
         assert "Rehearsal 3 went fine" not in text
     finally:
         await engine.aclose()
+
+
+async def test_recall_command_right_after_new_finds_the_session_just_archived() -> None:
+    """A newcomer's walk: "Never drop the prod-ledger table.", Ctrl+N, then `/recall prod-ledger table`
+    answered "nothing found": the archived session was indexed only by the next turn's recall. `/recall`
+    now indexes the archived sessions first, as auto-recall and `neotask memory search` do."""
+    from neotask_tui.commands import dispatch
+
+    engine = _engine()
+    try:
+        await _say(engine, "Never drop the prod-ledger table.")
+        await engine.new_session(KEY)
+        r = await dispatch(engine, KEY, "/recall prod-ledger table")
+        assert not r.error, r.text
+        assert "prod-ledger" in r.text and "history · user, " in r.text
+    finally:
+        await engine.aclose()

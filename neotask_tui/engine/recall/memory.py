@@ -24,6 +24,7 @@ from neotask_tui.memory.files import scan
 from neotask_tui.memory.service import MemoryService
 from neotask_tui.memory.types import MemoryHit, ReindexStats, history_admits
 from neotask_tui.providers.selection import without_configured_keys
+from neotask_tui.storage.store import ArchivedInfo
 
 log = logging.getLogger("neotask.engine")
 
@@ -114,8 +115,7 @@ class MemoryRecall:
         if mem is None:
             return []
         if archived and not preview:
-            await asyncio.to_thread(index_archived, mem, agent, archived, self._sessions.store.events,
-                                    self._sessions.now_iso)
+            await self._index_archived(mem, agent, archived)
         cfg = self._sessions.current_record(key).config
         excl = set(cfg.get("never_recall", []))
         own = await asyncio.to_thread(lineage_sessions, self._sessions, key)
@@ -154,6 +154,25 @@ class MemoryRecall:
                        event_ids=list(h.event_ids), kind=kind(h), speaker=h.speaker, said_on=h.said_on)
             for h in hits
         ]
+
+    async def _index_archived(self, mem: MemoryService, agent: str, archived: list[ArchivedInfo]) -> None:
+        """Index ``agent``'s archived sessions not indexed yet (a large backlog in the background)."""
+        await asyncio.to_thread(index_archived, mem, agent, archived, self._sessions.store.events,
+                                self._sessions.now_iso)
+
+    async def search_memory(self, key: str) -> MemoryService | None:
+        """The memory service, with the key's agent's archived sessions indexed first, as before a
+        turn's recall: what ``/recall`` searches right after ``/new`` holds the session just archived
+        ("nothing found" while the transcript saying it waited for the next call). None when memory
+        is off or unavailable."""
+        mem = await self.get_memory()
+        if mem is None:
+            return None
+        agent = self._sessions.parse_key(key).agent_id
+        archived = of_agent(self._sessions.store.list_archived(), agent)
+        if archived:
+            await self._index_archived(mem, agent, archived)
+        return mem
 
     def kinds(self, key: str, hits: list[MemoryHit]) -> list[str]:
         """The recall kind of each hit for the key's conversation (see :func:`hit_kind`)."""

@@ -220,6 +220,28 @@ _SECRETISH = re.compile(r"(?i)pass|pw|secret|token|key|cred|auth|dsn|sig|cookie|
 # prose: "my password for the staging box is V", "the password is V", "пароль от сервера — V"
 _PW_WORD = (r"(?:pass(?:word|phrase|code)|passwd|pwd|парол(?:ь|я|ю|ем|е|и)|пасс(?![а-яё])|mot[ ]de[ ]passe"
             r"|contrase(?:ñ|n)a|passwort|kennwort|senha|has(?:ł|l)o)")
+# a hedge or an intensifier between the cue and the value: "my password is probably V", "the db password is
+# for sure V", "the api token is basically V", "my PIN is probably 1234", "пароль точно V", "пароль от сервера
+# скорее всего V", "пароль теперь уже V" (red team 41b). It is skipped, never masked: the value after it is
+# read (with a password's shape, so "the password is probably wrong", "the token is basically useless",
+# "пароль точно неправильный" stay prose)
+_S = r"[^\S\n]{1,4}"
+_HEDGE_WORD = (r"(?:probably|literally|really|definitely|definately|actually|basically|essentially|just|still|now"
+               r"|currently|honestly|apparently|maybe|perhaps|certainly|surely|obviously|clearly|simply|likely"
+               r"|most" + _S + r"(?:likely|probably)|presumably|supposedly|technically|officially|seriously|truly"
+               r"|again|also|for" + _S + r"sure|of" + _S + r"course|in" + _S + r"fact|right" + _S + r"now"
+               r"|i" + _S + r"(?:think|guess|believe|suppose|reckon)|i['’]m" + _S + r"(?:pretty" + _S + r")?sure"
+               r"|pretty" + _S + r"sure|iirc|afaik|btw"
+               r"|точно|вроде(?:" + _S + r"бы)?|скорее" + _S + r"всего|наверное|наверно|теперь|уже|кажется"
+               r"|вероятно|видимо|похоже|по-моему|вс[её]" + _S + r"ещ[её]|сейчас|как" + _S + r"бы|типа|просто"
+               r"|конечно|действительно|вообще-то|на" + _S + r"самом" + _S + r"деле|пожалуй|кстати)(?![\w'’-])")
+"""A hedge or an intensifier that may stand between a password's cue and its value."""
+_HEDGES = r"(?:" + _S + _HEDGE_WORD + r"){1,3}"
+# an aside after the separator: "my password is, I think, V", "the password is — I believe — V", "is (I think) V"
+_SEP_ASIDE = (r"[^\S\n]{0,2},[^\S\n]{1,4}[^\W\d_][\w'’]{0,23}(?:[^\S\n]{1,3}[^\W\d_][\w'’]{0,23}){0,5}[^\S\n]{0,2},"
+              r"|[^\S\n]{1,4}[—–][^\S\n]{1,4}[^\W\d_][\w'’]{0,23}(?:[^\S\n]{1,3}[^\W\d_][\w'’]{0,23}){0,5}"
+              r"[^\S\n]{1,4}[—–]"
+              r"|[^\S\n]{1,4}\([^\W\d_][\w'’]{0,23}(?:[^\S\n]{1,3}[^\W\d_][\w'’]{0,23}){0,5}\)")
 # "the same (as before)" right before a symbol: "my password is the same as before: V" (red team 25)
 # ("is still the same as before: V", red team 26)
 _SAME = (r"(?:[^\S\n]{1,4}(?:still|just))?"
@@ -253,7 +275,9 @@ _PROSE_SEP = (  # the lookahead is a cheap first test of the alternatives after 
     # "Мой пароль всё тот же: V" (red team 26; "были" there too: "Пароли были V и V2")
     r"|(?<![\w-])(?:вс[её][^\S\n]{1,4})?(?:тот|такой)[^\S\n]{1,4}же(?=[^\S\n]{0,2}[:—–]))"
     r"(?:[^\S\n]{0,2}[:—–](?!\S))?(?:[^\S\n]{1,4}(?:это|вот)(?![а-яё]))?"
-    r"(?:[^\S\n]{1,4}(?:still|now|currently|actually|just|always|теперь|сейчас|всё ещё|все еще))?[^\S\n]{0,4}"
+    r"(?:[^\S\n]{1,4}(?:still|now|currently|actually|just|always|теперь|сейчас|всё ещё|все еще))?"
+    # (a dash read as the separator may open the aside the hedge is: "is — I believe — V")
+    r"(?P<hedge>" + _HEDGES + r"(?:[^\S\n]{0,2}[,—–](?=[^\S\n]))?|" + _SEP_ASIDE + r")?[^\S\n]{0,4}"
 )
 # a Russian qualifier in the genitive, one or two words, where English has "of" ("пароль админки",
 # "пароль учётной записи", "ПИН-код карты"; red team 31): the endings of a genitive noun or adjective,
@@ -372,7 +396,9 @@ _PIN = re.compile(
     r"[^\S\n]{0,4}(?P<sep>[:=—–]|\bis\b|\bwas\b|\bэто\b|,[^\S\n]{1,4}(?:which|который)[^\S\n]{1,4}(?:is|was|был)?"
     r"|\b(?:stays|remains|оста[её]тся|остался|был)(?![\w-])"
     # a question and its answer, as in ``_PW_ASK``: "My PIN? 1357." (red team 25)
-    r"|\?(?:[^\S\n]{1,4}(?:it['’]s|it[^\S\n]is|that['’]s|это|вот)(?![\w-]))?)?[^\S\n]{0,4}"
+    r"|\?(?:[^\S\n]{1,4}(?:it['’]s|it[^\S\n]is|that['’]s|это|вот)(?![\w-]))?)?"
+    # a hedge or an aside before the digits: "my PIN is probably 8264", "the PIN is, I think, 8264" (red team 41b)
+    r"(?:" + _HEDGES + r"|" + _SEP_ASIDE + r")?[^\S\n]{0,4}"
     # the digits, also spaced out or spelled out after a separator ("The PIN is 7 3 1 9.", "My PIN is
     # one three five seven.", see ``_passwords``)
     r"(?P<pin>[0-9]{4,8}(?![0-9]|[\-./:,][0-9])|[0-9](?:[ ][0-9]){3,7}(?![ ]?[0-9]|[\-./:,][0-9])"
@@ -391,8 +417,10 @@ _CVV = re.compile(
     r"(?P<cvv>[0-9]{3,4})(?![0-9]|[\-./:,][0-9])"
 )
 # no separator: "пароль для NAS V", "the password V", "with password V", "войти с паролем V"
+# (a hedge may come first: "пароль точно V", "пароль от сервера скорее всего V", "пароль теперь уже V")
 _PW_BARE = re.compile(
-    r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?[^\S\n]{1,32}"
+    r"(?i)(?<![\w-])" + _PW_WORD + r"(?:[^\S\n]{1,4}(?:от|для|к|на|for)[^\S\n]{1,4}[^\s:=—–]{1,40}+)?"
+    r"(?:" + _HEDGES + r")?[^\S\n]{1,32}"
 )
 # short words that are also plain English, so the value must look like a password: "the pass is V",
 # "pw V", "user admin pass V" (a bare "pass V" only after a user name)
@@ -569,7 +597,7 @@ _AUTH_HEADER = re.compile(
 )
 
 # "the password's V": the possessive read as "password is" (a strict value: "the password's length")
-_PW_POSS = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"['’]s[^\S\n]{1,4}(?:(?:still|now|just|теперь)[^\S\n]{1,4})?")
+_PW_POSS = re.compile(r"(?i)(?<![\w-])" + _PW_WORD + r"['’]s(?:" + _HEDGES + r")?[^\S\n]{1,4}")
 _MEASURE = re.compile(r"(?i)[0-9]{1,4}(?:st|nd|rd|th|x|%)?(?:[ -]?(?:chars?|characters?|digits?|letters?|symbols?"
                       r"|words?|bytes?|bits?|days?|hours?|minutes?|attempts?|tries|times))?")
 _HASH_NAME = re.compile(r"(?i)(?:sha|md|aes|rsa|utf|crc|des|ecdsa|ed|pbkdf|scrypt|argon|bcrypt)[0-9\-_]{0,8}\w{0,4}"
@@ -1366,6 +1394,10 @@ def _continued(text: str, found: SecretMatch, line_start: int) -> SecretMatch:
     return found if end == found.end else SecretMatch(found.kind, found.start, end)
 
 
+_HEDGE_AT = re.compile(r"(?i)" + _HEDGES)
+"""A hedge where an assignment's value would start ("password: probably V")."""
+
+
 def _assignments(text: str) -> Iterator[SecretMatch]:
     covered = 0
     for m in _ASSIGN.finditer(text):
@@ -1377,6 +1409,12 @@ def _assignments(text: str) -> Iterator[SecretMatch]:
         pos = m.end()
         paren = _OPEN_PAREN.match(text, pos)  # api_key = ("…"\n "…")
         v = _value_at(text, paren.end() if paren else pos)
+        hedge = _HEDGE_AT.match(text, pos - 1) if v is not None and not paren and text[pos - 1] in " \t" else None
+        if hedge is not None:  # "пароль: вроде V", "password: probably V": the value after it (red team 41b)
+            gap = _GAP.match(text, hedge.end())
+            v = _value_at(text, gap.end()) if gap is not None else None
+            if v is None or not _plausible(v[2], strict=True):
+                continue
         if v is None and strength == "strong":
             v = _next_line_value(text, m.end())
         if v is None or not _assigned_ok(strength, m.group(1), v[2]):
@@ -1682,8 +1720,9 @@ def _prose_passwords(text: str) -> Iterator[SecretMatch]:
             continue
         prev = covered  # where an earlier value (``_PW_BEFORE``) may start
         # "пароль — это важно", "my password used to be shorter", "the password I use is simple" are prose
+        # after a hedge or an aside the value must look like one: "is probably wrong", "is, I think, fine"
         strict = (_FILLER_END.search(m.group(0)) is not None or m["weak"] is not None or _rel_strict(m)
-                  or m["going"] is not None)
+                  or m["going"] is not None or m["hedge"] is not None)
         found, single = _linked_value(text, m, strict=strict)
         if single and found is not None:
             plural = _PW_PLURAL.match(text, m.start()) is not None
@@ -2043,7 +2082,8 @@ def _passwords(text: str, context: str | None = None) -> Iterator[SecretMatch]:
                 yield SecretMatch("pin", *m.span(1))
     if any(w in low for w in ("key", "secret", "token", "cred", "токен", "ключ", "секрет")):
         yield from _after_lead(text, _CRED_PROSE, "credential",
-                               lambda m, v: _prose_ok(m, v, strict=bool(m["qual"]) or not _prose_sep_is_symbol(m)))
+                               lambda m, v: _prose_ok(m, v, strict=bool(m["qual"]) or m["hedge"] is not None
+                                                      or not _prose_sep_is_symbol(m)))
         yield from _after_lead(text, _TOKEN_BARE, "credential", lambda m, v: _bare_token(v))
         yield from _after_lead(text, _TOKEN_USE, "credential", lambda m, v: _token_use_ok(v))
         yield from _after_lead(text, _KEY_BARE, "credential", lambda m, v: _shaped(v, mixed_case=False))

@@ -27,7 +27,9 @@ What is found:
   "the password, which is …", "the password stays / remains / equals …", "the password I use everywhere
   is …", "… used to be … and now it's …", "hasn't changed, it's still …", "is the same as before: …",
   "the staging password, it is …", "the password for the router is what I use everywhere, it's …",
-  "the db password. It's … for sure", "ship v9 with pass …",
+  "the db password. It's … for sure", "ship v9 with pass …", a hedge or an aside after the cue, skipped and
+  kept (``_HEDGE_WORD``: "my password is probably …", "is, I think, …", "my PIN is probably …", "the api token
+  is basically …", "пароль точно …", "пароль от сервера скорее всего …"; the value then has a password's shape),
   several values ("the passwords are … and …", "for github: …, for gitlab: …"), a value of symbol-bearing
   pieces one space apart ("P@ss w0rd!! 55");
   an aside after the word is skipped: "password (don't tell anyone): …", "my password, by the way,

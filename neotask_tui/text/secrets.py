@@ -356,7 +356,7 @@ _PW_CHANGED = re.compile(
     r"(?:[^\S\n]{0,4}(?:[,;.:—–]|-(?=\s))[^\S\n]{0,4}(?:(?:and|so|и|а)[^\S\n]{1,4})?"
     r"|[^\S\n]{1,4}(?:and|so|и|а)[^\S\n]{1,4})"  # "was changed and now it's V" (red team 38)
     r"(?:(?:now[^\S\n]{1,4})?(?:it|the[^\S\n]{1,4}new[^\S\n]{1,4}(?:one|password))(?:['’]s|[^\S\n]{1,4}is)"
-    r"(?:[^\S\n]{1,4}(?:now|just))?"
+    r"(?:" + _HEDGES + r")?"
     r"|(?:теперь|сейчас)(?:[^\S\n]{1,4}(?:он|она|там|это))?|(?:он|она|там|новый)[^\S\n]{1,4}(?:теперь|сейчас))"
     r"(?:[^\S\n]{0,2}[:—–])?[^\S\n]{1,4}"
 )
@@ -375,7 +375,7 @@ _PW_IT_BETWEEN = (r"(?:again|too|also|though|anyway|then|now|here|there|btw|secr
 _PW_COMMA_IT = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"s?" + _PW_CHANGE_QUAL
     + r"(?:[^\S\n]{1,4}" + _PW_IT_BETWEEN + r"(?![\w-])){0,2}[^\S\n]{0,2}(?P<sep>[,;.])[^\S\n]{1,4}"
-    r"(?:it(?:['’]s|[^\S\n]{1,4}(?:is|was))(?:[^\S\n]{1,4}(?:still|just|actually|now))?"
+    r"(?:it(?:['’]s|[^\S\n]{1,4}(?:is|was))(?:" + _HEDGES + r")?"
     r"|(?:он|она|оно|это)(?:[^\S\n]{1,4}(?:был|была|было))?(?:[^\S\n]{1,4}(?:сейчас|теперь|всё ещё|все еще))?)"
     r"(?![\w-])(?:[^\S\n]{0,2}[:—–])?[^\S\n]{1,4}"
 )
@@ -437,7 +437,7 @@ _PW_SHORT = re.compile(
 )
 # the value first, linked by "is": "V is my password" (strict: "That is my password" is prose)
 _PW_IS = re.compile(
-    r"(?i)(?<!\S)([^\s\"'`]{6,128}+)[^\S\n]{1,4}(?:is|was|=|—|это)[^\S\n]{1,4}"
+    r"(?i)(?<!\S)([^\s\"'`]{6,128}+)[^\S\n]{1,4}(?:is|was|=|—|это)(?:" + _HEDGES + r")?[^\S\n]{1,4}"
     r"(?:my|the|our|your|his|her|their|мой|наш)[^\S\n]{1,4}(?:[\w-]{1,30}+[^\S\n]{1,4})?"
     + _PW_WORD + r"(?![\w]|[^\S\n]{1,4}(?:manager|vault|store|safe|hint|reset|field|policy|prompt|generator"
     r"|менеджер|хранилищ))"
@@ -484,7 +484,7 @@ _PW_IT_NOT = (r"(?:manager|vault|store|safe|hint|reset|field|policy|prompt|gener
 _PW_FAR_IT = re.compile(
     r"(?i)(?<![\w-])" + _PW_WORD + r"s?(?![\w-])(?![^\S\n]{1,4}" + _PW_IT_NOT + r"(?![\w-]))"
     r"(?:[^\S\n]{0,2},?[^\S\n]{1,4}(?!" + _CLAUSE_AND + r")[^\s,;:=—–.!?()\[\]\"«»]{1,30}+){1,10}?"
-    r"[^\S\n]{0,2},[^\S\n]{1,4}it(?:['’]s|[^\S\n]{1,4}(?:is|was))(?:[^\S\n]{1,4}(?:still|just|actually|now))?"
+    r"[^\S\n]{0,2},[^\S\n]{1,4}it(?:['’]s|[^\S\n]{1,4}(?:is|was))(?:" + _HEDGES + r")?"
     r"(?![\w-])(?:[^\S\n]{0,2}[:—–])?[^\S\n]{1,4}"
 )
 _FUNCTION_WORDS = frozenset({
@@ -2013,7 +2013,7 @@ def _shaped(value: str, *, mixed_case: bool) -> bool:
 
 _IT_IS_LEAD = re.compile(
     r"(?i)^[^\S\n]*(?:(?:and|oh|ok|btw|и|а)[,\s]+)?(?:it(?:['’]s|[^\S\n]+is|[^\S\n]+was)|он[аo]?|это(?:[^\S\n]+был[аио]?)?)"
-    r"(?:[^\S\n]+(?:now|still|just|теперь|сейчас))?[^\S\n]*[:—–-]?[^\S\n]*")
+    r"(?:" + _HEDGES + r")?[^\S\n]*[:—–-]?[^\S\n]*")
 """A message that gives a value as "it" ("it is V", "it's V", "это V") right after one that named a password."""
 
 

@@ -71,6 +71,25 @@ def test_a_value_after_a_hedge_is_redacted_and_the_hedge_kept(said: str, redacte
 
 
 @pytest.mark.promise("secrets")
+@pytest.mark.parametrize(("said", "redacted"), [
+    ("the staging password, it is probably Kv4rtz91x", f"the staging password, it is probably {W}"),
+    ("I changed the password, now it is probably Kv4rtz91x", f"I changed the password, now it is probably {W}"),
+    ("the password for the router is what I use everywhere, it is probably Kv4rtz91x",
+     f"the password for the router is what I use everywhere, it is probably {W}"),
+    ("Kv4rtz91x is probably my password", f"{W} is probably my password"),
+])
+def test_a_value_given_as_it_or_before_the_word_after_a_hedge_is_redacted(said: str, redacted: str) -> None:
+    assert redact_secrets(said) == redacted
+
+
+@pytest.mark.promise("secrets")
+def test_it_is_probably_v_after_a_message_naming_the_password_is_redacted() -> None:
+    before = "do not share the staging password"
+    assert redact_secrets("it is probably Kv4rtz91x", context=before) == f"it is probably {W}"
+    assert redact_secrets("it is probably fine", context=before) == "it is probably fine"
+
+
+@pytest.mark.promise("secrets")
 @pytest.mark.parametrize("said", [
     "the password is probably wrong", "the password is really long", "my password is definitely not 1234",
     "the PIN is probably in the drawer", "the token is basically useless now", "пароль точно неправильный",
@@ -79,6 +98,9 @@ def test_a_value_after_a_hedge_is_redacted_and_the_hedge_kept(said: str, redacte
     "the password is really hard to remember", "the password is, I think, wrong", "the pin is probably 4 digits",
     "the token is probably expired", "пароль скорее всего устарел", "пароль точно не 1234",
     "the password is, as always, stored in the vault", "password: probably",
+    "the staging password, it is probably fine", "the password, it is probably stored in the vault",
+    "I changed the password, now it is probably working", "that is probably my password",
+    "Bob is probably my password manager",
 ])
 def test_prose_with_a_hedge_is_kept(said: str) -> None:
     assert redact_secrets(said) == said

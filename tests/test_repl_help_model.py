@@ -41,7 +41,9 @@ async def test_plain_help_keeps_every_usage_and_description(engine: Engine) -> N
 
 async def test_help_for_one_command(engine: Engine) -> None:
     out = await _drive(engine, "/help pref\r/help nosuch\r/quit\r")
-    assert "/pref TEXT [--for 2h|--until-event NAME] — Add a preference (until it expires or /reset; /new carries it)" in out
+    help_line = ("/pref TEXT [--for 2h|--until-event NAME] — "
+                 "Add a preference (until it expires or /reset; /new carries it)")
+    assert help_line in out
     assert "unknown command /nosuch" in out
 
 

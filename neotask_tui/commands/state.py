@@ -191,7 +191,8 @@ async def _goal(engine: Engine, key: str, args: str) -> CommandResult:
     return CommandResult(text=f"goal: {e.value}", data=e.to_dict())
 
 
-@command("pref", "/pref TEXT [--for 2h|--until-event NAME]", "Add a preference (until it expires or /reset; /new carries it)")
+@command("pref", "/pref TEXT [--for 2h|--until-event NAME]",
+         "Add a preference (until it expires or /reset; /new carries it)")
 async def _pref(engine: Engine, key: str, args: str) -> CommandResult:
     try:
         text, flags = _opts(args)

@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from neotask_tui.memory.types import ForgetReceipt
 
 
-async def _mem(engine: Engine) -> MemoryService:
-    mem: MemoryService | None = await engine.get_memory()
+async def _mem(engine: Engine, index_for: str | None = None) -> MemoryService:
+    """The memory service; with ``index_for`` (a key), its agent's archived sessions indexed first."""
+    mem: MemoryService | None = await (engine.get_memory() if index_for is None else engine.search_memory(index_for))
     if mem is None:
         raise ValueError("long-term memory is disabled or unavailable")
     return mem
@@ -41,9 +42,7 @@ async def _remember(engine: Engine, key: str, args: str) -> CommandResult:
 async def _recall(engine: Engine, key: str, args: str) -> CommandResult:
     if not args.strip():
         return usage_error("recall", "a query is needed")
-    mem = await engine.search_memory(key)
-    if mem is None:
-        raise ValueError("long-term memory is disabled or unavailable")
+    mem = await _mem(engine, index_for=key)
     agent = engine.parse_key(key).agent_id
     hits = await asyncio.to_thread(mem.search, args.strip(), agent_id=agent, k=8)
     kinds = await asyncio.to_thread(engine.recall_kinds, key, hits)

@@ -19,6 +19,7 @@ from neotask_tui.engine.ports import SessionsWithMemory
 from neotask_tui.engine.recall.archive import CONTINUATION_NOTE, ArchiveRecall, format_turns, outliers, select_turns
 from neotask_tui.memory.index.embedder import Embedder
 from neotask_tui.memory.index.indexer import redacted_messages
+from neotask_tui.memory.search.hybrid import content_score
 from neotask_tui.memory.search.relevance import covered
 from neotask_tui.storage.events import Event, without_superseded
 from neotask_tui.text import tokens
@@ -215,7 +216,5 @@ class LineageRecall:
             for i in h.event_ids:
                 if i in wanted and i not in out:
                     out.append(i)
-                    c = h.components
-                    scores[i] = (deep.dense_weight * c.get("dense_norm", 0.0)
-                                 + deep.lexical_weight * c.get("lexical_norm", 0.0))
+                    scores[i] = content_score(h.components, deep)
         return out, scores

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -278,6 +278,14 @@ def _fuse(
         wsum = base_sum + extra[1]  # per row: a signal a row does not have is not counted against it
     fused = fused / np.where(wsum == 0, 1.0, wsum)
     return fused, (dn, ln, raw)
+
+
+def content_score(components: Mapping[str, float], params: RankParams) -> float:
+    """What a ranked row says, on its own: the weighted dense and BM25 parts of its components
+    (``dense_norm``, ``lexical_norm``: BM25 with expansion words and context terms), as :func:`_fuse`
+    sums them before the group, date and sender signals (which say where, when and who)."""
+    return (params.dense_weight * components.get("dense_norm", 0.0)
+            + params.lexical_weight * components.get("lexical_norm", 0.0))
 
 
 def _signals(
